@@ -1,0 +1,29 @@
+# Switchboard image: the console built with Node, the server built with Rust, a slim runtime.
+FROM node:20-bookworm-slim AS console
+WORKDIR /src/frontend
+COPY frontend/package.json frontend/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY frontend/ ./
+RUN npm run build
+
+FROM rust:1-bookworm AS server
+RUN apt-get update && apt-get install -y --no-install-recommends pkg-config libpq-dev default-libmysqlclient-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Cargo.toml Cargo.lock clippy.toml ./
+COPY crates ./crates
+COPY migrations ./migrations
+RUN cargo build --release -p switchboard
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libmariadb3 ca-certificates \
+    && rm -rf /var/lib/apt/lists/* && useradd --system --home /data switchboard && mkdir -p /data \
+    && chown switchboard /data
+COPY --from=server /src/target/release/switchboard /usr/local/bin/switchboard
+COPY --from=console /src/frontend/dist /app/frontend
+ENV FRONTEND_DIR=/app/frontend PORT=3000
+WORKDIR /data
+USER switchboard
+EXPOSE 3000
+VOLUME ["/data"]
+ENTRYPOINT ["/usr/local/bin/switchboard"]

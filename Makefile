@@ -1,0 +1,74 @@
+# Switchboard — developer entry points. `make run` sets up and starts everything on SQLite;
+# `make test` runs every test (Rust on SQLite, plus PostgreSQL/MariaDB when TEST_PG_DSN /
+# TEST_MYSQL_DSN are set; the console's unit tests; the browser journey).
+
+SHELL := /bin/bash
+CARGO ?= cargo
+NPM ?= npm
+PORT ?= 3000
+
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose fmt lint clean bench
+
+help:
+	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
+	@echo "make test       run every test"
+	@echo "make build      debug build of the server"
+	@echo "make release    release build of the server and the console"
+	@echo "make fmt lint   format / lint Rust and TypeScript"
+
+## System packages the build links against (libpq, libmariadb) and the Node toolchain.
+deps:
+	@bash scripts/deps.sh
+
+deps-test:
+	@bash scripts/deps.sh test
+
+frontend-deps:
+	@if [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules/.package-lock.json ]; then \
+		cd frontend && $(NPM) ci --no-audit --no-fund; \
+	fi
+
+frontend: frontend-deps
+	cd frontend && $(NPM) run build
+
+build: deps
+	$(CARGO) build -p switchboard
+
+release: deps frontend
+	$(CARGO) build --release -p switchboard
+
+run: release
+	FRONTEND_DIR=frontend/dist PORT=$(PORT) ./target/release/switchboard
+
+test: deps-test test-rust test-frontend test-e2e test-sdk test-compose
+
+test-rust:
+	$(CARGO) test --workspace --all-targets
+	$(CARGO) fmt --all -- --check
+
+test-frontend: frontend-deps
+	cd frontend && $(NPM) run lint && $(NPM) test
+
+test-e2e: frontend
+	$(CARGO) build -p switchboard
+	bash scripts/e2e.sh
+
+test-sdk: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && bash scripts/sdk-e2e.sh
+
+test-compose:
+	bash scripts/check-compose.sh
+
+fmt:
+	$(CARGO) fmt --all
+
+lint:
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	cd frontend && $(NPM) run lint
+
+clean:
+	$(CARGO) clean
+	rm -rf frontend/dist frontend/node_modules
+
+## Relay benchmark: mock upstream vs nginx vs Switchboard (bench/README.md); writes bench/results/latest.json.
+bench:
+	bash bench/run.sh

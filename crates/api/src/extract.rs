@@ -1,0 +1,118 @@
+//! Request extractors shared by handlers: a JSON body with every string trimmed and errors in the
+//! envelope, and the client's IP address.
+
+use crate::error::ApiError;
+use crate::AppState;
+use actix_web::dev::Payload;
+use actix_web::{web, FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
+use serde::de::DeserializeOwned;
+
+/// A JSON request body, parsed with every nested string trimmed (spec section 5). Malformed JSON,
+/// wrong types and missing fields become a 400 naming the problem; oversized bodies a 413.
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let limit = req
+            .app_data::<web::Data<AppState>>()
+            .map(|s| s.config.max_body_bytes)
+            .unwrap_or(1 << 20);
+        let fut =
+            web::Bytes::from_request(&req.clone(), &mut std::mem::replace(payload, Payload::None));
+        // Wrap the payload read in a size check of our own so the error is in the envelope.
+        let declared = req
+            .headers()
+            .get(actix_web::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        Box::pin(async move {
+            if declared.is_some_and(|n| n > limit) {
+                return Err(too_large(limit));
+            }
+            let bytes = fut.await.map_err(|e| {
+                if e.to_string().contains("overflow") || e.to_string().contains("larger") {
+                    too_large(limit)
+                } else {
+                    ApiError::bad_request(
+                        "invalid_body",
+                        format!("could not read request body: {e}"),
+                    )
+                }
+            })?;
+            if bytes.len() > limit {
+                return Err(too_large(limit));
+            }
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Err(ApiError::bad_request(
+                    "invalid_body",
+                    "request body is empty; a JSON object is expected",
+                ));
+            }
+            let mut value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+                ApiError::bad_request(
+                    "invalid_json",
+                    format!("request body is not valid JSON: {e}"),
+                )
+            })?;
+            if !value.is_object() {
+                return Err(ApiError::bad_request(
+                    "invalid_body",
+                    "request body must be a JSON object",
+                ));
+            }
+            switchboard_domain::validate::trim_strings(&mut value);
+            let parsed = serde_json::from_value(value).map_err(|e| {
+                ApiError::bad_request("invalid_field", format!("invalid request: {e}"))
+            })?;
+            Ok(Body(parsed))
+        })
+    }
+}
+
+fn too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        actix_web::http::StatusCode::PAYLOAD_TOO_LARGE,
+        "body_too_large",
+        format!("request body is larger than {limit} bytes"),
+    )
+}
+
+/// The client's IP: the peer address, or the first `X-Forwarded-For` / `X-Real-IP` hop when the
+/// operator declared a trusted reverse proxy (`TRUST_PROXY_HEADERS`).
+pub fn client_ip(req: &HttpRequest, trust_proxy: bool) -> String {
+    if trust_proxy {
+        if let Some(ip) = req.connection_info().realip_remote_addr() {
+            return strip_port(ip).to_owned();
+        }
+    }
+    req.peer_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn strip_port(addr: &str) -> &str {
+    if let Some(rest) = addr.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    match addr.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') && port.chars().all(|c| c.is_ascii_digit()) => {
+            host
+        }
+        _ => addr,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn strips_ports() {
+        assert_eq!(super::strip_port("1.2.3.4:55"), "1.2.3.4");
+        assert_eq!(super::strip_port("1.2.3.4"), "1.2.3.4");
+        assert_eq!(super::strip_port("[::1]:80"), "::1");
+        assert_eq!(super::strip_port("::1"), "::1");
+    }
+}

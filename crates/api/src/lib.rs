@@ -1,0 +1,131 @@
+//! The Switchboard HTTP application: management API under `/api`, the relay (added by the relay
+//! issue) and the console's static files with SPA fallback.
+
+pub mod auth;
+pub mod bootstrap;
+pub mod crypto;
+pub mod error;
+pub mod extract;
+pub mod invoice_pdf;
+pub mod limiter;
+pub mod log_buffer;
+pub mod mail;
+pub mod relay;
+pub mod routes;
+pub mod settings;
+pub mod spa;
+
+use crate::error::{ApiError, ApiResult};
+use crate::limiter::{IpLimiter, Limit};
+use crate::settings::Settings;
+use actix_web::web;
+use switchboard_store::{Backend, DbConn, Pool};
+
+/// Settings of the HTTP layer that come from the environment (not from the options table).
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// Key for session-id hashing (and, later, token-key encryption).
+    pub session_secret: Vec<u8>,
+    pub bcrypt_cost: u32,
+    pub session_ttl_secs: i64,
+    /// Mark the session cookie `Secure` (serve over HTTPS).
+    pub secure_cookie: bool,
+    /// Take the client IP from `X-Forwarded-For` / `X-Real-IP` (behind a trusted proxy only).
+    pub trust_proxy: bool,
+    pub max_body_bytes: usize,
+    /// Largest relay (`/v1`) request body (images and audio uploads).
+    pub relay_body_bytes: usize,
+    /// Per-IP limit for every `/api` request.
+    pub api_limit: Limit,
+    /// Per-IP limit for login, registration, verification and password reset.
+    pub critical_limit: Limit,
+}
+
+impl ApiConfig {
+    /// Defaults suitable for tests: cheap bcrypt, generous limits, random secret.
+    pub fn for_tests() -> Self {
+        ApiConfig {
+            session_secret: auth::random_string(32).into_bytes(),
+            bcrypt_cost: 4,
+            session_ttl_secs: 7 * 24 * 3600,
+            secure_cookie: false,
+            trust_proxy: false,
+            max_body_bytes: 1 << 20,
+            relay_body_bytes: 32 << 20,
+            api_limit: Limit {
+                requests: 0,
+                window: std::time::Duration::from_secs(60),
+            },
+            critical_limit: Limit {
+                requests: 0,
+                window: std::time::Duration::from_secs(60),
+            },
+        }
+    }
+}
+
+pub struct AppState {
+    pub pool: Pool,
+    pub backend: Backend,
+    pub config: ApiConfig,
+    pub settings: Settings,
+    pub api_limiter: IpLimiter,
+    pub critical_limiter: IpLimiter,
+    /// Unix seconds when this process started (`/api/status` start_time).
+    pub start_time: i64,
+    /// bcrypt hash of a random string, verified for unknown login names (equal timing).
+    pub dummy_hash: String,
+    /// Seals API keys at rest.
+    pub key_box: crypto::KeyBox,
+    /// Everything the relay path keeps in memory.
+    pub relay: relay::RelayState,
+}
+
+impl AppState {
+    pub fn new(pool: Pool, backend: Backend, config: ApiConfig) -> ApiResult<Self> {
+        let dummy_hash = auth::hash_password(&auth::random_string(24), config.bcrypt_cost)?;
+        Ok(AppState {
+            key_box: crypto::KeyBox::new(&config.session_secret),
+            relay: relay::RelayState::default(),
+            pool,
+            backend,
+            api_limiter: IpLimiter::new(config.api_limit),
+            critical_limiter: IpLimiter::new(config.critical_limit),
+            config,
+            settings: Settings::default(),
+            start_time: switchboard_store::now(),
+            dummy_hash,
+        })
+    }
+
+    /// Runs blocking database work on the blocking pool, never on an actix worker thread.
+    pub async fn db<T, F>(&self, f: F) -> ApiResult<T>
+    where
+        F: FnOnce(&mut DbConn) -> ApiResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let pool = self.pool.clone();
+        web::block(move || {
+            let mut conn = pool.get().map_err(ApiError::internal)?;
+            f(&mut conn)
+        })
+        .await
+        .map_err(ApiError::internal)?
+    }
+
+    /// Reloads every setting from the database into the in-memory snapshot.
+    pub async fn reload_settings(&self) -> ApiResult<()> {
+        let rows = self.db(|c| Ok(switchboard_store::options::all(c)?)).await?;
+        self.settings.replace_all(rows.into_iter().collect());
+        Ok(())
+    }
+
+    pub fn view(&self) -> settings::Snapshot {
+        self.settings.snapshot()
+    }
+}
+
+/// Registers every route of the application: `/api` (management), `/v1` (relay), then the console.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    routes::configure(cfg);
+}

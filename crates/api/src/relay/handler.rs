@@ -1,0 +1,973 @@
+//! `/v1` handlers: authenticate the key, check it, price and reserve, dispatch with retries,
+//! answer (streamed as it arrives, or whole), settle once.
+
+use super::ledger::{Reservation, Shortfall};
+use super::snapshot::ChannelInfo;
+use super::AuthToken;
+use crate::extract::client_ip;
+use crate::settings::View;
+use crate::AppState;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use serde_json::{json, Value};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use switchboard_domain::dispatch::{self, Candidate};
+use switchboard_domain::log::LogType;
+use switchboard_domain::options::OptionValues;
+use switchboard_domain::price::{self, Price, Usage};
+use switchboard_domain::token::{
+    effective_status, split_pin, ChannelPin, IpAllowList, TokenStatus,
+};
+use switchboard_relay::endpoint::Endpoint;
+use switchboard_relay::error::OpenAiErrorBody;
+use switchboard_relay::provider::{classify_transport, UpstreamFailure};
+use switchboard_relay::request::RelayRequest;
+use switchboard_relay::stream::SseTap;
+use switchboard_relay::tokenizer;
+use switchboard_store::logs::ConsumeRecord;
+use switchboard_store::{now, tokens, users};
+
+/// Largest error body read from an upstream (the message is all we need).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Largest non-streamed upstream answer relayed.
+const MAX_RESPONSE_BODY: usize = 256 * 1024 * 1024;
+
+/// An error in OpenAI's shape with its HTTP status.
+pub fn oai_error(status: u16, message: impl Into<String>, kind: &str, code: &str) -> HttpResponse {
+    HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .json(OpenAiErrorBody::new(message, kind, code))
+}
+
+fn invalid_key() -> HttpResponse {
+    oai_error(
+        401,
+        "Incorrect API key provided. You can find your API key in the console.",
+        "invalid_request_error",
+        "invalid_api_key",
+    )
+}
+
+/// The key from `Authorization: Bearer`, `x-api-key`, `x-goog-api-key` or `?key=`.
+fn raw_key(req: &HttpRequest) -> Option<String> {
+    let h = |name: &str| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    };
+    if let Some(a) = h("authorization") {
+        let a = a
+            .strip_prefix("Bearer ")
+            .or_else(|| a.strip_prefix("bearer "))
+            .unwrap_or(a);
+        return Some(a.trim().to_owned());
+    }
+    if let Some(k) = h("x-api-key").or_else(|| h("x-goog-api-key")) {
+        return Some(k.to_owned());
+    }
+    url::form_urlencoded::parse(req.query_string().as_bytes())
+        .find(|(k, _)| k == "key")
+        .map(|(_, v)| v.into_owned())
+}
+
+/// Finds the key (cache, else database) and checks it and its owner; returns the channel pin.
+pub async fn authenticate(
+    state: &web::Data<AppState>,
+    req: &HttpRequest,
+) -> Result<(Arc<AuthToken>, ChannelPin), HttpResponse> {
+    let raw = raw_key(req).ok_or_else(|| {
+        oai_error(
+            401,
+            "You didn't provide an API key. Send it as Authorization: Bearer sk-...",
+            "invalid_request_error",
+            "missing_api_key",
+        )
+    })?;
+    let (key, pin) = split_pin(&raw);
+    let key = if key.starts_with(switchboard_domain::token::KEY_PREFIX) {
+        key.to_owned()
+    } else {
+        format!("sk-{key}")
+    };
+    let digest = crate::crypto::key_digest(&key);
+    let token = match state.relay.cached_token(&digest) {
+        Some(t) => t,
+        None => {
+            let d = digest.clone();
+            let loaded = state
+                .db(move |c| {
+                    let t = match tokens::find_by_key_hash(c, &d) {
+                        Ok(t) => t,
+                        Err(e) if e.is_not_found() => return Ok(None),
+                        Err(e) => return Err(e.into()),
+                    };
+                    let u = users::find(c, t.user_id)?;
+                    Ok(Some((t, u)))
+                })
+                .await
+                .map_err(|_| {
+                    oai_error(
+                        500,
+                        "internal error while checking the API key",
+                        "server_error",
+                        "internal_error",
+                    )
+                })?;
+            let Some((t, u)) = loaded else {
+                return Err(invalid_key());
+            };
+            let subnet = IpAllowList::parse(&t.subnet).unwrap_or_default();
+            let auth = Arc::new(AuthToken {
+                id: t.id,
+                name: t.name,
+                status: t.status,
+                expired_at: t.expired_at,
+                group: t.group_name,
+                models: switchboard_domain::token::parse_model_list(&t.models),
+                subnet,
+                api_rate: t.api_rate,
+                heartbeat_after: t.heartbeat_enabled.then(|| {
+                    Duration::from_secs(
+                        u64::try_from(t.heartbeat_timeout.clamp(30, 90)).unwrap_or(30),
+                    )
+                }),
+                user_id: u.id,
+                username: u.username,
+                user_status: u.status,
+                user_role: u.role,
+                user_group: u.group_name,
+            });
+            state.relay.cache_token(digest, Arc::clone(&auth));
+            auth
+        }
+    };
+    if token.user_status != 1 {
+        return Err(oai_error(
+            403,
+            "The owner of this API key has been disabled.",
+            "invalid_request_error",
+            "user_disabled",
+        ));
+    }
+    // Quota is checked by the ledger at reservation time, so only status and expiry count here.
+    match effective_status(token.status, token.expired_at, true, 1, now()) {
+        TokenStatus::Enabled => {}
+        TokenStatus::Expired => {
+            return Err(oai_error(
+                401,
+                "This API key has expired.",
+                "invalid_request_error",
+                "token_expired",
+            ))
+        }
+        TokenStatus::Exhausted => {
+            return Err(oai_error(
+                402,
+                "This API key has no quota left.",
+                "insufficient_quota",
+                "insufficient_token_quota",
+            ))
+        }
+        TokenStatus::Disabled => {
+            return Err(oai_error(
+                401,
+                "This API key has been disabled.",
+                "invalid_request_error",
+                "token_disabled",
+            ))
+        }
+    }
+    if !token.subnet.is_empty() {
+        let ip = client_ip(req, state.config.trust_proxy);
+        let allowed = ip
+            .parse()
+            .map(|ip| token.subnet.allows(ip))
+            .unwrap_or(false);
+        if !allowed {
+            return Err(oai_error(
+                403,
+                format!("This API key may not be used from {ip}."),
+                "invalid_request_error",
+                "ip_not_allowed",
+            ));
+        }
+    }
+    let pin = if token.user_role >= 10 {
+        pin
+    } else {
+        ChannelPin::Any
+    };
+    Ok((token, pin))
+}
+
+/// `GET /v1/models`: the models this key may use.
+pub async fn list_models(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let (token, _) = match authenticate(&state, &req).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let models = allowed_models(&state, &token);
+    let data: Vec<Value> = models
+        .iter()
+        .map(|m| json!({"id": m, "object": "model", "created": state.start_time, "owned_by": owner_of(&state, m)}))
+        .collect();
+    HttpResponse::Ok().json(json!({"object": "list", "data": data}))
+}
+
+/// `GET /v1/models/{model}`.
+pub async fn get_model(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    model: web::Path<String>,
+) -> HttpResponse {
+    let (token, _) = match authenticate(&state, &req).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let model = model.into_inner();
+    if allowed_models(&state, &token).contains(&model) {
+        HttpResponse::Ok().json(json!({"id": model, "object": "model", "created": state.start_time, "owned_by": owner_of(&state, &model)}))
+    } else {
+        model_not_found(&model)
+    }
+}
+
+fn allowed_models(state: &AppState, token: &AuthToken) -> Vec<String> {
+    state
+        .relay
+        .snapshot()
+        .models(token.group())
+        .into_iter()
+        .filter(|m| switchboard_domain::token::model_allowed(&token.models, m))
+        .collect()
+}
+
+fn owner_of(state: &AppState, model: &str) -> String {
+    let t = state
+        .relay
+        .prices()
+        .lookup(model)
+        .map(|p| p.channel_type)
+        .unwrap_or(0);
+    switchboard_store::model_owners::BUILT_IN
+        .iter()
+        .find(|(id, _)| i64::from(t) == *id)
+        .map(|(_, n)| n.to_ascii_lowercase())
+        .unwrap_or_else(|| "switchboard".into())
+}
+
+fn model_not_found(model: &str) -> HttpResponse {
+    oai_error(
+        404,
+        format!("The model `{model}` does not exist or you do not have access to it."),
+        "invalid_request_error",
+        "model_not_found",
+    )
+}
+
+/// What a consume log keeps about how its cost was computed (`metadata`).
+#[derive(serde::Serialize)]
+struct LogMeta<'a> {
+    group_ratio: f64,
+    input_ratio: f64,
+    output_ratio: f64,
+    price_type: switchboard_domain::price::PriceType,
+    usage: &'a Usage,
+    usage_estimated: bool,
+}
+
+/// The per-request facts needed to bill it.
+struct Billing {
+    state: web::Data<AppState>,
+    token: Arc<AuthToken>,
+    price: Price,
+    group: String,
+    group_ratio: f64,
+    model: String,
+    /// The reservation's estimate; replaced by a tokenizer count of `body` when the upstream
+    /// reports no usage.
+    prompt_estimate: i64,
+    endpoint: Endpoint,
+    /// The client's body, kept (after the upstream call) for that count.
+    body: Value,
+    approximate: bool,
+    is_stream: bool,
+    ip: String,
+    started: Instant,
+    request_id: String,
+    reservation: Option<Reservation>,
+}
+
+impl Billing {
+    /// The prompt tokens to bill when the upstream reported none: the tokenizer's count of the
+    /// request (or the fast estimate when `ApproximateTokenEnabled` is on).
+    fn counted_prompt(&self) -> i64 {
+        if self.approximate || self.body.is_null() {
+            return self.prompt_estimate;
+        }
+        tokenizer::estimate_prompt(&self.model, self.endpoint, &self.body)
+    }
+
+    fn counted_text(&self, text: &str) -> i64 {
+        if self.approximate {
+            return (text.len() as i64 + 2) / 3;
+        }
+        tokenizer::count_text(&self.model, text)
+    }
+
+    fn settle(
+        &mut self,
+        channel_id: i64,
+        usage: Usage,
+        estimated: bool,
+        first_response: Option<Duration>,
+    ) -> i64 {
+        let Some(r) = self.reservation.take() else {
+            return 0;
+        };
+        let quota = price::cost(&self.price, &usage, self.group_ratio);
+        let meta = LogMeta {
+            group_ratio: self.group_ratio,
+            input_ratio: self.price.input,
+            output_ratio: self.price.output,
+            price_type: self.price.price_type,
+            usage: &usage,
+            usage_estimated: estimated,
+        };
+        let record = ConsumeRecord {
+            request_id: Some(self.request_id.clone()),
+            created_at: now(),
+            log_type: LogType::Consume.as_i32(),
+            user_id: self.token.user_id,
+            username: self.token.username.clone(),
+            token_id: self.token.id,
+            token_name: self.token.name.clone(),
+            channel_id,
+            model_name: self.model.clone(),
+            group_name: self.group.clone(),
+            quota,
+            prompt_tokens: i32::try_from(usage.prompt_tokens).unwrap_or(i32::MAX),
+            completion_tokens: i32::try_from(usage.completion_tokens).unwrap_or(i32::MAX),
+            use_time_ms: i32::try_from(self.started.elapsed().as_millis()).unwrap_or(i32::MAX),
+            first_response_ms: first_response
+                .map_or(0, |d| i32::try_from(d.as_millis()).unwrap_or(i32::MAX)),
+            is_stream: self.is_stream,
+            source_ip: self.ip.clone(),
+            content: String::new(),
+            metadata: serde_json::to_string(&meta).unwrap_or_default(),
+        };
+        self.state.relay.ledger.settle(r, record);
+        quota
+    }
+
+    fn refund(&mut self) {
+        if let Some(r) = self.reservation.take() {
+            self.state.relay.ledger.refund(r);
+        }
+    }
+}
+
+impl Drop for Billing {
+    /// A request that ends without settling (an error, or the client went away while waiting
+    /// for a non-streamed answer) gives its reservation back.
+    fn drop(&mut self) {
+        self.refund();
+    }
+}
+
+/// Gives the ledger the database balances of the user and the key (first use).
+async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> Result<(), HttpResponse> {
+    let (uid, tid) = (t.user_id, t.id);
+    let loaded = state
+        .db(move |c| {
+            let u = users::find(c, uid)?;
+            let t = tokens::find(c, tid)?;
+            Ok(super::ledger::Loaded {
+                user_id: uid,
+                user_quota: u.quota,
+                token_id: tid,
+                token_remain: t.remain_quota,
+                token_unlimited: t.unlimited_quota,
+            })
+        })
+        .await
+        .map_err(|_| {
+            oai_error(
+                500,
+                "internal error while loading the balance",
+                "server_error",
+                "internal_error",
+            )
+        })?;
+    state.relay.ledger.load(loaded).await.map_err(|_| {
+        oai_error(
+            503,
+            "The quota service is unavailable; try again shortly.",
+            "server_error",
+            "ledger_unavailable",
+        )
+    })
+}
+
+/// `POST /v1/...` for every relayed endpoint.
+pub async fn relay(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    endpoint: Endpoint,
+) -> HttpResponse {
+    let (token, pin) = match authenticate(&state, &req).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let parsed = if endpoint.is_multipart() {
+        RelayRequest::parse_multipart(endpoint, content_type.as_deref().unwrap_or_default(), &body)
+    } else {
+        RelayRequest::parse(endpoint, &body)
+    };
+    let mut rreq = match parsed {
+        Ok(r) => r,
+        Err(e) => {
+            return HttpResponse::build(
+                StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST),
+            )
+            .json(e.to_body())
+        }
+    };
+    let model = rreq.model.clone();
+    if !switchboard_domain::token::model_allowed(&token.models, &model) {
+        return oai_error(
+            403,
+            format!("This API key may not use the model `{model}`."),
+            "invalid_request_error",
+            "model_not_allowed",
+        );
+    }
+    let group = token.group().to_owned();
+    let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
+        return oai_error(
+            403,
+            format!("The group `{group}` of this API key is not available."),
+            "invalid_request_error",
+            "group_not_available",
+        );
+    };
+    // Limit keys are built only when a limit applies.
+    let group_ok = ginfo.api_rate <= 0
+        || state
+            .relay
+            .allow(&format!("g:{group}:{}", token.user_id), ginfo.api_rate)
+            .await;
+    if !group_ok
+        || !(token.api_rate <= 0
+            || state
+                .relay
+                .allow(&format!("t:{}", token.id), token.api_rate)
+                .await)
+    {
+        return oai_error(
+            429,
+            "Rate limit reached for this API key; slow down and try again shortly.",
+            "rate_limit_error",
+            "rate_limit_exceeded",
+        );
+    }
+    let snapshot = state.relay.snapshot();
+    let mut candidates: Vec<Candidate> = snapshot.candidates(&group, &model);
+    match pin {
+        ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
+        ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
+        ChannelPin::Any => {}
+    }
+    candidates.retain(|c| {
+        snapshot
+            .channel(c.id)
+            .is_some_and(|ch| ch.provider.as_ref().is_some_and(|p| p.supports(endpoint)))
+    });
+    if candidates.is_empty() {
+        return model_not_found(&model);
+    }
+    let Some(price) = state.relay.prices().lookup(&model).cloned() else {
+        return oai_error(
+            400,
+            format!("The model `{model}` has no price yet; an administrator must set one before it can be used."),
+            "invalid_request_error",
+            "model_price_not_set",
+        );
+    };
+
+    let snap = state.view();
+    let o = View(&snap);
+    // The reservation only needs an upper estimate: no BPE table on the request path. The
+    // tokenizer counts for real only when an upstream reports no usage (see `Billing`).
+    let prompt_estimate = if rreq.body.is_null() {
+        0
+    } else {
+        tokenizer::estimate_prompt_fast(endpoint, &rreq.body)
+    };
+    let amount = price::reservation(
+        &price,
+        prompt_estimate,
+        rreq.max_tokens,
+        ginfo.ratio,
+        o.int("PreConsumedQuota"),
+    );
+    let mut loaded = false;
+    let reservation =
+        loop {
+            match state
+                .relay
+                .ledger
+                .reserve(token.user_id, token.id, amount)
+                .await
+            {
+                Ok(r) => break r,
+                Err(Shortfall::NotLoaded) if !loaded => {
+                    if let Err(r) = load_ledger(&state, &token).await {
+                        return r;
+                    }
+                    loaded = true;
+                }
+                Err(Shortfall::User) => return oai_error(
+                    402,
+                    "Your account's quota is not enough for this request; top up and try again.",
+                    "insufficient_quota",
+                    "insufficient_user_quota",
+                ),
+                Err(Shortfall::Token) => {
+                    return oai_error(
+                        402,
+                        "This API key's quota is not enough for this request.",
+                        "insufficient_quota",
+                        "insufficient_token_quota",
+                    )
+                }
+                Err(Shortfall::NotLoaded) | Err(Shortfall::Unavailable(_)) => {
+                    return oai_error(
+                        503,
+                        "The quota service is unavailable; try again shortly.",
+                        "server_error",
+                        "ledger_unavailable",
+                    )
+                }
+            }
+        };
+    let mut billing = Billing {
+        state: state.clone(),
+        token: Arc::clone(&token),
+        price,
+        group,
+        group_ratio: ginfo.ratio,
+        model: model.clone(),
+        prompt_estimate,
+        endpoint,
+        body: Value::Null,
+        approximate: o.bool("ApproximateTokenEnabled"),
+        is_stream: rreq.stream,
+        ip: client_ip(&req, state.config.trust_proxy),
+        started: Instant::now(),
+        request_id: crate::auth::random_string(24),
+        reservation: Some(reservation),
+    };
+
+    let retries = usize::try_from(o.int("RetryTimes")).unwrap_or(0);
+    let cooldown = Duration::from_secs(u64::try_from(o.int("RetryCooldownSeconds")).unwrap_or(0));
+    let deadline = match o.int("RetryTimeOut") {
+        s if s > 0 => Some(Instant::now() + Duration::from_secs(s.unsigned_abs())),
+        _ => None,
+    };
+    let auto_disable = o.bool("AutomaticDisableChannelEnabled");
+    let pinned = matches!(pin, ChannelPin::Only(_));
+    let client_wants_usage = rreq
+        .body
+        .pointer("/stream_options/include_usage")
+        .and_then(Value::as_bool)
+        == Some(true)
+        || !endpoint.wants_include_usage();
+    let raw = if rreq.body.is_null() {
+        Some(&body[..])
+    } else {
+        None
+    };
+
+    let mut tried: Vec<i64> = Vec::new();
+    let mut last: Option<UpstreamFailure> = None;
+    for attempt in 0..=retries {
+        if attempt > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let picked = dispatch::pick(
+            &candidates,
+            |id| tried.contains(&id) || (!pinned && state.relay.is_frozen(id)),
+            &mut |n| rand::random_range(0..n.max(1)),
+        );
+        let Some(cid) = picked else { break };
+        tried.push(cid);
+        let Some(ch) = snapshot.channel(cid) else {
+            continue;
+        };
+        let failure = match attempt_once(&state, &ch, &rreq, raw, content_type.as_deref(), &o).await
+        {
+            Ok(resp) => {
+                billing.body = std::mem::take(&mut rreq.body);
+                return answer(resp, &ch, billing, client_wants_usage).await;
+            }
+            Err(f) => f,
+        };
+        tracing::warn!(
+            channel = cid,
+            status = failure.status,
+            retryable = failure.retryable,
+            "upstream failed: {}",
+            failure.message
+        );
+        if failure.auto_disable && auto_disable && ch.auto_ban {
+            disable_channel(&state, cid, &failure.message).await;
+        }
+        if failure.retryable {
+            state.relay.freeze(cid, cooldown);
+        }
+        let stop = !failure.retryable;
+        last = Some(failure);
+        if stop {
+            break;
+        }
+    }
+    billing.refund();
+    match last {
+        Some(f) => {
+            // An upstream's 401/403 is about the channel's credentials, not the client's key.
+            let status = match f.status {
+                401 | 403 => 502,
+                s => s,
+            };
+            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY))
+                .json(f.to_body())
+        }
+        None => oai_error(
+            503,
+            format!(
+                "No channel is available for the model `{model}` right now; try again shortly."
+            ),
+            "server_error",
+            "no_available_channel",
+        ),
+    }
+}
+
+/// One upstream call: a success response (status 2xx) or why it failed.
+async fn attempt_once(
+    state: &AppState,
+    ch: &ChannelInfo,
+    rreq: &RelayRequest,
+    raw: Option<&[u8]>,
+    content_type: Option<&str>,
+    settings: &View<'_>,
+) -> Result<reqwest::Response, UpstreamFailure> {
+    let channel_error = |m: String| UpstreamFailure {
+        status: 500,
+        message: m,
+        code: Some("channel_config_error".into()),
+        retryable: true,
+        auto_disable: false,
+    };
+    let provider = ch
+        .provider
+        .as_ref()
+        .ok_or_else(|| channel_error(format!("channel {} has no adapter", ch.id)))?;
+    let client = state
+        .relay
+        .clients
+        .get(ch.target.proxy.as_deref())
+        .map_err(|e| channel_error(e.to_string()))?;
+    let rb = provider
+        .build(&client, &ch.target, rreq, raw, content_type)
+        .map_err(|e| channel_error(e.to_string()))?;
+    // Bounds the time to the response headers (streams included; the relay crate's overall
+    // timeout applies to non-streamed requests only).
+    let resp = match tokio::time::timeout(super::snapshot::UPSTREAM_TIMEOUT, rb.send()).await {
+        Ok(r) => r.map_err(|e| classify_transport(&e))?,
+        Err(_) => {
+            return Err(UpstreamFailure {
+                status: 504,
+                message: "the upstream did not answer in time".into(),
+                code: Some("upstream_timeout".into()),
+                retryable: true,
+                auto_disable: false,
+            })
+        }
+    };
+    let status = resp.status().as_u16();
+    if (200..300).contains(&status) {
+        return Ok(resp);
+    }
+    let body = read_limited(resp, MAX_ERROR_BODY).await.unwrap_or_default();
+    // The operator's disable keywords are read only here, on the failure path.
+    let keywords_text = settings.text("DisableChannelKeywords");
+    let keywords: Vec<&str> = keywords_text
+        .lines()
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .collect();
+    Err(provider.classify(status, &body, &keywords))
+}
+
+async fn read_limited(resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, reqwest::Error> {
+    let mut out = Vec::new();
+    let mut s = resp.bytes_stream();
+    while let Some(chunk) = s.next().await {
+        let chunk = chunk?;
+        let room = limit.saturating_sub(out.len());
+        out.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if out.len() >= limit {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+async fn disable_channel(state: &web::Data<AppState>, id: i64, reason: &str) {
+    let changed = state
+        .db(move |c| Ok(switchboard_store::channels::set_status(c, id, 3)?))
+        .await;
+    match changed {
+        Ok(true) => {
+            tracing::warn!(channel = id, "channel disabled automatically: {reason}");
+            if let Err(e) = state.relay.reload_channels(state).await {
+                tracing::error!("reloading channels failed: {e}");
+            }
+        }
+        Ok(false) => {}
+        Err(e) => tracing::error!(channel = id, "could not disable the channel: {e}"),
+    }
+}
+
+/// Relays a successful upstream answer and settles.
+async fn answer(
+    resp: reqwest::Response,
+    ch: &ChannelInfo,
+    mut billing: Billing,
+    client_wants_usage: bool,
+) -> HttpResponse {
+    let status = StatusCode::from_u16(resp.status().as_u16()).unwrap_or(StatusCode::OK);
+    let content_type = resp
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| HeaderValue::from_bytes(v.as_bytes()).ok())
+        .unwrap_or_else(|| HeaderValue::from_static("application/json"));
+    let is_sse = content_type
+        .to_str()
+        .is_ok_and(|c| c.starts_with("text/event-stream"));
+    let request_id = billing.request_id.clone();
+    let heartbeat_after = billing.token.heartbeat_after;
+    if billing.is_stream && is_sse {
+        let tap = ch
+            .provider
+            .as_ref()
+            .map(|p| p.stream_tap())
+            .unwrap_or_default();
+        let stream = MeteredStream {
+            inner: Box::pin(resp.bytes_stream()),
+            tap: Some(tap),
+            billing: Some(billing),
+            channel_id: ch.id,
+            first: None,
+            strip_usage: (!client_wants_usage).then(Vec::new),
+        };
+        let mut res = HttpResponse::build(status);
+        res.insert_header((header::CONTENT_TYPE, content_type))
+            .insert_header((header::CACHE_CONTROL, "no-cache"))
+            .insert_header(("X-Accel-Buffering", "no"))
+            .insert_header(("X-Request-Id", request_id));
+        return match heartbeat_after {
+            Some(after) => res.streaming(super::heartbeat::Heartbeat::new(stream, after)),
+            None => res.streaming(stream),
+        };
+    }
+    let first = billing.started.elapsed();
+    let body = match read_limited(resp, MAX_RESPONSE_BODY).await {
+        Ok(b) => b,
+        Err(e) => {
+            billing.refund();
+            let f = classify_transport(&e);
+            return HttpResponse::build(StatusCode::BAD_GATEWAY).json(f.to_body());
+        }
+    };
+    let reported = ch.provider.as_ref().and_then(|p| p.response_usage(&body));
+    let (usage, estimated) = match reported {
+        Some(u) => (u, false),
+        None => {
+            let text = completion_text(&body);
+            let usage = Usage {
+                prompt_tokens: billing.counted_prompt(),
+                completion_tokens: billing.counted_text(&text),
+                ..Usage::default()
+            };
+            (usage, true)
+        }
+    };
+    billing.settle(ch.id, usage, estimated, Some(first));
+    HttpResponse::build(status)
+        .insert_header((header::CONTENT_TYPE, content_type))
+        .insert_header(("X-Request-Id", request_id))
+        .body(body)
+}
+
+/// The generated text of a non-streamed JSON answer (for counting when the upstream reports no
+/// usage).
+fn completion_text(body: &[u8]) -> String {
+    let Ok(v) = serde_json::from_slice::<Value>(body) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    if let Some(choices) = v.get("choices").and_then(Value::as_array) {
+        for c in choices {
+            if let Some(t) = c.pointer("/message/content").and_then(Value::as_str) {
+                out.push_str(t);
+            }
+            if let Some(t) = c.get("text").and_then(Value::as_str) {
+                out.push_str(t);
+            }
+        }
+    }
+    out
+}
+
+/// The upstream's stream passed through chunk by chunk while the tap watches for usage; settles
+/// when the stream ends or the client goes away (dropping the stream).
+struct MeteredStream {
+    inner: Pin<Box<dyn Stream<Item = Result<Bytes, reqwest::Error>>>>,
+    tap: Option<SseTap>,
+    billing: Option<Billing>,
+    channel_id: i64,
+    first: Option<Duration>,
+    /// Set when the relay forced `include_usage` for a client that did not ask for it: the
+    /// usage-only event (`"choices":[]`) is then held back, as the client expects none.
+    strip_usage: Option<Vec<u8>>,
+}
+
+/// Whether one SSE event is the usage-only chunk that `include_usage` adds.
+fn is_usage_only_event(event: &[u8]) -> bool {
+    let find = |needle: &[u8]| event.windows(needle.len()).any(|w| w == needle);
+    find(b"\"choices\":[]") && find(b"\"usage\":{")
+}
+
+impl MeteredStream {
+    /// Passes complete events through (minus the usage-only one), keeping a partial event for
+    /// the next chunk. Events end with a blank line.
+    fn strip_events(&mut self, chunk: Bytes) -> Option<Bytes> {
+        let buf = self.strip_usage.as_mut()?;
+        buf.extend_from_slice(&chunk);
+        let mut out = Vec::with_capacity(buf.len());
+        let mut start = 0;
+        let mut i = 0;
+        while i + 1 < buf.len() {
+            let end = if buf[i] == b'\n' && buf[i + 1] == b'\n' {
+                Some(i + 2)
+            } else if i + 3 < buf.len() && &buf[i..i + 4] == b"\r\n\r\n" {
+                Some(i + 4)
+            } else {
+                None
+            };
+            match end {
+                Some(e) => {
+                    if !is_usage_only_event(&buf[start..e]) {
+                        out.extend_from_slice(&buf[start..e]);
+                    }
+                    start = e;
+                    i = e;
+                }
+                None => i += 1,
+            }
+        }
+        buf.drain(..start);
+        Some(Bytes::from(out))
+    }
+}
+
+impl MeteredStream {
+    fn finish(&mut self) {
+        let (Some(tap), Some(mut billing)) = (self.tap.take(), self.billing.take()) else {
+            return;
+        };
+        let outcome = tap.finish(&billing.model);
+        let produced = outcome.usage.is_some() || outcome.completion_text_tokens > 0;
+        if !outcome.saw_event || (!produced && outcome.error.is_some()) {
+            billing.refund();
+            return;
+        }
+        let usage = match outcome.usage {
+            Some(u) => u,
+            None => Usage {
+                prompt_tokens: billing.counted_prompt(),
+                completion_tokens: outcome.completion_text_tokens,
+                ..Usage::default()
+            },
+        };
+        billing.settle(self.channel_id, usage, outcome.usage.is_none(), self.first);
+    }
+}
+
+impl Stream for MeteredStream {
+    type Item = Result<Bytes, actix_web::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.inner.as_mut().poll_next(cx) {
+            Poll::Ready(Some(Ok(chunk))) => {
+                if self.first.is_none() {
+                    self.first = self.billing.as_ref().map(|b| b.started.elapsed());
+                }
+                if let Some(tap) = self.tap.as_mut() {
+                    tap.feed(&chunk);
+                }
+                if self.strip_usage.is_some() {
+                    let out = self.strip_events(chunk).unwrap_or_default();
+                    if out.is_empty() {
+                        // Only a partial or held-back event: wait for the next chunk.
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                    return Poll::Ready(Some(Ok(out)));
+                }
+                Poll::Ready(Some(Ok(chunk)))
+            }
+            Poll::Ready(Some(Err(e))) => {
+                tracing::warn!(channel = self.channel_id, "upstream stream broke: {e}");
+                self.finish();
+                // Abort the response so the client sees an incomplete answer, not a clean end.
+                Poll::Ready(Some(Err(actix_web::error::ErrorBadGateway(
+                    "the upstream stream was interrupted",
+                ))))
+            }
+            Poll::Ready(None) => {
+                self.finish();
+                // A trailing event without its blank line still belongs to the client.
+                match self.strip_usage.take() {
+                    Some(rest) if !rest.is_empty() && !is_usage_only_event(&rest) => {
+                        Poll::Ready(Some(Ok(Bytes::from(rest))))
+                    }
+                    _ => Poll::Ready(None),
+                }
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for MeteredStream {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}

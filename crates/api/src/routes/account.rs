@@ -1,0 +1,585 @@
+//! Accounts: registration, login, logout, the user's own profile, access tokens, e-mail
+//! verification codes and password reset.
+
+use super::check_critical;
+use crate::auth::{self, AuthUser};
+use crate::error::{ok, ok_message, ApiError, ApiResult};
+use crate::extract::{client_ip, Body};
+use crate::mail;
+use crate::settings::View;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use switchboard_domain::log::LogType;
+use switchboard_domain::options::OptionValues;
+use switchboard_domain::user::{Role, UserStatus};
+use switchboard_domain::validate;
+use switchboard_store::users::{NewUser, UserChangeset, UserRow};
+use switchboard_store::{logs, now, sessions, user_groups, users, verification, DbConn};
+
+/// How long an e-mail code or reset link stays valid.
+const CODE_TTL_SECS: i64 = 15 * 60;
+const PURPOSE_REGISTER: &str = "register";
+const PURPOSE_RESET: &str = "reset";
+
+/// A user as the API shows it: never the password hash or the access-token hash.
+pub fn user_json(u: &UserRow) -> Value {
+    json!({
+        "id": u.id,
+        "username": u.username,
+        "display_name": u.display_name,
+        "role": u.role,
+        "status": u.status,
+        "email": u.email,
+        "avatar_url": u.avatar_url,
+        "group": u.group_name,
+        "quota": u.quota,
+        "used_quota": u.used_quota,
+        "request_count": u.request_count,
+        "aff_code": u.aff_code,
+        "aff_count": u.aff_count,
+        "aff_quota": u.aff_quota,
+        "aff_history_quota": u.aff_history_quota,
+        "inviter_id": u.inviter_id,
+        "github_id": u.github_id,
+        "oidc_id": u.oidc_id,
+        "lark_id": u.lark_id,
+        "wechat_id": u.wechat_id,
+        "telegram_id": u.telegram_id,
+        "has_access_token": u.access_token_hash.is_some(),
+        "created_at": u.created_at,
+        "last_login_at": u.last_login_at,
+    })
+}
+
+fn user_not_found() -> ApiError {
+    ApiError::not_found("user not found")
+}
+
+/// Maps a store "not found" onto the user-facing message.
+pub fn load_user(c: &mut DbConn, id: i64) -> ApiResult<UserRow> {
+    users::find(c, id).map_err(|e| {
+        if e.is_not_found() {
+            user_not_found()
+        } else {
+            e.into()
+        }
+    })
+}
+
+#[derive(Deserialize)]
+pub struct RegisterBody {
+    username: String,
+    password: String,
+    #[serde(default)]
+    display_name: String,
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    verification_code: String,
+    #[serde(default)]
+    aff_code: String,
+}
+
+pub async fn register(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    Body(body): Body<RegisterBody>,
+) -> ApiResult<HttpResponse> {
+    check_critical(&state, &req)?;
+    let snap = state.view();
+    let o = View(&snap);
+    if !o.bool("RegisterEnabled") {
+        return Err(ApiError::forbidden(
+            "registration_closed",
+            "the administrator has closed new registrations",
+        ));
+    }
+    if !o.bool("PasswordRegisterEnabled") {
+        return Err(ApiError::forbidden(
+            "password_registration_closed",
+            "registration with a password is closed; use another sign-in method",
+        ));
+    }
+    validate::username(&body.username)?;
+    validate::password(&body.password)?;
+    validate::display_name(&body.display_name)?;
+    let verify_email = o.bool("EmailVerificationEnabled");
+    if verify_email || !body.email.is_empty() {
+        validate::email(&body.email)?;
+    }
+    if verify_email {
+        if body.verification_code.is_empty() {
+            return Err(ApiError::bad_request(
+                "required",
+                "verification_code cannot be empty",
+            ));
+        }
+        check_email_domain(&o, &body.email)?;
+    }
+    let quota_new = o.int("QuotaForNewUser");
+    let quota_invitee = o.int("QuotaForInvitee");
+    let quota_inviter = o.int("QuotaForInviter");
+    let cost = state.config.bcrypt_cost;
+    let user = state
+        .db(move |c| {
+            let hash = auth::hash_password(&body.password, cost)?;
+            switchboard_store::transaction(c, |c| {
+                if users::username_taken(c, &body.username, 0)? {
+                    return Err(ApiError::conflict(
+                        "username_taken",
+                        "this username is already taken",
+                    ));
+                }
+                if users::email_taken(c, &body.email, 0)? {
+                    return Err(ApiError::conflict(
+                        "email_taken",
+                        "this e-mail address is already in use",
+                    ));
+                }
+                if verify_email {
+                    let code_hash = auth::sha256_hex(&body.verification_code);
+                    if !verification::take(c, PURPOSE_REGISTER, &body.email, &code_hash, now())? {
+                        return Err(ApiError::bad_request(
+                            "invalid_verification_code",
+                            "the verification code is wrong or has expired",
+                        ));
+                    }
+                }
+                let inviter = if body.aff_code.is_empty() {
+                    None
+                } else {
+                    users::find_by_aff_code(c, &body.aff_code).ok()
+                };
+                let display = if body.display_name.is_empty() {
+                    &body.username
+                } else {
+                    &body.display_name
+                };
+                let aff_code = auth::random_string(8);
+                let t = now();
+                let quota = quota_new + if inviter.is_some() { quota_invitee } else { 0 };
+                let id = users::insert(
+                    c,
+                    &NewUser {
+                        username: &body.username,
+                        password: &hash,
+                        display_name: display,
+                        role: Role::Common.as_i32(),
+                        status: UserStatus::Enabled.as_i32(),
+                        email: &body.email,
+                        quota,
+                        group_name: "default",
+                        aff_code: Some(&aff_code),
+                        inviter_id: inviter.as_ref().map_or(0, |u| u.id),
+                        created_at: t,
+                        updated_at: t,
+                    },
+                )
+                .map_err(|e| match e {
+                    switchboard_store::StoreError::Conflict(_) => {
+                        ApiError::conflict("username_taken", "this username is already taken")
+                    }
+                    other => other.into(),
+                })?;
+                if let Some(inv) = inviter {
+                    users::credit_inviter(c, inv.id, quota_inviter)?;
+                    if quota_inviter > 0 {
+                        logs::record(
+                            c,
+                            LogType::System,
+                            inv.id,
+                            &inv.username,
+                            quota_inviter,
+                            &format!("invitation reward for new user {}", body.username),
+                            "{}",
+                        )?;
+                    }
+                }
+                if quota > 0 {
+                    logs::record(
+                        c,
+                        LogType::System,
+                        id,
+                        &body.username,
+                        quota,
+                        "quota granted on registration",
+                        "{}",
+                    )?;
+                }
+                Ok(users::find(c, id)?)
+            })
+        })
+        .await?;
+    tracing::info!(user_id = user.id, username = %user.username, "user registered");
+    Ok(HttpResponse::Created()
+        .json(json!({"success": true, "message": "", "data": user_json(&user)})))
+}
+
+fn check_email_domain(o: &View<'_>, email: &str) -> ApiResult<()> {
+    if o.bool("EmailDomainRestrictionEnabled") {
+        let list = o.text("EmailDomainWhitelist");
+        let allowed: Vec<&str> = list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if !validate::email_domain_allowed(email, &allowed) {
+            return Err(ApiError::bad_request(
+                "email_domain_not_allowed",
+                "registration with this e-mail domain is not allowed by the administrator",
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+pub struct LoginBody {
+    username: String,
+    password: String,
+}
+
+pub async fn login(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    Body(body): Body<LoginBody>,
+) -> ApiResult<HttpResponse> {
+    check_critical(&state, &req)?;
+    let snap = state.view();
+    if !View(&snap).bool("PasswordLoginEnabled") {
+        return Err(ApiError::forbidden(
+            "password_login_disabled",
+            "password login is disabled by the administrator",
+        ));
+    }
+    if body.username.is_empty() || body.password.is_empty() {
+        return Err(ApiError::bad_request(
+            "required",
+            "username (or e-mail) and password cannot be empty",
+        ));
+    }
+    let ip = client_ip(&req, state.config.trust_proxy);
+    let ua: String = req
+        .headers()
+        .get(actix_web::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .chars()
+        .take(255)
+        .collect();
+    let ttl = state.config.session_ttl_secs;
+    let secret = state.config.session_secret.clone();
+    let dummy = state.dummy_hash.clone();
+    let (user, session_id) = state
+        .db(move |c| {
+            let found = match users::find_by_login(c, &body.username) {
+                Ok(u) => Some(u),
+                Err(e) if e.is_not_found() => None,
+                Err(e) => return Err(e.into()),
+            };
+            let user = match found {
+                Some(u) if auth::verify_password(&body.password, &u.password) => u,
+                Some(_) => return Err(bad_credentials()),
+                None => {
+                    auth::verify_dummy(&body.password, &dummy);
+                    return Err(bad_credentials());
+                }
+            };
+            if user.status != UserStatus::Enabled.as_i32() {
+                return Err(ApiError::forbidden(
+                    "user_disabled",
+                    "this user has been disabled",
+                ));
+            }
+            let id = auth::new_session_id();
+            let t = now();
+            sessions::insert(
+                c,
+                &sessions::SessionRow {
+                    id_hash: auth::session_hash(&secret, &id),
+                    user_id: user.id,
+                    created_at: t,
+                    expires_at: t + ttl,
+                    last_seen_at: t,
+                    ip,
+                    user_agent: ua,
+                },
+            )?;
+            users::touch_login(c, user.id)?;
+            Ok((user, id))
+        })
+        .await?;
+    let cookie = auth::session_cookie(&state, session_id, state.config.session_ttl_secs);
+    Ok(HttpResponse::Ok()
+        .cookie(cookie)
+        .json(json!({"success": true, "message": "", "data": user_json(&user)})))
+}
+
+fn bad_credentials() -> ApiError {
+    ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "invalid_credentials",
+        "username or password is incorrect",
+    )
+}
+
+/// Ends the session on the server (every node) and clears the cookie. Always succeeds.
+pub async fn logout(state: web::Data<AppState>, req: HttpRequest) -> ApiResult<HttpResponse> {
+    if let Some(cookie) = req.cookie(auth::SESSION_COOKIE) {
+        let hash = auth::session_hash(&state.config.session_secret, cookie.value());
+        state.db(move |c| Ok(sessions::delete(c, &hash)?)).await?;
+    }
+    Ok(HttpResponse::Ok()
+        .cookie(auth::removal_cookie(&state))
+        .json(json!({"success": true, "message": ""})))
+}
+
+pub async fn get_self(
+    state: web::Data<AppState>,
+    AuthUser(me): AuthUser,
+) -> ApiResult<HttpResponse> {
+    let user = state.db(move |c| load_user(c, me.id)).await?;
+    Ok(ok(user_json(&user)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSelfBody {
+    username: Option<String>,
+    display_name: Option<String>,
+    password: Option<String>,
+    /// The current password, required to set a new one.
+    original_password: Option<String>,
+}
+
+pub async fn update_self(
+    state: web::Data<AppState>,
+    AuthUser(me): AuthUser,
+    Body(body): Body<UpdateSelfBody>,
+) -> ApiResult<HttpResponse> {
+    if let Some(u) = &body.username {
+        validate::username(u)?;
+    }
+    if let Some(d) = &body.display_name {
+        validate::display_name(d)?;
+    }
+    let new_password = body.password.filter(|p| !p.is_empty());
+    if let Some(p) = &new_password {
+        validate::password(p)?;
+    }
+    let cost = state.config.bcrypt_cost;
+    let user = state
+        .db(move |c| {
+            let current = load_user(c, me.id)?;
+            let mut changes = UserChangeset {
+                display_name: body.display_name,
+                ..Default::default()
+            };
+            if let Some(u) = body.username.filter(|u| *u != current.username) {
+                if users::username_taken(c, &u, me.id)? {
+                    return Err(ApiError::conflict(
+                        "username_taken",
+                        "this username is already taken",
+                    ));
+                }
+                changes.username = Some(u);
+            }
+            if let Some(p) = &new_password {
+                let original = body.original_password.unwrap_or_default();
+                if !auth::verify_password(&original, &current.password) {
+                    return Err(ApiError::bad_request(
+                        "wrong_original_password",
+                        "the current password is wrong; it is needed to set a new one",
+                    ));
+                }
+                changes.password = Some(auth::hash_password(p, cost)?);
+            }
+            users::update(c, me.id, &changes)?;
+            if new_password.is_some() {
+                // Sign out every other session of this user.
+                match &me.session_hash {
+                    Some(keep) => sessions::delete_for_user_except(c, me.id, keep)?,
+                    None => sessions::delete_for_user(c, me.id)?,
+                };
+            }
+            load_user(c, me.id)
+        })
+        .await?;
+    Ok(ok(user_json(&user)))
+}
+
+/// `GET /api/user/token`: makes a new access token (replacing the old one) and returns it once;
+/// scripts send it as `Authorization: <token>` on the management API.
+pub async fn generate_access_token(
+    state: web::Data<AppState>,
+    AuthUser(me): AuthUser,
+) -> ApiResult<HttpResponse> {
+    let token = auth::random_string(32);
+    let hash = auth::sha256_hex(&token);
+    state
+        .db(move |c| Ok(users::set_access_token_hash(c, me.id, Some(&hash))?))
+        .await?;
+    Ok(ok(token))
+}
+
+#[derive(Deserialize)]
+pub struct EmailQuery {
+    #[serde(default)]
+    email: String,
+}
+
+/// `GET /api/verification?email=`: e-mails a registration code.
+pub async fn send_verification(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    q: web::Query<EmailQuery>,
+) -> ApiResult<HttpResponse> {
+    check_critical(&state, &req)?;
+    let email = q.email.trim().to_owned();
+    validate::email(&email)?;
+    let snap = state.view();
+    let o = View(&snap);
+    check_email_domain(&o, &email)?;
+    let e2 = email.clone();
+    if state
+        .db(move |c| Ok(users::email_taken(c, &e2, 0)?))
+        .await?
+    {
+        return Err(ApiError::conflict(
+            "email_taken",
+            "this e-mail address is already in use",
+        ));
+    }
+    let code = format!("{:06}", rand::random_range(0..1_000_000u32));
+    let system = o.text("SystemName");
+    let html = format!(
+        "<p>Your {system} verification code is <strong>{code}</strong>.</p><p>It is valid for {} minutes.</p>",
+        CODE_TTL_SECS / 60
+    );
+    let hash = auth::sha256_hex(&code);
+    let e2 = email.clone();
+    state
+        .db(move |c| {
+            Ok(verification::put(
+                c,
+                PURPOSE_REGISTER,
+                &e2,
+                &hash,
+                now(),
+                CODE_TTL_SECS,
+            )?)
+        })
+        .await?;
+    mail::send(&o, &email, &format!("{system} e-mail verification"), &html).await?;
+    Ok(ok_message("verification code sent"))
+}
+
+/// `GET /api/reset_password?email=`: e-mails a reset link when an account has that address. The
+/// answer is the same either way, so the endpoint does not reveal who is registered.
+pub async fn send_reset(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    q: web::Query<EmailQuery>,
+) -> ApiResult<HttpResponse> {
+    check_critical(&state, &req)?;
+    let email = q.email.trim().to_owned();
+    validate::email(&email)?;
+    let snap = state.view();
+    let o = View(&snap);
+    let e2 = email.clone();
+    let exists = state
+        .db(move |c| Ok(users::email_taken(c, &e2, 0)?))
+        .await?;
+    if exists {
+        let token = auth::random_string(32);
+        let hash = auth::sha256_hex(&token);
+        let e2 = email.clone();
+        state
+            .db(move |c| {
+                Ok(verification::put(
+                    c,
+                    PURPOSE_RESET,
+                    &e2,
+                    &hash,
+                    now(),
+                    CODE_TTL_SECS,
+                )?)
+            })
+            .await?;
+        let base = o.text("ServerAddress");
+        let link = format!(
+            "{base}/user/reset?email={}&token={token}",
+            url::form_urlencoded::byte_serialize(email.as_bytes()).collect::<String>()
+        );
+        let system = o.text("SystemName");
+        let html = format!(
+            "<p>Someone asked to reset the password of your {system} account.</p>\
+             <p><a href=\"{link}\">Reset the password</a> (valid for {} minutes).</p>\
+             <p>If it was not you, ignore this e-mail.</p>",
+            CODE_TTL_SECS / 60
+        );
+        mail::send(&o, &email, &format!("{system} password reset"), &html).await?;
+    }
+    Ok(ok_message(
+        "if an account uses this address, a reset link has been sent to it",
+    ))
+}
+
+#[derive(Deserialize)]
+pub struct ResetBody {
+    email: String,
+    token: String,
+}
+
+/// `POST /api/user/reset {email, token}`: consumes the link's token, sets a new random password
+/// and returns it (shown once on the confirmation page); every session of the user ends.
+pub async fn confirm_reset(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    Body(body): Body<ResetBody>,
+) -> ApiResult<HttpResponse> {
+    check_critical(&state, &req)?;
+    if body.email.is_empty() || body.token.is_empty() {
+        return Err(ApiError::bad_request(
+            "required",
+            "email and token cannot be empty",
+        ));
+    }
+    let cost = state.config.bcrypt_cost;
+    let password = state
+        .db(move |c| {
+            switchboard_store::transaction(c, |c| {
+                let hash = auth::sha256_hex(&body.token);
+                if !verification::take(c, PURPOSE_RESET, &body.email, &hash, now())? {
+                    return Err(ApiError::bad_request(
+                        "invalid_reset_link",
+                        "the reset link is invalid or has expired",
+                    ));
+                }
+                let user = users::find_by_login(c, &body.email).map_err(|_| {
+                    ApiError::bad_request(
+                        "invalid_reset_link",
+                        "the reset link is invalid or has expired",
+                    )
+                })?;
+                let password = auth::random_string(12);
+                let changes = UserChangeset {
+                    password: Some(auth::hash_password(&password, cost)?),
+                    ..Default::default()
+                };
+                users::update(c, user.id, &changes)?;
+                sessions::delete_for_user(c, user.id)?;
+                Ok(password)
+            })
+        })
+        .await?;
+    Ok(ok(password))
+}
+
+/// Whether a group symbol names an enabled group.
+pub fn group_exists(c: &mut DbConn, symbol: &str) -> ApiResult<bool> {
+    Ok(user_groups::exists_enabled(c, symbol)?)
+}

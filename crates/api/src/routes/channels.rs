@@ -1,0 +1,370 @@
+//! Upstream channels (administrators): list with filters, get, create (one per key line),
+//! update, delete, status. Keys are returned to root only.
+
+use super::users::{order_param, page_json, page_req};
+use crate::auth::AdminUser;
+use crate::error::{ok, ok_message, ApiError, ApiResult};
+use crate::extract::Body;
+use crate::AppState;
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use switchboard_domain::channel::{validate_channel, ChannelInput};
+use switchboard_domain::user::Role;
+use switchboard_domain::DomainError;
+use switchboard_store::channels::{self, ChannelFields, ChannelFilter, ChannelRow, ORDER_FIELDS};
+use switchboard_store::now;
+
+/// At most this many channels from one multi-line key submission.
+pub const MAX_BATCH: usize = 500;
+
+pub fn channel_json(c: &ChannelRow, with_key: bool) -> Value {
+    let parse = |s: &str| serde_json::from_str::<Value>(s).unwrap_or_else(|_| json!({}));
+    let mut v = json!({
+        "id": c.id,
+        "type": c.channel_type,
+        "name": c.name,
+        "base_url": c.base_url,
+        "group": c.group_name,
+        "models": c.models,
+        "model_mapping": c.model_mapping,
+        "priority": c.priority,
+        "weight": c.weight,
+        "tag": c.tag,
+        "proxy": c.proxy,
+        "test_model": c.test_model,
+        "status": c.status,
+        "response_time": c.response_time,
+        "test_time": c.test_time,
+        "used_quota": c.used_quota,
+        "balance": c.balance,
+        "balance_updated_at": c.balance_updated_at,
+        "custom_headers": parse(&c.custom_headers),
+        "config": parse(&c.config),
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+    });
+    if with_key {
+        v["key"] = json!(c.key);
+    }
+    v
+}
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    page: Option<i64>,
+    size: Option<i64>,
+    keyword: Option<String>,
+    order: Option<String>,
+    #[serde(rename = "type")]
+    channel_type: Option<i32>,
+    status: Option<i32>,
+    group: Option<String>,
+    tag: Option<String>,
+    model: Option<String>,
+}
+
+pub async fn list(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    q: web::Query<ListQuery>,
+) -> ApiResult<HttpResponse> {
+    let q = q.into_inner();
+    let page = page_req(q.page, q.size)?;
+    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
+    let result = state
+        .db(move |c| {
+            let f = ChannelFilter {
+                keyword: q.keyword.as_deref().map(str::trim),
+                channel_type: q.channel_type,
+                status: q.status,
+                group: q.group.as_deref(),
+                tag: q.tag.as_deref(),
+                model: q.model.as_deref(),
+            };
+            Ok(channels::list(c, &f, &order, page)?)
+        })
+        .await?;
+    let data: Vec<_> = result
+        .items
+        .iter()
+        .map(|c| channel_json(c, false))
+        .collect();
+    Ok(ok(page_json(data, page, result.total)))
+}
+
+pub(crate) fn not_found() -> ApiError {
+    ApiError::not_found("channel not found")
+}
+
+pub async fn get(
+    state: web::Data<AppState>,
+    AdminUser(me): AdminUser,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let row = state
+        .db(move |c| {
+            channels::find(c, id).map_err(|e| {
+                if e.is_not_found() {
+                    not_found()
+                } else {
+                    e.into()
+                }
+            })
+        })
+        .await?;
+    Ok(ok(channel_json(&row, me.role == Role::Root)))
+}
+
+/// The channel fields as JSON: JSON-valued fields may come as objects or as JSON text.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelBody {
+    id: Option<i64>,
+    status: Option<i32>,
+    name: Option<String>,
+    #[serde(rename = "type")]
+    channel_type: Option<i32>,
+    key: Option<String>,
+    base_url: Option<String>,
+    models: Option<String>,
+    group: Option<String>,
+    model_mapping: Option<Value>,
+    priority: Option<i64>,
+    weight: Option<i32>,
+    custom_headers: Option<Value>,
+    config: Option<Value>,
+    test_model: Option<String>,
+    proxy: Option<String>,
+    tag: Option<String>,
+}
+
+fn json_text(v: Option<Value>) -> Option<String> {
+    v.map(|v| match v {
+        Value::String(s) => s,
+        Value::Null => String::new(),
+        other => other.to_string(),
+    })
+}
+
+fn status_of(s: Option<i32>) -> ApiResult<i32> {
+    match s.unwrap_or(1) {
+        s @ (1 | 2) => Ok(s),
+        // Status 3 (disabled automatically) is the relay's and the channel test's to set.
+        _ => Err(ApiError::bad_request(
+            "invalid_status",
+            "status must be 1 (enabled) or 2 (disabled)",
+        )),
+    }
+}
+
+fn fields(input: &ChannelInput, status: i32) -> ChannelFields {
+    ChannelFields {
+        channel_type: input.channel_type,
+        name: input.name.clone(),
+        key: input.key.clone(),
+        base_url: input.base_url.clone(),
+        group_name: input.group.clone(),
+        models: input.models.clone(),
+        model_mapping: input.model_mapping.clone(),
+        priority: input.priority,
+        weight: input.weight,
+        tag: input.tag.clone(),
+        proxy: input.proxy.clone(),
+        test_model: input.test_model.clone(),
+        status,
+        custom_headers: input.custom_headers.clone(),
+        config: input.config.clone(),
+        disabled_stream: String::new(),
+        pre_cost: 1,
+        auto_ban: true,
+        updated_at: now(),
+    }
+}
+
+fn merge(base: ChannelInput, b: ChannelBody) -> ChannelInput {
+    ChannelInput {
+        name: b.name.unwrap_or(base.name),
+        channel_type: b.channel_type.unwrap_or(base.channel_type),
+        key: b.key.filter(|k| !k.trim().is_empty()).unwrap_or(base.key),
+        base_url: b.base_url.unwrap_or(base.base_url),
+        models: b.models.unwrap_or(base.models),
+        group: b.group.unwrap_or(base.group),
+        model_mapping: json_text(b.model_mapping).unwrap_or(base.model_mapping),
+        priority: b.priority.unwrap_or(base.priority),
+        weight: b.weight.unwrap_or(base.weight),
+        custom_headers: json_text(b.custom_headers).unwrap_or(base.custom_headers),
+        config: json_text(b.config).unwrap_or(base.config),
+        test_model: b.test_model.unwrap_or(base.test_model),
+        proxy: b.proxy.unwrap_or(base.proxy),
+        tag: b.tag.unwrap_or(base.tag),
+    }
+}
+
+/// `POST /api/channel`: creates one channel, or one per line when `key` holds several lines.
+pub async fn create(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<ChannelBody>,
+) -> ApiResult<HttpResponse> {
+    if b.id.is_some() {
+        return Err(ApiError::bad_request(
+            "invalid_field",
+            "id is set by the server",
+        ));
+    }
+    let status = status_of(b.status)?;
+    let mut input = merge(ChannelInput::default(), b);
+    let keys: Vec<String> = input
+        .key
+        .lines()
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if keys.len() > MAX_BATCH {
+        return Err(ApiError::bad_request(
+            "too_many_keys",
+            format!("at most {MAX_BATCH} keys at once"),
+        ));
+    }
+    input.key = keys.first().cloned().unwrap_or_default();
+    validate_channel(&mut input)?;
+    let rows: Vec<ChannelFields> = keys
+        .iter()
+        .map(|k| {
+            let mut f = fields(&input, status);
+            f.key = k.clone();
+            f
+        })
+        .collect();
+    let ids = state
+        .db(move |c| {
+            switchboard_store::transaction(c, |c| {
+                let mut ids = Vec::with_capacity(rows.len());
+                for f in &rows {
+                    ids.push(channels::insert(c, f)?);
+                }
+                Ok::<_, ApiError>(ids)
+            })
+        })
+        .await?;
+    state.relay.reload_channels(&state).await?;
+    Ok(HttpResponse::Created()
+        .json(json!({"success": true, "message": "", "data": {"ids": ids, "count": ids.len()}})))
+}
+
+/// `PUT /api/channel {id, ...}`: changes the given fields (an empty key keeps the old one).
+pub async fn update(
+    state: web::Data<AppState>,
+    AdminUser(me): AdminUser,
+    Body(b): Body<ChannelBody>,
+) -> ApiResult<HttpResponse> {
+    let id = b.id.ok_or(DomainError::Required { field: "id" })?;
+    if b.key
+        .as_deref()
+        .is_some_and(|k| k.trim().lines().count() > 1)
+    {
+        return Err(ApiError::bad_request(
+            "invalid_key",
+            "an update takes one key; create new channels for more keys",
+        ));
+    }
+    let row = state
+        .db(move |c| {
+            let cur = channels::find(c, id).map_err(|e| {
+                if e.is_not_found() {
+                    not_found()
+                } else {
+                    ApiError::from(e)
+                }
+            })?;
+            let status = match b.status {
+                Some(s) => status_of(Some(s))?,
+                None => cur.status,
+            };
+            let base = ChannelInput {
+                name: cur.name.clone(),
+                channel_type: cur.channel_type,
+                key: cur.key.clone(),
+                base_url: cur.base_url.clone(),
+                models: cur.models.clone(),
+                group: cur.group_name.clone(),
+                model_mapping: cur.model_mapping.clone(),
+                priority: cur.priority,
+                weight: cur.weight,
+                custom_headers: cur.custom_headers.clone(),
+                config: cur.config.clone(),
+                test_model: cur.test_model.clone(),
+                proxy: cur.proxy.clone(),
+                tag: cur.tag.clone(),
+            };
+            let mut input = merge(base, b);
+            validate_channel(&mut input)?;
+            let mut f = fields(&input, status);
+            f.disabled_stream = cur.disabled_stream;
+            f.pre_cost = cur.pre_cost;
+            f.auto_ban = cur.auto_ban;
+            channels::update(c, id, &f)?;
+            Ok(channels::find(c, id)?)
+        })
+        .await?;
+    state.relay.reload_channels(&state).await?;
+    Ok(ok(channel_json(&row, me.role == Role::Root)))
+}
+
+pub async fn delete(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    state
+        .db(move |c| {
+            channels::delete(c, id).map_err(|e| {
+                if e.is_not_found() {
+                    not_found()
+                } else {
+                    e.into()
+                }
+            })
+        })
+        .await?;
+    state.relay.reload_channels(&state).await?;
+    Ok(ok_message("channel deleted"))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusBody {
+    id: i64,
+    status: i32,
+}
+
+/// `PUT /api/channel/status {id, status}`: enable (1) or disable (2) by hand.
+pub async fn set_status(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<StatusBody>,
+) -> ApiResult<HttpResponse> {
+    if !matches!(b.status, 1 | 2) {
+        return Err(ApiError::bad_request(
+            "invalid_status",
+            "status must be 1 (enabled) or 2 (disabled)",
+        ));
+    }
+    state
+        .db(move |c| {
+            channels::set_status(c, b.id, b.status).map_err(|e| {
+                if e.is_not_found() {
+                    not_found()
+                } else {
+                    e.into()
+                }
+            })
+        })
+        .await?;
+    state.relay.reload_channels(&state).await?;
+    Ok(ok(json!({"id": b.id, "status": b.status})))
+}

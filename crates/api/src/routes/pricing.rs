@@ -1,0 +1,380 @@
+//! Model prices (read by everyone, edited by administrators), the models a user can use with
+//! their prices, pricing warnings, and model owners.
+
+use crate::auth::{AdminUser, AuthUser};
+use crate::error::{ok, ApiError, ApiResult};
+use crate::extract::Body;
+use crate::AppState;
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use switchboard_domain::price::{validate_price, ExtraRatios, Price, PriceType};
+use switchboard_domain::DomainError;
+use switchboard_store::prices::{self, PriceFields, PriceRow};
+use switchboard_store::{model_owners, now};
+
+/// Smallest id of an operator-defined model owner (spec section 5).
+pub const CUSTOM_OWNER_MIN_ID: i64 = 1000;
+
+fn price_json(r: &PriceRow) -> Value {
+    let extra: Value = serde_json::from_str(&r.extra_ratios).unwrap_or_else(|_| json!({}));
+    json!({
+        "model": r.model,
+        "type": r.price_type,
+        "channel_type": r.channel_type,
+        "input": r.input,
+        "output": r.output,
+        "extra_ratios": extra,
+        "locked": r.locked,
+        "updated_at": r.updated_at,
+    })
+}
+
+/// `GET /api/prices`: every price row (the public price page reads it).
+pub async fn list(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
+    let rows = state.db(|c| Ok(prices::all(c)?)).await?;
+    Ok(ok(rows.iter().map(price_json).collect::<Vec<_>>()))
+}
+
+/// One price as submitted: `extra_ratios` may be an object or JSON text.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceBody {
+    model: String,
+    #[serde(rename = "type")]
+    price_type: String,
+    channel_type: i32,
+    input: f64,
+    #[serde(default)]
+    output: f64,
+    extra_ratios: Option<Value>,
+    #[serde(default)]
+    locked: bool,
+}
+
+fn to_fields(b: PriceBody) -> ApiResult<PriceFields> {
+    if b.model.is_empty() {
+        return Err(DomainError::Required { field: "model" }.into());
+    }
+    let price_type: PriceType = b.price_type.parse().map_err(|_| {
+        ApiError::bad_request("invalid_type", "type must be \"tokens\" or \"times\"")
+    })?;
+    let extra = match b.extra_ratios {
+        None | Some(Value::Null) => ExtraRatios::default(),
+        Some(Value::String(s)) => ExtraRatios::parse(&s)?,
+        Some(v) => ExtraRatios::parse(&v.to_string())?,
+    };
+    let price = Price {
+        model: b.model,
+        price_type,
+        channel_type: b.channel_type,
+        input: b.input,
+        output: if price_type == PriceType::Times {
+            0.0
+        } else {
+            b.output
+        },
+        extra,
+        locked: b.locked,
+    };
+    validate_price(&price)?;
+    Ok(PriceFields {
+        model: price.model,
+        price_type: price.price_type.to_string(),
+        channel_type: price.channel_type,
+        input: price.input,
+        output: price.output,
+        extra_ratios: price.extra.to_json(),
+        locked: price.locked,
+        updated_at: now(),
+    })
+}
+
+fn taken() -> ApiError {
+    ApiError::conflict(
+        "model_taken",
+        "this model already has a price; model names are unique",
+    )
+}
+
+/// `POST /api/prices {model, type, channel_type, input, output, extra_ratios?, locked?}`.
+pub async fn create(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<PriceBody>,
+) -> ApiResult<HttpResponse> {
+    let f = to_fields(b)?;
+    let row = state
+        .db(move |c| {
+            prices::insert(c, &f).map_err(|e| match e {
+                switchboard_store::StoreError::Conflict(_) => taken(),
+                other => other.into(),
+            })?;
+            Ok(prices::find(c, &f.model)?)
+        })
+        .await?;
+    state.relay.reload_pricing(&state).await?;
+    Ok(HttpResponse::Created()
+        .json(json!({"success": true, "message": "", "data": price_json(&row)})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateBody {
+    /// The model whose price changes (the body's `price.model` may rename it).
+    model: String,
+    price: PriceBody,
+}
+
+/// `PUT /api/prices {model, price}`.
+pub async fn update(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<UpdateBody>,
+) -> ApiResult<HttpResponse> {
+    let f = to_fields(b.price)?;
+    let model = b.model;
+    let row = state
+        .db(move |c| {
+            prices::update(c, &model, &f).map_err(|e| match e {
+                switchboard_store::StoreError::NotFound => {
+                    ApiError::not_found("no price for this model")
+                }
+                switchboard_store::StoreError::Conflict(_) => taken(),
+                other => other.into(),
+            })?;
+            Ok(prices::find(c, &f.model)?)
+        })
+        .await?;
+    state.relay.reload_pricing(&state).await?;
+    Ok(ok(price_json(&row)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchBody {
+    prices: Vec<PriceBody>,
+}
+
+/// `POST /api/prices/batch {prices: [...]}`: creates or replaces many prices in one transaction
+/// (all or nothing); locked rows are replaced only by rows that say so themselves.
+pub async fn batch(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<BatchBody>,
+) -> ApiResult<HttpResponse> {
+    if b.prices.is_empty() || b.prices.len() > 1000 {
+        return Err(ApiError::bad_request(
+            "invalid_batch",
+            "send between 1 and 1000 prices",
+        ));
+    }
+    let mut rows = Vec::with_capacity(b.prices.len());
+    let mut seen = BTreeSet::new();
+    for (i, p) in b.prices.into_iter().enumerate() {
+        let f = to_fields(p).map_err(|e| {
+            ApiError::bad_request(e.code, format!("price #{}: {}", i + 1, e.message))
+        })?;
+        if !seen.insert(f.model.clone()) {
+            return Err(ApiError::bad_request(
+                "duplicate_model",
+                format!("model {:?} appears twice", f.model),
+            ));
+        }
+        rows.push(f);
+    }
+    let n = rows.len();
+    state
+        .db(move |c| {
+            switchboard_store::transaction(c, |c| {
+                for f in &rows {
+                    prices::upsert(c, f)?;
+                }
+                Ok::<_, ApiError>(())
+            })
+        })
+        .await?;
+    state.relay.reload_pricing(&state).await?;
+    Ok(ok(json!({"count": n})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteBody {
+    models: Vec<String>,
+}
+
+/// `POST /api/prices/delete {models: [...]}` (model names may contain `/`, so not in the path).
+pub async fn delete(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<DeleteBody>,
+) -> ApiResult<HttpResponse> {
+    if b.models.is_empty() {
+        return Err(DomainError::Required { field: "models" }.into());
+    }
+    let models = b.models;
+    let n = state
+        .db(move |c| Ok(prices::delete_many(c, &models)?))
+        .await?;
+    state.relay.reload_pricing(&state).await?;
+    Ok(ok(json!({"deleted": n})))
+}
+
+/// `GET /api/available_model`: the models the user's group can use, each with its price
+/// (`null` when an administrator has not priced it yet: such a model cannot be called).
+pub async fn available(
+    state: web::Data<AppState>,
+    AuthUser(me): AuthUser,
+) -> ApiResult<HttpResponse> {
+    let snapshot = state.relay.snapshot();
+    let table = state.relay.prices();
+    let ratio = state.relay.groups().get(&me.group).map_or(1.0, |g| g.ratio);
+    let data: Vec<Value> = snapshot
+        .models(&me.group)
+        .into_iter()
+        .map(|m| {
+            let price = table
+                .lookup(&m)
+                .map(|p| serde_json::to_value(p).unwrap_or(Value::Null));
+            json!({"model": m, "price": price, "group_ratio": ratio})
+        })
+        .collect();
+    Ok(ok(data))
+}
+
+/// `GET /api/prices/warnings`: models that channels offer but nobody priced, and prices whose
+/// owner (channel type) is unknown (spec section 8).
+pub async fn warnings(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<HttpResponse> {
+    let (channels, rows, owners) = state
+        .db(|c| {
+            Ok((
+                switchboard_store::channels::all(c)?,
+                prices::all(c)?,
+                model_owners::list(c)?,
+            ))
+        })
+        .await?;
+    let table = state.relay.prices();
+    let mut unpriced = BTreeSet::new();
+    for ch in &channels {
+        for m in switchboard_domain::channel::parse_csv(&ch.models) {
+            if !m.ends_with('*') && table.lookup(&m).is_none() {
+                unpriced.insert(m);
+            }
+        }
+    }
+    let owner_ids: BTreeSet<i64> = owners.iter().map(|o| o.id).collect();
+    let unknown_owner: Vec<&str> = rows
+        .iter()
+        .filter(|r| !owner_ids.contains(&i64::from(r.channel_type)))
+        .map(|r| r.model.as_str())
+        .collect();
+    Ok(ok(
+        json!({"unpriced_models": unpriced, "unknown_owner": unknown_owner}),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OwnerBody {
+    id: i64,
+    name: String,
+    #[serde(default)]
+    icon: String,
+}
+
+fn check_owner(b: &OwnerBody) -> ApiResult<()> {
+    if b.name.is_empty() {
+        return Err(DomainError::Required { field: "name" }.into());
+    }
+    if b.name.chars().count() > 64 {
+        return Err(DomainError::TooLong {
+            field: "name",
+            max: 64,
+        }
+        .into());
+    }
+    if !b.icon.is_empty() {
+        switchboard_domain::validate::normalize_url("icon", &b.icon)?;
+    }
+    Ok(())
+}
+
+/// `POST /api/model_ownedby {id, name, icon}`: operator-defined owners take ids from 1000 on.
+pub async fn create_owner(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<OwnerBody>,
+) -> ApiResult<HttpResponse> {
+    check_owner(&b)?;
+    if b.id < CUSTOM_OWNER_MIN_ID {
+        return Err(ApiError::bad_request(
+            "invalid_id",
+            format!("the id must be {CUSTOM_OWNER_MIN_ID} or more"),
+        ));
+    }
+    state
+        .db(move |c| {
+            model_owners::insert(c, b.id, &b.name, &b.icon).map_err(|e| match e {
+                switchboard_store::StoreError::Conflict(_) => {
+                    ApiError::conflict("id_taken", "this id is already used")
+                }
+                other => other.into(),
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Created().json(json!({"success": true, "message": ""})))
+}
+
+/// `PUT /api/model_ownedby {id, name, icon}`: the id itself never changes.
+pub async fn update_owner(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<OwnerBody>,
+) -> ApiResult<HttpResponse> {
+    check_owner(&b)?;
+    state
+        .db(move |c| {
+            model_owners::update(c, b.id, &b.name, &b.icon).map_err(|e| {
+                if e.is_not_found() {
+                    ApiError::not_found("model owner not found")
+                } else {
+                    e.into()
+                }
+            })
+        })
+        .await?;
+    Ok(ok(json!({"id": b.id})))
+}
+
+/// `DELETE /api/model_ownedby/{id}`: refused while prices name the owner.
+pub async fn delete_owner(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    state
+        .db(move |c| {
+            let used = i32::try_from(id)
+                .map(|t| prices::count_for_owner(c, t))
+                .unwrap_or(Ok(0))?;
+            if used > 0 {
+                return Err(ApiError::conflict(
+                    "owner_in_use",
+                    format!("{used} prices name this owner; change them first"),
+                ));
+            }
+            model_owners::delete(c, id).map_err(|e| {
+                if e.is_not_found() {
+                    ApiError::not_found("model owner not found")
+                } else {
+                    e.into()
+                }
+            })
+        })
+        .await?;
+    Ok(ok(json!({"id": id})))
+}

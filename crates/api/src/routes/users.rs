@@ -1,0 +1,566 @@
+//! User administration (role >= admin): list, get, create, update, delete, manage and quota.
+
+use super::account::{group_exists, load_user, user_json};
+use crate::auth::{self, AdminUser, CurrentUser};
+use crate::error::{ok, ok_message, ApiError, ApiResult};
+use crate::extract::Body;
+use crate::AppState;
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use switchboard_domain::log::LogType;
+use switchboard_domain::quota;
+use switchboard_domain::user::{may_manage, ManageAction, ManageDenied, Role, UserStatus};
+use switchboard_domain::validate;
+use switchboard_store::users::{NewUser, UserChangeset, UserFilter, UserRow, ORDER_FIELDS};
+use switchboard_store::{logs, now, sessions, tokens, users, DbConn, PageReq};
+
+pub const DEFAULT_PAGE_SIZE: i64 = 10;
+pub const MAX_PAGE_SIZE: i64 = 100;
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    page: Option<i64>,
+    /// one-api's name for the page (0-based there); accepted for old scripts.
+    p: Option<i64>,
+    size: Option<i64>,
+    keyword: Option<String>,
+    order: Option<String>,
+    group: Option<String>,
+    role: Option<i32>,
+    status: Option<i32>,
+}
+
+/// Validates page/size (1-based page; size 1..=100, default 10).
+pub fn page_req(page: Option<i64>, size: Option<i64>) -> ApiResult<PageReq> {
+    let page = page.unwrap_or(1);
+    let size = size.unwrap_or(DEFAULT_PAGE_SIZE);
+    if page < 1 {
+        return Err(ApiError::bad_request(
+            "invalid_page",
+            "page must be 1 or more",
+        ));
+    }
+    if !(1..=MAX_PAGE_SIZE).contains(&size) {
+        return Err(ApiError::bad_request(
+            "invalid_size",
+            format!("size must be between 1 and {MAX_PAGE_SIZE}"),
+        ));
+    }
+    Ok(PageReq { page, size })
+}
+
+/// The list envelope of the API conventions: `{data, page, size, total_count}`.
+pub fn page_json(data: Vec<Value>, page: PageReq, total: i64) -> Value {
+    json!({"data": data, "page": page.page, "size": page.size, "total_count": total})
+}
+
+/// Validates an `order` parameter against an allow-list (`field` or `-field`).
+pub fn order_param(order: Option<String>, allowed: &[&str], default: &str) -> ApiResult<String> {
+    let order = order
+        .filter(|o| !o.is_empty())
+        .unwrap_or_else(|| default.to_owned());
+    let field = order.strip_prefix('-').unwrap_or(&order);
+    if !allowed.contains(&field) {
+        return Err(ApiError::bad_request(
+            "invalid_order",
+            format!(
+                "cannot order by {field:?}; use one of {}",
+                allowed.join(", ")
+            ),
+        ));
+    }
+    Ok(order)
+}
+
+pub async fn list(
+    state: web::Data<AppState>,
+    _admin: AdminUser,
+    q: web::Query<ListQuery>,
+) -> ApiResult<HttpResponse> {
+    let q = q.into_inner();
+    let page = page_req(q.page.or(q.p.map(|p| p + 1)), q.size)?;
+    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
+    let keyword = q.keyword.map(|k| k.trim().to_owned());
+    let group = q.group.filter(|g| !g.is_empty());
+    let result = state
+        .db(move |c| {
+            let filter = UserFilter {
+                keyword: keyword.as_deref(),
+                group: group.as_deref(),
+                role: q.role,
+                status: q.status,
+            };
+            Ok(users::list(c, &filter, &order, page)?)
+        })
+        .await?;
+    let data: Vec<_> = result.items.iter().map(user_json).collect();
+    Ok(ok(page_json(data, page, result.total)))
+}
+
+pub async fn get(
+    state: web::Data<AppState>,
+    _admin: AdminUser,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let user = state.db(move |c| load_user(c, id)).await?;
+    Ok(ok(user_json(&user)))
+}
+
+fn denied(d: ManageDenied) -> ApiError {
+    let msg = match d {
+        ManageDenied::TargetNotLower => "you can only manage users with a lower role than yours",
+        ManageDenied::OnlyRootChangesAdmins => {
+            "only the root user can make or remove administrators"
+        }
+        ManageDenied::RootIsProtected => "the root user cannot be changed this way",
+        ManageDenied::NoSuchStep => {
+            return ApiError::bad_request(
+                "invalid_action",
+                "the user already has the highest or lowest role this action allows",
+            )
+        }
+    };
+    ApiError::forbidden("forbidden", msg)
+}
+
+/// An actor may edit a target's profile when it outranks the target (root is edited only by
+/// itself, through `/api/user/self`).
+fn check_outranks(actor: &CurrentUser, target: &UserRow) -> ApiResult<()> {
+    may_manage(
+        actor.role,
+        Role::from_stored(target.role),
+        ManageAction::Enable,
+    )
+    .map_err(denied)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBody {
+    username: String,
+    password: String,
+    #[serde(default)]
+    display_name: String,
+    #[serde(default)]
+    email: String,
+    group: Option<String>,
+    #[serde(default)]
+    quota: i64,
+    role: Option<i32>,
+    #[serde(default)]
+    remark: String,
+}
+
+pub async fn create(
+    state: web::Data<AppState>,
+    AdminUser(me): AdminUser,
+    Body(body): Body<CreateBody>,
+) -> ApiResult<HttpResponse> {
+    validate::username(&body.username)?;
+    validate::password(&body.password)?;
+    validate::display_name(&body.display_name)?;
+    if !body.email.is_empty() {
+        validate::email(&body.email)?;
+    }
+    if body.quota < 0 {
+        return Err(ApiError::bad_request(
+            "invalid_quota",
+            "quota cannot be negative",
+        ));
+    }
+    let group = body
+        .group
+        .clone()
+        .filter(|g| !g.is_empty())
+        .unwrap_or_else(|| "default".into());
+    validate::group_symbol(&group)?;
+    let role = match body.role.unwrap_or(1) {
+        1 => Role::Common,
+        10 if me.role == Role::Root => Role::Admin,
+        10 => {
+            return Err(ApiError::forbidden(
+                "forbidden",
+                "only the root user can create administrators",
+            ))
+        }
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_role",
+                "role must be 1 (user) or 10 (administrator)",
+            ))
+        }
+    };
+    let cost = state.config.bcrypt_cost;
+    let user = state
+        .db(move |c| {
+            let hash = auth::hash_password(&body.password, cost)?;
+            switchboard_store::transaction(c, |c| {
+                if !group_exists(c, &group)? {
+                    return Err(ApiError::bad_request(
+                        "unknown_group",
+                        format!("group {group:?} does not exist or is disabled"),
+                    ));
+                }
+                if users::username_taken(c, &body.username, 0)? {
+                    return Err(ApiError::conflict(
+                        "username_taken",
+                        "this username is already taken",
+                    ));
+                }
+                if users::email_taken(c, &body.email, 0)? {
+                    return Err(ApiError::conflict(
+                        "email_taken",
+                        "this e-mail address is already in use",
+                    ));
+                }
+                let t = now();
+                let display = if body.display_name.is_empty() {
+                    &body.username
+                } else {
+                    &body.display_name
+                };
+                let aff = auth::random_string(8);
+                let id = users::insert(
+                    c,
+                    &NewUser {
+                        username: &body.username,
+                        password: &hash,
+                        display_name: display,
+                        role: role.as_i32(),
+                        status: UserStatus::Enabled.as_i32(),
+                        email: &body.email,
+                        quota: body.quota,
+                        group_name: &group,
+                        aff_code: Some(&aff),
+                        inviter_id: 0,
+                        created_at: t,
+                        updated_at: t,
+                    },
+                )?;
+                let text = format!(
+                    "user created by administrator {} (id {})",
+                    me.username, me.id
+                );
+                logs::record(
+                    c,
+                    LogType::Manage,
+                    id,
+                    &body.username,
+                    body.quota,
+                    &text,
+                    &json!({"operator_id": me.id, "remark": body.remark}).to_string(),
+                )?;
+                Ok(users::find(c, id)?)
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Created()
+        .json(json!({"success": true, "message": "", "data": user_json(&user)})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateBody {
+    id: i64,
+    username: Option<String>,
+    display_name: Option<String>,
+    password: Option<String>,
+    email: Option<String>,
+    group: Option<String>,
+}
+
+/// `PUT /api/user {id, ...}`: edits another user's profile. Quota changes go through
+/// `POST /api/user/quota/{id}` (with a remark and a log); roles and status through `manage`.
+pub async fn update(
+    state: web::Data<AppState>,
+    AdminUser(me): AdminUser,
+    Body(body): Body<UpdateBody>,
+) -> ApiResult<HttpResponse> {
+    if let Some(u) = &body.username {
+        validate::username(u)?;
+    }
+    if let Some(d) = &body.display_name {
+        validate::display_name(d)?;
+    }
+    let password = body.password.filter(|p| !p.is_empty());
+    if let Some(p) = &password {
+        validate::password(p)?;
+    }
+    if let Some(e) = body.email.as_deref().filter(|e| !e.is_empty()) {
+        validate::email(e)?;
+    }
+    if let Some(g) = &body.group {
+        validate::group_symbol(g)?;
+    }
+    let cost = state.config.bcrypt_cost;
+    let user = state
+        .db(move |c| {
+            let target = load_user(c, body.id)?;
+            check_outranks(&me, &target)?;
+            switchboard_store::transaction(c, |c| {
+                let mut ch = UserChangeset {
+                    display_name: body.display_name,
+                    ..Default::default()
+                };
+                if let Some(u) = body.username.filter(|u| *u != target.username) {
+                    if users::username_taken(c, &u, target.id)? {
+                        return Err(ApiError::conflict(
+                            "username_taken",
+                            "this username is already taken",
+                        ));
+                    }
+                    ch.username = Some(u);
+                }
+                if let Some(e) = body.email.filter(|e| *e != target.email) {
+                    if users::email_taken(c, &e, target.id)? {
+                        return Err(ApiError::conflict(
+                            "email_taken",
+                            "this e-mail address is already in use",
+                        ));
+                    }
+                    ch.email = Some(e);
+                }
+                if let Some(g) = body.group.filter(|g| *g != target.group_name) {
+                    if !group_exists(c, &g)? {
+                        return Err(ApiError::bad_request(
+                            "unknown_group",
+                            format!("group {g:?} does not exist or is disabled"),
+                        ));
+                    }
+                    ch.group_name = Some(g);
+                }
+                if let Some(p) = &password {
+                    ch.password = Some(auth::hash_password(p, cost)?);
+                }
+                users::update(c, target.id, &ch)?;
+                if password.is_some() {
+                    sessions::delete_for_user(c, target.id)?;
+                }
+                load_user(c, target.id)
+            })
+        })
+        .await?;
+    state.relay.forget_user(user.id);
+    Ok(ok(user_json(&user)))
+}
+
+pub async fn delete(
+    state: web::Data<AppState>,
+    AdminUser(me): AdminUser,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    crate::relay::flush_ledger(&state).await?;
+    state
+        .db(move |c| apply_manage(c, &me, id, ManageAction::Delete))
+        .await?;
+    state.relay.forget_user(id);
+    Ok(ok_message("user deleted"))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManageBody {
+    id: Option<i64>,
+    username: Option<String>,
+    action: ManageAction,
+}
+
+/// `POST /api/user/manage {id | username, action}` with action enable, disable, delete, promote
+/// or demote. Returns the user's new role and status.
+pub async fn manage(
+    state: web::Data<AppState>,
+    AdminUser(me): AdminUser,
+    Body(body): Body<ManageBody>,
+) -> ApiResult<HttpResponse> {
+    let action = body.action;
+    if action == ManageAction::Delete {
+        crate::relay::flush_ledger(&state).await?;
+    }
+    let result = state
+        .db(move |c| {
+            let id = match (body.id, body.username) {
+                (Some(id), _) => id,
+                (None, Some(name)) if !name.is_empty() => {
+                    users::find_by_username(c, &name)
+                        .map_err(|e| {
+                            if e.is_not_found() {
+                                ApiError::not_found("user not found")
+                            } else {
+                                e.into()
+                            }
+                        })?
+                        .id
+                }
+                _ => {
+                    return Err(ApiError::bad_request(
+                        "required",
+                        "id or username is required",
+                    ))
+                }
+            };
+            apply_manage(c, &me, id, action)?;
+            if action == ManageAction::Delete {
+                return Ok(json!({"id": id, "deleted": true}));
+            }
+            let u = load_user(c, id)?;
+            Ok(json!({"id": u.id, "role": u.role, "status": u.status}))
+        })
+        .await?;
+    if let Some(id) = result["id"].as_i64() {
+        state.relay.forget_user(id);
+    }
+    Ok(ok(result))
+}
+
+fn apply_manage(c: &mut DbConn, me: &CurrentUser, id: i64, action: ManageAction) -> ApiResult<()> {
+    let target = load_user(c, id)?;
+    may_manage(me.role, Role::from_stored(target.role), action).map_err(denied)?;
+    switchboard_store::transaction(c, |c| {
+        let ch = match action {
+            ManageAction::Enable => UserChangeset {
+                status: Some(UserStatus::Enabled.as_i32()),
+                ..Default::default()
+            },
+            ManageAction::Disable => UserChangeset {
+                status: Some(UserStatus::Disabled.as_i32()),
+                ..Default::default()
+            },
+            ManageAction::Promote => UserChangeset {
+                role: Some(Role::Admin.as_i32()),
+                ..Default::default()
+            },
+            ManageAction::Demote => UserChangeset {
+                role: Some(Role::Common.as_i32()),
+                ..Default::default()
+            },
+            ManageAction::Delete => {
+                sessions::delete_for_user(c, id)?;
+                tokens::delete_for_user(c, id)?;
+                users::delete(c, id)?;
+                logs::record(
+                    c,
+                    LogType::Manage,
+                    id,
+                    &target.username,
+                    0,
+                    &format!(
+                        "user deleted by administrator {} (id {})",
+                        me.username, me.id
+                    ),
+                    &json!({"operator_id": me.id}).to_string(),
+                )?;
+                return Ok(());
+            }
+        };
+        users::update(c, id, &ch)?;
+        if action == ManageAction::Disable {
+            sessions::delete_for_user(c, id)?;
+        }
+        let verb = match action {
+            ManageAction::Enable => "enabled",
+            ManageAction::Disable => "disabled",
+            ManageAction::Promote => "promoted to administrator",
+            ManageAction::Demote => "demoted to user",
+            ManageAction::Delete => "deleted",
+        };
+        logs::record(
+            c,
+            LogType::Manage,
+            id,
+            &target.username,
+            0,
+            &format!(
+                "user {verb} by administrator {} (id {})",
+                me.username, me.id
+            ),
+            &json!({"operator_id": me.id}).to_string(),
+        )?;
+        Ok(())
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaBody {
+    /// The change: positive adds, negative deducts.
+    quota: i64,
+    #[serde(default)]
+    remark: String,
+}
+
+/// `POST /api/user/quota/{id} {quota, remark}`: adds or deducts quota with a remark, never
+/// deducting more than the balance, and writes a management log in the same transaction.
+pub async fn change_quota(
+    state: web::Data<AppState>,
+    AdminUser(me): AdminUser,
+    id: web::Path<i64>,
+    Body(body): Body<QuotaBody>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    if body.quota == 0 {
+        return Err(ApiError::bad_request(
+            "required",
+            "the quota change cannot be empty or zero",
+        ));
+    }
+    if body.remark.chars().count() > 255 {
+        return Err(ApiError::bad_request(
+            "too_long",
+            "remark must be at most 255 characters",
+        ));
+    }
+    let snap = state.view();
+    let per_unit = crate::settings::View(&snap);
+    let per_unit = switchboard_domain::options::OptionValues::int(&per_unit, "QuotaPerUnit");
+    let user = state
+        .db(move |c| {
+            let target = load_user(c, id)?;
+            if me.role != Role::Root && me.role <= Role::from_stored(target.role) {
+                return Err(ApiError::forbidden(
+                    "forbidden",
+                    "you can only change the quota of users with a lower role than yours",
+                ));
+            }
+            switchboard_store::transaction(c, |c| {
+                if !users::add_quota(c, id, body.quota)? {
+                    return Err(ApiError::bad_request(
+                        "insufficient_balance",
+                        format!(
+                            "cannot deduct {} quota: the user's balance is only {}",
+                            -body.quota, target.quota
+                        ),
+                    ));
+                }
+                let sign = if body.quota > 0 { "added" } else { "deducted" };
+                let text = format!(
+                    "administrator {} (id {}) {sign} {} ({}){}",
+                    me.username,
+                    me.id,
+                    body.quota.abs(),
+                    quota::display(body.quota.abs(), per_unit, true),
+                    if body.remark.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", body.remark)
+                    }
+                );
+                logs::record(
+                    c,
+                    LogType::Manage,
+                    id,
+                    &target.username,
+                    body.quota,
+                    &text,
+                    &json!({"operator_id": me.id, "remark": body.remark}).to_string(),
+                )?;
+                load_user(c, id)
+            })
+        })
+        .await?;
+    // Committed: the relay's ledger sees the new balance at once.
+    state.relay.ledger.credit_user(id, body.quota).await;
+    Ok(ok(user_json(&user)))
+}

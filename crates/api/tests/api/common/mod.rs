@@ -1,0 +1,357 @@
+//! Test harness: the real actix application on a fresh database, served over real HTTP on
+//! 127.0.0.1, driven by reqwest clients with their own cookie jars.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use actix_web::{web, App, HttpServer};
+use serde_json::{json, Value};
+use std::sync::mpsc;
+use switchboard_api::{bootstrap, ApiConfig, AppState};
+use switchboard_store::testing::TestDb;
+
+pub const ROOT_PASSWORD: &str = "root-password-1";
+pub const ROOT_TOKEN: &str = "root-access-token-0123456789";
+
+pub struct TestApp {
+    pub base: String,
+    pub state: web::Data<AppState>,
+    pub db: TestDb,
+    stop: Option<actix_web::dev::ServerHandle>,
+}
+
+impl TestApp {
+    pub async fn new() -> TestApp {
+        Self::with_config(|_| {}).await
+    }
+
+    pub async fn with_config(tweak: impl FnOnce(&mut ApiConfig)) -> TestApp {
+        Self::on(TestDb::sqlite(), tweak).await
+    }
+
+    pub async fn on(db: TestDb, tweak: impl FnOnce(&mut ApiConfig)) -> TestApp {
+        Self::build(db, None, tweak).await
+    }
+
+    /// An app whose ledger and relay limits live in Redis (`TEST_REDIS_URL`, under a fresh key
+    /// prefix), or `None` when Redis is not configured for the run.
+    pub async fn with_redis(db: TestDb) -> Option<TestApp> {
+        let url = std::env::var("TEST_REDIS_URL")
+            .ok()
+            .filter(|u| !u.is_empty())?;
+        let prefix = format!("sbtest:{}:", unique());
+        let shared = switchboard_api::relay::shared::Shared::connect(&url, &prefix)
+            .await
+            .unwrap();
+        Some(Self::build(db, Some(shared), |_| {}).await)
+    }
+
+    async fn build(
+        db: TestDb,
+        shared: Option<switchboard_api::relay::shared::Shared>,
+        tweak: impl FnOnce(&mut ApiConfig),
+    ) -> TestApp {
+        let mut config = ApiConfig::for_tests();
+        tweak(&mut config);
+        let mut app_state = AppState::new(db.pool.clone(), db.backend, config).unwrap();
+        if let Some(sh) = shared {
+            app_state.relay.attach(sh);
+        }
+        let state = web::Data::new(app_state);
+        bootstrap::run(&state, Some(ROOT_PASSWORD.into()), Some(ROOT_TOKEN.into()))
+            .await
+            .unwrap();
+        let (tx, rx) = mpsc::channel();
+        let st = state.clone();
+        let flusher_state = state.clone();
+        std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let limit = st.config.max_body_bytes;
+                let server = HttpServer::new(move || {
+                    App::new()
+                        .app_data(st.clone())
+                        .app_data(web::PayloadConfig::new(limit + 1))
+                        .configure(switchboard_api::configure)
+                })
+                .workers(2)
+                .disable_signals()
+                .bind(("127.0.0.1", 0))
+                .unwrap();
+                let addr = server.addrs()[0];
+                let server = server.run();
+                switchboard_api::relay::spawn_flusher(
+                    flusher_state,
+                    std::time::Duration::from_millis(20),
+                );
+                tx.send((addr, server.handle())).unwrap();
+                let _ = server.await;
+            })
+        });
+        let (addr, handle) = rx.recv().unwrap();
+        TestApp {
+            base: format!("http://{addr}"),
+            state,
+            db,
+            stop: Some(handle),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// A client with an empty cookie jar.
+    pub fn client(&self) -> Client {
+        Client {
+            http: reqwest::Client::builder()
+                .cookie_store(true)
+                .build()
+                .unwrap(),
+            base: self.base.clone(),
+            token: None,
+        }
+    }
+
+    /// A client authenticated with root's access token.
+    pub fn root(&self) -> Client {
+        let mut c = self.client();
+        c.token = Some(ROOT_TOKEN.into());
+        c
+    }
+
+    /// Registers a user through the API (as a visitor) and returns a client signed in as them.
+    pub async fn user(&self, name: &str) -> (Client, i64) {
+        let c = self.client();
+        let r = c
+            .post(
+                "/api/user/register",
+                json!({"username": name, "password": "password-123"}),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let id = r.body["data"]["id"].as_i64().unwrap();
+        let r = c
+            .post(
+                "/api/user/login",
+                json!({"username": name, "password": "password-123"}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        (c, id)
+    }
+
+    /// A signed-in administrator created by root.
+    pub async fn admin(&self, name: &str) -> (Client, i64) {
+        let r = self
+            .root()
+            .post(
+                "/api/user",
+                json!({"username": name, "password": "password-123", "role": 10}),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let id = r.body["data"]["id"].as_i64().unwrap();
+        let c = self.client();
+        let r = c
+            .post(
+                "/api/user/login",
+                json!({"username": name, "password": "password-123"}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        (c, id)
+    }
+
+    pub fn conn(&self) -> switchboard_store::PooledConn {
+        self.db.conn()
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(h) = self.stop.take() {
+            drop(h.stop(false));
+        }
+    }
+}
+
+pub struct Client {
+    pub http: reqwest::Client,
+    pub base: String,
+    pub token: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub body: Value,
+    pub headers: reqwest::header::HeaderMap,
+}
+
+impl Resp {
+    /// Asserts an error envelope with this status and code; returns the message.
+    pub fn err(&self, status: u16, code: &str) -> String {
+        assert_eq!(self.status, status, "{:?}", self.body);
+        assert_eq!(self.body["success"], false, "{:?}", self.body);
+        assert_eq!(self.body["code"], code, "{:?}", self.body);
+        let m = self.body["message"].as_str().unwrap_or_default().to_owned();
+        assert!(!m.is_empty(), "error without a message: {:?}", self.body);
+        m
+    }
+
+    pub fn ok(&self) -> &Value {
+        assert!(self.status < 300, "{} {:?}", self.status, self.body);
+        assert_eq!(self.body["success"], true, "{:?}", self.body);
+        &self.body["data"]
+    }
+}
+
+impl Client {
+    async fn send(&self, rb: reqwest::RequestBuilder) -> Resp {
+        let rb = match &self.token {
+            Some(t) => rb.header("Authorization", t),
+            None => rb,
+        };
+        let r = rb.send().await.unwrap();
+        let status = r.status().as_u16();
+        let headers = r.headers().clone();
+        let text = r.text().await.unwrap();
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Resp {
+            status,
+            body,
+            headers,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Resp {
+        self.send(self.http.get(format!("{}{path}", self.base)))
+            .await
+    }
+
+    pub async fn delete(&self, path: &str) -> Resp {
+        self.send(self.http.delete(format!("{}{path}", self.base)))
+            .await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Resp {
+        self.send(self.http.post(format!("{}{path}", self.base)).json(&body))
+            .await
+    }
+
+    pub async fn put(&self, path: &str, body: Value) -> Resp {
+        self.send(self.http.put(format!("{}{path}", self.base)).json(&body))
+            .await
+    }
+
+    /// Sends a raw body (for malformed JSON and oversized bodies).
+    pub async fn raw(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> Resp {
+        self.send(
+            self.http
+                .request(method, format!("{}{path}", self.base))
+                .header("Content-Type", "application/json")
+                .body(body),
+        )
+        .await
+    }
+}
+
+/// What the relay tests need: an upstream, a channel to it, a user with a key.
+pub struct RelaySetup {
+    pub upstream: switchboard_mock_upstream::MockUpstream,
+    pub user: Client,
+    pub user_id: i64,
+    pub key: String,
+    pub token_id: i64,
+}
+
+impl TestApp {
+    /// Creates a channel (as root) to `base_url` with `key` serving `models`; returns its id.
+    pub async fn channel(&self, base_url: &str, key: &str, models: &str, priority: i64) -> i64 {
+        let r = self
+            .root()
+            .post(
+                "/api/channel",
+                json!({"name": format!("ch-{key}"), "type": 1, "key": key, "base_url": base_url, "models": models, "group": "default", "priority": priority}),
+            )
+            .await;
+        r.ok()["ids"][0].as_i64().unwrap()
+    }
+
+    /// A user with `quota`, one key with `key_body` fields, and an upstream with a normal channel
+    /// serving gpt-4o-mini and text-embedding-3-small.
+    pub async fn relay_setup(&self, quota: i64, key_body: Value) -> RelaySetup {
+        let upstream = switchboard_mock_upstream::MockUpstream::start();
+        self.channel(
+            &upstream.base_url,
+            "sk-mock-ok",
+            "gpt-4o-mini,text-embedding-3-small",
+            0,
+        )
+        .await;
+        let name = format!("u{}", crate::common::unique());
+        let r = self
+            .root()
+            .post(
+                "/api/user",
+                json!({"username": name, "password": "password-123", "quota": quota}),
+            )
+            .await;
+        let user_id = r.ok()["id"].as_i64().unwrap();
+        let user = self.client();
+        user.post(
+            "/api/user/login",
+            json!({"username": name, "password": "password-123"}),
+        )
+        .await
+        .ok();
+        let mut body = key_body;
+        body["name"] = json!("relay");
+        let r = user.post("/api/token", body).await;
+        let key = r.ok()["key"].as_str().unwrap().to_owned();
+        let token_id = r.ok()["id"].as_i64().unwrap();
+        RelaySetup {
+            upstream,
+            user,
+            user_id,
+            key,
+            token_id,
+        }
+    }
+
+    /// Sends a relay request with a key.
+    pub async fn relay(&self, key: &str, path: &str, body: Value) -> Resp {
+        let r = reqwest::Client::new()
+            .post(self.url(path))
+            .header("Authorization", format!("Bearer {key}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let headers = r.headers().clone();
+        let text = r.text().await.unwrap();
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Resp {
+            status,
+            body,
+            headers,
+        }
+    }
+
+    /// Waits until the ledger has written everything it holds.
+    pub async fn flushed(&self) {
+        switchboard_api::relay::flush_ledger(&self.state)
+            .await
+            .unwrap();
+    }
+}
+
+pub fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed) + u64::from(std::process::id()) * 1000
+}

@@ -1,0 +1,252 @@
+//! E-mail verification and password reset against a small SMTP server on 127.0.0.1 that records
+//! what it receives.
+
+use crate::common::TestApp;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
+
+type Inbox = Arc<Mutex<Vec<String>>>;
+
+/// Speaks just enough SMTP (no TLS, no auth) for one client at a time.
+async fn smtp_server() -> (u16, Inbox) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let inbox: Inbox = Arc::default();
+    let out = inbox.clone();
+    actix_web::rt::spawn(async move {
+        loop {
+            let Ok((sock, _)) = listener.accept().await else {
+                return;
+            };
+            let inbox = inbox.clone();
+            actix_web::rt::spawn(async move {
+                let (r, mut w) = sock.into_split();
+                let mut lines = BufReader::new(r).lines();
+                w.write_all(b"220 test ESMTP\r\n").await.unwrap();
+                let mut in_data = false;
+                let mut data = String::new();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if in_data {
+                        if line == "." {
+                            in_data = false;
+                            inbox.lock().unwrap().push(std::mem::take(&mut data));
+                            w.write_all(b"250 queued\r\n").await.unwrap();
+                        } else {
+                            data.push_str(&line);
+                            data.push('\n');
+                        }
+                        continue;
+                    }
+                    let cmd = line.to_ascii_uppercase();
+                    let reply: &[u8] = if cmd.starts_with("EHLO") || cmd.starts_with("HELO") {
+                        b"250 test\r\n"
+                    } else if cmd.starts_with("DATA") {
+                        in_data = true;
+                        b"354 go ahead\r\n"
+                    } else if cmd.starts_with("QUIT") {
+                        w.write_all(b"221 bye\r\n").await.unwrap();
+                        return;
+                    } else {
+                        b"250 ok\r\n"
+                    };
+                    w.write_all(reply).await.unwrap();
+                }
+            });
+        }
+    });
+    (port, out)
+}
+
+/// Undoes quoted-printable soft breaks and `=3D`, enough to read codes and links.
+fn unfold(mail: &str) -> String {
+    mail.replace("=\n", "").replace("=3D", "=")
+}
+
+fn between<'a>(s: &'a str, start: &str, end: &str) -> &'a str {
+    let i = s
+        .find(start)
+        .unwrap_or_else(|| panic!("{start:?} not in {s}"))
+        + start.len();
+    let rest = &s[i..];
+    &rest[..rest.find(end).unwrap()]
+}
+
+async fn configure_smtp(app: &TestApp, port: u16) {
+    let root = app.root();
+    root.put(
+        "/api/option",
+        json!({"key": "SMTPServer", "value": "127.0.0.1"}),
+    )
+    .await
+    .ok();
+    root.put("/api/option", json!({"key": "SMTPPort", "value": port}))
+        .await
+        .ok();
+    root.put(
+        "/api/option",
+        json!({"key": "SMTPFrom", "value": "noreply@example.com"}),
+    )
+    .await
+    .ok();
+}
+
+#[actix_web::test]
+async fn registration_with_email_verification() {
+    let app = TestApp::new().await;
+    let (port, inbox) = smtp_server().await;
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "EmailVerificationEnabled", "value": true}),
+        )
+        .await
+        .ok();
+    let c = app.client();
+    // Without SMTP configured the code cannot be sent, and the answer says so.
+    c.get("/api/verification?email=v@x.io")
+        .await
+        .err(503, "smtp_not_configured");
+    configure_smtp(&app, port).await;
+    c.get("/api/verification?email=not-an-email")
+        .await
+        .err(400, "invalid");
+    c.get("/api/verification?email=v@x.io").await.ok();
+    let mail = unfold(&inbox.lock().unwrap()[0]);
+    assert!(mail.contains("v@x.io"));
+    let code = between(&mail, "<strong>", "</strong>").to_owned();
+    assert_eq!(code.len(), 6);
+
+    let body = |code: &str| json!({"username": "vera", "password": "password-123", "email": "v@x.io", "verification_code": code});
+    c.post(
+        "/api/user/register",
+        json!({"username": "vera", "password": "password-123", "email": "v@x.io"}),
+    )
+    .await
+    .err(400, "required");
+    c.post("/api/user/register", body("000000x"))
+        .await
+        .err(400, "invalid_verification_code");
+    c.post("/api/user/register", body(&code)).await.ok();
+    // The code is single-use.
+    c.post("/api/user/register", json!({"username": "vera2", "password": "password-123", "email": "w@x.io", "verification_code": code}))
+        .await
+        .err(400, "invalid_verification_code");
+    // The address is now taken, so no second code is sent for it.
+    c.get("/api/verification?email=v@x.io")
+        .await
+        .err(409, "email_taken");
+}
+
+#[actix_web::test]
+async fn email_domain_restriction_applies_to_codes_and_registration() {
+    let app = TestApp::new().await;
+    let (port, _inbox) = smtp_server().await;
+    configure_smtp(&app, port).await;
+    let root = app.root();
+    root.put(
+        "/api/option",
+        json!({"key": "EmailVerificationEnabled", "value": true}),
+    )
+    .await
+    .ok();
+    root.put(
+        "/api/option",
+        json!({"key": "EmailDomainRestrictionEnabled", "value": true}),
+    )
+    .await
+    .ok();
+    root.put(
+        "/api/option",
+        json!({"key": "EmailDomainWhitelist", "value": "good.io"}),
+    )
+    .await
+    .ok();
+    app.client()
+        .get("/api/verification?email=a@evil.io")
+        .await
+        .err(400, "email_domain_not_allowed");
+    app.client()
+        .get("/api/verification?email=a@good.io")
+        .await
+        .ok();
+}
+
+#[actix_web::test]
+async fn password_reset_by_email_link() {
+    let app = TestApp::new().await;
+    let (port, inbox) = smtp_server().await;
+    configure_smtp(&app, port).await;
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "ServerAddress", "value": "https://gw.example.com"}),
+        )
+        .await
+        .ok();
+    let (c, _) = app.user("rosa").await;
+    c.put("/api/user/self", json!({})).await.ok();
+    app.root()
+        .put("/api/user", json!({"id": 2, "email": "rosa@x.io"}))
+        .await
+        .ok();
+
+    let visitor = app.client();
+    // Unknown addresses get the same answer and no e-mail.
+    let unknown = visitor.get("/api/reset_password?email=ghost@x.io").await;
+    let known = visitor.get("/api/reset_password?email=rosa@x.io").await;
+    assert_eq!(unknown.body, known.body);
+    assert_eq!(inbox.lock().unwrap().len(), 1);
+    let mail = unfold(&inbox.lock().unwrap()[0]);
+    assert!(
+        mail.contains("https://gw.example.com/user/reset?email=rosa%40x.io&token="),
+        "{mail}"
+    );
+    let token = between(&mail, "&token=", "\"").to_owned();
+
+    visitor
+        .post(
+            "/api/user/reset",
+            json!({"email": "rosa@x.io", "token": "forged"}),
+        )
+        .await
+        .err(400, "invalid_reset_link");
+    visitor
+        .post("/api/user/reset", json!({"email": "rosa@x.io"}))
+        .await
+        .err(400, "invalid_field");
+    let new_password = visitor
+        .post(
+            "/api/user/reset",
+            json!({"email": "rosa@x.io", "token": token}),
+        )
+        .await
+        .ok()
+        .as_str()
+        .unwrap()
+        .to_owned();
+    visitor
+        .post(
+            "/api/user/reset",
+            json!({"email": "rosa@x.io", "token": token}),
+        )
+        .await
+        .err(400, "invalid_reset_link");
+    // Old sessions end; the new password works and the old one does not.
+    c.get("/api/user/self").await.err(401, "session_expired");
+    visitor
+        .post(
+            "/api/user/login",
+            json!({"username": "rosa", "password": "password-123"}),
+        )
+        .await
+        .err(401, "invalid_credentials");
+    visitor
+        .post(
+            "/api/user/login",
+            json!({"username": "rosa", "password": new_password}),
+        )
+        .await
+        .ok();
+}

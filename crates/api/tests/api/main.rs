@@ -1,0 +1,21 @@
+//! End-to-end tests of the management API over real HTTP on a real (SQLite) database.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+mod accounts;
+mod admin_users;
+mod analytics;
+mod channel_ops;
+mod channels;
+mod groups;
+mod invoices;
+mod logs;
+mod mail;
+mod options;
+mod pricing;
+mod redemptions;
+mod relay;
+mod site;
+mod system;
+mod tokens;

@@ -1,0 +1,46 @@
+use thiserror::Error;
+
+/// A rule of the product was broken by the input. Every variant has a stable snake_case `code`
+/// (for translation in the console) and a human message naming what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DomainError {
+    #[error("{field} cannot be empty")]
+    Required { field: &'static str },
+    #[error("{field} must be at least {min} characters")]
+    TooShort { field: &'static str, min: usize },
+    #[error("{field} must be at most {max} characters")]
+    TooLong { field: &'static str, max: usize },
+    #[error("{field} is not valid: {reason}")]
+    Invalid { field: &'static str, reason: String },
+    #[error("{field} must be between {min} and {max}")]
+    OutOfRange {
+        field: &'static str,
+        min: i64,
+        max: i64,
+    },
+    #[error("{field} must be at least {min}")]
+    TooSmall { field: &'static str, min: i64 },
+    #[error("unknown setting: {0}")]
+    UnknownOption(String),
+}
+
+impl DomainError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            DomainError::Required { .. } => "required",
+            DomainError::TooShort { .. } => "too_short",
+            DomainError::TooLong { .. } => "too_long",
+            DomainError::Invalid { .. } => "invalid",
+            DomainError::OutOfRange { .. } => "out_of_range",
+            DomainError::TooSmall { .. } => "too_small",
+            DomainError::UnknownOption(_) => "unknown_option",
+        }
+    }
+
+    pub fn invalid(field: &'static str, reason: impl Into<String>) -> Self {
+        DomainError::Invalid {
+            field,
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! Pure business rules of Switchboard. Nothing in this crate performs I/O, spawns tasks or knows
+//! about the database: every function here is deterministic and unit-testable.
+
+pub mod channel;
+pub mod dispatch;
+pub mod error;
+pub mod group;
+pub mod invoice;
+pub mod log;
+pub mod options;
+pub mod price;
+pub mod quota;
+pub mod ratelimit;
+pub mod redemption;
+pub mod token;
+pub mod user;
+pub mod validate;
+
+pub use error::DomainError;
+
+/// The version the console expects from `/api/status` (spec section 9).
+pub const VERSION: &str = "v0.17";

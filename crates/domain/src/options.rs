@@ -1,0 +1,333 @@
+//! The settings catalogue (spec section 9 and the one-api family's option names): every setting
+//! has a kind, a default and a validation rule, so `/api/option` can refuse bad values before they
+//! reach the database and every node reads the same typed values.
+
+use crate::validate;
+use crate::DomainError;
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OptionKind {
+    Bool,
+    /// Integer within an inclusive range.
+    Int {
+        min: i64,
+        max: i64,
+    },
+    /// Decimal number within an inclusive range.
+    Float {
+        min: f64,
+        max: f64,
+    },
+    /// Free text (HTML, Markdown, names).
+    Text,
+    /// An http(s) URL, stored without its trailing slash; empty allowed.
+    Url,
+    /// JSON text whose top level is an object.
+    JsonObject,
+    /// JSON text whose top level is an array.
+    JsonArray,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct OptionDef {
+    pub key: &'static str,
+    pub kind: OptionKind,
+    pub default: &'static str,
+    /// Write-only: never returned by `GET /api/option` (client secrets, tokens, passwords).
+    pub secret: bool,
+}
+
+const fn def(key: &'static str, kind: OptionKind, default: &'static str) -> OptionDef {
+    OptionDef {
+        key,
+        kind,
+        default,
+        secret: false,
+    }
+}
+
+const fn secret(key: &'static str) -> OptionDef {
+    OptionDef {
+        key,
+        kind: OptionKind::Text,
+        default: "",
+        secret: true,
+    }
+}
+
+const BOOL: OptionKind = OptionKind::Bool;
+const TEXT: OptionKind = OptionKind::Text;
+const URL: OptionKind = OptionKind::Url;
+const fn int(min: i64, max: i64) -> OptionKind {
+    OptionKind::Int { min, max }
+}
+const fn float(min: f64, max: f64) -> OptionKind {
+    OptionKind::Float { min, max }
+}
+
+pub const DEFAULT_CHAT_LINKS: &str = r#"[{"name":"ChatGPT Next","url":"https://app.nextchat.dev/#/?settings={\"key\":\"{key}\",\"url\":\"{server}\"}","show":true,"sort":1},{"name":"chatgpt-web-midjourney-proxy","url":"https://vercel.ddaiai.com/#/?settings={\"key\":\"{key}\",\"url\":\"{server}\"}","show":true,"sort":2},{"name":"AMA 问天","url":"ama://set-api-key?server={server}&key={key}","show":false,"sort":3},{"name":"OpenCat","url":"opencat://team/join?domain={server}&token={key}","show":false,"sort":4}]"#;
+
+/// Every setting the product knows. Keys follow the one-api family where a name exists there.
+pub const CATALOGUE: &[OptionDef] = &[
+    // Site and content.
+    def("SystemName", TEXT, "Switchboard"),
+    def("Logo", URL, ""),
+    def("ServerAddress", URL, ""),
+    def("Footer", TEXT, ""),
+    def("Notice", TEXT, ""),
+    def("About", TEXT, ""),
+    def("HomePageContent", TEXT, ""),
+    def("TopUpLink", URL, ""),
+    def("ChatLink", URL, ""),
+    def("ChatLinks", OptionKind::JsonArray, DEFAULT_CHAT_LINKS),
+    def("Language", TEXT, "zh_CN"),
+    def("DisplayInCurrencyEnabled", BOOL, "true"),
+    def("QuotaPerUnit", int(1, 1_000_000_000), "500000"),
+    def("UptimeKumaEnabled", BOOL, "false"),
+    def("UptimeKumaUrl", URL, ""),
+    def("UptimeKumaStatusPageName", TEXT, ""),
+    def("UserInvoiceMonth", BOOL, "false"),
+    // Sign-in and registration.
+    def("PasswordLoginEnabled", BOOL, "true"),
+    def("PasswordRegisterEnabled", BOOL, "true"),
+    def("RegisterEnabled", BOOL, "true"),
+    def("EmailVerificationEnabled", BOOL, "false"),
+    def("EmailDomainRestrictionEnabled", BOOL, "false"),
+    def("EmailDomainWhitelist", TEXT, "gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com"),
+    def("GitHubOAuthEnabled", BOOL, "false"),
+    def("GitHubClientId", TEXT, ""),
+    secret("GitHubClientSecret"),
+    def("OIDCAuthEnabled", BOOL, "false"),
+    def("OIDCClientId", TEXT, ""),
+    secret("OIDCClientSecret"),
+    def("OIDCIssuer", URL, ""),
+    def("OIDCScopes", TEXT, "openid,email,profile"),
+    def("OIDCUsernameClaims", TEXT, "preferred_username"),
+    def("LarkAuthEnabled", BOOL, "false"),
+    def("LarkClientId", TEXT, ""),
+    secret("LarkClientSecret"),
+    def("WeChatAuthEnabled", BOOL, "false"),
+    def("WeChatServerAddress", URL, ""),
+    secret("WeChatServerToken"),
+    def("WeChatAccountQRCodeImageURL", URL, ""),
+    def("TurnstileCheckEnabled", BOOL, "false"),
+    def("TurnstileSiteKey", TEXT, ""),
+    secret("TurnstileSecretKey"),
+    def("TelegramBotName", TEXT, ""),
+    secret("TelegramBotToken"),
+    def("SMTPServer", TEXT, ""),
+    def("SMTPPort", int(1, 65535), "587"),
+    def("SMTPAccount", TEXT, ""),
+    def("SMTPFrom", TEXT, ""),
+    secret("SMTPToken"),
+    // Operation: quota and rewards.
+    def("QuotaForNewUser", int(0, i64::MAX), "0"),
+    def("QuotaForInviter", int(0, i64::MAX), "0"),
+    def("QuotaForInvitee", int(0, i64::MAX), "0"),
+    def("PreConsumedQuota", int(0, i64::MAX), "500"),
+    def("QuotaRemindThreshold", int(0, i64::MAX), "1000"),
+    def("DefaultPriceEnabled", BOOL, "false"),
+    def("ExtraTokenPriceJson", OptionKind::JsonObject, "{}"),
+    def("ApproximateTokenEnabled", BOOL, "false"),
+    def("LogConsumeEnabled", BOOL, "true"),
+    def("LogCleanupDays", int(0, 3650), "0"),
+    // Operation: channels and retry.
+    def("RetryTimes", int(0, 10), "0"),
+    def("RetryCooldownSeconds", int(0, 86_400), "5"),
+    def("RetryTimeOut", int(0, 3_600), "0"),
+    def("AutomaticDisableChannelEnabled", BOOL, "false"),
+    def("AutomaticEnableChannelEnabled", BOOL, "false"),
+    def("ChannelDisableThreshold", float(0.0, 3_600.0), "5"),
+    def("DisableChannelKeywords", TEXT, "Your credit balance is too low\nThis organization has been disabled.\nYou exceeded your current quota\nPermission denied\nThe security token included in the request is invalid\nOperation not allowed\nYour account is not authorized"),
+    def("ChannelTestFrequency", int(0, 100_000), "0"),
+    // Money.
+    def("PaymentUSDRate", float(0.0, 1_000_000.0), "7.3"),
+    def("PaymentMinAmount", int(1, 1_000_000), "1"),
+    def("RechargeDiscount", OptionKind::JsonObject, "{}"),
+    // Chat cache and Midjourney.
+    def("ChatCacheEnabled", BOOL, "false"),
+    def("ChatCacheExpireMinute", int(1, 100_000), "5"),
+    def("MjNotifyEnabled", BOOL, "false"),
+];
+
+pub fn find(key: &str) -> Option<&'static OptionDef> {
+    CATALOGUE.iter().find(|d| d.key == key)
+}
+
+/// Validates a value for a setting and returns the canonical text to store (booleans as
+/// `true`/`false`, numbers without padding, URLs without their trailing slash, JSON as given).
+pub fn normalize(key: &str, value: &Value) -> Result<String, DomainError> {
+    let def = find(key).ok_or_else(|| DomainError::UnknownOption(key.to_owned()))?;
+    let field = def.key;
+    let text = match value {
+        Value::String(s) => s.trim().to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::Null => String::new(),
+        _ => {
+            return Err(DomainError::invalid(
+                field,
+                "must be a string, number or boolean",
+            ))
+        }
+    };
+    match def.kind {
+        OptionKind::Bool => match text.as_str() {
+            "true" | "1" => Ok("true".into()),
+            "false" | "0" => Ok("false".into()),
+            _ => Err(DomainError::invalid(field, "must be true or false")),
+        },
+        OptionKind::Int { min, max } => {
+            let n: i64 = text
+                .parse()
+                .map_err(|_| DomainError::invalid(field, "must be a whole number"))?;
+            if n < min || n > max {
+                return Err(DomainError::OutOfRange { field, min, max });
+            }
+            Ok(n.to_string())
+        }
+        OptionKind::Float { min, max } => {
+            let n: f64 = text
+                .parse()
+                .map_err(|_| DomainError::invalid(field, "must be a number"))?;
+            if !n.is_finite() || n < min || n > max {
+                return Err(DomainError::invalid(
+                    field,
+                    format!("must be between {min} and {max}"),
+                ));
+            }
+            Ok(n.to_string())
+        }
+        OptionKind::Text => Ok(text),
+        OptionKind::Url => validate::normalize_url(field, &text),
+        OptionKind::JsonObject => match validate::json_text(field, &text)? {
+            Value::Object(_) => Ok(text),
+            _ => Err(DomainError::invalid(field, "must be a JSON object")),
+        },
+        OptionKind::JsonArray => match validate::json_text(field, &text)? {
+            Value::Array(_) => Ok(text),
+            _ => Err(DomainError::invalid(field, "must be a JSON array")),
+        },
+    }
+}
+
+/// Typed reads over a key/value snapshot, falling back to the catalogue default when a stored
+/// value is missing or (after a manual database edit) unparsable.
+pub trait OptionValues {
+    fn raw(&self, key: &str) -> Option<&str>;
+
+    fn text(&self, key: &str) -> String {
+        self.raw(key)
+            .map(str::to_owned)
+            .or_else(|| find(key).map(|d| d.default.to_owned()))
+            .unwrap_or_default()
+    }
+
+    fn bool(&self, key: &str) -> bool {
+        parse_or_default(self.raw(key), key, |s| match s {
+            "true" | "1" => Some(true),
+            "false" | "0" => Some(false),
+            _ => None,
+        })
+    }
+
+    fn int(&self, key: &str) -> i64 {
+        parse_or_default(self.raw(key), key, |s| s.parse().ok())
+    }
+
+    fn float(&self, key: &str) -> f64 {
+        parse_or_default(self.raw(key), key, |s| s.parse().ok())
+    }
+}
+
+fn parse_or_default<T: Default>(
+    raw: Option<&str>,
+    key: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> T {
+    raw.and_then(&parse)
+        .or_else(|| find(key).and_then(|d| parse(d.default)))
+        .unwrap_or_default()
+}
+
+impl OptionValues for std::collections::HashMap<String, String> {
+    fn raw(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::HashMap;
+
+    #[test]
+    fn every_default_is_valid_for_its_own_kind() {
+        for d in CATALOGUE {
+            let got = normalize(d.key, &json!(d.default));
+            assert!(got.is_ok(), "default of {} rejected: {got:?}", d.key);
+        }
+    }
+
+    #[test]
+    fn keys_are_unique() {
+        let mut keys: Vec<_> = CATALOGUE.iter().map(|d| d.key).collect();
+        keys.sort_unstable();
+        let n = keys.len();
+        keys.dedup();
+        assert_eq!(n, keys.len());
+    }
+
+    #[test]
+    fn values_are_typed_and_validated() {
+        assert_eq!(
+            normalize("RegisterEnabled", &json!(false)).as_deref(),
+            Ok("false")
+        );
+        assert_eq!(
+            normalize("RegisterEnabled", &json!("true")).as_deref(),
+            Ok("true")
+        );
+        assert!(normalize("RegisterEnabled", &json!("yes")).is_err());
+        assert_eq!(normalize("RetryTimes", &json!(3)).as_deref(), Ok("3"));
+        assert_eq!(
+            normalize("RetryTimes", &json!("11")),
+            Err(DomainError::OutOfRange {
+                field: "RetryTimes",
+                min: 0,
+                max: 10
+            })
+        );
+        assert!(normalize("RetryTimes", &json!("2.5")).is_err());
+        assert!(normalize("QuotaForNewUser", &json!(-1)).is_err());
+        assert_eq!(
+            normalize("ServerAddress", &json!("https://x.io/")).as_deref(),
+            Ok("https://x.io")
+        );
+        assert!(normalize("ServerAddress", &json!("x.io")).is_err());
+        assert!(normalize("RechargeDiscount", &json!("{\"10\":0.9}")).is_ok());
+        assert!(normalize("RechargeDiscount", &json!("[1]")).is_err());
+        assert!(normalize("RechargeDiscount", &json!("{oops")).is_err());
+        assert!(normalize("ChatLinks", &json!("{}")).is_err());
+        assert!(normalize("ChannelDisableThreshold", &json!("NaN")).is_err());
+        assert_eq!(
+            normalize("Nope", &json!("1")),
+            Err(DomainError::UnknownOption("Nope".into()))
+        );
+        assert!(normalize("Notice", &json!({"a": 1})).is_err());
+    }
+
+    #[test]
+    fn typed_reads_fall_back_to_defaults() {
+        let mut m = HashMap::new();
+        assert_eq!(m.int("QuotaPerUnit"), 500_000);
+        assert!(m.bool("RegisterEnabled"));
+        m.insert("QuotaPerUnit".to_string(), "garbage".to_string());
+        assert_eq!(m.int("QuotaPerUnit"), 500_000);
+        m.insert("RegisterEnabled".to_string(), "false".to_string());
+        assert!(!m.bool("RegisterEnabled"));
+        assert_eq!(m.text("SystemName"), "Switchboard");
+    }
+}

@@ -1,0 +1,894 @@
+//! Model prices and the cost formula (DOMAIN.md "Units and prices"; spec sections 5 and 9).
+//!
+//! A ratio of 1 is $0.002 per 1K tokens = 1 quota per token at the default quota_per_unit of
+//! 500000. Ratios are stored as f64 (they are operator input), but every money computation is
+//! done in [`Decimal`]: each f64 is converted with `Decimal::try_from`, which takes the shortest
+//! decimal that round-trips (0.1 is exactly 0.1), and nothing is computed in floating point.
+
+use crate::channel::validate_model_name;
+use crate::DomainError;
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::{Decimal, RoundingStrategy};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// How a model is billed: per token (`tokens`) or per call (`times`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PriceType {
+    #[default]
+    Tokens,
+    Times,
+}
+
+impl PriceType {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PriceType::Tokens => "tokens",
+            PriceType::Times => "times",
+        }
+    }
+}
+
+impl fmt::Display for PriceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for PriceType {
+    type Err = DomainError;
+    /// `tokens` or `times` (surrounding spaces ignored, case-sensitive like the stored value).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "tokens" => Ok(PriceType::Tokens),
+            "times" => Ok(PriceType::Times),
+            "" => Err(DomainError::Required { field: "type" }),
+            other => Err(DomainError::invalid(
+                "type",
+                format!("'{other}' is neither tokens nor times"),
+            )),
+        }
+    }
+}
+
+/// Multipliers applied to detailed token counts before pricing (`tokens += n * (ratio - 1)`).
+/// Stored as JSON text; missing fields take the defaults (1, 1.25, 0.1, 1, 1, 1).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExtraRatios {
+    /// OpenAI-style cached prompt tokens (`prompt_tokens_details.cached_tokens`).
+    pub cached_tokens: f64,
+    /// Anthropic-style cache creation tokens.
+    pub cached_write_tokens: f64,
+    /// Anthropic-style cache read tokens.
+    pub cached_read_tokens: f64,
+    pub input_audio_tokens: f64,
+    pub output_audio_tokens: f64,
+    pub reasoning_tokens: f64,
+}
+
+impl Default for ExtraRatios {
+    fn default() -> Self {
+        ExtraRatios {
+            cached_tokens: 1.0,
+            cached_write_tokens: 1.25,
+            cached_read_tokens: 0.1,
+            input_audio_tokens: 1.0,
+            output_audio_tokens: 1.0,
+            reasoning_tokens: 1.0,
+        }
+    }
+}
+
+impl ExtraRatios {
+    /// Parses the stored JSON text; empty text is the defaults. Field `extra_ratios`.
+    pub fn parse(text: &str) -> Result<ExtraRatios, DomainError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(ExtraRatios::default());
+        }
+        let r: ExtraRatios = serde_json::from_str(text)
+            .map_err(|e| DomainError::invalid("extra_ratios", format!("invalid JSON: {e}")))?;
+        r.validate()?;
+        Ok(r)
+    }
+
+    /// Every ratio finite and at least 0.
+    pub fn validate(&self) -> Result<(), DomainError> {
+        for (name, v) in [
+            ("cached_tokens", self.cached_tokens),
+            ("cached_write_tokens", self.cached_write_tokens),
+            ("cached_read_tokens", self.cached_read_tokens),
+            ("input_audio_tokens", self.input_audio_tokens),
+            ("output_audio_tokens", self.output_audio_tokens),
+            ("reasoning_tokens", self.reasoning_tokens),
+        ] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(DomainError::invalid(
+                    "extra_ratios",
+                    format!("{name} must be a number of at least 0"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
+    }
+}
+
+/// One price row. `model` may end with the `*` wildcard. JSON uses `type` for `price_type`
+/// (as the one-api family's price lists do); `extra` and `locked` may be omitted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    pub model: String,
+    #[serde(rename = "type")]
+    pub price_type: PriceType,
+    /// The owner (a channel type id, or a model-owner id from 1000 on).
+    pub channel_type: i32,
+    /// Input ratio; for `times` prices the per-call ratio (cost `1000 * input` quota).
+    pub input: f64,
+    /// Output (completion) ratio; unused for `times` prices.
+    pub output: f64,
+    #[serde(default)]
+    pub extra: ExtraRatios,
+    #[serde(default)]
+    pub locked: bool,
+}
+
+impl Price {
+    /// A per-token price with default extra ratios, unlocked.
+    pub fn tokens(model: &str, channel_type: i32, input: f64, output: f64) -> Price {
+        Price {
+            model: model.to_owned(),
+            price_type: PriceType::Tokens,
+            channel_type,
+            input,
+            output,
+            extra: ExtraRatios::default(),
+            locked: false,
+        }
+    }
+
+    /// A per-call price (`input` is the per-call ratio; output is 0), unlocked.
+    pub fn times(model: &str, channel_type: i32, input: f64) -> Price {
+        Price {
+            price_type: PriceType::Times,
+            ..Price::tokens(model, channel_type, input, 0.0)
+        }
+    }
+
+    /// This price with other extra ratios.
+    pub fn with_extra(mut self, extra: ExtraRatios) -> Price {
+        self.extra = extra;
+        self
+    }
+
+    /// This price with `extra.cached_tokens` set and the other extra ratios at their defaults.
+    pub fn with_cached(self, cached_tokens: f64) -> Price {
+        self.with_extra(ExtraRatios {
+            cached_tokens,
+            ..ExtraRatios::default()
+        })
+    }
+}
+
+/// Spec section 5 for a price row: model required and valid (wildcard only at the end), channel
+/// type set (> 0), input and output ratios finite and at least 0, extra ratios likewise.
+pub fn validate_price(price: &Price) -> Result<(), DomainError> {
+    validate_model_name(price.model.trim())?;
+    if price.channel_type <= 0 {
+        return Err(DomainError::Required {
+            field: "channel_type",
+        });
+    }
+    for (field, v) in [("input", price.input), ("output", price.output)] {
+        if !v.is_finite() {
+            return Err(DomainError::invalid(field, "must be a number"));
+        }
+        if v < 0.0 {
+            return Err(DomainError::TooSmall { field, min: 0 });
+        }
+    }
+    price.extra.validate()
+}
+
+/// Token counts of one request, with OpenAI semantics: `prompt_tokens` INCLUDES the cached,
+/// cache-write, cache-read and input-audio tokens; `completion_tokens` INCLUDES the reasoning
+/// and output-audio tokens. The detail fields are subsets, never additions. Providers that report
+/// them separately (Anthropic's `input_tokens` excludes cache reads and writes) must be converted
+/// to this shape by the relay. `cached_tokens` (OpenAI style) and `cached_read_tokens` (Anthropic
+/// style) are different buckets: a provider fills one or the other for the same tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Usage {
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+    pub cached_tokens: i64,
+    pub cached_write_tokens: i64,
+    pub cached_read_tokens: i64,
+    pub input_audio_tokens: i64,
+    pub output_audio_tokens: i64,
+    pub reasoning_tokens: i64,
+}
+
+impl Usage {
+    pub fn total_tokens(&self) -> i64 {
+        self.prompt_tokens
+            .max(0)
+            .saturating_add(self.completion_tokens.max(0))
+    }
+}
+
+const THOUSAND: Decimal = Decimal::from_parts(1000, 0, 0, false, 0);
+
+/// A ratio as an exact decimal: NaN, negative values and zero are 0; +inf or values beyond
+/// Decimal's range saturate at `Decimal::MAX` (validation keeps such ratios out anyway).
+fn ratio(x: f64) -> Decimal {
+    if x.is_nan() || x <= 0.0 {
+        return Decimal::ZERO;
+    }
+    Decimal::try_from(x).unwrap_or(Decimal::MAX)
+}
+
+fn mul(a: Decimal, b: Decimal) -> Decimal {
+    a.checked_mul(b).unwrap_or(Decimal::MAX)
+}
+
+fn add(a: Decimal, b: Decimal) -> Decimal {
+    a.checked_add(b).unwrap_or(Decimal::MAX)
+}
+
+fn count(n: i64) -> Decimal {
+    Decimal::from(n.max(0))
+}
+
+/// `n * (ratio - 1)`: the adjustment of a detail bucket.
+fn adjustment(n: i64, r: f64) -> Decimal {
+    mul(count(n), ratio(r) - Decimal::ONE)
+}
+
+/// Prompt and completion counts after the extra ratios, never below 0.
+fn adjusted_counts(usage: &Usage, extra: &ExtraRatios) -> (Decimal, Decimal) {
+    let prompt = [
+        adjustment(usage.cached_tokens, extra.cached_tokens),
+        adjustment(usage.cached_write_tokens, extra.cached_write_tokens),
+        adjustment(usage.cached_read_tokens, extra.cached_read_tokens),
+        adjustment(usage.input_audio_tokens, extra.input_audio_tokens),
+    ]
+    .into_iter()
+    .fold(count(usage.prompt_tokens), add);
+    let completion = [
+        adjustment(usage.reasoning_tokens, extra.reasoning_tokens),
+        adjustment(usage.output_audio_tokens, extra.output_audio_tokens),
+    ]
+    .into_iter()
+    .fold(count(usage.completion_tokens), add);
+    (prompt.max(Decimal::ZERO), completion.max(Decimal::ZERO))
+}
+
+fn ceil_quota(d: Decimal) -> i64 {
+    d.ceil()
+        .to_i64()
+        .unwrap_or(if d.is_sign_negative() { 0 } else { i64::MAX })
+}
+
+/// The quota a request costs.
+///
+/// - `tokens`: `ceil((adj_prompt * input + adj_completion * output) * group_ratio)`, where the
+///   adjusted counts apply the extra ratios (`prompt += n * (ratio - 1)` for cached, cache-write,
+///   cache-read and input-audio tokens; `completion += n * (ratio - 1)` for reasoning and
+///   output-audio tokens). At least 1 when the input ratio and the group ratio are not zero and
+///   any tokens were used; 0 when no tokens were used.
+/// - `times`: `ceil(1000 * input * group_ratio)` per call, whatever the tokens.
+///
+/// Negative or NaN ratios and counts count as 0; the result saturates at `i64::MAX`.
+pub fn cost(price: &Price, usage: &Usage, group_ratio: f64) -> i64 {
+    let group = ratio(group_ratio);
+    let input = ratio(price.input);
+    match price.price_type {
+        PriceType::Times => ceil_quota(mul(mul(THOUSAND, input), group)),
+        PriceType::Tokens => {
+            if usage.total_tokens() <= 0 {
+                return 0;
+            }
+            let (prompt, completion) = adjusted_counts(usage, &price.extra);
+            let raw = mul(
+                add(mul(prompt, input), mul(completion, ratio(price.output))),
+                group,
+            );
+            let q = ceil_quota(raw);
+            if q == 0 && !input.is_zero() && !group.is_zero() {
+                1
+            } else {
+                q
+            }
+        }
+    }
+}
+
+/// The quota reserved before calling upstream.
+///
+/// - `tokens`: the cost (same formula and minimum as [`cost`]) of `estimated_prompt_tokens` at
+///   the input ratio plus, when the client set one, `max_completion_tokens` at the output ratio;
+///   plus `pre_consumed` (the operator's pre-consumed quota setting). A free request (both
+///   ratios 0, or group ratio 0) reserves nothing, so it never needs a balance.
+/// - `times`: the per-call cost only.
+///
+/// Never negative (negative inputs count as 0); saturates at `i64::MAX`.
+pub fn reservation(
+    price: &Price,
+    estimated_prompt_tokens: i64,
+    max_completion_tokens: Option<i64>,
+    group_ratio: f64,
+    pre_consumed: i64,
+) -> i64 {
+    match price.price_type {
+        PriceType::Times => cost(price, &Usage::default(), group_ratio),
+        PriceType::Tokens => {
+            let usage = Usage {
+                prompt_tokens: estimated_prompt_tokens.max(0),
+                completion_tokens: max_completion_tokens.unwrap_or(0).max(0),
+                ..Usage::default()
+            };
+            let free = (ratio(price.input).is_zero() && ratio(price.output).is_zero())
+                || ratio(group_ratio).is_zero();
+            if free {
+                return 0;
+            }
+            cost(price, &usage, group_ratio).saturating_add(pre_consumed.max(0))
+        }
+    }
+}
+
+/// Price rows indexed for lookup by requested model.
+#[derive(Debug, Clone, Default)]
+pub struct PriceTable {
+    exact: HashMap<String, Price>,
+    /// Wildcard rows as (prefix, row), longest prefix first.
+    wildcard: Vec<(String, Price)>,
+}
+
+impl PriceTable {
+    /// Builds the table. A model ending in `*` after at least one character is a wildcard row;
+    /// everything else matches exactly. If two rows name the same model, the later one wins.
+    pub fn new(prices: Vec<Price>) -> PriceTable {
+        let mut exact = HashMap::new();
+        let mut wild: HashMap<String, Price> = HashMap::new();
+        for p in prices {
+            match p
+                .model
+                .strip_suffix('*')
+                .filter(|prefix| !prefix.is_empty())
+            {
+                Some(prefix) => {
+                    wild.insert(prefix.to_owned(), p);
+                }
+                None => {
+                    exact.insert(p.model.clone(), p);
+                }
+            }
+        }
+        let mut wildcard: Vec<(String, Price)> = wild.into_iter().collect();
+        wildcard.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        PriceTable { exact, wildcard }
+    }
+
+    /// The row for `model`: an exact match first, else the wildcard row with the longest prefix
+    /// of `model`.
+    pub fn lookup(&self, model: &str) -> Option<&Price> {
+        self.exact.get(model).or_else(|| {
+            self.wildcard
+                .iter()
+                .find(|(prefix, _)| model.starts_with(prefix.as_str()))
+                .map(|(_, p)| p)
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.exact.len() + self.wildcard.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every row, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &Price> {
+        self.exact
+            .values()
+            .chain(self.wildcard.iter().map(|(_, p)| p))
+    }
+}
+
+impl From<Vec<Price>> for PriceTable {
+    fn from(prices: Vec<Price>) -> Self {
+        PriceTable::new(prices)
+    }
+}
+
+impl FromIterator<Price> for PriceTable {
+    fn from_iter<I: IntoIterator<Item = Price>>(iter: I) -> Self {
+        PriceTable::new(iter.into_iter().collect())
+    }
+}
+
+/// The built-in price list: public list prices (USD per 1M tokens) converted to ratios
+/// (`ratio = USD per 1M / 2`), per-call prices as `USD per call / 0.002`. Owners: 1 OpenAI,
+/// 14 Anthropic, 25 Google Gemini, 28 DeepSeek (one-hub type ids). All rows unlocked.
+///
+/// Cached input: OpenAI's and Gemini's discounted cached tokens (reported as `cached_tokens`)
+/// get their discount ratio; Anthropic rows keep the defaults (cache read 0.1, write 1.25);
+/// DeepSeek's cache hits (mapped to `cached_tokens`) cost 0.1 of a miss.
+pub fn default_prices() -> Vec<Price> {
+    const OPENAI: i32 = 1;
+    const ANTHROPIC: i32 = 14;
+    const GEMINI: i32 = 25;
+    const DEEPSEEK: i32 = crate::channel::TYPE_DEEPSEEK;
+    let t = Price::tokens;
+    vec![
+        // OpenAI chat and reasoning models
+        t("gpt-4o", OPENAI, 1.25, 5.0).with_cached(0.5),
+        t("gpt-4o-mini", OPENAI, 0.075, 0.3).with_cached(0.5),
+        t("chatgpt-4o-latest", OPENAI, 2.5, 7.5),
+        t("gpt-4.1", OPENAI, 1.0, 4.0).with_cached(0.25),
+        t("gpt-4.1-mini", OPENAI, 0.2, 0.8).with_cached(0.25),
+        t("gpt-4.1-nano", OPENAI, 0.05, 0.2).with_cached(0.25),
+        t("gpt-4-turbo", OPENAI, 5.0, 15.0),
+        t("gpt-3.5-turbo", OPENAI, 0.25, 0.75),
+        t("o1", OPENAI, 7.5, 30.0).with_cached(0.5),
+        t("o1-mini", OPENAI, 0.55, 2.2).with_cached(0.5),
+        t("o3", OPENAI, 1.0, 4.0).with_cached(0.25),
+        t("o3-mini", OPENAI, 0.55, 2.2).with_cached(0.5),
+        t("o4-mini", OPENAI, 0.55, 2.2).with_cached(0.25),
+        // OpenAI embeddings and moderation (output ratio = input: embeddings have no output)
+        t("text-embedding-3-small", OPENAI, 0.01, 0.01),
+        t("text-embedding-3-large", OPENAI, 0.065, 0.065),
+        t("text-embedding-ada-002", OPENAI, 0.05, 0.05),
+        t("omni-moderation-latest", OPENAI, 0.0, 0.0),
+        t("text-moderation-latest", OPENAI, 0.0, 0.0),
+        // OpenAI images (per image, standard 1024x1024; gpt-image-1 at medium quality)
+        Price::times("dall-e-3", OPENAI, 20.0),
+        Price::times("dall-e-2", OPENAI, 10.0),
+        Price::times("gpt-image-1", OPENAI, 21.0),
+        // OpenAI audio: TTS per input character counted as a token; Whisper per call (one minute)
+        t("tts-1", OPENAI, 7.5, 7.5),
+        t("tts-1-hd", OPENAI, 15.0, 15.0),
+        Price::times("whisper-1", OPENAI, 3.0),
+        // Anthropic
+        t("claude-3-5-sonnet-latest", ANTHROPIC, 1.5, 7.5),
+        t("claude-3-5-haiku-latest", ANTHROPIC, 0.4, 2.0),
+        t("claude-3-7-sonnet-latest", ANTHROPIC, 1.5, 7.5),
+        t("claude-sonnet-4-0", ANTHROPIC, 1.5, 7.5),
+        t("claude-opus-4-0", ANTHROPIC, 7.5, 37.5),
+        // Google Gemini (prompts up to 128K / 200K tokens)
+        t("gemini-1.5-pro", GEMINI, 0.625, 2.5).with_cached(0.25),
+        t("gemini-1.5-flash", GEMINI, 0.0375, 0.15).with_cached(0.25),
+        t("gemini-2.0-flash", GEMINI, 0.05, 0.2).with_cached(0.25),
+        t("gemini-2.5-pro", GEMINI, 0.625, 5.0).with_cached(0.25),
+        t("gemini-2.5-flash", GEMINI, 0.15, 1.25).with_cached(0.25),
+        // DeepSeek (V3.2 list prices: $0.28 cache miss, $0.028 cache hit, $0.42 output)
+        t("deepseek-chat", DEEPSEEK, 0.14, 0.21).with_cached(0.1),
+        t("deepseek-reasoner", DEEPSEEK, 0.14, 0.21).with_cached(0.1),
+    ]
+}
+
+const USD_PER_RATIO: Decimal = Decimal::from_parts(2, 0, 0, false, 3); // 0.002
+const CNY_PER_RATIO: Decimal = Decimal::from_parts(14, 0, 0, false, 3); // 0.014
+
+/// A ratio as a price for people (spec section 9).
+///
+/// - `0` (or a negative/NaN ratio) shows `Free`.
+/// - Otherwise `$` + `ratio * 0.002`, or with `yuan` `¥` + `ratio * 0.014`. That base figure is
+///   the price per 1K tokens for a `tokens` price, and the price per call for a `times` price
+///   (a times price costs `1000 * ratio` quota = `ratio * 0.002` USD).
+/// - `per_thousand` multiplies the figure by 1000: per 1K x 1000 = the price per 1M tokens (the
+///   unit providers publish). Do not set it for `times` prices.
+/// - Rounded half away from zero to 6 significant digits, trailing zeros dropped, never in
+///   exponent notation: `display_price(1.25, false, true)` = `$2.5`,
+///   `display_price(0.075, false, false)` = `$0.00015`, `display_price(1.0, true, false)` = `¥0.014`.
+pub fn display_price(ratio_value: f64, yuan: bool, per_thousand: bool) -> String {
+    let r = ratio(ratio_value);
+    if r.is_zero() {
+        return "Free".to_owned();
+    }
+    let (symbol, unit) = if yuan {
+        ("¥", CNY_PER_RATIO)
+    } else {
+        ("$", USD_PER_RATIO)
+    };
+    let mut v = mul(r, unit);
+    if per_thousand {
+        v = mul(v, THOUSAND);
+    }
+    format!("{symbol}{}", significant(v, 6))
+}
+
+/// Rounds a positive decimal to `digits` significant digits and drops trailing zeros.
+fn significant(v: Decimal, digits: u32) -> Decimal {
+    if v.is_zero() {
+        return v;
+    }
+    let mantissa_digits = v.mantissa().unsigned_abs().checked_ilog10().unwrap_or(0) + 1;
+    // Position of the leading digit relative to the decimal point: value = m * 10^-scale.
+    let lead = i64::from(mantissa_digits) - 1 - i64::from(v.scale());
+    let dp = i64::from(digits) - 1 - lead;
+    let rounded = if dp >= 0 {
+        v.round_dp_with_strategy(
+            u32::try_from(dp).unwrap_or(u32::MAX),
+            RoundingStrategy::MidpointAwayFromZero,
+        )
+    } else {
+        // Round to a multiple of 10^-dp (values of a million and more).
+        let exp = u32::try_from(-dp).unwrap_or(0);
+        let factor = Decimal::from_i128_with_scale(10_i128.pow(exp.min(28)), 0);
+        match v.checked_div(factor) {
+            Some(q) => mul(
+                q.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero),
+                factor,
+            ),
+            None => v,
+        }
+    };
+    rounded.normalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn usage(prompt: i64, completion: i64) -> Usage {
+        Usage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            ..Usage::default()
+        }
+    }
+
+    #[test]
+    fn decimal_conversion_is_shortest() {
+        assert_eq!(Decimal::try_from(0.1_f64).unwrap(), Decimal::new(1, 1));
+        assert_eq!(ratio(0.075), Decimal::new(75, 3));
+        assert_eq!(ratio(1.25), Decimal::new(125, 2));
+        assert_eq!(ratio(0.0375), Decimal::new(375, 4));
+        assert_eq!(ratio(-1.0), Decimal::ZERO);
+        assert_eq!(ratio(f64::NAN), Decimal::ZERO);
+        assert_eq!(ratio(f64::INFINITY), Decimal::MAX);
+    }
+
+    #[test]
+    fn price_type_parse_and_serde() {
+        assert_eq!("tokens".parse::<PriceType>(), Ok(PriceType::Tokens));
+        assert_eq!(" times ".parse::<PriceType>(), Ok(PriceType::Times));
+        assert!("Tokens".parse::<PriceType>().is_err());
+        assert_eq!(
+            "".parse::<PriceType>(),
+            Err(DomainError::Required { field: "type" })
+        );
+        assert_eq!(
+            serde_json::to_string(&PriceType::Times).unwrap(),
+            "\"times\""
+        );
+        assert_eq!(PriceType::Tokens.to_string(), "tokens");
+    }
+
+    #[test]
+    fn extra_ratios_json() {
+        assert_eq!(ExtraRatios::parse("").unwrap(), ExtraRatios::default());
+        let r = ExtraRatios::parse(r#"{"cached_tokens": 0.5}"#).unwrap();
+        assert_eq!(r.cached_tokens, 0.5);
+        assert_eq!(r.cached_write_tokens, 1.25);
+        assert_eq!(r.cached_read_tokens, 0.1);
+        assert_eq!(ExtraRatios::parse(&r.to_json()).unwrap(), r);
+        assert!(ExtraRatios::parse(r#"{"cached_tokens": -1}"#).is_err());
+        assert!(ExtraRatios::parse("[").is_err());
+    }
+
+    #[test]
+    fn price_json_shape() {
+        let p: Price = serde_json::from_str(
+            r#"{"model":"gpt-4o","type":"tokens","channel_type":1,"input":1.25,"output":5}"#,
+        )
+        .unwrap();
+        assert_eq!(p, Price::tokens("gpt-4o", 1, 1.25, 5.0));
+        let back: Price = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn price_validation() {
+        assert!(validate_price(&Price::tokens("gpt-4*", 1, 0.0, 0.0)).is_ok());
+        assert!(validate_price(&Price::tokens("", 1, 1.0, 1.0)).is_err());
+        assert!(validate_price(&Price::tokens("*", 1, 1.0, 1.0)).is_err());
+        assert!(validate_price(&Price::tokens("m", 0, 1.0, 1.0)).is_err());
+        assert_eq!(
+            validate_price(&Price::tokens("m", 1, -0.5, 1.0)),
+            Err(DomainError::TooSmall {
+                field: "input",
+                min: 0
+            })
+        );
+        assert!(validate_price(&Price::tokens("m", 1, 1.0, f64::NAN)).is_err());
+        for p in default_prices() {
+            assert!(validate_price(&p).is_ok(), "{}", p.model);
+        }
+    }
+
+    #[test]
+    fn ratio_one_is_one_quota_per_token() {
+        let p = Price::tokens("m", 1, 1.0, 1.0);
+        // 1K tokens at ratio 1 = $0.002 = 0.002 * 500000 quota = 1000 quota
+        assert_eq!(cost(&p, &usage(1000, 0), 1.0), 1000);
+    }
+
+    #[test]
+    fn token_costs() {
+        let p = Price::tokens("gpt-4o", 1, 1.25, 5.0);
+        assert_eq!(cost(&p, &usage(1000, 200), 1.0), 1250 + 1000);
+        assert_eq!(cost(&p, &usage(1000, 200), 0.5), 1125);
+        // ceil
+        assert_eq!(cost(&p, &usage(1, 0), 1.0), 2);
+        // 0.1 * 3 is exactly 0.3 (no float drift): ceil(3 * 0.1 * 10) = 3
+        let q = Price::tokens("m", 1, 0.1, 0.0);
+        assert_eq!(cost(&q, &usage(3, 0), 10.0), 3);
+        // minimum 1 when anything was used and the input price is not zero
+        let cheap = Price::tokens("m", 1, 0.0001, 0.0);
+        assert_eq!(cost(&cheap, &usage(1, 0), 1.0), 1);
+        assert_eq!(cost(&cheap, &usage(0, 5), 1.0), 1);
+        assert_eq!(cost(&cheap, &usage(0, 0), 1.0), 0);
+        // free models and free groups cost nothing
+        let free = Price::tokens("m", 1, 0.0, 0.0);
+        assert_eq!(cost(&free, &usage(100, 100), 1.0), 0);
+        assert_eq!(cost(&p, &usage(100, 100), 0.0), 0);
+    }
+
+    #[test]
+    fn extra_ratios_adjust_counts_without_double_counting() {
+        // OpenAI: 1000 prompt of which 800 cached at 0.5; 500 completion of which 300 reasoning.
+        let p = Price::tokens("gpt-4o", 1, 1.0, 2.0).with_cached(0.5);
+        let u = Usage {
+            prompt_tokens: 1000,
+            completion_tokens: 500,
+            cached_tokens: 800,
+            reasoning_tokens: 300,
+            ..Usage::default()
+        };
+        // prompt = 1000 - 800*0.5 = 600; completion = 500 (reasoning ratio 1)
+        assert_eq!(cost(&p, &u, 1.0), 600 + 1000);
+
+        // Anthropic: 100 fresh + 1000 cache read (0.1) + 200 cache write (1.25) = 1300 prompt.
+        let a = Price::tokens("claude", 14, 1.0, 1.0);
+        let u = Usage {
+            prompt_tokens: 1300,
+            cached_read_tokens: 1000,
+            cached_write_tokens: 200,
+            ..Usage::default()
+        };
+        // 100 + 1000*0.1 + 200*1.25 = 450
+        assert_eq!(cost(&a, &u, 1.0), 450);
+
+        // audio and reasoning ratios
+        let r = Price::tokens("m", 1, 1.0, 1.0).with_extra(ExtraRatios {
+            input_audio_tokens: 8.0,
+            output_audio_tokens: 2.0,
+            reasoning_tokens: 3.0,
+            ..ExtraRatios::default()
+        });
+        let u = Usage {
+            prompt_tokens: 110,
+            input_audio_tokens: 10,
+            completion_tokens: 40,
+            output_audio_tokens: 10,
+            reasoning_tokens: 5,
+            ..Usage::default()
+        };
+        // prompt 100 + 10*8 = 180; completion 25 + 10*2 + 5*3 = 60
+        assert_eq!(cost(&r, &u, 1.0), 240);
+
+        // inconsistent details never make a negative count
+        let u = Usage {
+            prompt_tokens: 10,
+            cached_read_tokens: 1000,
+            ..Usage::default()
+        };
+        assert_eq!(cost(&a, &u, 1.0), 1);
+    }
+
+    #[test]
+    fn per_call_costs() {
+        let p = Price::times("dall-e-3", 1, 20.0);
+        assert_eq!(cost(&p, &Usage::default(), 1.0), 20_000);
+        assert_eq!(cost(&p, &usage(5000, 5000), 1.0), 20_000);
+        assert_eq!(cost(&p, &usage(0, 0), 1.5), 30_000);
+        assert_eq!(
+            cost(&Price::times("m", 1, 0.0001), &Usage::default(), 1.0),
+            1
+        );
+        assert_eq!(cost(&Price::times("m", 1, 0.0), &Usage::default(), 1.0), 0);
+    }
+
+    #[test]
+    fn huge_numbers_saturate() {
+        let p = Price::tokens("m", 1, 1e20, 1e20);
+        assert_eq!(cost(&p, &usage(i64::MAX, i64::MAX), 1e20), i64::MAX);
+        let t = Price::times("m", 1, f64::MAX);
+        assert_eq!(cost(&t, &Usage::default(), f64::MAX), i64::MAX);
+        assert_eq!(
+            reservation(&p, i64::MAX, Some(i64::MAX), 1.0, i64::MAX),
+            i64::MAX
+        );
+    }
+
+    #[test]
+    fn reservations() {
+        let p = Price::tokens("gpt-4o", 1, 1.25, 5.0);
+        assert_eq!(reservation(&p, 1000, None, 1.0, 500), 1250 + 500);
+        assert_eq!(reservation(&p, 1000, Some(100), 1.0, 0), 1250 + 500);
+        assert_eq!(reservation(&p, 1000, Some(100), 2.0, 10), 3510);
+        assert_eq!(reservation(&p, -5, Some(-5), 1.0, -5), 0);
+        assert_eq!(reservation(&p, 0, None, 1.0, 500), 500);
+        // free requests reserve nothing
+        assert_eq!(reservation(&p, 1000, Some(100), 0.0, 500), 0);
+        let free = Price::tokens("m", 1, 0.0, 0.0);
+        assert_eq!(reservation(&free, 1000, Some(100), 1.0, 500), 0);
+        let t = Price::times("dall-e-3", 1, 20.0);
+        assert_eq!(reservation(&t, 1000, Some(100), 1.0, 500), 20_000);
+    }
+
+    #[test]
+    fn table_lookup() {
+        let table = PriceTable::new(vec![
+            Price::tokens("gpt-4*", 1, 1.0, 1.0),
+            Price::tokens("gpt-4o*", 1, 2.0, 2.0),
+            Price::tokens("gpt-4o", 1, 3.0, 3.0),
+            Price::tokens("claude-3", 14, 4.0, 4.0),
+        ]);
+        assert_eq!(table.len(), 4);
+        assert_eq!(table.lookup("gpt-4o").map(|p| p.input), Some(3.0));
+        assert_eq!(table.lookup("gpt-4o-mini").map(|p| p.input), Some(2.0));
+        assert_eq!(table.lookup("gpt-4-turbo").map(|p| p.input), Some(1.0));
+        assert_eq!(table.lookup("gpt-4").map(|p| p.input), Some(1.0));
+        assert!(table.lookup("gpt-3.5-turbo").is_none());
+        assert!(table.lookup("claude-3-opus").is_none());
+        assert_eq!(table.iter().count(), 4);
+        // later duplicates win
+        let t = PriceTable::new(vec![
+            Price::tokens("m", 1, 1.0, 1.0),
+            Price::tokens("m", 1, 2.0, 1.0),
+        ]);
+        assert_eq!(t.lookup("m").map(|p| p.input), Some(2.0));
+    }
+
+    #[test]
+    fn default_price_list() {
+        let prices = default_prices();
+        let table = PriceTable::new(prices.clone());
+        assert_eq!(table.len(), prices.len(), "model names are unique");
+        let gpt4o = table.lookup("gpt-4o").unwrap();
+        assert_eq!((gpt4o.input, gpt4o.output), (1.25, 5.0));
+        assert_eq!(gpt4o.extra.cached_tokens, 0.5);
+        assert!(prices.iter().all(|p| !p.locked));
+        assert_eq!(
+            table.lookup("dall-e-3").map(|p| p.price_type),
+            Some(PriceType::Times)
+        );
+        let claude = table.lookup("claude-sonnet-4-0").unwrap();
+        assert_eq!(claude.extra, ExtraRatios::default());
+        assert_eq!(claude.channel_type, 14);
+        assert_eq!(
+            table.lookup("deepseek-chat").map(|p| p.channel_type),
+            Some(28)
+        );
+        assert_eq!(
+            table.lookup("gemini-2.5-pro").map(|p| p.channel_type),
+            Some(25)
+        );
+        // gpt-4o: 1M prompt tokens cost $2.50 = 1_250_000 quota
+        assert_eq!(cost(gpt4o, &usage(1_000_000, 0), 1.0), 1_250_000);
+    }
+
+    #[test]
+    fn price_display() {
+        assert_eq!(display_price(0.0, false, false), "Free");
+        assert_eq!(display_price(0.0, true, true), "Free");
+        assert_eq!(display_price(1.0, false, false), "$0.002");
+        assert_eq!(display_price(1.0, true, false), "¥0.014");
+        assert_eq!(display_price(1.25, false, true), "$2.5");
+        assert_eq!(display_price(1.25, true, true), "¥17.5");
+        assert_eq!(display_price(0.075, false, false), "$0.00015");
+        assert_eq!(display_price(0.075, false, true), "$0.15");
+        assert_eq!(display_price(1.0 / 3.0, false, true), "$0.666667");
+        assert_eq!(display_price(123_456_789.0, false, true), "$246914000");
+        assert_eq!(display_price(20.0, false, false), "$0.04");
+    }
+
+    proptest! {
+        #[test]
+        fn cost_is_monotonic_in_tokens(
+            input in 0.0f64..100.0,
+            output in 0.0f64..100.0,
+            group in 0.0f64..10.0,
+            p in 0i64..1_000_000,
+            c in 0i64..1_000_000,
+            dp in 0i64..1_000_000,
+            dc in 0i64..1_000_000,
+        ) {
+            let price = Price::tokens("m", 1, input, output);
+            let a = cost(&price, &usage(p, c), group);
+            let b = cost(&price, &usage(p + dp, c + dc), group);
+            prop_assert!(a <= b, "{} > {}", a, b);
+        }
+
+        #[test]
+        fn cost_is_at_least_one_when_used(
+            input in 0.000_001f64..100.0,
+            output in 0.0f64..100.0,
+            group in 0.000_001f64..10.0,
+            p in 0i64..1_000_000,
+            c in 0i64..1_000_000,
+            cached in 0i64..1_000_000,
+        ) {
+            prop_assume!(p + c > 0);
+            let price = Price::tokens("m", 1, input, output).with_cached(0.0);
+            let u = Usage { prompt_tokens: p, completion_tokens: c, cached_tokens: cached.min(p), ..Usage::default() };
+            prop_assert!(cost(&price, &u, group) >= 1);
+        }
+
+        #[test]
+        fn cost_matches_formula_for_plain_usage(
+            input_milli in 0u32..100_000,
+            output_milli in 0u32..100_000,
+            p in 0i64..10_000_000,
+            c in 0i64..10_000_000,
+        ) {
+            // ratios with 3 decimals: the exact answer is computable in integers
+            let price = Price::tokens("m", 1, f64::from(input_milli) / 1000.0, f64::from(output_milli) / 1000.0);
+            let exact_milli = i128::from(p) * i128::from(input_milli) + i128::from(c) * i128::from(output_milli);
+            let mut expected = i64::try_from((exact_milli + 999) / 1000).unwrap();
+            if expected == 0 && input_milli > 0 && p + c > 0 {
+                expected = 1;
+            }
+            prop_assert_eq!(cost(&price, &usage(p, c), 1.0), expected);
+        }
+
+        #[test]
+        fn lookup_prefers_exact_then_longest_prefix(
+            model in "[a-c]{1,6}",
+            rows in proptest::collection::vec(("[a-c]{1,6}", any::<bool>()), 0..12),
+        ) {
+            let prices: Vec<Price> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, (name, wild))| {
+                    let m = if *wild { format!("{name}*") } else { name.clone() };
+                    Price::tokens(&m, 1, i as f64, 0.0)
+                })
+                .collect();
+            let table = PriceTable::new(prices.clone());
+            let found = table.lookup(&model).map(|p| p.model.clone());
+            let expected = if prices.iter().any(|p| p.model == model) {
+                Some(model.clone())
+            } else {
+                prices
+                    .iter()
+                    .filter_map(|p| p.model.strip_suffix('*').filter(|pre| model.starts_with(pre)))
+                    .max_by_key(|pre| pre.len())
+                    .map(|pre| format!("{pre}*"))
+            };
+            prop_assert_eq!(found, expected);
+        }
+
+        #[test]
+        fn display_has_at_most_six_significant_digits(r in 0.000_001f64..1_000_000.0, yuan in any::<bool>(), k in any::<bool>()) {
+            let s = display_price(r, yuan, k);
+            let digits: String = s.chars().filter(char::is_ascii_digit).collect();
+            let significant = digits.trim_start_matches('0').trim_end_matches('0');
+            prop_assert!(significant.len() <= 6, "{}", s);
+        }
+    }
+}

@@ -1,0 +1,950 @@
+//! A fast OpenAI-compatible fake upstream on 127.0.0.1, for Switchboard's integration tests
+//! (in-process, [`MockUpstream::start`]), the SDK end-to-end tests and the benchmarks (the
+//! `mock-upstream` binary, [`run`]).
+//!
+//! Its behaviour is chosen by the upstream API key (`Authorization: Bearer <key>`), so two
+//! channels can behave differently for the same model:
+//!
+//! | key | behaviour |
+//! |---|---|
+//! | `sk-mock-401` | 401 `invalid_api_key` |
+//! | `sk-mock-500` | 500 `server_error` |
+//! | `sk-mock-429` | 429 `rate_limit_exceeded` |
+//! | `sk-mock-400` | 400 `context_length_exceeded` |
+//! | `sk-mock-quota` | 429 `insufficient_quota` |
+//! | `sk-mock-nousage` | normal answers without any `usage` (streams too) |
+//! | `sk-mock-slow` | 50 ms between stream chunks; non-streamed answers after 200 ms |
+//! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
+//! | anything else | normal answers |
+//!
+//! Fixed answers: chat completions say [`CONTENT`] with usage 11 prompt / 7 completion tokens,
+//! completions 5 / 7, embeddings 6, rerank 10 in total, Responses 9 input / 4 output.
+//!
+//! The hot path takes no lock unless recording is on (and never across an await) and logs
+//! nothing.
+
+use actix_web::dev::ServerHandle;
+use actix_web::http::{Method, StatusCode};
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use base64::Engine as _;
+use bytes::Bytes;
+use futures_util::stream;
+use serde_json::{json, Value};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The text of every chat and text completion.
+pub const CONTENT: &str = "Hello from the mock upstream.";
+/// [`CONTENT`] as streamed, one piece per chunk.
+pub const CONTENT_CHUNKS: [&str; 5] = ["Hello", " from", " the", " mock", " upstream."];
+/// The text of every transcription and translation.
+pub const TRANSCRIPT: &str = "hello from the mock upstream";
+
+/// The largest request body accepted (audio uploads, large embedding batches).
+const MAX_BODY: usize = 64 << 20;
+/// Floats per embedding unless the request sets `dimensions`.
+const EMBEDDING_DIMS: usize = 8;
+const MAX_EMBEDDING_DIMS: usize = 8192;
+/// Delay between stream chunks and before a non-streamed answer for `sk-mock-slow`.
+const SLOW_CHUNK: Duration = Duration::from_millis(50);
+const SLOW_ANSWER: Duration = Duration::from_millis(200);
+/// How long a cut stream waits before dropping the connection, so the chunks before the cut
+/// are delivered.
+const CUT_GRACE: Duration = Duration::from_millis(20);
+/// A 1x1 transparent PNG.
+const PNG_1X1_B64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+/// Models listed by `GET /v1/models`.
+const MODELS: [&str; 14] = [
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "gpt-4.1-mini",
+    "gpt-4.1-nano",
+    "o3-mini",
+    "text-embedding-3-small",
+    "text-embedding-3-large",
+    "omni-moderation-latest",
+    "dall-e-3",
+    "tts-1",
+    "whisper-1",
+    "rerank-v1",
+    "deepseek-chat",
+];
+
+/// One request received by the mock.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub path: String,
+    /// The `Authorization` header as sent (`Bearer sk-...`), empty when absent.
+    pub authorization: String,
+    /// The JSON body, or `Null` (multipart, empty or not JSON).
+    pub body: Value,
+}
+
+struct Shared {
+    record: bool,
+    chunk_delay: Duration,
+    requests: Mutex<Vec<Recorded>>,
+    seq: AtomicU64,
+}
+
+impl Shared {
+    fn new(record: bool, chunk_delay: Duration) -> Shared {
+        Shared {
+            record,
+            chunk_delay,
+            requests: Mutex::new(Vec::new()),
+            seq: AtomicU64::new(1),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Recorded>> {
+        match self.requests.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+}
+
+/// A mock upstream running in its own thread (own actix System) until dropped.
+pub struct MockUpstream {
+    /// `http://127.0.0.1:PORT` (no `/v1`, no trailing slash).
+    pub base_url: String,
+    shared: Arc<Shared>,
+    handle: ServerHandle,
+}
+
+impl MockUpstream {
+    /// Starts on 127.0.0.1:0 in its own thread with its own actix System; returns when listening.
+    /// Records every request.
+    pub fn start() -> MockUpstream {
+        let listener = match TcpListener::bind("127.0.0.1:0") {
+            Ok(l) => l,
+            Err(e) => panic!("mock upstream: cannot bind 127.0.0.1:0: {e}"),
+        };
+        let addr = match listener.local_addr() {
+            Ok(a) => a,
+            Err(e) => panic!("mock upstream: no local address: {e}"),
+        };
+        let shared = Arc::new(Shared::new(true, Duration::ZERO));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let for_server = Arc::clone(&shared);
+        let spawned = std::thread::Builder::new()
+            .name(format!("mock-upstream-{}", addr.port()))
+            .spawn(move || {
+                let system = actix_web::rt::System::new();
+                system.block_on(async move {
+                    match server(listener, for_server, 2, false) {
+                        Ok(srv) => {
+                            let _ = tx.send(Ok(srv.handle()));
+                            let _ = srv.await;
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                        }
+                    }
+                });
+            });
+        if let Err(e) = spawned {
+            panic!("mock upstream: cannot spawn its thread: {e}");
+        }
+        let handle = match rx.recv() {
+            Ok(Ok(h)) => h,
+            Ok(Err(e)) => panic!("mock upstream: cannot start: {e}"),
+            Err(_) => panic!("mock upstream: its thread ended before listening"),
+        };
+        MockUpstream {
+            base_url: format!("http://{addr}"),
+            shared,
+            handle,
+        }
+    }
+
+    /// Every request received so far (path, Authorization header, JSON body or Null).
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.shared.lock().clone()
+    }
+
+    /// How many requests reached this path (e.g. "/v1/chat/completions").
+    pub fn count(&self, path: &str) -> usize {
+        self.shared.lock().iter().filter(|r| r.path == path).count()
+    }
+}
+
+impl Drop for MockUpstream {
+    fn drop(&mut self) {
+        // The stop command is sent at once; the server thread then ends by itself.
+        drop(self.handle.stop(false));
+    }
+}
+
+/// Serves on `listener` until the process gets SIGINT/SIGTERM. `record` keeps every request in
+/// memory (off for benchmarks). `MOCK_CHUNK_DELAY_MS` (default 0) pauses between stream chunks.
+pub async fn run(listener: TcpListener, record: bool) -> std::io::Result<()> {
+    let delay = std::env::var("MOCK_CHUNK_DELAY_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let workers = std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(1);
+    let shared = Arc::new(Shared::new(record, Duration::from_millis(delay)));
+    server(listener, shared, workers, true)?.await
+}
+
+fn server(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    workers: usize,
+    signals: bool,
+) -> std::io::Result<actix_web::dev::Server> {
+    let data = web::Data::from(shared);
+    let mut srv = HttpServer::new(move || {
+        App::new()
+            .app_data(data.clone())
+            .app_data(web::PayloadConfig::new(MAX_BODY))
+            .default_service(web::to(handle))
+    })
+    .workers(workers)
+    .backlog(4096)
+    .max_connection_rate(4096)
+    .shutdown_timeout(1)
+    // Each SSE event goes out at once instead of waiting for the client's delayed ACK.
+    .tcp_nodelay(true);
+    if !signals {
+        srv = srv.disable_signals();
+    }
+    Ok(srv.listen(listener)?.run())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Chat,
+    Completions,
+    Embeddings,
+    Moderations,
+    Images,
+    Speech,
+    Transcriptions,
+    Translations,
+    Rerank,
+    Responses,
+    Models,
+}
+
+fn route(method: &Method, path: &str) -> Option<Route> {
+    if method == Method::GET {
+        return (path == "/v1/models").then_some(Route::Models);
+    }
+    if method != Method::POST {
+        return None;
+    }
+    Some(match path {
+        "/v1/chat/completions" => Route::Chat,
+        "/v1/completions" => Route::Completions,
+        "/v1/embeddings" => Route::Embeddings,
+        "/v1/moderations" => Route::Moderations,
+        "/v1/images/generations" => Route::Images,
+        "/v1/audio/speech" => Route::Speech,
+        "/v1/audio/transcriptions" => Route::Transcriptions,
+        "/v1/audio/translations" => Route::Translations,
+        "/v1/rerank" => Route::Rerank,
+        "/v1/responses" => Route::Responses,
+        _ => return None,
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Normal,
+    Fail(u16, &'static str),
+    NoUsage,
+    Slow,
+    Cut,
+}
+
+fn mode(key: &str) -> Mode {
+    match key {
+        "sk-mock-401" => Mode::Fail(
+            401,
+            r#"{"error":{"message":"Incorrect API key provided: sk-mock-***","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+        ),
+        "sk-mock-500" => Mode::Fail(
+            500,
+            r#"{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}"#,
+        ),
+        "sk-mock-429" => Mode::Fail(
+            429,
+            r#"{"error":{"message":"Rate limit reached for requests in organization org-mock on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
+        ),
+        "sk-mock-400" => Mode::Fail(
+            400,
+            r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+        ),
+        "sk-mock-quota" => Mode::Fail(
+            429,
+            r#"{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}"#,
+        ),
+        "sk-mock-nousage" => Mode::NoUsage,
+        "sk-mock-slow" => Mode::Slow,
+        "sk-mock-cut" => Mode::Cut,
+        _ => Mode::Normal,
+    }
+}
+
+/// What a response builder needs to know about the request.
+struct Ctx<'a> {
+    route: Route,
+    body: &'a Value,
+    raw: &'a [u8],
+    model: String,
+    stream: bool,
+    mode: Mode,
+    delay: Duration,
+    id: u64,
+    created: u64,
+}
+
+impl Ctx<'_> {
+    fn usage(&self) -> bool {
+        self.mode != Mode::NoUsage
+    }
+
+    fn str_field(&self, name: &str) -> Option<&str> {
+        self.body.get(name).and_then(Value::as_str)
+    }
+}
+
+async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> HttpResponse {
+    let route = route(req.method(), req.path());
+    let auth = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let multipart = matches!(route, Some(Route::Transcriptions | Route::Translations));
+    let parsed: Result<Value, ()> = if multipart || body.is_empty() {
+        Ok(Value::Null)
+    } else {
+        serde_json::from_slice(&body).map_err(|_| ())
+    };
+    if shared.record {
+        let recorded = Recorded {
+            path: req.path().to_owned(),
+            authorization: auth.to_owned(),
+            body: parsed.clone().unwrap_or(Value::Null),
+        };
+        shared.lock().push(recorded);
+    }
+    let Some(route) = route else {
+        return error(
+            404,
+            json!({"error": {"message": format!("Invalid URL ({} {})", req.method(), req.path()), "type": "invalid_request_error", "param": null, "code": null}}),
+        );
+    };
+    let key = auth
+        .strip_prefix("Bearer ")
+        .or_else(|| auth.strip_prefix("bearer "))
+        .unwrap_or(auth)
+        .trim();
+    let mode = mode(key);
+    if let Mode::Fail(status, body) = mode {
+        return HttpResponse::build(status_code(status))
+            .content_type("application/json")
+            .body(body);
+    }
+    let Ok(body_json) = parsed else {
+        return error(
+            400,
+            json!({"error": {"message": "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", "type": "invalid_request_error", "param": null, "code": null}}),
+        );
+    };
+    let model = match body_json.get("model").and_then(Value::as_str) {
+        Some(m) => m.to_owned(),
+        None if multipart => form_field(&body, "model").unwrap_or_default(),
+        None => match route {
+            Route::Moderations => "omni-moderation-latest".to_owned(),
+            Route::Images => "dall-e-2".to_owned(),
+            _ => String::new(),
+        },
+    };
+    let stream = body_json
+        .get("stream")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let delay = if mode == Mode::Slow {
+        SLOW_CHUNK
+    } else {
+        shared.chunk_delay
+    };
+    let ctx = Ctx {
+        route,
+        body: &body_json,
+        raw: &body,
+        model,
+        stream,
+        mode,
+        delay,
+        id: shared.seq.fetch_add(1, Ordering::Relaxed),
+        created: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+    };
+    let streams =
+        ctx.stream && matches!(route, Route::Chat | Route::Completions | Route::Responses);
+    if !streams && mode == Mode::Slow {
+        actix_web::rt::time::sleep(SLOW_ANSWER).await;
+    }
+    match route {
+        Route::Chat if streams => chat_stream(&ctx),
+        Route::Chat => json_ok(&chat(&ctx)),
+        Route::Completions if streams => completion_stream(&ctx),
+        Route::Completions => json_ok(&completion(&ctx)),
+        Route::Responses if streams => responses_stream(&ctx),
+        Route::Responses => json_ok(&response_object(&ctx, "completed")),
+        Route::Embeddings => json_ok(&embeddings(&ctx)),
+        Route::Moderations => json_ok(&moderations(&ctx)),
+        Route::Images => json_ok(&images(&ctx)),
+        Route::Speech => speech(),
+        Route::Transcriptions | Route::Translations => transcription(&ctx),
+        Route::Rerank => json_ok(&rerank(&ctx)),
+        Route::Models => json_ok(&models()),
+    }
+}
+
+fn status_code(status: u16) -> StatusCode {
+    StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+fn error(status: u16, body: Value) -> HttpResponse {
+    HttpResponse::build(status_code(status)).json(body)
+}
+
+fn json_ok(v: &Value) -> HttpResponse {
+    HttpResponse::Ok().json(v)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chat completions and completions
+
+fn chat_usage() -> Value {
+    json!({
+        "prompt_tokens": 11,
+        "completion_tokens": 7,
+        "total_tokens": 18,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}
+    })
+}
+
+fn completion_usage() -> Value {
+    json!({"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12})
+}
+
+fn chat(ctx: &Ctx) -> Value {
+    let mut v = json!({
+        "id": format!("chatcmpl-mock{}", ctx.id),
+        "object": "chat.completion",
+        "created": ctx.created,
+        "model": ctx.model,
+        "system_fingerprint": "fp_mock",
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": CONTENT, "refusal": null, "annotations": []},
+            "logprobs": null,
+            "finish_reason": "stop"
+        }],
+        "service_tier": "default"
+    });
+    if ctx.usage() {
+        v["usage"] = chat_usage();
+    }
+    v
+}
+
+/// Whether a stream request asked for the final usage chunk.
+fn include_usage(ctx: &Ctx) -> bool {
+    ctx.usage()
+        && ctx
+            .body
+            .get("stream_options")
+            .and_then(|o| o.get("include_usage"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+}
+
+fn chat_stream(ctx: &Ctx) -> HttpResponse {
+    let with_usage = include_usage(ctx);
+    let id = format!("chatcmpl-mock{}", ctx.id);
+    let chunk = |delta: Value, finish: Value| {
+        let mut v = json!({
+            "id": id,
+            "object": "chat.completion.chunk",
+            "created": ctx.created,
+            "model": ctx.model,
+            "system_fingerprint": "fp_mock",
+            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]
+        });
+        if with_usage {
+            // As OpenAI does when usage is requested: null on every chunk but the last.
+            v["usage"] = Value::Null;
+        }
+        data(&v)
+    };
+    let mut events = Vec::with_capacity(9);
+    events.push(chunk(
+        json!({"role": "assistant", "content": "", "refusal": null}),
+        Value::Null,
+    ));
+    for piece in CONTENT_CHUNKS {
+        events.push(chunk(json!({"content": piece}), Value::Null));
+    }
+    if ctx.mode == Mode::Cut {
+        events.truncate(3);
+        return sse(events, ctx.delay, true);
+    }
+    events.push(chunk(json!({}), json!("stop")));
+    if with_usage {
+        events.push(data(&json!({
+            "id": id,
+            "object": "chat.completion.chunk",
+            "created": ctx.created,
+            "model": ctx.model,
+            "system_fingerprint": "fp_mock",
+            "choices": [],
+            "usage": chat_usage()
+        })));
+    }
+    events.push(Bytes::from_static(b"data: [DONE]\n\n"));
+    sse(events, ctx.delay, false)
+}
+
+fn completion(ctx: &Ctx) -> Value {
+    let mut v = json!({
+        "id": format!("cmpl-mock{}", ctx.id),
+        "object": "text_completion",
+        "created": ctx.created,
+        "model": ctx.model,
+        "system_fingerprint": "fp_mock",
+        "choices": [{"text": CONTENT, "index": 0, "logprobs": null, "finish_reason": "stop"}]
+    });
+    if ctx.usage() {
+        v["usage"] = completion_usage();
+    }
+    v
+}
+
+fn completion_stream(ctx: &Ctx) -> HttpResponse {
+    let with_usage = include_usage(ctx);
+    let id = format!("cmpl-mock{}", ctx.id);
+    let chunk = |text: &str, finish: Value| {
+        let mut v = json!({
+            "id": id,
+            "object": "text_completion",
+            "created": ctx.created,
+            "model": ctx.model,
+            "system_fingerprint": "fp_mock",
+            "choices": [{"text": text, "index": 0, "logprobs": null, "finish_reason": finish}]
+        });
+        if with_usage {
+            v["usage"] = Value::Null;
+        }
+        data(&v)
+    };
+    let mut events: Vec<Bytes> = CONTENT_CHUNKS
+        .iter()
+        .map(|p| chunk(p, Value::Null))
+        .collect();
+    if ctx.mode == Mode::Cut {
+        events.truncate(2);
+        return sse(events, ctx.delay, true);
+    }
+    events.push(chunk("", json!("stop")));
+    if with_usage {
+        events.push(data(&json!({
+            "id": id,
+            "object": "text_completion",
+            "created": ctx.created,
+            "model": ctx.model,
+            "system_fingerprint": "fp_mock",
+            "choices": [],
+            "usage": completion_usage()
+        })));
+    }
+    events.push(Bytes::from_static(b"data: [DONE]\n\n"));
+    sse(events, ctx.delay, false)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses API
+
+fn response_object(ctx: &Ctx, status: &str) -> Value {
+    let done = status == "completed";
+    let output = if done {
+        json!([{
+            "type": "message",
+            "id": format!("msg_mock{}", ctx.id),
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": CONTENT, "annotations": [], "logprobs": []}]
+        }])
+    } else {
+        json!([])
+    };
+    let usage = if done && ctx.usage() {
+        json!({
+            "input_tokens": 9,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 4,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 13
+        })
+    } else {
+        Value::Null
+    };
+    let mut v = json!({
+        "id": format!("resp_mock{}", ctx.id),
+        "object": "response",
+        "created_at": ctx.created,
+        "status": status,
+        "error": null,
+        "incomplete_details": null,
+        "instructions": null,
+        "max_output_tokens": null,
+        "model": ctx.model,
+        "output": output,
+        "parallel_tool_calls": true,
+        "previous_response_id": null,
+        "reasoning": {"effort": null, "summary": null},
+        "store": true,
+        "temperature": 1.0,
+        "text": {"format": {"type": "text"}},
+        "tool_choice": "auto",
+        "tools": [],
+        "top_p": 1.0,
+        "truncation": "disabled",
+        "metadata": {}
+    });
+    if done {
+        v["output_text"] = json!(CONTENT);
+    }
+    if !usage.is_null() || ctx.usage() {
+        v["usage"] = usage;
+    }
+    v
+}
+
+fn responses_stream(ctx: &Ctx) -> HttpResponse {
+    let item_id = format!("msg_mock{}", ctx.id);
+    let event = |name: &str, v: Value| {
+        let mut out = Vec::with_capacity(256);
+        out.extend_from_slice(b"event: ");
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\ndata: ");
+        let _ = serde_json::to_writer(&mut out, &v);
+        out.extend_from_slice(b"\n\n");
+        Bytes::from(out)
+    };
+    let delta = |seq: u64, text: &str| {
+        event(
+            "response.output_text.delta",
+            json!({"type": "response.output_text.delta", "sequence_number": seq, "item_id": item_id, "output_index": 0, "content_index": 0, "delta": text, "logprobs": []}),
+        )
+    };
+    let mut events = vec![
+        event(
+            "response.created",
+            json!({"type": "response.created", "sequence_number": 0, "response": response_object(ctx, "in_progress")}),
+        ),
+        delta(1, "Hello from"),
+        delta(2, " the mock upstream."),
+    ];
+    if ctx.mode == Mode::Cut {
+        return sse(events, ctx.delay, true);
+    }
+    events.push(event(
+        "response.completed",
+        json!({"type": "response.completed", "sequence_number": 3, "response": response_object(ctx, "completed")}),
+    ));
+    sse(events, ctx.delay, false)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Embeddings, moderations, images, audio, rerank, models
+
+/// How many items an `input` holds: a string or a token array is one; an array of strings or
+/// of token arrays is one per element.
+fn input_items(input: Option<&Value>) -> usize {
+    match input {
+        Some(Value::Array(a)) if a.iter().all(Value::is_number) => usize::from(!a.is_empty()),
+        Some(Value::Array(a)) => a.len(),
+        Some(Value::Null) | None => 0,
+        Some(_) => 1,
+    }
+}
+
+fn embedding_values(index: usize, dims: usize) -> Vec<f32> {
+    (0..dims)
+        .map(|d| ((index * 31 + d * 7) % 97) as f32 / 97.0 - 0.5)
+        .collect()
+}
+
+fn embeddings(ctx: &Ctx) -> Value {
+    let n = input_items(ctx.body.get("input")).max(1);
+    let dims = ctx
+        .body
+        .get("dimensions")
+        .and_then(Value::as_u64)
+        .map(|d| (d as usize).clamp(1, MAX_EMBEDDING_DIMS))
+        .unwrap_or(EMBEDDING_DIMS);
+    let base64 = ctx.str_field("encoding_format") == Some("base64");
+    let data: Vec<Value> = (0..n)
+        .map(|i| {
+            let values = embedding_values(i, dims);
+            let embedding = if base64 {
+                let bytes: Vec<u8> = values.iter().flat_map(|f| f.to_le_bytes()).collect();
+                json!(base64::engine::general_purpose::STANDARD.encode(bytes))
+            } else {
+                json!(values)
+            };
+            json!({"object": "embedding", "index": i, "embedding": embedding})
+        })
+        .collect();
+    let mut v = json!({"object": "list", "data": data, "model": ctx.model});
+    if ctx.usage() {
+        v["usage"] = json!({"prompt_tokens": 6, "total_tokens": 6});
+    }
+    v
+}
+
+fn moderations(ctx: &Ctx) -> Value {
+    const CATEGORIES: [&str; 13] = [
+        "harassment",
+        "harassment/threatening",
+        "hate",
+        "hate/threatening",
+        "illicit",
+        "illicit/violent",
+        "self-harm",
+        "self-harm/instructions",
+        "self-harm/intent",
+        "sexual",
+        "sexual/minors",
+        "violence",
+        "violence/graphic",
+    ];
+    let n = input_items(ctx.body.get("input")).max(1);
+    let mut categories = serde_json::Map::new();
+    let mut scores = serde_json::Map::new();
+    let mut applied = serde_json::Map::new();
+    for c in CATEGORIES {
+        categories.insert(c.to_owned(), json!(false));
+        scores.insert(c.to_owned(), json!(0.0001));
+        applied.insert(c.to_owned(), json!(["text"]));
+    }
+    let result = json!({
+        "flagged": false,
+        "categories": categories,
+        "category_scores": scores,
+        "category_applied_input_types": applied
+    });
+    json!({"id": format!("modr-mock{}", ctx.id), "model": ctx.model, "results": vec![result; n]})
+}
+
+fn images(ctx: &Ctx) -> Value {
+    let n = ctx
+        .body
+        .get("n")
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+        .clamp(1, 10);
+    let prompt = ctx.str_field("prompt").unwrap_or("");
+    let revised = format!("A mock picture of: {prompt}");
+    let b64 = ctx.str_field("response_format") == Some("b64_json");
+    let data: Vec<Value> = (1..=n)
+        .map(|i| {
+            if b64 {
+                json!({"b64_json": PNG_1X1_B64, "revised_prompt": revised})
+            } else {
+                json!({"url": format!("https://images.example.invalid/{i}.png"), "revised_prompt": revised})
+            }
+        })
+        .collect();
+    json!({"created": ctx.created, "data": data})
+}
+
+fn speech() -> HttpResponse {
+    // An ID3v2.4 header with an empty tag, then padding: enough to look like an MP3 file.
+    let mut audio = Vec::with_capacity(128);
+    audio.extend_from_slice(b"ID3\x04\x00\x00\x00\x00\x00\x00");
+    audio.resize(128, 0);
+    HttpResponse::Ok().content_type("audio/mpeg").body(audio)
+}
+
+fn transcription(ctx: &Ctx) -> HttpResponse {
+    match form_field(ctx.raw, "response_format").as_deref() {
+        Some("text") => HttpResponse::Ok()
+            .content_type("text/plain; charset=utf-8")
+            .body(format!("{TRANSCRIPT}\n")),
+        Some("srt") => HttpResponse::Ok()
+            .content_type("text/plain; charset=utf-8")
+            .body(format!(
+                "1\n00:00:00,000 --> 00:00:01,000\n{TRANSCRIPT}\n\n"
+            )),
+        Some("vtt") => HttpResponse::Ok()
+            .content_type("text/plain; charset=utf-8")
+            .body(format!(
+                "WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n{TRANSCRIPT}\n\n"
+            )),
+        Some("verbose_json") => json_ok(&json!({
+            "task": if ctx.route == Route::Translations { "translate" } else { "transcribe" },
+            "language": "english",
+            "duration": 1.0,
+            "text": TRANSCRIPT,
+            "segments": [{"id": 0, "seek": 0, "start": 0.0, "end": 1.0, "text": TRANSCRIPT, "tokens": [], "temperature": 0.0, "avg_logprob": -0.1, "compression_ratio": 1.0, "no_speech_prob": 0.0}]
+        })),
+        _ => json_ok(&json!({"text": TRANSCRIPT})),
+    }
+}
+
+fn rerank(ctx: &Ctx) -> Value {
+    let docs: &[Value] = ctx
+        .body
+        .get("documents")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let top_n = ctx
+        .body
+        .get("top_n")
+        .and_then(Value::as_u64)
+        .map_or(docs.len(), |n| (n as usize).min(docs.len()));
+    let return_documents = ctx
+        .body
+        .get("return_documents")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let results: Vec<Value> = docs
+        .iter()
+        .enumerate()
+        .take(top_n)
+        .map(|(i, d)| {
+            let mut r = json!({"index": i, "relevance_score": 0.95 / (i as f64 + 1.0)});
+            if return_documents {
+                r["document"] = match d {
+                    Value::String(s) => json!({"text": s}),
+                    other => other.clone(),
+                };
+            }
+            r
+        })
+        .collect();
+    let mut v =
+        json!({"id": format!("rerank-mock{}", ctx.id), "model": ctx.model, "results": results});
+    if ctx.usage() {
+        v["usage"] = json!({"total_tokens": 10});
+    }
+    v
+}
+
+fn models() -> Value {
+    let data: Vec<Value> = MODELS
+        .iter()
+        .map(|m| json!({"id": m, "object": "model", "created": 1_700_000_000, "owned_by": "mock"}))
+        .collect();
+    json!({"object": "list", "data": data})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/// `data: <json>\n\n`.
+fn data(v: &Value) -> Bytes {
+    let mut out = Vec::with_capacity(320);
+    out.extend_from_slice(b"data: ");
+    let _ = serde_json::to_writer(&mut out, v);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// An SSE response sending each event as its own chunk, `delay` apart; `cut` ends it with an
+/// error, which makes the server drop the connection without finishing the body.
+fn sse(events: Vec<Bytes>, delay: Duration, cut: bool) -> HttpResponse {
+    let items = events
+        .into_iter()
+        .map(Some)
+        .chain(cut.then_some(None))
+        .enumerate();
+    let body = stream::unfold(items, move |mut items| async move {
+        let (i, item) = items.next()?;
+        if i > 0 {
+            if item.is_none() {
+                // Let what was sent so far reach the client before the connection drops.
+                actix_web::rt::time::sleep(delay.max(CUT_GRACE)).await;
+            } else if delay.is_zero() {
+                // Give the server a chance to flush each event as its own write.
+                tokio::task::yield_now().await;
+            } else {
+                actix_web::rt::time::sleep(delay).await;
+            }
+        }
+        let out = match item {
+            Some(bytes) => Ok(bytes),
+            None => Err(actix_web::error::ErrorInternalServerError(
+                "mock upstream: stream cut",
+            )),
+        };
+        Some((out, items))
+    });
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        .streaming(body)
+}
+
+/// The value of a plain `multipart/form-data` field (no file), found by its name.
+fn form_field(body: &[u8], name: &str) -> Option<String> {
+    let needle = format!("name=\"{name}\"");
+    let at = find(body, needle.as_bytes())?;
+    let rest = &body[at + needle.len()..];
+    // The headers of the part end with an empty line.
+    let start = find(rest, b"\r\n\r\n")? + 4;
+    let value = &rest[start..];
+    let end = find(value, b"\r\n--").unwrap_or(value.len());
+    std::str::from_utf8(&value[..end])
+        .ok()
+        .map(|s| s.trim().to_owned())
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || haystack.len() < needle.len() {
+        return None;
+    }
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multipart_fields() {
+        let body = b"--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--b\r\nContent-Disposition: form-data; name=\"response_format\"\r\n\r\ntext\r\n--b--\r\n";
+        assert_eq!(form_field(body, "model").as_deref(), Some("whisper-1"));
+        assert_eq!(form_field(body, "response_format").as_deref(), Some("text"));
+        assert_eq!(form_field(body, "language"), None);
+    }
+
+    #[test]
+    fn input_counts() {
+        assert_eq!(input_items(Some(&json!("a"))), 1);
+        assert_eq!(input_items(Some(&json!(["a", "b", "c"]))), 3);
+        assert_eq!(input_items(Some(&json!([1, 2, 3]))), 1);
+        assert_eq!(input_items(Some(&json!([[1, 2], [3]]))), 2);
+        assert_eq!(input_items(None), 0);
+    }
+}

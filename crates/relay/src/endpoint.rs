@@ -1,0 +1,109 @@
+//! The OpenAI-protocol endpoints the relay serves. Other client protocols (Anthropic Messages,
+//! Gemini generateContent) get their own enums when they arrive.
+
+/// One relayed OpenAI endpoint. Paths are the `/v1` ones; channel base URLs are stored without
+/// `/v1`, so `base_url + path()` is the upstream URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Endpoint {
+    ChatCompletions,
+    Completions,
+    Embeddings,
+    Moderations,
+    ImagesGenerations,
+    AudioSpeech,
+    AudioTranscriptions,
+    AudioTranslations,
+    Rerank,
+    Responses,
+}
+
+impl Endpoint {
+    /// Every endpoint, in declaration order.
+    pub const ALL: [Endpoint; 10] = [
+        Endpoint::ChatCompletions,
+        Endpoint::Completions,
+        Endpoint::Embeddings,
+        Endpoint::Moderations,
+        Endpoint::ImagesGenerations,
+        Endpoint::AudioSpeech,
+        Endpoint::AudioTranscriptions,
+        Endpoint::AudioTranslations,
+        Endpoint::Rerank,
+        Endpoint::Responses,
+    ];
+
+    /// The request path, including `/v1`.
+    pub fn path(self) -> &'static str {
+        match self {
+            Endpoint::ChatCompletions => "/v1/chat/completions",
+            Endpoint::Completions => "/v1/completions",
+            Endpoint::Embeddings => "/v1/embeddings",
+            Endpoint::Moderations => "/v1/moderations",
+            Endpoint::ImagesGenerations => "/v1/images/generations",
+            Endpoint::AudioSpeech => "/v1/audio/speech",
+            Endpoint::AudioTranscriptions => "/v1/audio/transcriptions",
+            Endpoint::AudioTranslations => "/v1/audio/translations",
+            Endpoint::Rerank => "/v1/rerank",
+            Endpoint::Responses => "/v1/responses",
+        }
+    }
+
+    /// The endpoint served at `path`. A query string and one trailing slash are ignored; the
+    /// match is otherwise exact (case-sensitive, like OpenAI's).
+    pub fn from_path(path: &str) -> Option<Endpoint> {
+        let path = path.split(['?', '#']).next().unwrap_or(path);
+        let path = path.strip_suffix('/').unwrap_or(path);
+        Endpoint::ALL.into_iter().find(|e| e.path() == path)
+    }
+
+    /// The client sends `multipart/form-data` (audio transcriptions and translations); the body
+    /// is then forwarded as raw bytes.
+    pub fn is_multipart(self) -> bool {
+        matches!(
+            self,
+            Endpoint::AudioTranscriptions | Endpoint::AudioTranslations
+        )
+    }
+
+    /// Streams that report usage only when asked with `stream_options.include_usage`.
+    pub fn wants_include_usage(self) -> bool {
+        matches!(self, Endpoint::ChatCompletions | Endpoint::Completions)
+    }
+
+    /// The model used when the client sends none, for endpoints where OpenAI has a default.
+    pub fn default_model(self) -> Option<&'static str> {
+        match self {
+            Endpoint::Moderations => Some("omni-moderation-latest"),
+            Endpoint::ImagesGenerations => Some("dall-e-2"),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_round_trips() {
+        for e in Endpoint::ALL {
+            assert_eq!(Endpoint::from_path(e.path()), Some(e));
+        }
+        assert_eq!(Endpoint::Rerank.path(), "/v1/rerank");
+    }
+
+    #[test]
+    fn from_path_ignores_query_and_trailing_slash_only() {
+        assert_eq!(
+            Endpoint::from_path("/v1/chat/completions?api-version=1"),
+            Some(Endpoint::ChatCompletions)
+        );
+        assert_eq!(
+            Endpoint::from_path("/v1/embeddings/"),
+            Some(Endpoint::Embeddings)
+        );
+        assert_eq!(Endpoint::from_path("/v1/chat/completions/x"), None);
+        assert_eq!(Endpoint::from_path("/chat/completions"), None);
+        assert_eq!(Endpoint::from_path(""), None);
+    }
+}

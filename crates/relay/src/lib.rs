@@ -1,0 +1,25 @@
+//! Switchboard relay: protocol types, provider adapters and dispatch. It never touches the
+//! database; the api crate wires it to storage through small traits.
+//!
+//! A request's way through this crate: [`Endpoint::from_path`] -> [`RelayRequest::parse`] ->
+//! [`tokenizer::estimate_prompt`] (the reservation) -> [`Provider::build`] on a client from
+//! [`ClientPool`] -> on failure [`Provider::classify`] / [`classify_transport`]; on success
+//! [`Provider::response_usage`], or for streams an [`SseTap`] fed every forwarded chunk.
+
+pub mod client;
+pub mod endpoint;
+pub mod error;
+pub mod provider;
+pub mod providers;
+pub mod request;
+pub mod stream;
+pub mod tokenizer;
+pub mod usage;
+
+pub use client::{http_client, ClientPool};
+pub use endpoint::Endpoint;
+pub use error::{OpenAiErrorBody, RelayError};
+pub use provider::{classify_transport, ChannelTarget, Provider, UpstreamFailure};
+pub use request::{parse_multipart_model, RelayRequest};
+pub use stream::{ensure_include_usage, SseTap, StreamOutcome};
+pub use usage::Usage;

@@ -1,0 +1,384 @@
+//! Upstream families. [`Provider`] is a closed enum (static dispatch); each family lives in its
+//! own file under `providers/`. Every family answers the same questions: build the upstream
+//! request, read the usage of a response, observe a stream, classify a failure, list the
+//! models, read the balance. All OpenAI-compatible vendors share one adapter configured by base
+//! URL. Azure, Anthropic, Gemini, Bedrock and Vertex will be further variants.
+
+use std::collections::HashMap;
+use std::error::Error as _;
+use std::time::Duration;
+
+use serde_json::Value;
+use switchboard_domain::channel::{is_retryable_status, should_auto_disable};
+
+pub use crate::client::{http_client, ClientPool};
+use crate::endpoint::Endpoint;
+use crate::error::{OpenAiErrorBody, RelayError};
+use crate::providers::openai::OpenAiCompatible;
+use crate::request::RelayRequest;
+use crate::stream::SseTap;
+use crate::usage::Usage;
+
+/// The channel a request is sent to, as the dispatcher hands it over.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChannelTarget {
+    pub id: i64,
+    pub channel_type: i32,
+    /// Without `/v1` and without a trailing slash (as stored). Empty: the channel type's default.
+    pub base_url: String,
+    pub key: String,
+    /// Sent after the relay's own headers, replacing any of the same name (`Authorization`
+    /// included, for vendors that want their key elsewhere).
+    pub custom_headers: Vec<(String, String)>,
+    pub proxy: Option<String>,
+    /// Requested model -> upstream model.
+    pub model_mapping: HashMap<String, String>,
+    /// Overall deadline of a non-streamed request; `Duration::ZERO` means none. Not applied to
+    /// streams, where it would cut long generations (bound their time to first byte instead).
+    pub timeout: Duration,
+}
+
+impl ChannelTarget {
+    /// The model sent upstream for `model`, after this channel's model mapping.
+    pub fn upstream_model<'a>(&'a self, model: &'a str) -> &'a str {
+        match self.model_mapping.get(model) {
+            Some(m) if !m.trim().is_empty() => m,
+            _ => model,
+        }
+    }
+
+    /// The base URL to use: the stored one, else the channel type's default; a trailing `/`
+    /// or `/v1` is dropped (paths carry `/v1`).
+    pub fn effective_base_url(&self) -> Result<String, RelayError> {
+        let stored = self.base_url.trim();
+        let base = if stored.is_empty() {
+            switchboard_domain::channel::channel_type(self.channel_type)
+                .map(|t| t.default_base_url)
+                .unwrap_or_default()
+        } else {
+            stored
+        };
+        let base = base.trim_end_matches('/');
+        let base = base.strip_suffix("/v1").unwrap_or(base);
+        if base.is_empty() {
+            return Err(RelayError::Channel(format!(
+                "channel {} has no base URL",
+                self.id
+            )));
+        }
+        Ok(base.to_owned())
+    }
+}
+
+/// How an upstream call failed, and what the dispatcher should do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamFailure {
+    /// The upstream's HTTP status; 504 for a timeout and 502 for other transport failures.
+    pub status: u16,
+    /// The upstream's own error message (or a description of the transport failure).
+    pub message: String,
+    /// The upstream's error code or type, when it gave one (`context_length_exceeded`, ...).
+    pub code: Option<String>,
+    /// Another channel may succeed: 429, 5xx except 504/524, timeouts, connection errors, and
+    /// failures that disable the channel (bad key, exhausted upstream quota).
+    pub retryable: bool,
+    /// The channel's credentials or account are unusable (domain `should_auto_disable`).
+    pub auto_disable: bool,
+}
+
+impl UpstreamFailure {
+    /// The OpenAI-shaped body for the client when no retry is left: the upstream's message,
+    /// type `upstream_error`, and the upstream's code (or `upstream_error`).
+    pub fn to_body(&self) -> OpenAiErrorBody {
+        OpenAiErrorBody::new(
+            self.message.clone(),
+            "upstream_error",
+            self.code.as_deref().unwrap_or("upstream_error"),
+        )
+    }
+}
+
+/// The upstream family of a channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Provider {
+    OpenAiCompatible(OpenAiCompatible),
+}
+
+impl Provider {
+    /// The adapter for a channel type, `None` for types whose family is not implemented yet.
+    /// Unknown type ids are treated as OpenAI-compatible (like the "Custom" type).
+    pub fn for_channel_type(channel_type: i32) -> Option<Provider> {
+        match switchboard_domain::channel::channel_type(channel_type) {
+            Some(t) if !t.openai_compatible => None,
+            _ => Some(Provider::OpenAiCompatible(OpenAiCompatible)),
+        }
+    }
+
+    /// Whether this family serves `endpoint`.
+    pub fn supports(&self, endpoint: Endpoint) -> bool {
+        match self {
+            Provider::OpenAiCompatible(p) => p.supports(endpoint),
+        }
+    }
+
+    /// The upstream request for `req` on `target`, ready to `send()`. JSON endpoints send
+    /// `req.body` with the model mapped through the channel's model mapping and, for streamed
+    /// chat/completions, `stream_options.include_usage` forced (when nothing needs changing and
+    /// `raw_body` is given, the client's bytes are sent as they are). Multipart endpoints need
+    /// `raw_body` and `content_type` and forward both unchanged: model mapping is not applied
+    /// to multipart bodies.
+    pub fn build(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+        req: &RelayRequest,
+        raw_body: Option<&[u8]>,
+        content_type: Option<&str>,
+    ) -> Result<reqwest::RequestBuilder, RelayError> {
+        match self {
+            Provider::OpenAiCompatible(p) => p.build(client, target, req, raw_body, content_type),
+        }
+    }
+
+    /// The usage in a non-streamed response body.
+    pub fn response_usage(&self, body: &[u8]) -> Option<Usage> {
+        match self {
+            Provider::OpenAiCompatible(_) => crate::usage::from_openai_bytes(body),
+        }
+    }
+
+    /// A tap for this family's stream format.
+    pub fn stream_tap(&self) -> SseTap {
+        match self {
+            Provider::OpenAiCompatible(_) => SseTap::new(),
+        }
+    }
+
+    /// Classifies a non-success upstream response. `disable_keywords` are the operator's
+    /// extra auto-disable keywords.
+    pub fn classify(&self, status: u16, body: &[u8], disable_keywords: &[&str]) -> UpstreamFailure {
+        match self {
+            Provider::OpenAiCompatible(_) => classify_openai(status, body, disable_keywords),
+        }
+    }
+
+    /// The upstream's model ids ("fetch the provider's model list").
+    pub async fn list_models(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+    ) -> Result<Vec<String>, UpstreamFailure> {
+        match self {
+            Provider::OpenAiCompatible(p) => p.list_models(client, target).await,
+        }
+    }
+
+    /// The remaining balance of the upstream account in USD, `Ok(None)` when the family has no
+    /// balance API.
+    pub async fn balance(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+    ) -> Result<Option<f64>, UpstreamFailure> {
+        match self {
+            Provider::OpenAiCompatible(p) => p.balance(client, target).await.map(Some),
+        }
+    }
+}
+
+/// Longest upstream message kept (error pages can be large HTML documents).
+const MAX_MESSAGE: usize = 1000;
+
+/// Classifies an OpenAI-shaped error response. The message is read from
+/// `{"error": {"message"}}`, `{"error": "..."}`, `{"message": ...}`, `{"detail": ...}` or the
+/// text; the auto-disable check also looks at the error's code and type (so
+/// `account_deactivated` matches "account deactivated").
+pub(crate) fn classify_openai(
+    status: u16,
+    body: &[u8],
+    disable_keywords: &[&str],
+) -> UpstreamFailure {
+    let (message, code, kind) = error_parts(body);
+    let message = if message.is_empty() {
+        format!("upstream returned HTTP {status}")
+    } else {
+        message
+    };
+    let mut haystack = message.clone();
+    for extra in [&code, &kind].into_iter().flatten() {
+        haystack.push(' ');
+        haystack.push_str(extra);
+        haystack.push(' ');
+        haystack.push_str(&extra.replace('_', " "));
+    }
+    let auto_disable = should_auto_disable(status, &haystack, disable_keywords);
+    UpstreamFailure {
+        status,
+        message,
+        code: code.or(kind),
+        retryable: is_retryable_status(status) || auto_disable,
+        auto_disable,
+    }
+}
+
+/// (message, code, type) of an error body.
+fn error_parts(body: &[u8]) -> (String, Option<String>, Option<String>) {
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+        // Some gateways wrap the error in a one-element array.
+        let v = match &v {
+            Value::Array(a) if a.len() == 1 => &a[0],
+            _ => &v,
+        };
+        let found = match v.get("error") {
+            Some(Value::String(s)) => Some((s.clone(), None, None)),
+            Some(e @ Value::Object(_)) => Some((
+                text(e.get("message")).unwrap_or_default(),
+                text(e.get("code")),
+                text(e.get("type")),
+            )),
+            _ => None,
+        };
+        let found = found.or_else(|| {
+            text(v.get("message"))
+                .or_else(|| text(v.get("detail")))
+                .map(|m| (m, text(v.get("code")), text(v.get("type"))))
+        });
+        if let Some((m, c, k)) = found {
+            return (truncate(m.trim()), c, k);
+        }
+    }
+    (truncate(String::from_utf8_lossy(body).trim()), None, None)
+}
+
+fn truncate(s: &str) -> String {
+    if s.len() <= MAX_MESSAGE {
+        return s.to_owned();
+    }
+    let mut end = MAX_MESSAGE;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// Classifies a failure to get a response at all (connection refused, DNS, TLS, timeout, a
+/// body cut off): always retryable, never a reason to disable the channel. The message names
+/// the cause but not the URL.
+pub fn classify_transport(err: &reqwest::Error) -> UpstreamFailure {
+    let (status, what, code) = if err.is_timeout() {
+        (
+            504,
+            "the upstream did not answer in time",
+            "upstream_timeout",
+        )
+    } else if err.is_connect() {
+        (
+            502,
+            "could not connect to the upstream",
+            "upstream_connect_error",
+        )
+    } else {
+        (
+            502,
+            "the upstream request failed",
+            "upstream_transport_error",
+        )
+    };
+    let mut message = what.to_owned();
+    let mut source = err.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    UpstreamFailure {
+        status,
+        message: truncate(&message),
+        code: Some(code.to_owned()),
+        retryable: true,
+        auto_disable: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_by_channel_type() {
+        use switchboard_domain::channel::{TYPE_ANTHROPIC, TYPE_DEEPSEEK, TYPE_OPENAI};
+        assert!(Provider::for_channel_type(TYPE_OPENAI).is_some());
+        assert!(Provider::for_channel_type(TYPE_DEEPSEEK).is_some());
+        assert!(Provider::for_channel_type(TYPE_ANTHROPIC).is_none());
+        assert!(Provider::for_channel_type(9999).is_some());
+    }
+
+    #[test]
+    fn base_url_defaults_and_normalisation() {
+        let mut t = ChannelTarget {
+            channel_type: 1,
+            ..ChannelTarget::default()
+        };
+        assert_eq!(t.effective_base_url().unwrap(), "https://api.openai.com");
+        t.base_url = "https://proxy.example/v1/".into();
+        assert_eq!(t.effective_base_url().unwrap(), "https://proxy.example");
+        t.base_url = String::new();
+        t.channel_type = 8; // custom: no default
+        assert!(matches!(
+            t.effective_base_url(),
+            Err(RelayError::Channel(_))
+        ));
+    }
+
+    #[test]
+    fn message_shapes() {
+        let f = classify_openai(500, br#"{"error":"boom"}"#, &[]);
+        assert_eq!((f.message.as_str(), f.retryable), ("boom", true));
+        let f = classify_openai(400, br#"{"message":"bad","code":42}"#, &[]);
+        assert_eq!((f.message.as_str(), f.code.as_deref()), ("bad", Some("42")));
+        let f = classify_openai(422, br#"{"detail":"field required"}"#, &[]);
+        assert_eq!(f.message, "field required");
+        let f = classify_openai(502, b"<html>Bad Gateway</html>", &[]);
+        assert_eq!(f.message, "<html>Bad Gateway</html>");
+        let f = classify_openai(503, b"", &[]);
+        assert_eq!(f.message, "upstream returned HTTP 503");
+        let long = "é".repeat(2000);
+        assert!(classify_openai(500, long.as_bytes(), &[]).message.len() <= MAX_MESSAGE + 3);
+    }
+
+    #[test]
+    fn keywords_and_codes_disable() {
+        let body = br#"{"error":{"message":"This key is associated with a deactivated account.","type":"invalid_request_error","code":"account_deactivated"}}"#;
+        let f = classify_openai(403, body, &[]);
+        assert!(f.auto_disable && f.retryable);
+        let f = classify_openai(
+            400,
+            br#"{"error":{"message":"Organization suspended"}}"#,
+            &[],
+        );
+        assert!(!f.auto_disable && !f.retryable);
+        let f = classify_openai(
+            400,
+            br#"{"error":{"message":"Organization suspended"}}"#,
+            &["organization SUSPENDED"],
+        );
+        assert!(f.auto_disable && f.retryable);
+    }
+
+    #[test]
+    fn failure_body() {
+        let f = classify_openai(
+            400,
+            br#"{"error":{"message":"too long","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+            &[],
+        );
+        let b = f.to_body();
+        assert_eq!(b.error.message, "too long");
+        assert_eq!(b.error.code.as_deref(), Some("context_length_exceeded"));
+    }
+}

@@ -1,0 +1,294 @@
+//! The OpenAI-compatible adapter, shared by OpenAI and every vendor that speaks its protocol
+//! (DeepSeek, Moonshot, Groq, Mistral, OpenRouter, Ollama, ...): `{base}/v1/...`,
+//! `Authorization: Bearer <key>`, bodies passed through.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Map, Value};
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_TYPE};
+
+use crate::endpoint::Endpoint;
+use crate::error::RelayError;
+use crate::provider::{classify_openai, classify_transport, ChannelTarget, UpstreamFailure};
+use crate::request::RelayRequest;
+
+/// The OpenAI-compatible family. Stateless: everything channel-specific is in the
+/// [`ChannelTarget`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenAiCompatible;
+
+impl OpenAiCompatible {
+    pub fn supports(&self, _endpoint: Endpoint) -> bool {
+        true
+    }
+
+    /// See [`crate::provider::Provider::build`].
+    pub fn build(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+        req: &RelayRequest,
+        raw_body: Option<&[u8]>,
+        content_type: Option<&str>,
+    ) -> Result<reqwest::RequestBuilder, RelayError> {
+        let url = format!("{}{}", target.effective_base_url()?, req.endpoint.path());
+        let url = reqwest::Url::parse(&url)
+            .map_err(|e| RelayError::Channel(format!("invalid upstream URL {url}: {e}")))?;
+
+        let (body, content_type) = if req.endpoint.is_multipart() {
+            let (Some(raw), Some(ct)) = (raw_body, content_type) else {
+                return Err(RelayError::InvalidRequest(
+                    "a multipart request needs its body and content type".into(),
+                ));
+            };
+            (raw.to_vec(), ct.to_owned())
+        } else {
+            (
+                json_body(target, req, raw_body)?,
+                "application/json".to_owned(),
+            )
+        };
+
+        let mut headers = auth_headers(target)?;
+        headers.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_str(&content_type)
+                .map_err(|_| RelayError::InvalidRequest("invalid content type".into()))?,
+        );
+        apply_custom_headers(&mut headers, target)?;
+
+        let mut builder = client.post(url).headers(headers).body(body);
+        if !req.stream && !target.timeout.is_zero() {
+            builder = builder.timeout(target.timeout);
+        }
+        Ok(builder)
+    }
+
+    /// GET `{base}/v1/models`: the ids in `data[].id`, in the upstream's order.
+    pub async fn list_models(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+    ) -> Result<Vec<String>, UpstreamFailure> {
+        let v = get_json(client, target, "/v1/models").await?;
+        let ids: Option<Vec<String>> = v.get("data").and_then(Value::as_array).map(|data| {
+            data.iter()
+                .filter_map(|m| m.get("id").and_then(Value::as_str))
+                .map(str::to_owned)
+                .collect()
+        });
+        ids.ok_or_else(|| invalid_answer("the model list has no data array"))
+    }
+
+    /// The one-api family's balance query, answered by OpenAI-compatible resellers (one-api,
+    /// new-api and their kin): `hard_limit_usd` of `/v1/dashboard/billing/subscription` minus
+    /// `total_usage` (cents) of `/v1/dashboard/billing/usage` over the last 100 days.
+    pub async fn balance(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+    ) -> Result<f64, UpstreamFailure> {
+        let sub = get_json(client, target, "/v1/dashboard/billing/subscription").await?;
+        let limit = sub
+            .get("hard_limit_usd")
+            .and_then(Value::as_f64)
+            .ok_or_else(|| invalid_answer("the subscription has no hard_limit_usd"))?;
+        let today = unix_days_now();
+        let path = format!(
+            "/v1/dashboard/billing/usage?start_date={}&end_date={}",
+            civil_date(today - 100),
+            civil_date(today + 1)
+        );
+        let usage = get_json(client, target, &path).await?;
+        let used_cents = usage
+            .get("total_usage")
+            .and_then(Value::as_f64)
+            .ok_or_else(|| invalid_answer("the usage has no total_usage"))?;
+        Ok(limit - used_cents / 100.0)
+    }
+}
+
+/// The JSON body to send: the client's bytes when nothing changes, else the body re-serialised
+/// with the mapped model and `stream_options.include_usage` (without cloning the body).
+fn json_body(
+    target: &ChannelTarget,
+    req: &RelayRequest,
+    raw_body: Option<&[u8]>,
+) -> Result<Vec<u8>, RelayError> {
+    let obj = req.body.as_object().ok_or_else(|| {
+        RelayError::InvalidRequest("the request body must be a JSON object".into())
+    })?;
+    let mapped = target.upstream_model(&req.model);
+    let model = (mapped != req.model).then_some(mapped);
+    let include_usage = req.stream
+        && req.endpoint.wants_include_usage()
+        && obj.get("stream") == Some(&Value::Bool(true))
+        && obj
+            .get("stream_options")
+            .and_then(|o| o.get("include_usage"))
+            != Some(&Value::Bool(true));
+    if model.is_none() && !include_usage {
+        if let Some(raw) = raw_body {
+            return Ok(raw.to_vec());
+        }
+    }
+    serde_json::to_vec(&Patched {
+        obj,
+        model,
+        include_usage,
+    })
+    .map_err(|e| RelayError::InvalidRequest(format!("cannot serialise the request: {e}")))
+}
+
+/// A JSON object serialised with `model` replaced and `stream_options.include_usage` set.
+struct Patched<'a> {
+    obj: &'a Map<String, Value>,
+    model: Option<&'a str>,
+    include_usage: bool,
+}
+
+impl Serialize for Patched<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        let mut wrote_model = false;
+        let mut wrote_options = false;
+        for (k, v) in self.obj {
+            match (k.as_str(), self.model) {
+                ("model", Some(m)) => {
+                    map.serialize_entry(k, m)?;
+                    wrote_model = true;
+                }
+                ("stream_options", _) if self.include_usage => {
+                    let mut options = v.as_object().cloned().unwrap_or_default();
+                    options.insert("include_usage".into(), Value::Bool(true));
+                    map.serialize_entry(k, &options)?;
+                    wrote_options = true;
+                }
+                _ => map.serialize_entry(k, v)?,
+            }
+        }
+        if let (Some(m), false) = (self.model, wrote_model) {
+            map.serialize_entry("model", m)?;
+        }
+        if self.include_usage && !wrote_options {
+            map.serialize_entry(
+                "stream_options",
+                &serde_json::json!({"include_usage": true}),
+            )?;
+        }
+        map.end()
+    }
+}
+
+/// `Authorization: Bearer <key>` (none for an empty key, e.g. a local Ollama).
+fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
+    let mut headers = HeaderMap::new();
+    let key = target.key.trim();
+    if !key.is_empty() {
+        let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+            RelayError::Channel(format!("channel {} key is not a valid header", target.id))
+        })?;
+        value.set_sensitive(true);
+        headers.insert(AUTHORIZATION, value);
+    }
+    Ok(headers)
+}
+
+/// The channel's custom headers, replacing same-named ones.
+fn apply_custom_headers(headers: &mut HeaderMap, target: &ChannelTarget) -> Result<(), RelayError> {
+    for (name, value) in &target.custom_headers {
+        let bad = || {
+            RelayError::Channel(format!(
+                "channel {} custom header {name:?} is invalid",
+                target.id
+            ))
+        };
+        let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| bad())?;
+        let value = HeaderValue::from_str(value.trim()).map_err(|_| bad())?;
+        headers.insert(name, value);
+    }
+    Ok(())
+}
+
+/// GET `{base}{path}` with the channel's credentials and headers, as JSON. Bounded by the
+/// channel timeout, or 30 s when it has none (these are management calls).
+async fn get_json(
+    client: &reqwest::Client,
+    target: &ChannelTarget,
+    path: &str,
+) -> Result<Value, UpstreamFailure> {
+    let config = |e: RelayError| UpstreamFailure {
+        status: 500,
+        message: e.to_string(),
+        code: Some(e.code().to_owned()),
+        retryable: false,
+        auto_disable: false,
+    };
+    let base = target.effective_base_url().map_err(config)?;
+    let mut headers = auth_headers(target).map_err(config)?;
+    apply_custom_headers(&mut headers, target).map_err(config)?;
+    let timeout = if target.timeout.is_zero() {
+        std::time::Duration::from_secs(30)
+    } else {
+        target.timeout
+    };
+    let resp = client
+        .get(format!("{base}{path}"))
+        .headers(headers)
+        .timeout(timeout)
+        .send()
+        .await
+        .map_err(|e| classify_transport(&e))?;
+    let status = resp.status().as_u16();
+    let body = resp.bytes().await.map_err(|e| classify_transport(&e))?;
+    if !(200..300).contains(&status) {
+        return Err(classify_openai(status, &body, &[]));
+    }
+    serde_json::from_slice(&body).map_err(|_| invalid_answer("the answer is not JSON"))
+}
+
+fn invalid_answer(what: &str) -> UpstreamFailure {
+    UpstreamFailure {
+        status: 502,
+        message: format!("unexpected upstream answer: {what}"),
+        code: Some("upstream_invalid_response".into()),
+        retryable: false,
+        auto_disable: false,
+    }
+}
+
+fn unix_days_now() -> i64 {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    (secs / 86_400) as i64
+}
+
+/// `YYYY-MM-DD` of a day counted from 1970-01-01 (proleptic Gregorian, H. Hinnant's
+/// civil_from_days).
+fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(11_016), "2000-02-29");
+        assert_eq!(civil_date(20_819), "2027-01-01");
+        assert_eq!(civil_date(-1), "1969-12-31");
+    }
+}

@@ -1,0 +1,391 @@
+//! Server-sent events, passed through with a tap.
+//!
+//! The api crate forwards every upstream chunk to the client unchanged and, beside that, feeds
+//! it to an [`SseTap`], which parses just enough to learn the usage (or the text to count when
+//! no usage arrives), whether the stream completed, and whether the upstream sent an error
+//! event. The tap holds the current partial line and the data of the current event, never the
+//! whole body.
+//!
+//! Streamed chat completions and completions only report usage when asked, so the relay forces
+//! `stream_options.include_usage` upstream ([`ensure_include_usage`]). The extra final chunk
+//! (`"choices": []` with `usage`) is passed through even to clients that did not ask for it:
+//! OpenAI's SDKs and the usual clients iterate over `choices` and ignore a chunk without any,
+//! so stripping it (which would mean rewriting the stream) is not worth its cost.
+
+use serde_json::Value;
+
+use crate::tokenizer;
+use crate::usage::{self, Usage};
+
+/// A line longer than this (a pathological upstream) is dropped rather than buffered further.
+/// `response.completed` events repeat the whole response, so the limit is generous.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Observes an SSE stream chunk by chunk. Handles LF, CRLF and CR line ends, multi-line `data`,
+/// comments (`: keep-alive`) and chunks split anywhere, inside UTF-8 sequences included (lines
+/// are buffered as bytes and decoded whole).
+#[derive(Debug, Default)]
+pub struct SseTap {
+    /// Bytes of the current, unfinished line.
+    line: Vec<u8>,
+    /// The previous chunk ended in CR: an LF starting the next chunk belongs to that line end.
+    after_cr: bool,
+    /// The current line passed [`MAX_LINE`] and is being skipped.
+    overflow: bool,
+    /// `data` of the event being assembled (lines joined by `\n`).
+    data: String,
+    has_data: bool,
+    usage: Option<Usage>,
+    text: String,
+    saw_done: bool,
+    saw_event: bool,
+    error: Option<String>,
+}
+
+/// What a finished (or interrupted) stream reported.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StreamOutcome {
+    /// The last usage the upstream reported, if any.
+    pub usage: Option<Usage>,
+    /// Tokens of the streamed text (content, tool-call arguments, reasoning text), counted only
+    /// when no usage arrived (0 otherwise): the fallback for billing.
+    pub completion_text_tokens: i64,
+    /// The stream ended with `data: [DONE]` (chat/completions) or a terminal Responses event
+    /// (`response.completed`, `response.incomplete`, `response.failed`).
+    pub saw_done: bool,
+    /// At least one event with data arrived.
+    pub saw_event: bool,
+    /// The message of an upstream error event.
+    pub error: Option<String>,
+}
+
+impl StreamOutcome {
+    /// The usage to bill: the upstream's when reported, else `prompt_estimate` and the counted
+    /// completion text.
+    pub fn usage_or_estimate(&self, prompt_estimate: i64) -> Usage {
+        self.usage.unwrap_or_else(|| Usage {
+            prompt_tokens: prompt_estimate,
+            completion_tokens: self.completion_text_tokens,
+            ..Usage::default()
+        })
+    }
+}
+
+impl SseTap {
+    pub fn new() -> Self {
+        SseTap::default()
+    }
+
+    /// Observes the next chunk of the upstream body.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        let mut rest = chunk;
+        if self.after_cr && !rest.is_empty() {
+            self.after_cr = false;
+            if let Some(tail) = rest.strip_prefix(b"\n") {
+                rest = tail;
+            }
+        }
+        while let Some(i) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.append(&rest[..i]);
+            self.end_line();
+            if rest[i] == b'\r' {
+                match rest.get(i + 1) {
+                    Some(b'\n') => rest = &rest[i + 2..],
+                    Some(_) => rest = &rest[i + 1..],
+                    None => {
+                        self.after_cr = true;
+                        rest = &[];
+                    }
+                }
+            } else {
+                rest = &rest[i + 1..];
+            }
+        }
+        self.append(rest);
+    }
+
+    /// The last usage seen so far.
+    pub fn usage(&self) -> Option<&Usage> {
+        self.usage.as_ref()
+    }
+
+    /// Whether any event with data arrived so far.
+    pub fn saw_event(&self) -> bool {
+        self.saw_event
+    }
+
+    /// Whether the terminal event arrived.
+    pub fn saw_done(&self) -> bool {
+        self.saw_done
+    }
+
+    /// Ends observation: an unterminated last line and a pending event are processed as if the
+    /// stream had ended properly, then the text is counted with `model`'s encoding when no usage
+    /// arrived.
+    pub fn finish(mut self, model: &str) -> StreamOutcome {
+        if !self.line.is_empty() {
+            self.end_line();
+        }
+        self.dispatch();
+        let completion_text_tokens = if self.usage.is_none() {
+            tokenizer::count_text(model, &self.text)
+        } else {
+            0
+        };
+        StreamOutcome {
+            usage: self.usage,
+            completion_text_tokens,
+            saw_done: self.saw_done,
+            saw_event: self.saw_event,
+            error: self.error,
+        }
+    }
+
+    fn append(&mut self, bytes: &[u8]) {
+        if self.overflow || bytes.is_empty() {
+            return;
+        }
+        if self.line.len() + bytes.len() > MAX_LINE {
+            self.overflow = true;
+            self.line = Vec::new();
+            return;
+        }
+        self.line.extend_from_slice(bytes);
+    }
+
+    fn end_line(&mut self) {
+        if self.overflow {
+            self.overflow = false;
+            return;
+        }
+        let line = std::mem::take(&mut self.line);
+        if line.is_empty() {
+            self.dispatch();
+        } else {
+            self.field(&String::from_utf8_lossy(&line));
+            // Keep the allocation for the next line unless it grew large.
+            if line.capacity() <= 64 * 1024 {
+                self.line = line;
+                self.line.clear();
+            }
+        }
+    }
+
+    /// One non-empty line. Only `data` matters: the event name is repeated as `type` in the
+    /// JSON of every Responses event, and `id`/`retry` do not concern a proxy.
+    fn field(&mut self, line: &str) {
+        if line.starts_with(':') {
+            return; // comment
+        }
+        let (name, value) = match line.split_once(':') {
+            Some((n, v)) => (n, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        if name == "data" {
+            if self.has_data {
+                self.data.push('\n');
+            }
+            self.data.push_str(value);
+            self.has_data = true;
+        }
+    }
+
+    fn dispatch(&mut self) {
+        if !self.has_data {
+            return;
+        }
+        self.has_data = false;
+        let data = std::mem::take(&mut self.data);
+        self.saw_event = true;
+        let trimmed = data.trim();
+        if trimmed == "[DONE]" {
+            self.saw_done = true;
+        } else if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+            self.event(&v);
+        }
+        self.data = data;
+        self.data.clear();
+    }
+
+    /// One JSON event: usage, error, text deltas, terminal Responses events.
+    fn event(&mut self, v: &Value) {
+        if let Some(u) = usage::from_openai(v) {
+            self.usage = Some(u);
+        }
+        if let Some(e) = v.get("error").filter(|e| !e.is_null()) {
+            self.error = Some(error_message(e));
+        }
+        // Chat and completion chunks.
+        if let Some(choices) = v.get("choices").and_then(Value::as_array) {
+            for c in choices {
+                if let Some(delta) = c.get("delta") {
+                    for key in ["content", "reasoning_content", "reasoning", "refusal"] {
+                        if let Some(Value::String(s)) = delta.get(key) {
+                            self.text.push_str(s);
+                        }
+                    }
+                    if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+                        for call in calls {
+                            if let Some(f) = call.get("function") {
+                                for key in ["name", "arguments"] {
+                                    if let Some(Value::String(s)) = f.get(key) {
+                                        self.text.push_str(s);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                if let Some(Value::String(s)) = c.get("text") {
+                    self.text.push_str(s);
+                }
+            }
+        }
+        // Responses API events.
+        match v.get("type").and_then(Value::as_str) {
+            Some(
+                "response.output_text.delta"
+                | "response.refusal.delta"
+                | "response.function_call_arguments.delta"
+                | "response.reasoning_summary_text.delta",
+            ) => {
+                if let Some(Value::String(s)) = v.get("delta") {
+                    self.text.push_str(s);
+                }
+            }
+            Some("response.completed" | "response.incomplete") => self.saw_done = true,
+            Some("response.failed") => {
+                self.saw_done = true;
+                let e = v.get("response").and_then(|r| r.get("error"));
+                if let Some(e) = e.filter(|e| !e.is_null()) {
+                    self.error = Some(error_message(e));
+                }
+            }
+            Some("error") if self.error.is_none() => {
+                self.error = Some(error_message(v));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The message of an error value: `{"message": ..}`, a plain string, or its JSON text.
+fn error_message(e: &Value) -> String {
+    match e {
+        Value::String(s) => s.clone(),
+        _ => match e.get("message") {
+            Some(Value::String(m)) => m.clone(),
+            _ => e.to_string(),
+        },
+    }
+}
+
+/// Asks a streamed chat completion or completion to report usage in a final chunk: sets
+/// `stream_options.include_usage = true`, keeping other stream options. Does nothing unless
+/// `stream` is `true` (OpenAI rejects `stream_options` on non-streamed requests) or when the
+/// body is not an object.
+pub fn ensure_include_usage(body: &mut Value) {
+    let Some(obj) = body.as_object_mut() else {
+        return;
+    };
+    if obj.get("stream") != Some(&Value::Bool(true)) {
+        return;
+    }
+    let options = obj
+        .entry("stream_options")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if !options.is_object() {
+        *options = Value::Object(Default::default());
+    }
+    if let Some(o) = options.as_object_mut() {
+        o.insert("include_usage".into(), Value::Bool(true));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(chunks: &[&[u8]]) -> StreamOutcome {
+        let mut tap = SseTap::new();
+        for c in chunks {
+            tap.feed(c);
+        }
+        tap.finish("gpt-4o")
+    }
+
+    #[test]
+    fn line_ends_comments_and_multiline_data() {
+        let body = b": keep-alive\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"hello\"}}]}\r\rdata: {\"choices\":\ndata: [{\"delta\":{\"content\":\" world\"}}]}\n\ndata: [DONE]\n\n";
+        let out = run(&[body]);
+        assert!(out.saw_done && out.saw_event);
+        assert_eq!(out.usage, None);
+        assert_eq!(out.completion_text_tokens, 2);
+        assert_eq!(out.error, None);
+    }
+
+    #[test]
+    fn comments_alone_are_not_events() {
+        let out = run(&[b": ping\n\n: ping\n\n"]);
+        assert!(!out.saw_event && !out.saw_done);
+    }
+
+    #[test]
+    fn error_events() {
+        let out = run(&[
+            b"data: {\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\"}}\n\n",
+        ]);
+        assert_eq!(out.error.as_deref(), Some("Rate limit reached"));
+        let out = run(&[b"data: {\"error\":\"boom\"}\n\n"]);
+        assert_eq!(out.error.as_deref(), Some("boom"));
+        let out = run(&[b"event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"oops\"}\n\n"]);
+        assert_eq!(out.error.as_deref(), Some("oops"));
+    }
+
+    #[test]
+    fn unterminated_stream_is_processed_at_finish() {
+        let out = run(&[b"data: {\"choices\":[{\"text\":\"hello world\"}]}"]);
+        assert!(out.saw_event && !out.saw_done);
+        assert_eq!(out.completion_text_tokens, 2);
+    }
+
+    #[test]
+    fn overlong_lines_are_dropped() {
+        let mut tap = SseTap::new();
+        tap.feed(b"data: ");
+        let big = vec![b'x'; 1024 * 1024];
+        for _ in 0..17 {
+            tap.feed(&big);
+        }
+        tap.feed(b"\n\ndata: [DONE]\n\n");
+        let out = tap.finish("gpt-4");
+        assert!(out.saw_done);
+    }
+
+    #[test]
+    fn usage_or_estimate() {
+        let out = run(&[b"data: {\"choices\":[{\"delta\":{\"content\":\"hello world\"}}]}\n\n"]);
+        let u = out.usage_or_estimate(10);
+        assert_eq!((u.prompt_tokens, u.completion_tokens), (10, 2));
+    }
+
+    #[test]
+    fn include_usage_is_forced_only_on_streams() {
+        let mut b = json!({"model": "m", "stream": true});
+        ensure_include_usage(&mut b);
+        assert_eq!(b["stream_options"], json!({"include_usage": true}));
+
+        let mut b = json!({"stream": true, "stream_options": {"include_usage": false, "x": 1}});
+        ensure_include_usage(&mut b);
+        assert_eq!(b["stream_options"], json!({"include_usage": true, "x": 1}));
+
+        let mut b = json!({"stream": true, "stream_options": null});
+        ensure_include_usage(&mut b);
+        assert_eq!(b["stream_options"], json!({"include_usage": true}));
+
+        let mut b = json!({"stream": false});
+        ensure_include_usage(&mut b);
+        assert_eq!(b, json!({"stream": false}));
+    }
+}

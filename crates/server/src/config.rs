@@ -1,0 +1,259 @@
+//! Configuration from environment variables (one-api names where they exist), each mirrored by a
+//! `--flag`. Invalid values stop start-up with a message naming the variable.
+
+use clap::Parser;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "switchboard",
+    version,
+    about = "Switchboard: an AI-model API gateway with a management console"
+)]
+pub struct Config {
+    /// Port to listen on.
+    #[arg(long, env = "PORT", value_name = "PORT", default_value_t = 3000)]
+    pub port: u16,
+
+    /// Address to bind.
+    #[arg(long, env = "HOST", value_name = "HOST", default_value = "0.0.0.0")]
+    pub host: String,
+
+    /// Database: postgres://…, mysql://… (or the Go form user:pass@tcp(host:port)/db), or
+    /// sqlite://PATH / a file path. Default: a SQLite file under ./data.
+    #[arg(
+        long,
+        env = "SQL_DSN",
+        value_name = "SQL_DSN",
+        default_value = "sqlite://./data/switchboard.db"
+    )]
+    pub sql_dsn: String,
+
+    /// Maximum open database connections per node.
+    #[arg(long, env = "SQL_MAX_OPEN_CONNS", value_name = "SQL_MAX_OPEN_CONNS", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub sql_max_open_conns: u32,
+
+    /// Redis for state shared between nodes (redis:// or rediss://). Optional.
+    #[arg(long, env = "REDIS_CONN_STRING", value_name = "REDIS_CONN_STRING")]
+    pub redis_conn_string: Option<String>,
+
+    /// Prefix of every Redis key Switchboard writes (several installations can share one Redis).
+    #[arg(
+        long,
+        env = "REDIS_KEY_PREFIX",
+        value_name = "REDIS_KEY_PREFIX",
+        default_value = "sb:"
+    )]
+    pub redis_key_prefix: String,
+
+    /// Secret for session hashing; at least 16 characters. When unset, a random one is kept in
+    /// ./data/session_secret (set it explicitly, and identically, on every node of a cluster).
+    #[arg(
+        long,
+        env = "SESSION_SECRET",
+        value_name = "SESSION_SECRET",
+        hide_env_values = true
+    )]
+    pub session_secret: Option<String>,
+
+    /// Password for the root user created on first start (otherwise one is generated and printed once).
+    #[arg(
+        long,
+        env = "INITIAL_ROOT_PASSWORD",
+        value_name = "INITIAL_ROOT_PASSWORD",
+        hide_env_values = true
+    )]
+    pub initial_root_password: Option<String>,
+
+    /// Access token given to root at start (`Authorization: <token>` on /api); at least 16 characters.
+    #[arg(
+        long,
+        env = "INITIAL_ROOT_ACCESS_TOKEN",
+        value_name = "INITIAL_ROOT_ACCESS_TOKEN",
+        hide_env_values = true
+    )]
+    pub initial_root_access_token: Option<String>,
+
+    /// Log filter: error, warn, info, debug, trace, or a tracing directive list.
+    #[arg(
+        long,
+        env = "LOG_LEVEL",
+        value_name = "LOG_LEVEL",
+        default_value = "info"
+    )]
+    pub log_level: String,
+
+    /// Log format: text or json.
+    #[arg(long, env = "LOG_FORMAT", value_name = "LOG_FORMAT", default_value = "text",
+          value_parser = ["text", "json"])]
+    pub log_format: String,
+
+    /// Folder with the built console (index.html). Default: ./frontend/dist when it exists.
+    #[arg(long, env = "FRONTEND_DIR", value_name = "FRONTEND_DIR")]
+    pub frontend_dir: Option<PathBuf>,
+
+    /// Mark the session cookie Secure (when the site is served over HTTPS).
+    #[arg(long, env = "SESSION_SECURE_COOKIE", value_name = "SESSION_SECURE_COOKIE", default_value_t = false,
+          action = clap::ArgAction::Set)]
+    pub session_secure_cookie: bool,
+
+    /// Console session lifetime in hours (sliding).
+    #[arg(long, env = "SESSION_TTL_HOURS", value_name = "SESSION_TTL_HOURS", default_value_t = 720,
+          value_parser = clap::value_parser!(u32).range(1..=87_600))]
+    pub session_ttl_hours: u32,
+
+    /// Trust X-Forwarded-For / X-Real-IP for the client IP (only behind your own proxy).
+    #[arg(long, env = "TRUST_PROXY_HEADERS", value_name = "TRUST_PROXY_HEADERS", default_value_t = false,
+          action = clap::ArgAction::Set)]
+    pub trust_proxy_headers: bool,
+
+    /// Requests per IP per window on /api (0 disables).
+    #[arg(
+        long,
+        env = "GLOBAL_API_RATE_LIMIT",
+        value_name = "GLOBAL_API_RATE_LIMIT",
+        default_value_t = 480
+    )]
+    pub global_api_rate_limit: u32,
+
+    /// Window of GLOBAL_API_RATE_LIMIT in seconds.
+    #[arg(long, env = "GLOBAL_API_RATE_LIMIT_DURATION", value_name = "GLOBAL_API_RATE_LIMIT_DURATION",
+          default_value_t = 180, value_parser = clap::value_parser!(u64).range(1..))]
+    pub global_api_rate_limit_duration: u64,
+
+    /// Login/registration/reset attempts per IP per window (0 disables).
+    #[arg(
+        long,
+        env = "CRITICAL_RATE_LIMIT",
+        value_name = "CRITICAL_RATE_LIMIT",
+        default_value_t = 20
+    )]
+    pub critical_rate_limit: u32,
+
+    /// Window of CRITICAL_RATE_LIMIT in seconds.
+    #[arg(long, env = "CRITICAL_RATE_LIMIT_DURATION", value_name = "CRITICAL_RATE_LIMIT_DURATION",
+          default_value_t = 1200, value_parser = clap::value_parser!(u64).range(1..))]
+    pub critical_rate_limit_duration: u64,
+
+    /// bcrypt cost for new password hashes (10 matches the one-api family).
+    #[arg(long, env = "BCRYPT_COST", value_name = "BCRYPT_COST", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(4..=16))]
+    pub bcrypt_cost: u32,
+
+    /// Largest accepted /api request body in KiB.
+    #[arg(long, env = "API_BODY_LIMIT_KB", value_name = "API_BODY_LIMIT_KB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..=102_400))]
+    pub api_body_limit_kb: u32,
+
+    /// Seconds between reloads of the settings from the database (keeps nodes in step).
+    #[arg(long, env = "SYNC_FREQUENCY", value_name = "SYNC_FREQUENCY", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub sync_frequency: u64,
+
+    /// Milliseconds between batched writes of settled relay requests (logs, balances, rollups).
+    #[arg(long, env = "LEDGER_FLUSH_MS", value_name = "LEDGER_FLUSH_MS", default_value_t = 500,
+          value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub ledger_flush_ms: u64,
+
+    /// Largest relay (/v1) request body in MiB (image and audio uploads).
+    #[arg(long, env = "RELAY_BODY_LIMIT_MB", value_name = "RELAY_BODY_LIMIT_MB", default_value_t = 32,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub relay_body_limit_mb: u32,
+
+    /// HTTP worker threads (default: one per CPU core).
+    #[arg(long, env = "WORKERS", value_name = "WORKERS")]
+    pub workers: Option<usize>,
+}
+
+/// Checks what clap cannot: values whose rules span more than a type.
+pub fn validate(c: &Config) -> Result<(), String> {
+    switchboard_store::conn::Dsn::parse(&c.sql_dsn).map_err(|e| format!("SQL_DSN: {e}"))?;
+    if let Some(r) = c.redis_conn_string.as_deref().filter(|s| !s.is_empty()) {
+        let u = url::Url::parse(r).map_err(|e| format!("REDIS_CONN_STRING: not a URL ({e})"))?;
+        if !matches!(u.scheme(), "redis" | "rediss" | "redis+unix" | "unix") {
+            return Err(format!(
+                "REDIS_CONN_STRING: unsupported scheme {:?} (use redis:// or rediss://)",
+                u.scheme()
+            ));
+        }
+    }
+    if let Some(s) = &c.session_secret {
+        if s.len() < 16 {
+            return Err("SESSION_SECRET: must be at least 16 characters".into());
+        }
+    }
+    if let Some(p) = c.initial_root_password.as_deref().filter(|p| !p.is_empty()) {
+        switchboard_domain::validate::password(p)
+            .map_err(|e| format!("INITIAL_ROOT_PASSWORD: {e}"))?;
+    }
+    if let Some(t) = c
+        .initial_root_access_token
+        .as_deref()
+        .filter(|t| !t.is_empty())
+    {
+        if t.len() < 16 || t.chars().any(char::is_whitespace) {
+            return Err(
+                "INITIAL_ROOT_ACCESS_TOKEN: must be at least 16 characters without spaces".into(),
+            );
+        }
+    }
+    if let Some(d) = &c.frontend_dir {
+        if !d.join("index.html").is_file() {
+            return Err(format!(
+                "FRONTEND_DIR: {} has no index.html (build the console first)",
+                d.display()
+            ));
+        }
+    }
+    if c.workers == Some(0) {
+        return Err("WORKERS: must be at least 1".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Config, String> {
+        let mut v = vec!["switchboard"];
+        v.extend_from_slice(args);
+        let c = Config::try_parse_from(v).map_err(|e| e.to_string())?;
+        validate(&c)?;
+        Ok(c)
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        let c = parse(&[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.port, 3000);
+        assert!(c.sql_dsn.starts_with("sqlite://"));
+    }
+
+    #[test]
+    fn invalid_values_name_the_variable() {
+        let e = parse(&["--port", "abc"]).err().unwrap_or_default();
+        assert!(e.contains("PORT"), "{e}");
+        let e = parse(&["--sql-dsn", "redis://x"]).err().unwrap_or_default();
+        assert!(e.starts_with("SQL_DSN:"), "{e}");
+        let e = parse(&["--redis-conn-string", "http://x"])
+            .err()
+            .unwrap_or_default();
+        assert!(e.starts_with("REDIS_CONN_STRING:"), "{e}");
+        let e = parse(&["--session-secret", "short"])
+            .err()
+            .unwrap_or_default();
+        assert!(e.starts_with("SESSION_SECRET:"), "{e}");
+        let e = parse(&["--initial-root-password", "1234"])
+            .err()
+            .unwrap_or_default();
+        assert!(e.starts_with("INITIAL_ROOT_PASSWORD:"), "{e}");
+        let e = parse(&["--bcrypt-cost", "99"]).err().unwrap_or_default();
+        assert!(e.contains("BCRYPT_COST"), "{e}");
+        let e = parse(&["--frontend-dir", "/nonexistent"])
+            .err()
+            .unwrap_or_default();
+        assert!(e.starts_with("FRONTEND_DIR:"), "{e}");
+    }
+}

@@ -1,0 +1,298 @@
+//! The Switchboard binary: reads configuration, prepares the database, starts the HTTP server
+//! (management API, relay and console on one port) and shuts down gracefully on SIGTERM/SIGINT.
+
+mod config;
+
+use actix_web::middleware::Logger;
+use actix_web::{web, App, HttpServer};
+use clap::Parser;
+use config::Config;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+use switchboard_api::limiter::Limit;
+use switchboard_api::{bootstrap, ApiConfig, AppState};
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let cfg = Config::parse();
+    if let Err(msg) = config::validate(&cfg) {
+        eprintln!("switchboard: invalid configuration: {msg}");
+        return ExitCode::from(2);
+    }
+    let filter = match EnvFilter::try_new(&cfg.log_level) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("switchboard: invalid configuration: LOG_LEVEL: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // The console's system log (`/api/system/log`) sees what stdout sees, through the same filter.
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let sub = tracing_subscriber::registry()
+        .with(filter)
+        .with(switchboard_api::log_buffer::global().layer());
+    let out = tracing_subscriber::fmt::layer()
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+    if cfg.log_format == "json" {
+        sub.with(out.json()).init();
+    } else {
+        sub.with(out).init();
+    }
+    match actix_web::rt::System::new().block_on(run(cfg)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("switchboard: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The session secret: from SESSION_SECRET, else kept in `<data>/session_secret` so that restarts
+/// keep sessions valid on a single node.
+fn session_secret(cfg: &Config) -> Result<Vec<u8>, String> {
+    if let Some(s) = &cfg.session_secret {
+        return Ok(s.as_bytes().to_vec());
+    }
+    let path = Path::new("data").join("session_secret");
+    if let Ok(s) = std::fs::read_to_string(&path) {
+        let s = s.trim();
+        if s.len() >= 16 {
+            return Ok(s.as_bytes().to_vec());
+        }
+    }
+    std::fs::create_dir_all("data").map_err(|e| format!("cannot create ./data: {e}"))?;
+    let secret = switchboard_api::auth::random_string(48);
+    write_private(&path, &secret).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    tracing::warn!(
+        "SESSION_SECRET is not set: generated one in {} (set SESSION_SECRET, the same on every node, for a cluster)",
+        path.display()
+    );
+    Ok(secret.into_bytes())
+}
+
+fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts.open(path)?.write_all(content.as_bytes())
+}
+
+fn frontend_dir(cfg: &Config) -> Option<PathBuf> {
+    if let Some(d) = &cfg.frontend_dir {
+        return Some(d.clone());
+    }
+    let default = PathBuf::from("frontend/dist");
+    default.join("index.html").is_file().then_some(default)
+}
+
+async fn run(cfg: Config) -> Result<(), String> {
+    let secret = session_secret(&cfg)?;
+    let (pool, backend) = switchboard_store::conn::connect(&cfg.sql_dsn, cfg.sql_max_open_conns)
+        .map_err(|e| format!("SQL_DSN: {e}"))?;
+    {
+        let pool = pool.clone();
+        let ran = web::block(move || {
+            let mut c = pool
+                .get()
+                .map_err(|e| format!("cannot connect to the database (SQL_DSN): {e}"))?;
+            switchboard_store::conn::run_migrations(&mut c).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+        tracing::info!(
+            backend = backend.name(),
+            migrations_applied = ran,
+            "database ready"
+        );
+    }
+    let frontend = frontend_dir(&cfg);
+    match &frontend {
+        Some(d) => tracing::info!(dir = %d.display(), "serving the console"),
+        None => tracing::warn!(
+            "console not built (no frontend/dist/index.html): only the API is served"
+        ),
+    }
+    let api_config = ApiConfig {
+        session_secret: secret,
+        bcrypt_cost: cfg.bcrypt_cost,
+        session_ttl_secs: i64::from(cfg.session_ttl_hours) * 3600,
+        secure_cookie: cfg.session_secure_cookie,
+        trust_proxy: cfg.trust_proxy_headers,
+        max_body_bytes: cfg.api_body_limit_kb as usize * 1024,
+        relay_body_bytes: cfg.relay_body_limit_mb as usize * 1024 * 1024,
+        api_limit: Limit {
+            requests: cfg.global_api_rate_limit,
+            window: Duration::from_secs(cfg.global_api_rate_limit_duration),
+        },
+        critical_limit: Limit {
+            requests: cfg.critical_rate_limit,
+            window: Duration::from_secs(cfg.critical_rate_limit_duration),
+        },
+    };
+    let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;
+    if let Some(url) = cfg.redis_conn_string.as_deref().filter(|s| !s.is_empty()) {
+        let shared = switchboard_api::relay::shared::Shared::connect(url, &cfg.redis_key_prefix)
+            .await
+            .map_err(|e| format!("REDIS_CONN_STRING: cannot connect: {e}"))?;
+        app_state.relay.attach(shared);
+        tracing::info!("balances, reservations and relay rate limits are shared through Redis");
+    }
+    let state = web::Data::new(app_state);
+    let boot = bootstrap::run(
+        &state,
+        cfg.initial_root_password.clone(),
+        cfg.initial_root_access_token.clone(),
+    )
+    .await
+    .map_err(|e| format!("start-up failed: {e}"))?;
+    if let Some(pw) = &boot.generated_root_password {
+        tracing::warn!("created user 'root' with the generated password {pw} (shown only this once; change it after signing in)");
+    } else if boot.root_created {
+        tracing::info!("created user 'root' with INITIAL_ROOT_PASSWORD");
+    }
+    spawn_maintenance(state.clone(), Duration::from_secs(cfg.sync_frequency));
+    switchboard_api::relay::spawn_flusher(
+        state.clone(),
+        Duration::from_millis(cfg.ledger_flush_ms),
+    );
+
+    let body_limit = cfg.api_body_limit_kb as usize * 1024;
+    let access_log = tracing::enabled!(tracing::Level::INFO);
+    let st = state.clone();
+    let mut server = HttpServer::new(move || {
+        let app = App::new()
+            .app_data(st.clone())
+            .app_data(web::PayloadConfig::new(body_limit + 1))
+            // The access log costs per request; it is only installed when it would be shown.
+            .wrap(actix_web::middleware::Condition::new(
+                access_log,
+                Logger::new("%a \"%{method}xi %U\" %s %b %Dms")
+                    .custom_request_replace("method", |req| req.method().to_string()),
+            ))
+            .configure(switchboard_api::configure);
+        match &frontend {
+            Some(dir) => app.service(switchboard_api::spa::service(dir)),
+            None => app.default_service(web::to(|| async { switchboard_api::spa::no_console() })),
+        }
+    })
+    .shutdown_timeout(30)
+    // Small SSE events must leave at once, not wait for the peer's delayed ACK.
+    .tcp_nodelay(true);
+    if let Some(w) = cfg.workers {
+        server = server.workers(w);
+    }
+    let server = server.bind((cfg.host.as_str(), cfg.port)).map_err(|e| {
+        format!(
+            "cannot listen on {}:{} (PORT/HOST): {e}",
+            cfg.host, cfg.port
+        )
+    })?;
+    tracing::info!(
+        "Switchboard {} listening on http://{}:{}",
+        switchboard_domain::VERSION,
+        cfg.host,
+        cfg.port
+    );
+    server.run().await.map_err(|e| e.to_string())?;
+    // Every request has finished: write what the ledger still holds before exiting.
+    for attempt in 1..=5 {
+        match switchboard_api::relay::flush_ledger(&state).await {
+            Ok(n) => {
+                tracing::info!(records = n, "ledger flushed");
+                break;
+            }
+            Err(e) => {
+                tracing::error!(attempt, "final ledger flush failed: {e}");
+                actix_web::rt::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Periodic work of every node: reload settings, channels, prices and balances (so a change on
+/// one node reaches all), purge expired sessions, forget ended rate-limit windows.
+fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
+    actix_web::rt::spawn(async move {
+        let mut tick = actix_web::rt::time::interval(every);
+        tick.tick().await;
+        let mut n: u64 = 0;
+        let mut last_channel_test = std::time::Instant::now();
+        loop {
+            tick.tick().await;
+            n += 1;
+            let minutes = {
+                let snap = state.view();
+                switchboard_domain::options::OptionValues::int(
+                    &switchboard_api::settings::View(&snap),
+                    "ChannelTestFrequency",
+                )
+            };
+            if minutes > 0
+                && last_channel_test.elapsed() >= Duration::from_secs(minutes.unsigned_abs() * 60)
+            {
+                last_channel_test = std::time::Instant::now();
+                let st = state.clone();
+                actix_web::rt::spawn(async move {
+                    match switchboard_api::routes::channel_ops::test_all(&st).await {
+                        Ok(s) => tracing::info!(?s, "scheduled channel test"),
+                        Err(e) => tracing::warn!("scheduled channel test failed: {e}"),
+                    }
+                });
+            }
+            if let Err(e) = state.reload_settings().await {
+                tracing::warn!("reloading settings failed: {e}");
+            }
+            if let Err(e) = state.relay.reload_channels(&state).await {
+                tracing::warn!("reloading channels failed: {e}");
+            }
+            if let Err(e) = state.relay.reload_pricing(&state).await {
+                tracing::warn!("reloading prices failed: {e}");
+            }
+            if let Err(e) = switchboard_api::relay::resync_ledger(&state).await {
+                tracing::warn!("resyncing balances failed: {e}");
+            }
+            state.api_limiter.sweep();
+            state.critical_limiter.sweep();
+            if n.is_multiple_of(20) {
+                let purged = state
+                    .db(|c| {
+                        Ok(switchboard_store::sessions::purge_expired(
+                            c,
+                            switchboard_store::now(),
+                        )?)
+                    })
+                    .await;
+                if let Err(e) = purged {
+                    tracing::warn!("purging sessions failed: {e}");
+                }
+                // The previous month's invoices, once: a lock in the database picks one node.
+                match switchboard_api::routes::invoices::run_monthly_invoices(
+                    &state,
+                    switchboard_store::now(),
+                )
+                .await
+                {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(invoices = n, "monthly invoices generated"),
+                    Err(e) => tracing::warn!("monthly invoice generation failed: {e}"),
+                }
+                match switchboard_api::routes::logs::cleanup_logs(&state).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(deleted = n, "old logs removed (LogCleanupDays)"),
+                    Err(e) => tracing::warn!("log cleanup failed: {e}"),
+                }
+            }
+        }
+    });
+}

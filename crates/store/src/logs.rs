@@ -1,0 +1,465 @@
+//! Log rows: consumption, recharge, management and system events.
+
+use crate::schema::logs;
+use crate::{now, DbConn, StoreResult};
+use diesel::prelude::*;
+use switchboard_domain::log::LogType;
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = logs)]
+pub struct LogRow {
+    pub id: i64,
+    pub created_at: i64,
+    pub log_type: i32,
+    pub user_id: i64,
+    pub username: String,
+    pub token_id: i64,
+    pub token_name: String,
+    pub channel_id: i64,
+    pub model_name: String,
+    pub group_name: String,
+    pub quota: i64,
+    pub prompt_tokens: i32,
+    pub completion_tokens: i32,
+    pub use_time_ms: i32,
+    pub first_response_ms: i32,
+    pub is_stream: bool,
+    pub source_ip: String,
+    pub request_id: Option<String>,
+    pub content: String,
+    pub metadata: String,
+}
+
+/// Records an event that is not a relay request (management, recharge, system): who it concerns,
+/// how much quota moved (0 when none) and a human sentence.
+pub fn record(
+    conn: &mut DbConn,
+    kind: LogType,
+    user_id: i64,
+    username: &str,
+    quota: i64,
+    content: &str,
+    metadata: &str,
+) -> StoreResult<()> {
+    diesel::insert_into(logs::table)
+        .values((
+            logs::created_at.eq(now()),
+            logs::log_type.eq(kind.as_i32()),
+            logs::user_id.eq(user_id),
+            logs::username.eq(username),
+            logs::quota.eq(quota),
+            logs::content.eq(content),
+            logs::metadata.eq(metadata),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The newest logs of a user, newest first (used by tests and the user's recent activity).
+pub fn recent_for_user(conn: &mut DbConn, user_id: i64, limit: i64) -> StoreResult<Vec<LogRow>> {
+    Ok(logs::table
+        .filter(logs::user_id.eq(user_id))
+        .order((logs::created_at.desc(), logs::id.desc()))
+        .limit(limit)
+        .select(LogRow::as_select())
+        .load(conn)?)
+}
+
+/// One settled relay request, as the ledger hands it to the database.
+#[derive(Debug, Clone, PartialEq, Insertable)]
+#[diesel(table_name = logs)]
+pub struct ConsumeRecord {
+    /// Unique per request: a batch written twice inserts (and counts) each request once.
+    pub request_id: Option<String>,
+    pub created_at: i64,
+    pub log_type: i32,
+    pub user_id: i64,
+    pub username: String,
+    pub token_id: i64,
+    pub token_name: String,
+    pub channel_id: i64,
+    pub model_name: String,
+    pub group_name: String,
+    pub quota: i64,
+    pub prompt_tokens: i32,
+    pub completion_tokens: i32,
+    pub use_time_ms: i32,
+    pub first_response_ms: i32,
+    pub is_stream: bool,
+    pub source_ip: String,
+    pub content: String,
+    pub metadata: String,
+}
+
+/// Writes a batch of consume records in one transaction: the log rows, the users' balances and
+/// counters, the tokens' remaining and used quota, the channels' used quota and the daily rollup.
+/// Every delta is derived from the rows actually inserted, so replaying a batch (after a failed
+/// commit acknowledgement, say) changes nothing the second time. Returns the rows inserted.
+pub fn settle_batch(conn: &mut DbConn, batch: &[ConsumeRecord]) -> StoreResult<usize> {
+    settle(conn, batch, true)
+}
+
+/// [`settle_batch`] for a batch that has never been attempted: it skips the look-up of request
+/// ids already written. Should one exist after all, the unique index refuses the insert and the
+/// whole transaction fails with [`crate::StoreError::Conflict`], changing nothing; the caller
+/// then runs [`settle_batch`].
+pub fn settle_new_batch(conn: &mut DbConn, batch: &[ConsumeRecord]) -> StoreResult<usize> {
+    settle(conn, batch, false)
+}
+
+fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> StoreResult<usize> {
+    use crate::schema::{channels, statistics, tokens, users};
+    use std::collections::BTreeMap;
+    if batch.is_empty() {
+        return Ok(0);
+    }
+    crate::transaction(conn, |c| {
+        let ids: Vec<String> = if check_written {
+            batch.iter().filter_map(|r| r.request_id.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for chunk in ids.chunks(500) {
+            let found: Vec<Option<String>> = logs::table
+                .filter(logs::request_id.eq_any(chunk))
+                .select(logs::request_id)
+                .load(c)?;
+            seen.extend(found.into_iter().flatten());
+        }
+        let fresh: Vec<&ConsumeRecord> = batch
+            .iter()
+            .filter(|r| match &r.request_id {
+                Some(id) => seen.insert(id.clone()),
+                None => true,
+            })
+            .collect();
+        for chunk in fresh.chunks(200) {
+            let rows: Vec<ConsumeRecord> = chunk.iter().map(|r| (*r).clone()).collect();
+            crate::insert_many!(c, logs::table, &rows)?;
+        }
+        let mut per_user: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+        let mut per_token: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+        let mut per_channel: BTreeMap<i64, i64> = BTreeMap::new();
+        let mut per_day: BTreeMap<(i64, i64, i64, String), [i64; 5]> = BTreeMap::new();
+        for r in &fresh {
+            let u = per_user.entry(r.user_id).or_default();
+            u.0 += r.quota;
+            u.1 += 1;
+            if r.token_id > 0 {
+                let t = per_token.entry(r.token_id).or_default();
+                t.0 += r.quota;
+                t.1 += 1;
+            }
+            if r.channel_id > 0 {
+                *per_channel.entry(r.channel_id).or_default() += r.quota;
+            }
+            let day = r.created_at - r.created_at.rem_euclid(86_400);
+            let s = per_day
+                .entry((day, r.user_id, r.channel_id, r.model_name.clone()))
+                .or_default();
+            s[0] += 1;
+            s[1] += r.quota;
+            s[2] += i64::from(r.prompt_tokens);
+            s[3] += i64::from(r.completion_tokens);
+            s[4] += i64::from(r.use_time_ms);
+        }
+        for (id, (q, n)) in per_user {
+            diesel::update(users::table.find(id))
+                .set((
+                    users::quota.eq(users::quota - q),
+                    users::used_quota.eq(users::used_quota + q),
+                    users::request_count.eq(users::request_count + n),
+                ))
+                .execute(c)?;
+        }
+        for (id, (q, n)) in per_token {
+            diesel::update(tokens::table.find(id))
+                .set((
+                    tokens::remain_quota.eq(tokens::remain_quota - q),
+                    tokens::used_quota.eq(tokens::used_quota + q),
+                    tokens::request_count.eq(tokens::request_count + n),
+                ))
+                .execute(c)?;
+        }
+        for (id, q) in per_channel {
+            diesel::update(channels::table.find(id))
+                .set(channels::used_quota.eq(channels::used_quota + q))
+                .execute(c)?;
+        }
+        for ((day, user, channel, model), s) in per_day {
+            let key = statistics::table
+                .filter(statistics::day.eq(day))
+                .filter(statistics::user_id.eq(user))
+                .filter(statistics::channel_id.eq(channel))
+                .filter(statistics::model_name.eq(&model));
+            let n = diesel::update(key)
+                .set((
+                    statistics::request_count.eq(statistics::request_count + s[0]),
+                    statistics::quota.eq(statistics::quota + s[1]),
+                    statistics::prompt_tokens.eq(statistics::prompt_tokens + s[2]),
+                    statistics::completion_tokens.eq(statistics::completion_tokens + s[3]),
+                    statistics::request_time_ms.eq(statistics::request_time_ms + s[4]),
+                ))
+                .execute(c)?;
+            if n == 0 {
+                diesel::insert_into(statistics::table)
+                    .values((
+                        statistics::day.eq(day),
+                        statistics::user_id.eq(user),
+                        statistics::channel_id.eq(channel),
+                        statistics::model_name.eq(&model),
+                        statistics::request_count.eq(s[0]),
+                        statistics::quota.eq(s[1]),
+                        statistics::prompt_tokens.eq(s[2]),
+                        statistics::completion_tokens.eq(s[3]),
+                        statistics::request_time_ms.eq(s[4]),
+                    ))
+                    .execute(c)?;
+            }
+        }
+        Ok(fresh.len())
+    })
+}
+
+/// Sum of consume-log quota of a user (invariant checks and reconciliation; not a hot path).
+pub fn consumed_by_user(conn: &mut DbConn, user_id: i64) -> StoreResult<i64> {
+    let rows: Vec<i64> = logs::table
+        .filter(logs::user_id.eq(user_id))
+        .filter(logs::log_type.eq(LogType::Consume.as_i32()))
+        .select(logs::quota)
+        .load(conn)?;
+    Ok(rows.iter().sum())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The log screens: filtered lists (offset and keyset pages), consumption sums, retention.
+// ---------------------------------------------------------------------------------------------
+
+type Db = <DbConn as diesel::Connection>::Backend;
+
+/// What the log screens filter on. Every field narrows the result; `None` does not filter.
+/// The user's own routes always set `user_id`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogFilter {
+    pub user_id: Option<i64>,
+    pub log_type: Option<i32>,
+    /// `created_at >= start` (unix seconds).
+    pub start: Option<i64>,
+    /// `created_at <= end` (unix seconds).
+    pub end: Option<i64>,
+    pub model_name: Option<String>,
+    pub token_name: Option<String>,
+    pub token_id: Option<i64>,
+    pub username: Option<String>,
+    pub channel_id: Option<i64>,
+    pub group_name: Option<String>,
+    pub source_ip: Option<String>,
+}
+
+impl LogFilter {
+    /// Whether a filter narrows the rows more than a log type can (an index serves each).
+    fn has_selective_column(&self) -> bool {
+        self.user_id.is_some()
+            || self.token_id.is_some()
+            || self.channel_id.is_some()
+            || self.model_name.is_some()
+    }
+}
+
+/// The log-type condition. SQLite without `ANALYZE` statistics cannot tell that `type` has four
+/// values and may walk the `(type, created_at)` index (every consume log) instead of, say,
+/// `(user_id, created_at)`; written as `type + 0 = t` the term cannot use an index, so SQLite
+/// takes the selective one. Elsewhere the plain term is kept: PostgreSQL has statistics, and it
+/// misjudges the selectivity of an expression (it would sort a heavy user's rows).
+fn type_is<'a>(
+    q: logs::BoxedQuery<'a, Db>,
+    t: i32,
+    f: &LogFilter,
+    backend: crate::Backend,
+) -> logs::BoxedQuery<'a, Db> {
+    if backend == crate::Backend::Sqlite && f.has_selective_column() {
+        q.filter((logs::log_type + 0).eq(t))
+    } else {
+        q.filter(logs::log_type.eq(t))
+    }
+}
+
+fn filtered(f: &LogFilter, backend: crate::Backend) -> logs::BoxedQuery<'_, Db> {
+    let mut q = logs::table.into_boxed();
+    if let Some(u) = f.user_id {
+        q = q.filter(logs::user_id.eq(u));
+    }
+    if let Some(t) = f.log_type {
+        q = type_is(q, t, f, backend);
+    }
+    if let Some(s) = f.start {
+        q = q.filter(logs::created_at.ge(s));
+    }
+    if let Some(e) = f.end {
+        q = q.filter(logs::created_at.le(e));
+    }
+    if let Some(m) = &f.model_name {
+        q = q.filter(logs::model_name.eq(m));
+    }
+    if let Some(t) = &f.token_name {
+        q = q.filter(logs::token_name.eq(t));
+    }
+    if let Some(t) = f.token_id {
+        q = q.filter(logs::token_id.eq(t));
+    }
+    if let Some(u) = &f.username {
+        q = q.filter(logs::username.eq(u));
+    }
+    if let Some(c) = f.channel_id {
+        q = q.filter(logs::channel_id.eq(c));
+    }
+    if let Some(g) = &f.group_name {
+        q = q.filter(logs::group_name.eq(g));
+    }
+    if let Some(ip) = &f.source_ip {
+        q = q.filter(logs::source_ip.eq(ip));
+    }
+    q
+}
+
+/// One page of logs, newest first (`created_at` desc, then `id` desc), with the exact number of
+/// matching rows. For deep scrolling through large tables use [`list_before`] instead: OFFSET
+/// reads and discards every skipped row.
+pub fn list(
+    conn: &mut DbConn,
+    f: &LogFilter,
+    page: crate::PageReq,
+) -> StoreResult<crate::Page<LogRow>> {
+    let b = conn.backend();
+    let total: i64 = filtered(f, b).count().get_result(conn)?;
+    let items = filtered(f, b)
+        .order((logs::created_at.desc(), logs::id.desc()))
+        .limit(page.size)
+        .offset(page.offset())
+        .select(LogRow::as_select())
+        .load(conn)?;
+    Ok(crate::Page { items, total })
+}
+
+/// Keyset page: up to `limit` logs that come after the log `before_id` in the listing order
+/// (`created_at` desc, `id` desc), i.e. `(created_at, id) < (cursor.created_at, before_id)`.
+/// The cursor row is looked up within `f.user_id` only (a user cannot probe other users' rows);
+/// when it is not visible (deleted by retention, another user's, or made up) the condition falls
+/// back to `id < before_id`. No OFFSET and no COUNT: cost is `limit` rows down an index.
+pub fn list_before(
+    conn: &mut DbConn,
+    f: &LogFilter,
+    before_id: i64,
+    limit: i64,
+) -> StoreResult<Vec<LogRow>> {
+    let mut cursor = logs::table.find(before_id).into_boxed();
+    if let Some(u) = f.user_id {
+        cursor = cursor.filter(logs::user_id.eq(u));
+    }
+    let at: Option<i64> = cursor.select(logs::created_at).first(conn).optional()?;
+    let mut q = filtered(f, conn.backend());
+    q = match at {
+        Some(at) => q.filter(
+            logs::created_at
+                .le(at)
+                .and(logs::created_at.lt(at).or(logs::id.lt(before_id))),
+        ),
+        None => q.filter(logs::id.lt(before_id)),
+    };
+    Ok(q.order((logs::created_at.desc(), logs::id.desc()))
+        .limit(limit)
+        .select(LogRow::as_select())
+        .load(conn)?)
+}
+
+/// `COALESCE(SUM(col), 0)` as a BIGINT on every backend: PostgreSQL sums BIGINT to NUMERIC and
+/// MySQL sums anything to DECIMAL, so both are cast back (SQLite's SUM of integers is an integer
+/// and fails loudly on overflow).
+pub(crate) fn sum_bigint_sql(backend: crate::Backend, column: &str) -> String {
+    match backend {
+        crate::Backend::Sqlite => format!("COALESCE(SUM({column}), 0)"),
+        crate::Backend::Postgres => format!("CAST(COALESCE(SUM({column}), 0) AS BIGINT)"),
+        crate::Backend::Mysql => format!("CAST(COALESCE(SUM({column}), 0) AS SIGNED)"),
+    }
+}
+
+/// Consumption totals of a set of logs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConsumeSums {
+    pub request_count: i64,
+    pub quota: i64,
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+}
+
+/// Exact sums over the consume logs (type 2) among those the filter selects (a filter on another
+/// type therefore sums to zero): computed by the database with SUM, never by loading rows.
+pub fn consume_sums(conn: &mut DbConn, f: &LogFilter) -> StoreResult<ConsumeSums> {
+    use diesel::dsl::sql;
+    use diesel::sql_types::BigInt;
+    let b = conn.backend();
+    let q = type_is(filtered(f, b), LogType::Consume.as_i32(), f, b);
+    let (request_count, quota, prompt_tokens, completion_tokens) = q
+        .select((
+            sql::<BigInt>("COUNT(*)"),
+            sql::<BigInt>(&sum_bigint_sql(b, "quota")),
+            sql::<BigInt>(&sum_bigint_sql(b, "prompt_tokens")),
+            sql::<BigInt>(&sum_bigint_sql(b, "completion_tokens")),
+        ))
+        .get_result::<(i64, i64, i64, i64)>(conn)?;
+    Ok(ConsumeSums {
+        request_count,
+        quota,
+        prompt_tokens,
+        completion_tokens,
+    })
+}
+
+/// Deletes every log created before `before` (exclusive), `batch_size` rows per statement (each
+/// its own short transaction, oldest first), so a cleanup of millions of rows never holds one long
+/// lock and lets the ledger's writes through between batches. Returns how many rows went. The
+/// daily rollup (`statistics`) is kept: dashboards and invoices do not depend on raw logs.
+pub fn delete_before(conn: &mut DbConn, before: i64, batch_size: i64) -> StoreResult<u64> {
+    let batch_size = batch_size.clamp(1, 10_000);
+    let mut deleted: u64 = 0;
+    loop {
+        let ids: Vec<i64> = logs::table
+            .filter(logs::created_at.lt(before))
+            .order((logs::created_at.asc(), logs::id.asc()))
+            .limit(batch_size)
+            .select(logs::id)
+            .load(conn)?;
+        if ids.is_empty() {
+            break;
+        }
+        let n = diesel::delete(logs::table.filter(logs::id.eq_any(&ids))).execute(conn)?;
+        deleted += n as u64;
+        if (ids.len() as i64) < batch_size {
+            break;
+        }
+    }
+    Ok(deleted)
+}
+
+/// Names of the given channels (for the administrators' log screen); unknown ids are left out.
+pub fn channel_names(conn: &mut DbConn, ids: &[i64]) -> StoreResult<Vec<(i64, String)>> {
+    use crate::schema::channels;
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(channels::table
+        .filter(channels::id.eq_any(ids))
+        .select((channels::id, channels::name))
+        .load(conn)?)
+}
+
+/// Moves a log in time. Test support (retention and range tests need old rows); not used by the
+/// application.
+#[doc(hidden)]
+pub fn set_created_at(conn: &mut DbConn, id: i64, created_at: i64) -> StoreResult<()> {
+    diesel::update(logs::table.find(id))
+        .set(logs::created_at.eq(created_at))
+        .execute(conn)?;
+    Ok(())
+}

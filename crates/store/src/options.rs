@@ -1,0 +1,26 @@
+//! Settings rows (`options` key/value table). Typing and validation live in the domain catalogue.
+
+use crate::schema::options;
+use crate::{DbConn, StoreResult};
+use diesel::prelude::*;
+
+pub fn all(conn: &mut DbConn) -> StoreResult<Vec<(String, String)>> {
+    Ok(options::table
+        .select((options::key, options::value))
+        .load(conn)?)
+}
+
+/// Writes one setting: update when present, insert otherwise, in one transaction.
+pub fn set(conn: &mut DbConn, key: &str, value: &str) -> StoreResult<()> {
+    conn.transaction(|c| {
+        let n = diesel::update(options::table.find(key))
+            .set(options::value.eq(value))
+            .execute(c)?;
+        if n == 0 {
+            diesel::insert_into(options::table)
+                .values((options::key.eq(key), options::value.eq(value)))
+                .execute(c)?;
+        }
+        Ok(())
+    })
+}

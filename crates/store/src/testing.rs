@@ -1,0 +1,159 @@
+//! Test support shared by the store and api test suites: a fresh, migrated database per test on
+//! SQLite (a temporary file) and, when `TEST_PG_DSN` / `TEST_MYSQL_DSN` name an admin connection,
+//! on PostgreSQL and MySQL/MariaDB (a new database created for the test and dropped afterwards).
+
+use crate::conn::{self, Backend, Pool};
+use diesel::connection::SimpleConnection;
+use diesel::{Connection, MysqlConnection, PgConnection};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn unique_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default();
+    format!(
+        "sb_t_{}_{}_{}",
+        std::process::id(),
+        nanos,
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A migrated database that lives as long as this value.
+pub struct TestDb {
+    pub pool: Pool,
+    pub backend: Backend,
+    pub dsn: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    File(std::path::PathBuf),
+    Pg { admin: String, name: String },
+    Mysql { admin: String, name: String },
+}
+
+impl TestDb {
+    pub fn sqlite() -> TestDb {
+        let path = std::env::temp_dir().join(format!("{}.db", unique_name()));
+        let dsn = format!("sqlite://{}", path.display());
+        Self::open(dsn, Cleanup::File(path))
+    }
+
+    /// A fresh PostgreSQL database, or `None` when `TEST_PG_DSN` is not set.
+    pub fn postgres() -> Option<TestDb> {
+        let admin = std::env::var("TEST_PG_DSN")
+            .ok()
+            .filter(|s| !s.is_empty())?;
+        let name = unique_name();
+        let mut c = PgConnection::establish(&admin).unwrap_or_else(|e| panic!("TEST_PG_DSN: {e}"));
+        c.batch_execute(&format!("CREATE DATABASE {name}"))
+            .unwrap_or_else(|e| panic!("create database: {e}"));
+        let dsn = replace_db(&admin, &name);
+        Some(Self::open(dsn, Cleanup::Pg { admin, name }))
+    }
+
+    /// A fresh MySQL/MariaDB database, or `None` when `TEST_MYSQL_DSN` is not set.
+    pub fn mysql() -> Option<TestDb> {
+        let admin = std::env::var("TEST_MYSQL_DSN")
+            .ok()
+            .filter(|s| !s.is_empty())?;
+        let name = unique_name();
+        let mut c =
+            MysqlConnection::establish(&admin).unwrap_or_else(|e| panic!("TEST_MYSQL_DSN: {e}"));
+        c.batch_execute(&format!(
+            "CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
+        ))
+        .unwrap_or_else(|e| panic!("create database: {e}"));
+        let dsn = replace_db(&admin, &name);
+        Some(Self::open(dsn, Cleanup::Mysql { admin, name }))
+    }
+
+    /// Every backend available to this run: SQLite always, the others when configured.
+    pub fn all() -> Vec<TestDb> {
+        let mut v = vec![Self::sqlite()];
+        v.extend(Self::postgres());
+        v.extend(Self::mysql());
+        v
+    }
+
+    fn open(dsn: String, cleanup: Cleanup) -> TestDb {
+        let (pool, backend) =
+            conn::connect(&dsn, 8).unwrap_or_else(|e| panic!("connect {dsn}: {e}"));
+        let mut c = pool.get().unwrap_or_else(|e| panic!("pool: {e}"));
+        conn::run_migrations(&mut c).unwrap_or_else(|e| panic!("migrations: {e}"));
+        drop(c);
+        TestDb {
+            pool,
+            backend,
+            dsn,
+            cleanup,
+        }
+    }
+
+    pub fn conn(&self) -> crate::PooledConn {
+        self.pool.get().unwrap_or_else(|e| panic!("pool: {e}"))
+    }
+}
+
+/// Swaps the database name (the URL path) of a DSN.
+fn replace_db(dsn: &str, name: &str) -> String {
+    let (base, query) = match dsn.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (dsn, None),
+    };
+    let scheme_end = base.find("://").map(|i| i + 3).unwrap_or(0);
+    let host_part = match base[scheme_end..].find('/') {
+        Some(i) => &base[..scheme_end + i],
+        None => base,
+    };
+    match query {
+        Some(q) => format!("{host_part}/{name}?{q}"),
+        None => format!("{host_part}/{name}"),
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        match &self.cleanup {
+            Cleanup::File(p) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", p.display()));
+                }
+            }
+            Cleanup::Pg { admin, name } => {
+                if let Ok(mut c) = PgConnection::establish(admin) {
+                    let _ =
+                        c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+                }
+            }
+            Cleanup::Mysql { admin, name } => {
+                if let Ok(mut c) = MysqlConnection::establish(admin) {
+                    let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name}"));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn replaces_database_name() {
+        assert_eq!(
+            super::replace_db("postgres://u@h:5432/postgres", "x"),
+            "postgres://u@h:5432/x"
+        );
+        assert_eq!(
+            super::replace_db("mysql://root@h:3306", "x"),
+            "mysql://root@h:3306/x"
+        );
+        assert_eq!(
+            super::replace_db("mysql://r@h/db?ssl=0", "x"),
+            "mysql://r@h/x?ssl=0"
+        );
+    }
+}

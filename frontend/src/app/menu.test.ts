@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest'
+import { ROLE } from '@/types/api'
+import { findMenuTrail, visibleMenu, type MenuGroup } from './menu'
+import { FileTextIcon, KeyRoundIcon } from 'lucide-react'
+
+const ids = (menu: MenuGroup[]) => menu.map((g) => [g.id, g.children.map((i) => i.id)])
+
+describe('console menu', () => {
+  it('shows dashboard, token and log to every signed-in user', () => {
+    expect(ids(visibleMenu({ role: ROLE.user }))).toEqual([
+      ['dashboard', ['dashboard']],
+      ['setting', ['token']],
+      ['usage', ['log']],
+    ])
+    expect(ids(visibleMenu({ role: ROLE.admin }))).toEqual(ids(visibleMenu({ role: ROLE.user })))
+  })
+
+  const sample: MenuGroup[] = [
+    {
+      id: 'setting',
+      type: 'group',
+      title: 'panel:menu.group.setting',
+      children: [
+        { id: 'channel', type: 'item', title: 'panel:menu.token', url: '/panel/channel', icon: KeyRoundIcon, isAdmin: true },
+        { id: 'token', type: 'item', title: 'panel:menu.token', url: '/panel/token', icon: KeyRoundIcon },
+      ],
+    },
+    {
+      id: 'admin-only',
+      type: 'group',
+      title: 'panel:menu.group.usage',
+      children: [{ id: 'task', type: 'item', title: 'panel:menu.log', url: '/panel/task', icon: FileTextIcon, isAdmin: true }],
+    },
+    {
+      id: 'billing',
+      type: 'group',
+      title: 'panel:menu.group.usage',
+      children: [
+        { id: 'invoice', type: 'item', title: 'panel:menu.log', url: '/panel/invoice', icon: FileTextIcon, siteFlag: 'UserInvoiceMonth' },
+      ],
+    },
+  ]
+
+  it('hides admin items from users (role < 10) and omits groups left empty', () => {
+    expect(ids(visibleMenu({ role: ROLE.user }, sample))).toEqual([['setting', ['token']]])
+    expect(ids(visibleMenu({ role: undefined }, sample))).toEqual([['setting', ['token']]])
+  })
+
+  it('shows admin items to administrators and root (role >= 10)', () => {
+    const expected = [
+      ['setting', ['channel', 'token']],
+      ['admin-only', ['task']],
+    ]
+    expect(ids(visibleMenu({ role: ROLE.admin }, sample))).toEqual(expected)
+    expect(ids(visibleMenu({ role: ROLE.root }, sample))).toEqual(expected)
+  })
+
+  it('hides items whose site flag is off', () => {
+    expect(ids(visibleMenu({ role: ROLE.user, site: { UserInvoiceMonth: true } }, sample))).toContainEqual([
+      'billing',
+      ['invoice'],
+    ])
+  })
+
+  it('finds the group and item of a path (breadcrumbs, selection)', () => {
+    expect(findMenuTrail('/panel')?.item.id).toBe('dashboard')
+    expect(findMenuTrail('/panel/token')?.group.id).toBe('setting')
+    expect(findMenuTrail('/panel/log/')?.item.id).toBe('log')
+    expect(findMenuTrail('/panel/nothing')).toBeUndefined()
+  })
+})

@@ -1,0 +1,25 @@
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query'
+import { Suspense, type ReactNode } from 'react'
+import { AppToaster } from '@/components/app-toaster'
+import { FullPageSpinner } from '@/components/full-page-spinner'
+import { SiteStatusLoader } from '@/features/site/components/site-status-loader'
+import { queryClient as defaultQueryClient } from '@/lib/query-client'
+
+export interface AppProviderProps {
+  children: ReactNode
+  /** Tests pass a fresh client. */
+  queryClient?: QueryClient
+}
+
+export function AppProvider({ children, queryClient = defaultQueryClient }: AppProviderProps) {
+  return (
+    // Suspends while the first translation files load.
+    <Suspense fallback={<FullPageSpinner />}>
+      <QueryClientProvider client={queryClient}>
+        <SiteStatusLoader />
+        {children}
+        <AppToaster />
+      </QueryClientProvider>
+    </Suspense>
+  )
+}

@@ -1,0 +1,26 @@
+import { useTranslation } from 'react-i18next'
+import { useNavigate } from 'react-router'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
+import { LoginForm } from '@/features/auth/components/login-form'
+import { useSiteInfo } from '@/stores/site'
+
+export default function LoginRoute() {
+  const { t } = useTranslation()
+  const navigate = useNavigate()
+  const { system_name } = useSiteInfo()
+  return (
+    <div className="flex flex-1 items-center justify-center px-4 py-12">
+      <Card className="w-full max-w-sm">
+        <CardHeader className="text-center">
+          <CardTitle className="text-xl">
+            <h1>{t('auth:login.title')}</h1>
+          </CardTitle>
+          <CardDescription>{t('auth:login.subtitle', { name: system_name })}</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <LoginForm onSuccess={() => navigate('/panel')} />
+        </CardContent>
+      </Card>
+    </div>
+  )
+}

@@ -1,0 +1,33 @@
+import type { ComponentProps } from 'react'
+import { cn } from '@/lib/utils'
+
+export function Card({ className, ...props }: ComponentProps<'div'>) {
+  return (
+    <div
+      data-slot="card"
+      className={cn('rounded-xl border bg-card text-card-foreground shadow-sm', className)}
+      {...props}
+    />
+  )
+}
+
+export function CardHeader({ className, ...props }: ComponentProps<'div'>) {
+  return <div data-slot="card-header" className={cn('flex flex-col gap-1.5 p-6', className)} {...props} />
+}
+
+/** A div, so a page can put its own heading level inside. */
+export function CardTitle({ className, ...props }: ComponentProps<'div'>) {
+  return <div data-slot="card-title" className={cn('text-lg leading-none font-semibold', className)} {...props} />
+}
+
+export function CardDescription({ className, ...props }: ComponentProps<'div'>) {
+  return <div data-slot="card-description" className={cn('text-sm text-muted-foreground', className)} {...props} />
+}
+
+export function CardContent({ className, ...props }: ComponentProps<'div'>) {
+  return <div data-slot="card-content" className={cn('p-6 pt-0', className)} {...props} />
+}
+
+export function CardFooter({ className, ...props }: ComponentProps<'div'>) {
+  return <div data-slot="card-footer" className={cn('flex items-center p-6 pt-0', className)} {...props} />
+}

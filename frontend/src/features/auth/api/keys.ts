@@ -1,0 +1,4 @@
+export const authKeys = {
+  all: ['auth'] as const,
+  self: () => [...authKeys.all, 'self'] as const,
+}

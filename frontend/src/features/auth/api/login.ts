@@ -1,0 +1,24 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { api } from '@/lib/api'
+import { removeUserQueries } from '@/lib/query-client'
+import { setUser } from '@/stores/session'
+import type { User } from '@/types/api'
+import type { LoginPayload } from '../schemas'
+import { authKeys } from './keys'
+
+export function login(payload: LoginPayload): Promise<User> {
+  return api.post<User>('/api/user/login', payload)
+}
+
+/** POST /api/user/login; on success the user is stored (localStorage `user` and app state). */
+export function useLogin() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: login,
+    onSuccess: (user) => {
+      removeUserQueries(queryClient)
+      setUser(user)
+      queryClient.setQueryData(authKeys.self(), user)
+    },
+  })
+}

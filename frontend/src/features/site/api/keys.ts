@@ -1,0 +1,4 @@
+export const siteKeys = {
+  all: ['site'] as const,
+  status: () => [...siteKeys.all, 'status'] as const,
+}

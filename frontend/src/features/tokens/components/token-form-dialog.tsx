@@ -1,0 +1,240 @@
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useEffect, useMemo } from 'react'
+import { useForm, useWatch } from 'react-hook-form'
+import { useTranslation } from 'react-i18next'
+import { Button } from '@/components/ui/button'
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
+import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { Input } from '@/components/ui/input'
+import { Spinner } from '@/components/ui/spinner'
+import { Switch } from '@/components/ui/switch'
+import { renderQuota } from '@/lib/format'
+import { notify } from '@/lib/toast'
+import { useSiteInfo } from '@/stores/site'
+import type { Token } from '@/types/api'
+import { useCreateToken } from '../api/create-token'
+import { useUpdateToken } from '../api/update-token'
+import {
+  createTokenSchema,
+  HEARTBEAT_MAX,
+  HEARTBEAT_MIN,
+  tokenFormDefaults,
+  type TokenFormValues,
+  type TokenPayload,
+} from '../schemas'
+
+export interface TokenFormDialogProps {
+  open: boolean
+  onOpenChange: (open: boolean) => void
+  /** The key to edit; none creates a new one. */
+  token?: Token
+  /** After a create: the answer, with the full key. */
+  onCreated?: (token: Token) => void
+}
+
+/** Create or edit a key. Server refusals are toasted by the central handler; the form stays open. */
+export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenFormDialogProps) {
+  const { t } = useTranslation()
+  const { display_in_currency, quota_per_unit } = useSiteInfo()
+  const schema = useMemo(() => createTokenSchema(t), [t])
+  const form = useForm<TokenFormValues, unknown, TokenPayload>({
+    resolver: zodResolver(schema),
+    defaultValues: tokenFormDefaults(token),
+  })
+  const createMutation = useCreateToken()
+  const updateMutation = useUpdateToken()
+  const pending = createMutation.isPending || updateMutation.isPending
+
+  useEffect(() => {
+    if (open) form.reset(tokenFormDefaults(token))
+  }, [open, token, form])
+
+  const [unlimited, neverExpires, heartbeat, quotaText] = useWatch({
+    control: form.control,
+    name: ['unlimited_quota', 'never_expires', 'heartbeat_enabled', 'remain_quota'],
+  })
+  const quotaHint = /^\d+$/.test(quotaText.trim())
+    ? t('tokens:form.remainQuotaHint', {
+        amount: renderQuota(Number(quotaText), { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }),
+      })
+    : undefined
+
+  const onSubmit = form.handleSubmit(async (payload) => {
+    try {
+      if (token) {
+        await updateMutation.mutateAsync({ id: token.id, ...payload })
+        notify.success(t('tokens:toast.updated'))
+        onOpenChange(false)
+      } else {
+        const created = await createMutation.mutateAsync(payload)
+        notify.success(t('tokens:toast.created'))
+        onOpenChange(false)
+        onCreated?.(created)
+      }
+    } catch {
+      // Shown by the central error handler.
+    }
+  })
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent closeLabel={t('common:actions.close')} className="max-w-xl" data-testid="token-form-dialog">
+        <DialogHeader>
+          <DialogTitle>{token ? t('tokens:form.editTitle') : t('tokens:form.createTitle')}</DialogTitle>
+          <DialogDescription>{t('tokens:form.description')}</DialogDescription>
+        </DialogHeader>
+        <Form {...form}>
+          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="token-form">
+            <FormField
+              control={form.control}
+              name="name"
+              render={({ field }) => (
+                <FormItem>
+                  <FormLabel>{t('tokens:form.name')}</FormLabel>
+                  <FormControl>
+                    <Input placeholder={t('tokens:form.namePlaceholder')} autoComplete="off" {...field} />
+                  </FormControl>
+                  <FormMessage />
+                </FormItem>
+              )}
+            />
+            <div className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start">
+              <FormField
+                control={form.control}
+                name="remain_quota"
+                render={({ field }) => (
+                  <FormItem>
+                    <FormLabel>{t('tokens:form.remainQuota')}</FormLabel>
+                    <FormControl>
+                      <Input type="number" min={0} step={1} inputMode="numeric" disabled={unlimited} {...field} />
+                    </FormControl>
+                    {quotaHint && !unlimited && <FormDescription>{quotaHint}</FormDescription>}
+                    <FormMessage />
+                  </FormItem>
+                )}
+              />
+              <FormField
+                control={form.control}
+                name="unlimited_quota"
+                render={({ field }) => (
+                  <FormItem className="flex items-center gap-2 sm:pt-7">
+                    <FormControl>
+                      <Switch checked={field.value} onCheckedChange={field.onChange} />
+                    </FormControl>
+                    <FormLabel>{t('tokens:form.unlimited')}</FormLabel>
+                  </FormItem>
+                )}
+              />
+            </div>
+            <div className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start">
+              <FormField
+                control={form.control}
+                name="expired_at"
+                render={({ field }) => (
+                  <FormItem>
+                    <FormLabel>{t('tokens:form.expiredAt')}</FormLabel>
+                    <FormControl>
+                      <Input type="datetime-local" disabled={neverExpires} {...field} />
+                    </FormControl>
+                    <FormMessage />
+                  </FormItem>
+                )}
+              />
+              <FormField
+                control={form.control}
+                name="never_expires"
+                render={({ field }) => (
+                  <FormItem className="flex items-center gap-2 sm:pt-7">
+                    <FormControl>
+                      <Switch checked={field.value} onCheckedChange={field.onChange} />
+                    </FormControl>
+                    <FormLabel>{t('tokens:form.neverExpires')}</FormLabel>
+                  </FormItem>
+                )}
+              />
+            </div>
+            <FormField
+              control={form.control}
+              name="models"
+              render={({ field }) => (
+                <FormItem>
+                  <FormLabel>{t('tokens:form.models')}</FormLabel>
+                  <FormControl>
+                    <Input placeholder={t('tokens:form.modelsPlaceholder')} autoComplete="off" {...field} />
+                  </FormControl>
+                  <FormDescription>{t('tokens:form.modelsHint')}</FormDescription>
+                  <FormMessage />
+                </FormItem>
+              )}
+            />
+            <FormField
+              control={form.control}
+              name="subnet"
+              render={({ field }) => (
+                <FormItem>
+                  <FormLabel>{t('tokens:form.subnet')}</FormLabel>
+                  <FormControl>
+                    <Input placeholder={t('tokens:form.subnetPlaceholder')} autoComplete="off" {...field} />
+                  </FormControl>
+                  <FormDescription>{t('tokens:form.subnetHint')}</FormDescription>
+                  <FormMessage />
+                </FormItem>
+              )}
+            />
+            <div className="grid gap-4 sm:grid-cols-[auto_1fr] sm:items-start">
+              <FormField
+                control={form.control}
+                name="heartbeat_enabled"
+                render={({ field }) => (
+                  <FormItem className="flex items-center gap-2 sm:pt-7">
+                    <FormControl>
+                      <Switch checked={field.value} onCheckedChange={field.onChange} />
+                    </FormControl>
+                    <FormLabel>{t('tokens:form.heartbeat')}</FormLabel>
+                  </FormItem>
+                )}
+              />
+              <FormField
+                control={form.control}
+                name="heartbeat_timeout"
+                render={({ field }) => (
+                  <FormItem>
+                    <FormLabel>{t('tokens:form.heartbeatTimeout')}</FormLabel>
+                    <FormControl>
+                      <Input
+                        type="number"
+                        min={HEARTBEAT_MIN}
+                        max={HEARTBEAT_MAX}
+                        step={1}
+                        inputMode="numeric"
+                        disabled={!heartbeat}
+                        {...field}
+                      />
+                    </FormControl>
+                    <FormDescription>{t('tokens:form.heartbeatHint')}</FormDescription>
+                    <FormMessage />
+                  </FormItem>
+                )}
+              />
+            </div>
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
+                {t('common:actions.cancel')}
+              </Button>
+              <Button type="submit" disabled={pending} data-testid="token-form-submit">
+                {pending ? (
+                  <>
+                    <Spinner />
+                    {t('tokens:form.submitting')}
+                  </>
+                ) : (
+                  t('tokens:form.submit')
+                )}
+              </Button>
+            </DialogFooter>
+          </form>
+        </Form>
+      </DialogContent>
+    </Dialog>
+  )
+}

@@ -1,0 +1,131 @@
+import type { TFunction } from 'i18next'
+import { z } from 'zod'
+import type { Token } from '@/types/api'
+
+export const NAME_MAX = 64
+export const HEARTBEAT_MIN = 30
+export const HEARTBEAT_MAX = 90
+
+/** What the token form edits (inputs keep text; the schema turns it into the payload). */
+export interface TokenFormValues {
+  name: string
+  remain_quota: string
+  unlimited_quota: boolean
+  never_expires: boolean
+  /** `YYYY-MM-DDTHH:mm` in local time (datetime-local input). */
+  expired_at: string
+  models: string
+  subnet: string
+  heartbeat_enabled: boolean
+  heartbeat_timeout: string
+}
+
+/** Body of POST /api/token (and the editable fields of PUT /api/token). */
+export interface TokenPayload {
+  name: string
+  remain_quota: number
+  unlimited_quota: boolean
+  /** -1 never, else unix seconds in the future. */
+  expired_at: number
+  models: string
+  subnet: string
+  heartbeat_enabled: boolean
+  heartbeat_timeout: number
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** Unix seconds -> value of a datetime-local input (local time, minutes). */
+export function toDateTimeLocal(unixSeconds: number): string {
+  const d = new Date(unixSeconds * 1000)
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`
+}
+
+/** Value of a datetime-local input -> unix seconds (NaN when empty or invalid). */
+export function fromDateTimeLocal(value: string): number {
+  if (!value) return Number.NaN
+  return Math.floor(new Date(value).getTime() / 1000)
+}
+
+export function tokenFormDefaults(token?: Token): TokenFormValues {
+  if (!token) {
+    return {
+      name: '',
+      remain_quota: '0',
+      unlimited_quota: false,
+      never_expires: true,
+      expired_at: '',
+      models: '',
+      subnet: '',
+      heartbeat_enabled: false,
+      heartbeat_timeout: String(HEARTBEAT_MIN),
+    }
+  }
+  return {
+    name: token.name,
+    remain_quota: String(token.remain_quota),
+    unlimited_quota: token.unlimited_quota,
+    never_expires: token.expired_at === -1,
+    expired_at: token.expired_at === -1 ? '' : toDateTimeLocal(token.expired_at),
+    models: token.models,
+    subnet: token.subnet,
+    heartbeat_enabled: token.heartbeat_enabled,
+    heartbeat_timeout: String(token.heartbeat_timeout || HEARTBEAT_MIN),
+  }
+}
+
+/**
+ * Token form (spec sections 3 and 5): name required, at most 64 characters; quota a whole
+ * number >= 0 unless unlimited; expiry never or a future time; heartbeat timeout 30-90 s.
+ */
+export function createTokenSchema(t: TFunction, now: () => number = Date.now) {
+  return z
+    .object({
+      name: z
+        .string()
+        .trim()
+        .min(1, t('tokens:validation.nameRequired'))
+        .max(NAME_MAX, t('tokens:validation.nameTooLong', { max: NAME_MAX })),
+      remain_quota: z.string().trim(),
+      unlimited_quota: z.boolean(),
+      never_expires: z.boolean(),
+      expired_at: z.string(),
+      models: z.string().trim(),
+      subnet: z.string().trim(),
+      heartbeat_enabled: z.boolean(),
+      heartbeat_timeout: z.string().trim(),
+    })
+    .superRefine((v, ctx) => {
+      if (!v.unlimited_quota && !/^\d+$/.test(v.remain_quota)) {
+        ctx.addIssue({ code: 'custom', path: ['remain_quota'], message: t('tokens:validation.quotaInteger') })
+      }
+      if (!v.never_expires) {
+        const at = fromDateTimeLocal(v.expired_at)
+        if (Number.isNaN(at)) {
+          ctx.addIssue({ code: 'custom', path: ['expired_at'], message: t('tokens:validation.expiryRequired') })
+        } else if (at * 1000 <= now()) {
+          ctx.addIssue({ code: 'custom', path: ['expired_at'], message: t('tokens:validation.expiryFuture') })
+        }
+      }
+      const hb = Number(v.heartbeat_timeout)
+      if (!/^\d+$/.test(v.heartbeat_timeout) || hb < HEARTBEAT_MIN || hb > HEARTBEAT_MAX) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['heartbeat_timeout'],
+          message: t('tokens:validation.heartbeatRange', { min: HEARTBEAT_MIN, max: HEARTBEAT_MAX }),
+        })
+      }
+    })
+    .transform(
+      (v): TokenPayload => ({
+        name: v.name,
+        remain_quota: v.unlimited_quota ? Number(v.remain_quota) || 0 : Number(v.remain_quota),
+        unlimited_quota: v.unlimited_quota,
+        expired_at: v.never_expires ? -1 : fromDateTimeLocal(v.expired_at),
+        models: v.models,
+        subnet: v.subnet,
+        heartbeat_enabled: v.heartbeat_enabled,
+        heartbeat_timeout: Number(v.heartbeat_timeout),
+      }),
+    )
+}

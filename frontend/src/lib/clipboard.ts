@@ -1,0 +1,10 @@
+/** Writes text to the clipboard; false when the browser refuses (the caller asks to copy by hand). */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (!navigator.clipboard?.writeText) return false
+    await navigator.clipboard.writeText(text)
+    return true
+  } catch {
+    return false
+  }
+}

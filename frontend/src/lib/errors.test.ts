@@ -1,0 +1,120 @@
+import { http, HttpResponse } from 'msw'
+import { toast } from 'sonner'
+import { beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { sessionStore, setUser } from '@/stores/session'
+import { server } from '@/test/server'
+import { api, ApiError, HttpError } from './api'
+import { handleApiError } from './errors'
+
+describe('central error handler', () => {
+  let error: MockInstance<typeof toast.error>
+  let info: MockInstance<typeof toast.info>
+
+  beforeEach(() => {
+    error = vi.spyOn(toast, 'error')
+    info = vi.spyOn(toast, 'info')
+  })
+
+  it('429 -> too many requests', () => {
+    handleApiError(new HttpError(429, 'whatever'))
+    expect(error).toHaveBeenCalledWith('错误：请求次数过多，请稍后再试！', expect.objectContaining({ duration: 5000 }))
+    expect(info).not.toHaveBeenCalled()
+  })
+
+  it('500 -> server error', () => {
+    handleApiError(new HttpError(500, 'boom'))
+    expect(error).toHaveBeenCalledWith('错误：服务器内部错误，请联系管理员！', expect.anything())
+  })
+
+  it('405 -> demo-site notice as info, 3 s', () => {
+    handleApiError(new HttpError(405, 'Method Not Allowed'))
+    expect(info).toHaveBeenCalledWith('本站仅作演示之用，无服务端！', expect.objectContaining({ duration: 3000 }))
+    expect(error).not.toHaveBeenCalled()
+  })
+
+  it('other HTTP status -> "错误：" + the server message', () => {
+    handleApiError(new HttpError(403, '无权进行此操作', '无权进行此操作'))
+    expect(error).toHaveBeenCalledWith('错误：无权进行此操作', expect.anything())
+  })
+
+  it('non-HTTP error -> "错误：" + its text', () => {
+    handleApiError(new TypeError('Failed to fetch'))
+    expect(error).toHaveBeenCalledWith('错误：Failed to fetch', expect.anything())
+    handleApiError(new ApiError('令牌已过期'))
+    expect(error).toHaveBeenCalledWith('错误：令牌已过期', expect.anything())
+  })
+
+  it('uses the message as toast id, so a repeat is not stacked', () => {
+    handleApiError(new HttpError(500, 'x'))
+    handleApiError(new HttpError(500, 'y'))
+    const ids = error.mock.calls.map((call) => (call[1] as { id?: string }).id)
+    expect(ids).toEqual(['错误：服务器内部错误，请联系管理员！', '错误：服务器内部错误，请联系管理员！'])
+  })
+
+  it('speaks the current language', async () => {
+    const { default: i18n } = await import('i18next')
+    await i18n.changeLanguage('en')
+    handleApiError(new HttpError(429, ''))
+    expect(error).toHaveBeenCalledWith('Error: Too many requests, please try again later!', expect.anything())
+  })
+})
+
+describe('api client', () => {
+  it('unwraps data and sends the session cookie', async () => {
+    let credentials: RequestCredentials | undefined
+    server.use(
+      http.get('*/api/echo', ({ request }) => {
+        credentials = request.credentials
+        return HttpResponse.json({ success: true, message: '', data: { ok: 1 } })
+      }),
+    )
+    await expect(api.get('/api/echo')).resolves.toEqual({ ok: 1 })
+    expect(credentials).toBe('include')
+  })
+
+  it('posts JSON', async () => {
+    server.use(
+      http.post('*/api/echo', async ({ request }) =>
+        HttpResponse.json({ success: true, message: '', data: await request.json() }),
+      ),
+    )
+    await expect(api.post('/api/echo', { a: 'b' })).resolves.toEqual({ a: 'b' })
+  })
+
+  it('throws ApiError with message and code on success:false', async () => {
+    server.use(
+      http.get('*/api/echo', () => HttpResponse.json({ success: false, message: 'nope', code: 'quota_exceeded' })),
+    )
+    const err = await api.get('/api/echo').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ApiError)
+    expect(err).toMatchObject({ message: 'nope', code: 'quota_exceeded' })
+  })
+
+  it('throws HttpError carrying the server message of an error body', async () => {
+    server.use(http.get('*/api/echo', () => HttpResponse.json({ success: false, message: '渠道不存在' }, { status: 404 })))
+    const err = await api.get('/api/echo').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(HttpError)
+    expect(err).toMatchObject({ status: 404, message: '渠道不存在' })
+  })
+
+  it('falls back to the error text when the body has no message', async () => {
+    server.use(http.get('*/api/echo', () => new HttpResponse('bad gateway', { status: 502 })))
+    const err = await api.get('/api/echo').catch((e: unknown) => e)
+    expect(err).toMatchObject({ status: 502, message: 'Request failed with status code 502' })
+  })
+
+  it('rejects a non-JSON success body instead of returning text as data', async () => {
+    server.use(http.get('*/api/echo', () => HttpResponse.html('<!doctype html><html></html>')))
+    await expect(api.get('/api/echo')).rejects.toMatchObject({ name: 'ApiError', message: 'Unexpected response from /api/echo' })
+  })
+
+  it('401 clears the stored user and the user in app state', async () => {
+    setUser(mockRoot)
+    expect(localStorage.getItem('user')).not.toBeNull()
+    server.use(http.get('*/api/echo', () => HttpResponse.json({ success: false, message: '未登录' }, { status: 401 })))
+    await expect(api.get('/api/echo')).rejects.toBeInstanceOf(HttpError)
+    expect(localStorage.getItem('user')).toBeNull()
+    expect(sessionStore.get()).toEqual({ user: null, endedBy: 'unauthorized' })
+  })
+})

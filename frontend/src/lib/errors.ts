@@ -1,0 +1,49 @@
+import { clearUser } from '@/stores/session'
+import i18n from './i18n'
+import { notify } from './toast'
+
+/**
+ * The one place that turns errors into toasts (spec section 8). Components never toast an
+ * error themselves: queries and mutations reach this through the query client.
+ */
+export function handleApiError(error: unknown): void {
+  // Structural check (not instanceof) so this module does not import api.ts back.
+  const status = httpStatusOf(error)
+  if (status !== undefined) {
+    switch (status) {
+      case 429:
+        notify.error(i18n.t('errors:http.tooManyRequests'))
+        return
+      case 500:
+        notify.error(i18n.t('errors:http.serverError'))
+        return
+      case 405:
+        notify.info(i18n.t('errors:http.demoSite'))
+        return
+      default:
+        notify.error(i18n.t('errors:withMessage', { message: messageOf(error) }))
+        return
+    }
+  }
+  notify.error(i18n.t('errors:withMessage', { message: messageOf(error) }))
+}
+
+/** A 401 from any call: forget the user, in localStorage and in app state. */
+export function handleUnauthorized(): void {
+  clearUser('unauthorized')
+}
+
+export function httpStatusOf(error: unknown): number | undefined {
+  if (typeof error === 'object' && error !== null && 'status' in error) {
+    const { status } = error as { status: unknown }
+    if (typeof status === 'number') return status
+  }
+  return undefined
+}
+
+/** The server's message when it sent one, else the error's own text. */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || i18n.t('errors:unknown')
+  if (typeof error === 'string' && error) return error
+  return i18n.t('errors:unknown')
+}

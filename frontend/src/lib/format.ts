@@ -1,0 +1,40 @@
+import { DEFAULT_QUOTA_PER_UNIT } from '@/config'
+
+export interface QuotaDisplay {
+  /** Show quota as dollars (site flag display_in_currency). */
+  displayInCurrency: boolean
+  /** Quota units per dollar (site quota_per_unit, default 500000). */
+  quotaPerUnit?: number
+}
+
+/**
+ * Abbreviate a raw figure (spec section 9): 1e9 and more as B, 1e6 as M, 1e4 as k, one
+ * decimal; smaller numbers as they are.
+ */
+export function renderNumber(num: number): string {
+  const abs = Math.abs(num)
+  if (abs >= 1e9) return `${(num / 1e9).toFixed(1)}B`
+  if (abs >= 1e6) return `${(num / 1e6).toFixed(1)}M`
+  if (abs >= 1e4) return `${(num / 1e3).toFixed(1)}k`
+  return String(num)
+}
+
+/** Quota as shown to users: "$" + quota / quota_per_unit (2 decimals) or the abbreviated figure. */
+export function renderQuota(quota: number, { displayInCurrency, quotaPerUnit }: QuotaDisplay, digits = 2): string {
+  if (displayInCurrency) {
+    const perUnit = quotaPerUnit && quotaPerUnit > 0 ? quotaPerUnit : DEFAULT_QUOTA_PER_UNIT
+    return `$${(quota / perUnit).toFixed(digits)}`
+  }
+  return renderNumber(quota)
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** Unix seconds as local "YYYY-MM-DD HH:mm:ss" (spec section 9). */
+export function formatTimestamp(unixSeconds: number): string {
+  const d = new Date(unixSeconds * 1000)
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  )
+}

@@ -1,0 +1,42 @@
+import { render } from '@testing-library/react'
+import type { ReactElement } from 'react'
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router'
+import { AppProvider } from '@/app/provider'
+import { AppRoutes } from '@/app/router'
+import { createQueryClient } from '@/lib/query-client'
+
+/** Renders the current path so tests can assert navigation. */
+function LocationProbe() {
+  const location = useLocation()
+  return <output data-testid="location">{location.pathname}</output>
+}
+
+/** The whole app (providers, routes, toaster) at `route`, with a fresh query client. */
+export function renderApp(route = '/') {
+  const queryClient = createQueryClient()
+  const view = render(
+    <AppProvider queryClient={queryClient}>
+      <MemoryRouter initialEntries={[route]}>
+        <AppRoutes />
+        <LocationProbe />
+      </MemoryRouter>
+    </AppProvider>,
+  )
+  return { ...view, queryClient }
+}
+
+/** One element inside the providers and a router, at `route`. */
+export function renderWithProviders(ui: ReactElement, route = '/') {
+  const queryClient = createQueryClient()
+  const view = render(
+    <AppProvider queryClient={queryClient}>
+      <MemoryRouter initialEntries={[route]}>
+        <Routes>
+          <Route path="*" element={ui} />
+        </Routes>
+        <LocationProbe />
+      </MemoryRouter>
+    </AppProvider>,
+  )
+  return { ...view, queryClient }
+}

@@ -1,0 +1,46 @@
+import '@testing-library/jest-dom/vitest'
+import { cleanup } from '@testing-library/react'
+import { toast } from 'sonner'
+import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest'
+import { resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { resetTokenMocks } from '@/features/tokens/mocks/handlers'
+import { resetSessionStore } from '@/stores/session'
+import { resetSiteStore } from '@/stores/site'
+import { setTheme } from '@/stores/theme'
+import { initTestI18n } from './i18n'
+import { server } from './server'
+
+// jsdom does not implement scrolling.
+window.scrollTo = vi.fn() as unknown as typeof window.scrollTo
+
+// jsdom has no ResizeObserver (radix Switch measures its thumb).
+if (!('ResizeObserver' in globalThis)) {
+  globalThis.ResizeObserver = class {
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  } as unknown as typeof ResizeObserver
+}
+
+beforeAll(async () => {
+  server.listen({ onUnhandledRequest: 'error' })
+  await initTestI18n('zh_CN')
+})
+
+beforeEach(async () => {
+  localStorage.clear()
+  resetSessionStore()
+  resetSiteStore()
+  resetAuthMocks()
+  resetTokenMocks()
+  setTheme('light')
+  await initTestI18n('zh_CN')
+})
+
+afterEach(() => {
+  cleanup()
+  toast.dismiss()
+  server.resetHandlers()
+})
+
+afterAll(() => server.close())

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Browser journey: starts the real server (debug build) on a fresh SQLite database and a free
+# port, then drives Debian's Chromium with playwright-core through frontend/e2e.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CHROMIUM_PATH=${CHROMIUM_PATH:-/usr/bin/chromium}
+if [ ! -x "$CHROMIUM_PATH" ]; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "Chromium not found at $CHROMIUM_PATH: install Debian's 'chromium' package (or set CHROMIUM_PATH)." >&2
+    exit 1
+  fi
+fi
+
+work=$(mktemp -d)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+export ROOT_PASSWORD="e2e-root-password"
+(
+  cd "$work"
+  SQL_DSN="sqlite://$work/e2e.db" PORT="$port" HOST=127.0.0.1 \
+    INITIAL_ROOT_PASSWORD="$ROOT_PASSWORD" FRONTEND_DIR="$OLDPWD/frontend/dist" \
+    SESSION_SECRET="e2e-session-secret-0123456789" BCRYPT_COST=4 LOG_LEVEL=warn \
+    exec "$OLDPWD/target/debug/switchboard"
+) > "$work/server.log" 2>&1 &
+server=$!
+cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+for _ in $(seq 1 100); do
+  curl -fsS "http://127.0.0.1:$port/api/status" >/dev/null 2>&1 && break
+  if ! kill -0 "$server" 2>/dev/null; then cat "$work/server.log" >&2; exit 1; fi
+  sleep 0.2
+done
+
+export BASE_URL="http://127.0.0.1:$port" CHROMIUM_PATH
+status=0
+(cd frontend && npm run --silent e2e) || status=$?
+if [ $status -ne 0 ]; then
+  echo "--- server log ---" >&2
+  tail -50 "$work/server.log" >&2
+fi
+exit $status

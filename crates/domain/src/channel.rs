@@ -133,6 +133,77 @@ pub fn channel_type(id: i32) -> Option<&'static ChannelType> {
     CHANNEL_TYPES.iter().find(|t| t.id == id)
 }
 
+/// The key of an Azure channel's API version in its `config` object.
+pub const AZURE_API_VERSION_KEY: &str = "api_version";
+
+/// The API version used for an Azure channel whose config names none.
+pub const AZURE_DEFAULT_API_VERSION: &str = "2024-10-21";
+
+/// Validates an Azure OpenAI `api-version` (`YYYY-MM-DD`, optionally `-preview` or another
+/// lower-case suffix such as `-preview.1`).
+pub fn validate_azure_api_version(v: &str) -> Result<(), DomainError> {
+    let bad = || {
+        DomainError::invalid(
+            "api_version",
+            "must look like 2024-10-21 or 2025-01-01-preview",
+        )
+    };
+    let b = v.as_bytes();
+    if b.len() < 10 || b.len() > 40 {
+        return Err(bad());
+    }
+    let date_ok = b[..10].iter().enumerate().all(|(i, c)| {
+        if i == 4 || i == 7 {
+            *c == b'-'
+        } else {
+            c.is_ascii_digit()
+        }
+    });
+    let rest_ok = b.len() == 10
+        || (b[10] == b'-'
+            && b.len() > 11
+            && b[11..]
+                .iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'.' || *c == b'-'));
+    if date_ok && rest_ok {
+        Ok(())
+    } else {
+        Err(bad())
+    }
+}
+
+/// `config` (a JSON object as stored, or empty) with `key` set to the string `value`, compact.
+pub fn set_config_string(config: &str, key: &str, value: &str) -> String {
+    let mut obj = match serde_json::from_str::<Value>(config) {
+        Ok(Value::Object(o)) => o,
+        _ => serde_json::Map::new(),
+    };
+    obj.insert(key.to_owned(), Value::String(value.to_owned()));
+    Value::Object(obj).to_string()
+}
+
+/// A string value of the stored `config` object.
+pub fn config_string(config: &str, key: &str) -> Option<String> {
+    match serde_json::from_str::<Value>(config) {
+        Ok(Value::Object(o)) => o.get(key).and_then(Value::as_str).map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// `models` (a comma list) without `model`; `None` when it does not contain it.
+pub fn remove_model(models: &str, model: &str) -> Option<String> {
+    let list = parse_csv(models);
+    if !list.iter().any(|m| m == model) {
+        return None;
+    }
+    Some(
+        list.into_iter()
+            .filter(|m| m != model)
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+}
+
 /// A comma separated list as stored (models, groups, token model allow-lists): entries trimmed,
 /// empty entries dropped, first occurrence kept, order kept. Join with `","` to store.
 pub fn parse_csv(text: &str) -> Vec<String> {
@@ -830,5 +901,44 @@ mod tests {
             d.dedup();
             prop_assert_eq!(d.len(), once.len());
         }
+    }
+
+    #[test]
+    fn azure_versions_and_config() {
+        for ok in ["2024-10-21", "2025-01-01-preview", "2024-05-01-preview.1"] {
+            assert!(validate_azure_api_version(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "2024-1-21",
+            "2024/10/21",
+            "2024-10-21-",
+            "2024-10-21 preview",
+            "latest",
+        ] {
+            assert!(validate_azure_api_version(bad).is_err(), "{bad:?}");
+        }
+        let c = set_config_string("", AZURE_API_VERSION_KEY, "2024-10-21");
+        assert_eq!(
+            config_string(&c, AZURE_API_VERSION_KEY).as_deref(),
+            Some("2024-10-21")
+        );
+        let c = set_config_string(
+            r#"{"region":"us"}"#,
+            AZURE_API_VERSION_KEY,
+            "2025-01-01-preview",
+        );
+        assert_eq!(c, r#"{"api_version":"2025-01-01-preview","region":"us"}"#);
+    }
+
+    #[test]
+    fn removing_a_model() {
+        assert_eq!(remove_model("a, b,c", "b").as_deref(), Some("a,c"));
+        assert_eq!(remove_model("a", "a").as_deref(), Some(""));
+        assert_eq!(remove_model("a,b", "c"), None);
+        assert_eq!(
+            remove_model("gpt-4*,gpt-4", "gpt-4").as_deref(),
+            Some("gpt-4*")
+        );
     }
 }

@@ -129,6 +129,8 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("QuotaRemindThreshold", int(0, i64::MAX), "1000"),
     def("DefaultPriceEnabled", BOOL, "false"),
     def("ExtraTokenPriceJson", OptionKind::JsonObject, "{}"),
+    // Where "sync prices" fetches a price list from (`POST /api/prices/sync` without a `url`).
+    def("PriceSyncUrl", URL, ""),
     def("ApproximateTokenEnabled", BOOL, "false"),
     def("LogConsumeEnabled", BOOL, "true"),
     def("LogCleanupDays", int(0, 3650), "0"),

@@ -537,6 +537,78 @@ fn significant(v: Decimal, digits: u32) -> Decimal {
     rounded.normalize()
 }
 
+/// How a price list from a remote price server is merged into the local one. Locked local
+/// prices are never changed or removed, whatever the mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncMode {
+    /// Add the remote models that have no local price; leave every existing price alone.
+    Add,
+    /// Add the missing models and replace the unlocked local prices of models the list has.
+    Update,
+    /// Make the unlocked local prices equal to the list: add, replace, and delete unlocked
+    /// prices of models the list does not have.
+    Overwrite,
+}
+
+impl FromStr for SyncMode {
+    type Err = DomainError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "add" => Ok(SyncMode::Add),
+            "update" => Ok(SyncMode::Update),
+            "overwrite" => Ok(SyncMode::Overwrite),
+            _ => Err(DomainError::invalid(
+                "mode",
+                "must be \"add\", \"update\" or \"overwrite\"",
+            )),
+        }
+    }
+}
+
+/// What a price sync changes; `unchanged` counts remote prices equal to the local ones and
+/// `locked` the remote prices skipped because the local price is locked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SyncPlan {
+    pub insert: Vec<Price>,
+    pub update: Vec<Price>,
+    pub delete: Vec<String>,
+    pub unchanged: usize,
+    pub locked: usize,
+}
+
+/// Plans merging `remote` into `local` in `mode`. Remote prices arrive unlocked (a lock is the
+/// operator's own decision); a model listed twice remotely counts once (the first wins).
+pub fn plan_sync(local: &[Price], remote: &[Price], mode: SyncMode) -> SyncPlan {
+    use std::collections::{BTreeMap, BTreeSet};
+    let by_model: BTreeMap<&str, &Price> = local.iter().map(|p| (p.model.as_str(), p)).collect();
+    let mut seen = BTreeSet::new();
+    let mut plan = SyncPlan::default();
+    for r in remote {
+        if !seen.insert(r.model.as_str()) {
+            continue;
+        }
+        let incoming = Price {
+            locked: false,
+            ..r.clone()
+        };
+        match by_model.get(r.model.as_str()) {
+            None => plan.insert.push(incoming),
+            Some(l) if l.locked => plan.locked += 1,
+            Some(l) if **l == incoming => plan.unchanged += 1,
+            Some(_) if mode == SyncMode::Add => plan.unchanged += 1,
+            Some(_) => plan.update.push(incoming),
+        }
+    }
+    if mode == SyncMode::Overwrite {
+        plan.delete = local
+            .iter()
+            .filter(|l| !l.locked && !seen.contains(l.model.as_str()))
+            .map(|l| l.model.clone())
+            .collect();
+    }
+    plan
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -890,5 +962,56 @@ mod tests {
             let significant = digits.trim_start_matches('0').trim_end_matches('0');
             prop_assert!(significant.len() <= 6, "{}", s);
         }
+    }
+
+    fn p(model: &str, input: f64, locked: bool) -> Price {
+        Price {
+            model: model.into(),
+            price_type: PriceType::Tokens,
+            channel_type: 1,
+            input,
+            output: input * 2.0,
+            extra: ExtraRatios::default(),
+            locked,
+        }
+    }
+
+    #[test]
+    fn sync_modes_respect_locks() {
+        let local = vec![
+            p("a", 1.0, false),
+            p("b", 1.0, true),
+            p("c", 1.0, false),
+            p("d", 3.0, false),
+        ];
+        let remote = vec![
+            p("a", 2.0, false),
+            p("b", 2.0, false),
+            p("d", 3.0, true),
+            p("e", 5.0, false),
+            p("e", 9.0, false),
+        ];
+
+        let add = plan_sync(&local, &remote, SyncMode::Add);
+        assert_eq!(add.insert, vec![p("e", 5.0, false)]);
+        assert!(add.update.is_empty() && add.delete.is_empty());
+        assert_eq!((add.locked, add.unchanged), (1, 2));
+
+        let update = plan_sync(&local, &remote, SyncMode::Update);
+        assert_eq!(update.insert, vec![p("e", 5.0, false)]);
+        assert_eq!(update.update, vec![p("a", 2.0, false)]);
+        assert!(update.delete.is_empty());
+        // "d" arrives locked remotely but is equal once the lock is dropped: unchanged.
+        assert_eq!((update.locked, update.unchanged), (1, 1));
+
+        let over = plan_sync(&local, &remote, SyncMode::Overwrite);
+        assert_eq!(over.update, vec![p("a", 2.0, false)]);
+        assert_eq!(over.delete, vec!["c".to_owned()]);
+
+        assert_eq!(
+            "overwrite".parse::<SyncMode>().unwrap(),
+            SyncMode::Overwrite
+        );
+        assert!("replace".parse::<SyncMode>().is_err());
     }
 }

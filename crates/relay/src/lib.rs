@@ -11,6 +11,7 @@ pub mod endpoint;
 pub mod error;
 pub mod provider;
 pub mod providers;
+pub mod remote;
 pub mod request;
 pub mod stream;
 pub mod tokenizer;

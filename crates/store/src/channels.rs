@@ -385,3 +385,47 @@ pub fn update_tag(conn: &mut DbConn, tag: &str, edit: TagEdit) -> StoreResult<us
         Ok(rows.len())
     })
 }
+
+/// Edits many channels in one transaction: every channel whose id is in `ids` (all channels
+/// when `None`) and, when given, of type `channel_type`, is passed to `edit`; the ones it
+/// reports changed are written through [`update`] (abilities follow). Returns the changed ids.
+pub fn edit_many(
+    conn: &mut DbConn,
+    ids: Option<&[i64]>,
+    channel_type: Option<i32>,
+    mut edit: impl FnMut(&mut ChannelFields) -> bool,
+) -> StoreResult<Vec<i64>> {
+    crate::transaction(conn, |c| {
+        let mut q = channels::table
+            .select(ChannelRow::as_select())
+            .order(channels::id.asc())
+            .into_boxed();
+        if let Some(ids) = ids {
+            q = q.filter(channels::id.eq_any(ids.to_vec()));
+        }
+        if let Some(t) = channel_type {
+            q = q.filter(channels::channel_type.eq(t));
+        }
+        let rows: Vec<ChannelRow> = q.load(c)?;
+        let mut changed = Vec::new();
+        for r in &rows {
+            let mut f = fields_of(r);
+            if edit(&mut f) {
+                update(c, r.id, &f)?;
+                changed.push(r.id);
+            }
+        }
+        Ok(changed)
+    })
+}
+
+/// Copies a channel (key included) under `name`; the copy starts with no usage, balance or
+/// test results. Returns the new id.
+pub fn copy(conn: &mut DbConn, id: i64, name: &str) -> StoreResult<i64> {
+    crate::transaction(conn, |c| {
+        let row = find(c, id)?;
+        let mut f = fields_of(&row);
+        f.name = name.to_owned();
+        insert(c, &f)
+    })
+}

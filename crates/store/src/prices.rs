@@ -109,3 +109,85 @@ pub fn count_for_owner(conn: &mut DbConn, channel_type: i32) -> StoreResult<i64>
         .count()
         .get_result(conn)?)
 }
+
+impl PriceFields {
+    /// The stored form of a (validated) domain price.
+    pub fn from_price(p: &switchboard_domain::price::Price) -> PriceFields {
+        PriceFields {
+            model: p.model.clone(),
+            price_type: p.price_type.to_string(),
+            channel_type: p.channel_type,
+            input: p.input,
+            output: p.output,
+            extra_ratios: p.extra.to_json(),
+            locked: p.locked,
+            updated_at: now(),
+        }
+    }
+}
+
+/// The stored prices as domain prices (rows whose type or ratios no longer parse are left out:
+/// they cannot take part in a comparison).
+pub fn all_prices(conn: &mut DbConn) -> StoreResult<Vec<switchboard_domain::price::Price>> {
+    use switchboard_domain::price::{ExtraRatios, Price};
+    Ok(all(conn)?
+        .into_iter()
+        .filter_map(|r| {
+            Some(Price {
+                price_type: r.price_type.parse().ok()?,
+                extra: ExtraRatios::parse(&r.extra_ratios).ok()?,
+                model: r.model,
+                channel_type: r.channel_type,
+                input: r.input,
+                output: r.output,
+                locked: r.locked,
+            })
+        })
+        .collect())
+}
+
+/// Applies a price-sync plan in one transaction. Updates and deletes re-check the lock in SQL,
+/// so a price locked after the plan was made is still left alone. Returns (inserted, updated,
+/// deleted).
+pub fn apply_sync(
+    conn: &mut DbConn,
+    plan: &switchboard_domain::price::SyncPlan,
+) -> StoreResult<(usize, usize, usize)> {
+    crate::transaction(conn, |c| {
+        let t = now();
+        let mut inserted = 0;
+        for p in &plan.insert {
+            let exists: i64 = prices::table
+                .filter(prices::model.eq(&p.model))
+                .count()
+                .get_result(c)?;
+            if exists == 0 {
+                diesel::insert_into(prices::table)
+                    .values((PriceFields::from_price(p), prices::created_at.eq(t)))
+                    .execute(c)?;
+                inserted += 1;
+            }
+        }
+        let mut updated = 0;
+        for p in &plan.update {
+            updated += diesel::update(
+                prices::table
+                    .filter(prices::model.eq(&p.model))
+                    .filter(prices::locked.eq(false)),
+            )
+            .set(PriceFields::from_price(p))
+            .execute(c)?;
+        }
+        let deleted = if plan.delete.is_empty() {
+            0
+        } else {
+            diesel::delete(
+                prices::table
+                    .filter(prices::model.eq_any(&plan.delete))
+                    .filter(prices::locked.eq(false)),
+            )
+            .execute(c)?
+        };
+        Ok((inserted, updated, deleted))
+    })
+}

@@ -94,6 +94,21 @@ pub fn find_owned(conn: &mut DbConn, id: i64, user_id: i64) -> StoreResult<Token
         .first(conn)?)
 }
 
+/// The user's enabled keys named `name`, newest first.
+pub fn find_enabled_named(
+    conn: &mut DbConn,
+    user_id: i64,
+    name: &str,
+) -> StoreResult<Vec<TokenRow>> {
+    Ok(tokens::table
+        .filter(tokens::user_id.eq(user_id))
+        .filter(tokens::name.eq(name))
+        .filter(tokens::status.eq(1))
+        .order(tokens::id.desc())
+        .select(TokenRow::as_select())
+        .load(conn)?)
+}
+
 pub fn find_by_key_hash(conn: &mut DbConn, hash: &str) -> StoreResult<TokenRow> {
     Ok(tokens::table
         .filter(tokens::key_hash.eq(hash))

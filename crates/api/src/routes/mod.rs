@@ -85,6 +85,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/token", web::put().to(tokens::update))
             .route("/token/", web::put().to(tokens::update))
             .route("/token/search", web::get().to(tokens::admin_search))
+            .route("/token/playground", web::post().to(tokens::playground))
             .route("/token/{id}", web::get().to(tokens::get))
             .route("/token/{id}/key", web::get().to(tokens::reveal_key))
             .route("/token/{id}", web::delete().to(tokens::delete))
@@ -116,6 +117,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 "/channel/disabled",
                 web::delete().to(channel_ops::delete_disabled),
             )
+            .route(
+                "/channel/batch/azure_api",
+                web::put().to(channel_ops::batch_azure_api),
+            )
+            .route(
+                "/channel/batch/del_model",
+                web::put().to(channel_ops::batch_remove_model),
+            )
+            .route("/channel/copy/{id}", web::post().to(channel_ops::copy))
             .route("/channel/tags", web::get().to(channel_ops::tags))
             .route("/channel/tag", web::put().to(channel_ops::update_tag))
             .route(
@@ -131,6 +141,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/prices/batch", web::post().to(pricing::batch))
             .route("/prices/delete", web::post().to(pricing::delete))
             .route("/prices/warnings", web::get().to(pricing::warnings))
+            .route("/prices/sync", web::post().to(pricing::sync))
             .route("/available_model", web::get().to(pricing::available))
             .route("/model_ownedby", web::post().to(pricing::create_owner))
             .route("/model_ownedby", web::put().to(pricing::update_owner))

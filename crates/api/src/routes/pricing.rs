@@ -4,15 +4,20 @@
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::extract::Body;
+use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use switchboard_domain::price::{validate_price, ExtraRatios, Price, PriceType};
+use std::time::Duration;
+use switchboard_domain::options::OptionValues;
+use switchboard_domain::price::{
+    plan_sync, validate_price, ExtraRatios, Price, PriceType, SyncMode,
+};
 use switchboard_domain::DomainError;
+use switchboard_store::model_owners;
 use switchboard_store::prices::{self, PriceFields, PriceRow};
-use switchboard_store::{model_owners, now};
 
 /// Smallest id of an operator-defined model owner (spec section 5).
 pub const CUSTOM_OWNER_MIN_ID: i64 = 1000;
@@ -53,7 +58,7 @@ pub struct PriceBody {
     locked: bool,
 }
 
-fn to_fields(b: PriceBody) -> ApiResult<PriceFields> {
+fn to_price(b: PriceBody) -> ApiResult<Price> {
     if b.model.is_empty() {
         return Err(DomainError::Required { field: "model" }.into());
     }
@@ -79,16 +84,11 @@ fn to_fields(b: PriceBody) -> ApiResult<PriceFields> {
         locked: b.locked,
     };
     validate_price(&price)?;
-    Ok(PriceFields {
-        model: price.model,
-        price_type: price.price_type.to_string(),
-        channel_type: price.channel_type,
-        input: price.input,
-        output: price.output,
-        extra_ratios: price.extra.to_json(),
-        locked: price.locked,
-        updated_at: now(),
-    })
+    Ok(price)
+}
+
+fn to_fields(b: PriceBody) -> ApiResult<PriceFields> {
+    Ok(PriceFields::from_price(&to_price(b)?))
 }
 
 fn taken() -> ApiError {
@@ -220,6 +220,172 @@ pub async fn delete(
         .await?;
     state.relay.reload_pricing(&state).await?;
     Ok(ok(json!({"deleted": n})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncBody {
+    /// `add`, `update` or `overwrite` (see [`SyncMode`]).
+    mode: String,
+    /// The price server; empty: the `PriceSyncUrl` setting. Ignored when `prices` is given.
+    #[serde(default)]
+    url: String,
+    /// A price list sent by the caller instead of fetching one (the console's paste box).
+    prices: Option<Value>,
+    /// Only report what would change.
+    #[serde(default)]
+    dry_run: bool,
+}
+
+/// One row of a remote price list.
+#[derive(Deserialize)]
+struct RemotePrice {
+    model: String,
+    #[serde(rename = "type")]
+    price_type: String,
+    channel_type: i32,
+    input: f64,
+    #[serde(default)]
+    output: f64,
+    extra_ratios: Option<Value>,
+}
+
+/// The price rows of a remote document: a bare array, or `{data: [...]}` (the one-api family's
+/// envelope). Rows that do not make a valid price are skipped and reported (at most 20 reasons).
+fn remote_prices(doc: Value) -> ApiResult<(Vec<Price>, usize, Vec<String>)> {
+    let rows = match doc {
+        Value::Array(a) => a,
+        Value::Object(mut o) => match o.remove("data") {
+            Some(Value::Array(a)) => a,
+            _ => {
+                return Err(ApiError::bad_request(
+                    "invalid_price_list",
+                    "the price list must be an array or an object with a \"data\" array",
+                ))
+            }
+        },
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_price_list",
+                "the price list must be an array or an object with a \"data\" array",
+            ))
+        }
+    };
+    if rows.len() > 20_000 {
+        return Err(ApiError::bad_request(
+            "invalid_price_list",
+            "the price list has more than 20000 rows",
+        ));
+    }
+    let mut prices = Vec::with_capacity(rows.len());
+    let mut skipped = 0;
+    let mut reasons = Vec::new();
+    for (i, row) in rows.into_iter().enumerate() {
+        // Remote rows may carry more fields (ids, timestamps): read leniently, and never
+        // take a lock from a remote list.
+        let parsed = serde_json::from_value::<RemotePrice>(row)
+            .map_err(|e| e.to_string())
+            .and_then(|r| {
+                to_price(PriceBody {
+                    model: r.model.trim().to_owned(),
+                    price_type: r.price_type.trim().to_owned(),
+                    channel_type: r.channel_type,
+                    input: r.input,
+                    output: r.output,
+                    extra_ratios: r.extra_ratios,
+                    locked: false,
+                })
+                .map_err(|e| e.message)
+            });
+        match parsed {
+            Ok(p) => prices.push(p),
+            Err(why) => {
+                skipped += 1;
+                if reasons.len() < 20 {
+                    reasons.push(format!("row {}: {why}", i + 1));
+                }
+            }
+        }
+    }
+    Ok((prices, skipped, reasons))
+}
+
+/// `POST /api/prices/sync {mode, url?, prices?, dry_run?}`: merges a price list from a remote
+/// price server (or the one sent) into the local prices. Locked prices are never touched.
+/// Answers what changed: `{inserted, updated, deleted, unchanged, locked, skipped, errors,
+/// dry_run}` (with `dry_run` the lists of models that would change are included).
+pub async fn sync(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<SyncBody>,
+) -> ApiResult<HttpResponse> {
+    let mode: SyncMode = b.mode.parse()?;
+    let doc = match b.prices {
+        Some(v) => v,
+        None => {
+            let url = if b.url.is_empty() {
+                View(&state.settings.snapshot()).text("PriceSyncUrl")
+            } else {
+                b.url
+            };
+            if url.is_empty() {
+                return Err(ApiError::bad_request(
+                    "missing_url",
+                    "give a price server URL, or set PriceSyncUrl in the settings",
+                ));
+            }
+            let client = state.relay.clients.get(None).map_err(ApiError::internal)?;
+            switchboard_relay::remote::fetch_json(&client, &url, Duration::from_secs(30))
+                .await
+                .map_err(|why| {
+                    ApiError::new(
+                        actix_web::http::StatusCode::BAD_GATEWAY,
+                        "price_server_error",
+                        format!("could not fetch the price list: {why}"),
+                    )
+                })?
+        }
+    };
+    let (remote, skipped, errors) = remote_prices(doc)?;
+    if remote.is_empty() {
+        return Err(ApiError::bad_request(
+            "empty_price_list",
+            "the price list has no valid price",
+        ));
+    }
+    let dry_run = b.dry_run;
+    let (plan, counts) = state
+        .db(move |c| {
+            let local = prices::all_prices(c)?;
+            let plan = plan_sync(&local, &remote, mode);
+            let counts = if dry_run {
+                (plan.insert.len(), plan.update.len(), plan.delete.len())
+            } else {
+                prices::apply_sync(c, &plan)?
+            };
+            Ok((plan, counts))
+        })
+        .await?;
+    if !dry_run {
+        state.relay.reload_pricing(&state).await?;
+    }
+    let mut data = json!({
+        "inserted": counts.0,
+        "updated": counts.1,
+        "deleted": counts.2,
+        "unchanged": plan.unchanged,
+        "locked": plan.locked,
+        "skipped": skipped,
+        "errors": errors,
+        "dry_run": dry_run,
+    });
+    if dry_run {
+        let models = |v: &[Price]| v.iter().map(|p| p.model.clone()).collect::<Vec<_>>();
+        data["insert_models"] = json!(models(&plan.insert));
+        data["update_models"] = json!(models(&plan.update));
+        data["delete_models"] = json!(plan.delete);
+    }
+    Ok(ok(data))
 }
 
 /// `GET /api/available_model`: the models the user's group can use, each with its price

@@ -147,6 +147,72 @@ pub async fn reveal_key(
     Ok(ok(json!({"key": key})))
 }
 
+/// Name of the key the dashboard's quick start and the playground use.
+pub const PLAYGROUND_TOKEN_NAME: &str = "playground";
+
+/// `POST /api/token/playground`: the signed-in user's playground key (quick start and chat
+/// playground): an existing enabled, usable key named `playground` is returned again, otherwise
+/// a new one is made (no expiry, drawing on the account's balance) → `{id, key, created}`
+/// (201 when created).
+pub async fn playground(
+    state: web::Data<AppState>,
+    AuthUser(me): AuthUser,
+) -> ApiResult<HttpResponse> {
+    let t = now();
+    let st = state.clone();
+    let (id, key, created) = state
+        .db(move |c| {
+            switchboard_store::transaction(c, |c| {
+                for row in tokens::find_enabled_named(c, me.id, PLAYGROUND_TOKEN_NAME)? {
+                    let status = effective_status(
+                        row.status,
+                        row.expired_at,
+                        row.unlimited_quota,
+                        row.remain_quota,
+                        t,
+                    );
+                    let usable = status == TokenStatus::Enabled;
+                    if let (true, Some(key)) = (usable, st.key_box.open(&row.key_ciphertext)) {
+                        return Ok::<_, ApiError>((row.id, key, false));
+                    }
+                }
+                let key = new_api_key();
+                let id = tokens::insert(
+                    c,
+                    &NewToken {
+                        user_id: me.id,
+                        name: PLAYGROUND_TOKEN_NAME,
+                        key_hash: &key_digest(&key),
+                        key_ciphertext: &st.key_box.seal(&key),
+                        key_hint: &key_hint(&key),
+                        status: TokenStatus::Enabled.as_i32(),
+                        created_at: t,
+                        updated_at: t,
+                        expired_at: -1,
+                        remain_quota: 0,
+                        unlimited_quota: true,
+                        group_name: "",
+                        models: "",
+                        subnet: "",
+                        api_rate: 0,
+                        heartbeat_enabled: false,
+                        heartbeat_timeout: 30,
+                        cache_enabled: false,
+                    },
+                )?;
+                Ok((id, key, true))
+            })
+        })
+        .await?;
+    let body =
+        json!({"success": true, "message": "", "data": {"id": id, "key": key, "created": created}});
+    Ok(if created {
+        HttpResponse::Created().json(body)
+    } else {
+        HttpResponse::Ok().json(body)
+    })
+}
+
 /// Fields a user sets on a key; on update every field is optional.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]

@@ -489,3 +489,212 @@ async fn normal_users_are_refused_everywhere() {
     let (admin, _) = app.admin("opsadmin").await;
     admin.get("/api/channel/tags").await.ok();
 }
+
+#[actix_web::test]
+async fn batch_azure_api_version_touches_only_azure_channels() {
+    let app = TestApp::new().await;
+    let u = "http://127.0.0.1:9";
+    let az1 = chan(
+        &app,
+        u,
+        "k-az1",
+        json!({"type": 3, "config": r#"{"region":"eu"}"#}),
+    )
+    .await;
+    let az2 = chan(&app, u, "k-az2", json!({"type": 3})).await;
+    let oa = chan(&app, u, "k-oa", json!({})).await;
+    let r = app
+        .root()
+        .put(
+            "/api/channel/batch/azure_api",
+            json!({"value": "2025-01-01-preview"}),
+        )
+        .await;
+    assert_eq!(r.ok()["updated"], 2);
+    assert_eq!(r.ok()["ids"], json!([az1, az2]));
+    assert_eq!(
+        row(&app, az1).config,
+        r#"{"api_version":"2025-01-01-preview","region":"eu"}"#
+    );
+    assert_eq!(
+        row(&app, az2).config,
+        r#"{"api_version":"2025-01-01-preview"}"#
+    );
+    assert_eq!(row(&app, oa).config, "{}");
+    // Only the listed ids, and nothing to do when the version is already set.
+    let r = app
+        .root()
+        .put(
+            "/api/channel/batch/azure_api",
+            json!({"ids": [az2, oa], "value": "2024-10-21"}),
+        )
+        .await;
+    assert_eq!(r.ok()["ids"], json!([az2]));
+    assert!(row(&app, az1).config.contains("2025-01-01-preview"));
+    let r = app
+        .root()
+        .put(
+            "/api/channel/batch/azure_api",
+            json!({"ids": [az2], "value": "2024-10-21"}),
+        )
+        .await;
+    assert_eq!(r.ok()["updated"], 0);
+
+    for (body, code) in [
+        (json!({"value": "latest"}), "invalid"),
+        (json!({"value": ""}), "required"),
+        (json!({"ids": [], "value": "2024-10-21"}), "invalid_ids"),
+        (json!({"ids": "1", "value": "2024-10-21"}), "invalid_json"),
+    ] {
+        let r = app.root().put("/api/channel/batch/azure_api", body).await;
+        assert_eq!(r.status, 400, "{:?}", r.body);
+        assert_eq!(r.body["success"], false);
+        if code != "invalid_json" {
+            r.err(400, code);
+        }
+    }
+    let (admin, _) = app.admin("batcher").await;
+    admin
+        .put(
+            "/api/channel/batch/azure_api",
+            json!({"value": "2024-10-21"}),
+        )
+        .await
+        .ok();
+    let (user, _) = app.user("batch-user").await;
+    user.put(
+        "/api/channel/batch/azure_api",
+        json!({"value": "2024-10-21"}),
+    )
+    .await
+    .err(403, "forbidden");
+}
+
+#[actix_web::test]
+async fn batch_remove_model_keeps_channels_that_would_be_left_empty() {
+    let app = TestApp::new().await;
+    let u = "http://127.0.0.1:9";
+    let both = chan(
+        &app,
+        u,
+        "k-both",
+        json!({"models": "m-gone,m-stay", "test_model": "m-gone"}),
+    )
+    .await;
+    let only = chan(&app, u, "k-only", json!({"models": "m-gone"})).await;
+    let other = chan(&app, u, "k-other", json!({"models": "m-stay"})).await;
+    let r = app
+        .root()
+        .put("/api/channel/batch/del_model", json!({"value": "m-gone"}))
+        .await;
+    let d = r.ok();
+    assert_eq!(d["ids"], json!([both]));
+    assert_eq!(d["kept"], json!(["ch-k-only"]));
+    let b = row(&app, both);
+    assert_eq!((b.models.as_str(), b.test_model.as_str()), ("m-stay", ""));
+    assert_eq!(row(&app, only).models, "m-gone");
+    assert_eq!(row(&app, other).models, "m-stay");
+    // Abilities and the relay's snapshot follow.
+    let abilities = channels::abilities_of(&mut app.conn(), both).unwrap();
+    assert!(abilities.iter().all(|a| a.1 != "m-gone"), "{abilities:?}");
+    // m-stay is still offered; m-gone only by the channel that kept it.
+    let models = app.state.relay.snapshot().models("default");
+    assert!(models.contains(&"m-stay".to_owned()) && models.contains(&"m-gone".to_owned()));
+    app.root()
+        .put(
+            "/api/channel/batch/del_model",
+            json!({"value": "m-gone", "ids": [only]}),
+        )
+        .await
+        .ok();
+    app.root()
+        .delete(&format!("/api/channel/{only}"))
+        .await
+        .ok();
+    assert!(!app
+        .state
+        .relay
+        .snapshot()
+        .models("default")
+        .contains(&"m-gone".to_owned()));
+    app.root()
+        .put(
+            "/api/channel/batch/del_model",
+            json!({"ids": [other], "value": ""}),
+        )
+        .await
+        .err(400, "required");
+}
+
+#[actix_web::test]
+async fn copy_makes_an_independent_channel_with_the_same_settings() {
+    let app = TestApp::new().await;
+    let u = "http://127.0.0.1:9";
+    let id = chan(
+        &app,
+        u,
+        "k-copy",
+        json!({"models": "a,b", "priority": 5, "tag": "t1"}),
+    )
+    .await;
+    channels::set_response_time(&mut app.conn(), id, 321).unwrap();
+    let r = app
+        .root()
+        .post(&format!("/api/channel/copy/{id}"), json!({}))
+        .await;
+    assert_eq!(r.status, 201);
+    let new_id = r.ok()["id"].as_i64().unwrap();
+    assert_ne!(new_id, id);
+    let (orig, copy) = (row(&app, id), row(&app, new_id));
+    assert_eq!(copy.name, "ch-k-copy_copy");
+    assert_eq!(
+        (
+            copy.key.as_str(),
+            copy.models.as_str(),
+            copy.priority,
+            copy.tag.as_str()
+        ),
+        (
+            orig.key.as_str(),
+            orig.models.as_str(),
+            orig.priority,
+            orig.tag.as_str()
+        )
+    );
+    assert_eq!((copy.response_time, copy.used_quota), (0, 0));
+    assert_eq!(
+        channels::abilities_of(&mut app.conn(), new_id)
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(app.state.relay.snapshot().channel(new_id).is_some());
+
+    let r = app
+        .root()
+        .post(&format!("/api/channel/copy/{id}?suffix=%20(2)"), json!({}))
+        .await;
+    assert_eq!(
+        row(&app, r.ok()["id"].as_i64().unwrap()).name,
+        "ch-k-copy (2)"
+    );
+    app.root()
+        .post(
+            &format!("/api/channel/copy/{id}?suffix={}", "x".repeat(33)),
+            json!({}),
+        )
+        .await
+        .err(400, "invalid_suffix");
+    app.root()
+        .post("/api/channel/copy/999999", json!({}))
+        .await
+        .err(404, "not_found");
+    app.root()
+        .post("/api/channel/copy/abc", json!({}))
+        .await
+        .err(400, "invalid_path");
+    let (user, _) = app.user("copier").await;
+    user.post(&format!("/api/channel/copy/{id}"), json!({}))
+        .await
+        .err(403, "forbidden");
+}

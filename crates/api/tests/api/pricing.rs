@@ -244,3 +244,221 @@ async fn model_owners_have_fixed_ids_from_1000() {
         .await
         .err(403, "forbidden");
 }
+
+/// A one-route HTTP server answering GET `/prices` with `status` and `body`; returns its URL.
+async fn price_server(status: u16, body: String) -> String {
+    use actix_web::{web, App, HttpResponse, HttpServer};
+    let server = HttpServer::new(move || {
+        let body = body.clone();
+        App::new().route(
+            "/prices",
+            web::get().to(move || {
+                let body = body.clone();
+                async move {
+                    HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap())
+                        .content_type("application/json")
+                        .body(body)
+                }
+            }),
+        )
+    })
+    .workers(1)
+    .bind(("127.0.0.1", 0))
+    .unwrap();
+    let addr = server.addrs()[0];
+    actix_web::rt::spawn(server.run());
+    format!("http://{addr}/prices")
+}
+
+fn row(model: &str, input: f64) -> serde_json::Value {
+    json!({"model": model, "type": "tokens", "channel_type": 1, "input": input, "output": input * 2.0})
+}
+
+async fn local(app: &TestApp) -> Vec<serde_json::Value> {
+    app.client()
+        .get("/api/prices")
+        .await
+        .ok()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn input_of(list: &[serde_json::Value], model: &str) -> Option<f64> {
+    list.iter()
+        .find(|p| p["model"] == model)
+        .map(|p| p["input"].as_f64().unwrap())
+}
+
+#[actix_web::test]
+async fn sync_from_a_price_server_in_three_modes_never_touches_locked_prices() {
+    let app = TestApp::new().await;
+    let root = app.root();
+    root.post("/api/prices", row("sync-a", 1.0)).await.ok();
+    let mut locked = row("sync-b", 1.0);
+    locked["locked"] = json!(true);
+    root.post("/api/prices", locked).await.ok();
+    root.post("/api/prices", row("sync-c", 1.0)).await.ok();
+    let before = local(&app).await.len();
+
+    // The one-api family's envelope, rows with extra fields, one invalid row.
+    let mut with_extra = row("sync-new", 5.0);
+    with_extra["id"] = json!(77);
+    let remote = json!({"success": true, "data": [
+        row("sync-a", 2.0), row("sync-b", 9.0), with_extra,
+        {"model": "broken", "type": "minutes", "channel_type": 1, "input": 1},
+    ]});
+    let url = price_server(200, remote.to_string()).await;
+
+    // A dry run reports and changes nothing.
+    let r = root
+        .post(
+            "/api/prices/sync",
+            json!({"mode": "update", "url": url, "dry_run": true}),
+        )
+        .await;
+    let d = r.ok();
+    assert_eq!(
+        (
+            d["inserted"].as_u64(),
+            d["updated"].as_u64(),
+            d["locked"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1))
+    );
+    assert_eq!(d["insert_models"], json!(["sync-new"]));
+    assert_eq!(d["skipped"], 1);
+    assert!(
+        d["errors"][0].as_str().unwrap().starts_with("row 4:"),
+        "{d:?}"
+    );
+    assert_eq!(local(&app).await.len(), before);
+
+    // add: only the missing model arrives.
+    let d = root
+        .post("/api/prices/sync", json!({"mode": "add", "url": url}))
+        .await
+        .ok()
+        .clone();
+    assert_eq!(
+        (
+            d["inserted"].as_u64(),
+            d["updated"].as_u64(),
+            d["deleted"].as_u64()
+        ),
+        (Some(1), Some(0), Some(0))
+    );
+    let list = local(&app).await;
+    assert_eq!(input_of(&list, "sync-a"), Some(1.0));
+    assert_eq!(input_of(&list, "sync-new"), Some(5.0));
+    assert_eq!(list.len(), before + 1);
+    // The relay prices the new model at once.
+    assert!(app.state.relay.prices().lookup("sync-new").is_some());
+
+    // update: unlocked prices follow the list, the locked one stays.
+    let d = root
+        .post("/api/prices/sync", json!({"mode": "update", "url": url}))
+        .await
+        .ok()
+        .clone();
+    assert_eq!(
+        (
+            d["inserted"].as_u64(),
+            d["updated"].as_u64(),
+            d["unchanged"].as_u64()
+        ),
+        (Some(0), Some(1), Some(1))
+    );
+    let list = local(&app).await;
+    assert_eq!(input_of(&list, "sync-a"), Some(2.0));
+    assert_eq!(input_of(&list, "sync-b"), Some(1.0));
+    assert_eq!(input_of(&list, "sync-c"), Some(1.0));
+
+    // overwrite (with the list sent in the body): every unlocked price not listed goes.
+    let d = root
+        .post(
+            "/api/prices/sync",
+            json!({"mode": "overwrite", "prices": [row("sync-a", 3.0), row("sync-b", 9.0)]}),
+        )
+        .await
+        .ok()
+        .clone();
+    assert_eq!(d["updated"], 1);
+    let list = local(&app).await;
+    let models: Vec<&str> = list.iter().map(|p| p["model"].as_str().unwrap()).collect();
+    assert_eq!(
+        models,
+        ["sync-a", "sync-b"],
+        "only the list and the locked price remain"
+    );
+    assert_eq!(input_of(&list, "sync-b"), Some(1.0));
+    assert_eq!(list[1]["locked"], true);
+}
+
+#[actix_web::test]
+async fn sync_rejects_bad_input_and_failing_servers() {
+    let app = TestApp::new().await;
+    let root = app.root();
+    let (user, _) = app.user("syncer").await;
+    let body = json!({"mode": "add", "prices": [row("x-1", 1.0)]});
+    user.post("/api/prices/sync", body.clone())
+        .await
+        .err(403, "forbidden");
+    app.client()
+        .post("/api/prices/sync", body)
+        .await
+        .err(401, "not_logged_in");
+
+    root.post("/api/prices/sync", json!({"mode": "replace", "prices": []}))
+        .await
+        .err(400, "invalid");
+    root.post("/api/prices/sync", json!({"mode": "add"}))
+        .await
+        .err(400, "missing_url");
+    root.post(
+        "/api/prices/sync",
+        json!({"mode": "add", "prices": {"rows": []}}),
+    )
+    .await
+    .err(400, "invalid_price_list");
+    root.post(
+        "/api/prices/sync",
+        json!({"mode": "add", "prices": [{"model": "x"}]}),
+    )
+    .await
+    .err(400, "empty_price_list");
+    root.post(
+        "/api/prices/sync",
+        json!({"mode": "add", "url": "ftp://prices.example/list"}),
+    )
+    .await
+    .err(502, "price_server_error");
+    root.post(
+        "/api/prices/sync",
+        json!({"mode": "add", "url": "http://127.0.0.1:9/prices"}),
+    )
+    .await
+    .err(502, "price_server_error");
+    let failing = price_server(500, "{}".into()).await;
+    let m = root
+        .post("/api/prices/sync", json!({"mode": "add", "url": failing}))
+        .await
+        .err(502, "price_server_error");
+    assert!(m.contains("HTTP 500"), "{m}");
+    let not_json = price_server(200, "<html>".into()).await;
+    root.post("/api/prices/sync", json!({"mode": "add", "url": not_json}))
+        .await
+        .err(502, "price_server_error");
+
+    // The PriceSyncUrl setting is used when no URL is given.
+    let url = price_server(200, json!([row("from-setting", 1.0)]).to_string()).await;
+    root.put("/api/option", json!({"key": "PriceSyncUrl", "value": url}))
+        .await
+        .ok();
+    let d = root
+        .post("/api/prices/sync", json!({"mode": "add"}))
+        .await
+        .ok()
+        .clone();
+    assert_eq!(d["inserted"], 1);
+}

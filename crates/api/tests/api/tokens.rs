@@ -214,3 +214,44 @@ async fn list_pages_and_orders() {
         .err(400, "invalid_order");
     u.get("/api/token?size=1000").await.err(400, "invalid_size");
 }
+
+#[actix_web::test]
+async fn playground_key_is_made_once_and_then_returned_again() {
+    let app = TestApp::new().await;
+    let (user, _) = app.user("player").await;
+    let r = user.post("/api/token/playground", json!({})).await;
+    assert_eq!(r.status, 201);
+    let first = r.ok().clone();
+    assert_eq!(first["created"], true);
+    let key = first["key"].as_str().unwrap().to_owned();
+    assert!(key.starts_with("sk-") && key.len() == 51, "{key}");
+
+    let again = user.post("/api/token/playground", json!({})).await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.ok()["key"], key.as_str());
+    assert_eq!(again.ok()["id"], first["id"]);
+
+    // It is an ordinary key of the user: listed, never expiring, drawing on the balance.
+    let id = first["id"].as_i64().unwrap();
+    let t = user.get(&format!("/api/token/{id}")).await;
+    assert_eq!(t.ok()["name"], "playground");
+    assert_eq!(t.ok()["expired_at"], -1);
+    assert_eq!(t.ok()["unlimited_quota"], true);
+
+    // Disabled, it is not handed out again: a new one is made.
+    user.put("/api/token", json!({"id": id, "status": 2}))
+        .await
+        .ok();
+    let r = user.post("/api/token/playground", json!({})).await;
+    assert_eq!(r.status, 201);
+    assert_ne!(r.ok()["key"], key.as_str());
+
+    // Each user has their own.
+    let (other, _) = app.user("player2").await;
+    let theirs = other.post("/api/token/playground", json!({})).await;
+    assert_ne!(theirs.ok()["key"], r.ok()["key"]);
+    app.client()
+        .post("/api/token/playground", json!({}))
+        .await
+        .err(401, "not_logged_in");
+}

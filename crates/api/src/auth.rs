@@ -5,7 +5,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::AppState;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::dev::Payload;
-use actix_web::{web, FromRequest, HttpRequest};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use hmac::{Hmac, Mac};
 use rand::distr::{Alphanumeric, SampleString};
@@ -103,7 +103,16 @@ fn credential(req: &HttpRequest) -> Option<Credential> {
         .map(Credential::Session)
 }
 
-async fn authenticate(req: HttpRequest) -> ApiResult<CurrentUser> {
+/// The signed-in user of a request: the one the route's access gate already resolved, or
+/// looked up from the request's credentials.
+pub async fn authenticate(req: HttpRequest) -> ApiResult<CurrentUser> {
+    if let Some(user) = req.extensions().get::<CurrentUser>() {
+        return Ok(user.clone());
+    }
+    authenticate_credentials(req).await
+}
+
+async fn authenticate_credentials(req: HttpRequest) -> ApiResult<CurrentUser> {
     let state = req
         .app_data::<web::Data<AppState>>()
         .cloned()
@@ -176,6 +185,10 @@ async fn authenticate(req: HttpRequest) -> ApiResult<CurrentUser> {
         .await
 }
 
+/// The message of the 403 for a caller below `Admin` / `Root`.
+pub const ADMIN_ONLY: &str = "permission denied: administrators only";
+pub const ROOT_ONLY: &str = "permission denied: the root user only";
+
 macro_rules! role_extractor {
     ($name:ident, $check:expr, $msg:expr) => {
         pub struct $name(pub CurrentUser);
@@ -200,13 +213,5 @@ macro_rules! role_extractor {
 }
 
 role_extractor!(AuthUser, |_| true, "");
-role_extractor!(
-    AdminUser,
-    Role::is_admin,
-    "permission denied: administrators only"
-);
-role_extractor!(
-    RootUser,
-    |r| r == Role::Root,
-    "permission denied: the root user only"
-);
+role_extractor!(AdminUser, Role::is_admin, ADMIN_ONLY);
+role_extractor!(RootUser, |r| r == Role::Root, ROOT_ONLY);

@@ -89,7 +89,7 @@ impl TryFrom<i32> for UserStatus {
 }
 
 /// What an administrator may do to another user through `/api/user/manage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ManageAction {
     Enable,

@@ -69,7 +69,7 @@ pub fn load_user(c: &mut DbConn, id: i64) -> ApiResult<UserRow> {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct RegisterBody {
     username: String,
     password: String,
@@ -236,7 +236,7 @@ fn check_email_domain(o: &View<'_>, email: &str) -> ApiResult<()> {
     Ok(())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct LoginBody {
     username: String,
     password: String,
@@ -345,7 +345,7 @@ pub async fn get_self(
     Ok(ok(user_json(&user)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateSelfBody {
     username: Option<String>,
@@ -425,7 +425,7 @@ pub async fn generate_access_token(
     Ok(ok(token))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct EmailQuery {
     #[serde(default)]
     email: String,
@@ -528,7 +528,7 @@ pub async fn send_reset(
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct ResetBody {
     email: String,
     token: String,

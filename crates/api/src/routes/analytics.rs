@@ -23,7 +23,7 @@ use switchboard_store::{now, statistics};
 pub const DEFAULT_DAYS: i64 = 7;
 pub const MAX_DAYS: i64 = 366;
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 pub struct PeriodQuery {
     start_timestamp: Option<String>,
     end_timestamp: Option<String>,

@@ -217,7 +217,7 @@ async fn run_test(
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct TestQuery {
     model: Option<String>,
 }
@@ -371,7 +371,7 @@ pub async fn update_balance(
     Ok(ok(json!({"balance": usd})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IdsBody {
     ids: Vec<i64>,
@@ -420,7 +420,7 @@ pub async fn tags(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<HttpRe
     Ok(ok(data))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TagBody {
     tag: String,
@@ -514,7 +514,7 @@ fn checked_ids(ids: Option<Vec<i64>>) -> ApiResult<Option<Vec<i64>>> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchValueBody {
     /// The channels to edit; every channel when left out.
@@ -602,7 +602,7 @@ pub async fn batch_remove_model(
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CopyQuery {
     /// Appended to the name of the copy; default `_copy`.

@@ -50,7 +50,8 @@ pub fn channel_json(c: &ChannelRow, with_key: bool) -> Value {
     v
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "ChannelListQuery")]
 pub struct ListQuery {
     page: Option<i64>,
     size: Option<i64>,
@@ -118,7 +119,7 @@ pub async fn get(
 }
 
 /// The channel fields as JSON: JSON-valued fields may come as objects or as JSON text.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChannelBody {
     id: Option<i64>,
@@ -335,8 +336,9 @@ pub async fn delete(
     Ok(ok_message("channel deleted"))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ChannelStatusBody")]
 pub struct StatusBody {
     id: i64,
     status: i32,

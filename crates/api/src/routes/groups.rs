@@ -77,7 +77,8 @@ fn check_unused(c: &mut DbConn, g: &UserGroupRow, action: &str) -> ApiResult<()>
     Ok(())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "GroupListQuery")]
 pub struct ListQuery {
     page: Option<i64>,
     size: Option<i64>,
@@ -122,7 +123,7 @@ pub async fn get(
 }
 
 /// Fields of a group; on update everything but `id` is optional.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GroupBody {
     id: Option<i64>,
@@ -266,8 +267,9 @@ pub async fn update(
     Ok(ok(group_json(&row)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "GroupStatusBody")]
 pub struct StatusBody {
     id: i64,
     enabled: bool,

@@ -86,7 +86,8 @@ fn user_month(q: &DateQuery) -> ApiResult<String> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "InvoiceListQuery")]
 pub struct ListQuery {
     page: Option<i64>,
     size: Option<i64>,
@@ -107,7 +108,7 @@ pub async fn list_self(
     Ok(ok(page_json(items, page, p.total)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct DateQuery {
     date: Option<String>,
     /// Accepted as an alias of `date`.
@@ -181,7 +182,7 @@ pub async fn pdf_self(
         .body(bytes))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct GenerateBody {
     month: String,
     #[serde(default)]

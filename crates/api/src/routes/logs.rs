@@ -42,7 +42,8 @@ pub const DASHBOARD_MAX_DAYS: i64 = 90;
 /// Query of the list and stat routes. Every value arrives as text so that an empty parameter
 /// (`channel=`, as the one-api console sends for unset filters) means "no filter", and a wrong
 /// type answers a 400 that names the parameter.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
+#[schemars(rename = "LogQuery")]
 pub struct LogQuery {
     page: Option<String>,
     /// one-api's 0-based page number; accepted for old scripts.
@@ -326,7 +327,7 @@ pub async fn stat_all(
     stat(&state, q.into_inner(), None).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct DeleteQuery {
     target_timestamp: Option<String>,
 }
@@ -385,7 +386,7 @@ pub async fn cleanup_logs(state: &AppState) -> ApiResult<u64> {
     Ok(n)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct DashboardQuery {
     days: Option<String>,
 }

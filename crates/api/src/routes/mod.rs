@@ -7,6 +7,7 @@ pub mod channels;
 pub mod groups;
 pub mod invoices;
 pub mod logs;
+pub mod openapi;
 pub mod option;
 pub mod pricing;
 pub mod redemptions;
@@ -21,7 +22,246 @@ use crate::AppState;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::{from_fn, Next};
-use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, ResponseError};
+
+/// Who may call a route. Enforced by the handler's extractor (`AuthUser`, `AdminUser`,
+/// `RootUser`); documented in the OpenAPI document; a test checks that both agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Public,
+    User,
+    Admin,
+    Root,
+}
+
+impl Access {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Access::Public => "public",
+            Access::User => "user",
+            Access::Admin => "admin",
+            Access::Root => "root",
+        }
+    }
+}
+
+type SchemaFn = fn(&mut schemars::SchemaGenerator) -> schemars::Schema;
+
+/// One documented route of `/api` (see [`api_routes`]).
+pub struct RouteDoc {
+    /// Lower-case HTTP method.
+    pub method: &'static str,
+    /// The path under `/api`, with `{param}` placeholders.
+    pub path: &'static str,
+    pub access: Access,
+    pub tag: &'static str,
+    pub summary: &'static str,
+    /// The handler's name (`module::function`), the operation id.
+    pub handler: &'static str,
+    pub query: Option<SchemaFn>,
+    pub body: Option<SchemaFn>,
+}
+
+/// The `/api` routes, in registration order (literal paths before `{id}` ones that would take
+/// them). Each line registers the route *and* documents it, so the OpenAPI document
+/// (`/api/openapi.json`) cannot name a route the server lacks or miss one it has. Optional
+/// parts: `query = Type`, `body = Type` (their JSON Schemas), `alias "path"` (an extra path, such
+/// as the trailing-slash form old clients use, that is registered but not documented).
+macro_rules! api_routes {
+    ($(
+        $method:ident $path:literal => $handler:path, $access:ident, $tag:literal, $summary:literal
+        $(, query = $query:ty)? $(, body = $body:ty)? $(, alias $alias:literal)? ;
+    )*) => {
+        /// Every documented `/api` route.
+        pub fn api_routes() -> Vec<RouteDoc> {
+            vec![$(RouteDoc {
+                method: stringify!($method),
+                path: $path,
+                access: Access::$access,
+                tag: $tag,
+                summary: $summary,
+                handler: stringify!($handler),
+                query: api_routes!(@schema $($query)?),
+                body: api_routes!(@schema $($body)?),
+            }),*]
+        }
+
+        fn register_api(scope: actix_web::Scope) -> actix_web::Scope {
+            scope
+                $(
+                    .route($path, api_routes!(@gate $access, web::$method().to($handler)))
+                    $(.route($alias, api_routes!(@gate $access, web::$method().to($handler))))?
+                )*
+        }
+    };
+    (@gate Public, $route:expr) => { $route };
+    (@gate User, $route:expr) => { $route.wrap(from_fn(gate_user)) };
+    (@gate Admin, $route:expr) => { $route.wrap(from_fn(gate_admin)) };
+    (@gate Root, $route:expr) => { $route.wrap(from_fn(gate_root)) };
+    (@schema) => { None };
+    (@schema $t:ty) => {
+        Some((|g: &mut schemars::SchemaGenerator| g.subschema_for::<$t>()) as SchemaFn)
+    };
+}
+
+api_routes! {
+    // Site information (public).
+    get "/status" => site::status, Public, "site", "Site information: name, logo, footer, version, quota unit, switches";
+    get "/notice" => site::notice, Public, "site", "The notice text";
+    get "/about" => site::about, Public, "site", "The about page text";
+    get "/home_page_content" => site::home_page_content, Public, "site", "The home page content";
+    get "/model_ownedby" => site::model_owners, Public, "pricing", "Model owners";
+    get "/user_group_map" => site::user_group_map, User, "groups", "The groups the user may use, by symbol";
+    get "/openapi.json" => openapi::document, Public, "site", "This OpenAPI document";
+    get "/docs" => openapi::page, Public, "site", "A browsable page of this document";
+    // Accounts (public; per-IP limited).
+    get "/verification" => account::send_verification, Public, "account", "E-mail a registration code", query = account::EmailQuery;
+    get "/reset_password" => account::send_reset, Public, "account", "E-mail a password reset link", query = account::EmailQuery;
+    post "/user/reset" => account::confirm_reset, Public, "account", "Confirm a reset: sets and returns a new password", body = account::ResetBody;
+    post "/user/register" => account::register, Public, "account", "Register", body = account::RegisterBody;
+    post "/user/login" => account::login, Public, "account", "Sign in (sets the session cookie)", body = account::LoginBody;
+    get "/user/logout" => account::logout, Public, "account", "Sign out (ends the session)";
+    // The signed-in user.
+    get "/user/self" => account::get_self, User, "account", "The signed-in user";
+    put "/user/self" => account::update_self, User, "account", "Change own name or password", body = account::UpdateSelfBody;
+    get "/user/token" => account::generate_access_token, User, "account", "Generate a new access token (shown once)";
+    // Redeem a code (before `/user/{id}`, which would take it).
+    post "/user/topup" => redemptions::redeem, User, "redemptions", "Redeem a code", body = redemptions::TopupBody;
+    // Usage logs and the user's dashboard (before `/user/{id}`).
+    get "/user/dashboard" => logs::dashboard, User, "logs", "The user's dashboard series", query = logs::DashboardQuery;
+    get "/log/self" => logs::list_self, User, "logs", "The user's own logs", query = logs::LogQuery, alias "/log/self/";
+    get "/log/self/stat" => logs::stat_self, User, "logs", "Statistics of the user's own logs", query = logs::LogQuery;
+    get "/log/stat" => logs::stat_all, Admin, "logs", "Statistics of all logs", query = logs::LogQuery;
+    get "/log" => logs::list_all, Admin, "logs", "All logs", query = logs::LogQuery, alias "/log/";
+    delete "/log" => logs::delete_before, Root, "logs", "Delete logs before a time", query = logs::DeleteQuery, alias "/log/";
+    // Monthly invoices: the user's own (before `/user/{id}`).
+    get "/user/invoice" => invoices::list_self, User, "invoices", "The user's monthly invoices", query = invoices::ListQuery;
+    get "/user/invoice/detail" => invoices::detail_self, User, "invoices", "One invoice by month", query = invoices::DateQuery;
+    get "/user/invoice/pdf" => invoices::pdf_self, User, "invoices", "One invoice as PDF", query = invoices::DateQuery;
+    // User administration (admin).
+    get "/user" => users::list, Admin, "users", "Users", query = users::ListQuery, alias "/user/";
+    post "/user" => users::create, Admin, "users", "Create a user", body = users::CreateBody;
+    put "/user" => users::update, Admin, "users", "Update a user", body = users::UpdateBody;
+    post "/user/manage" => users::manage, Admin, "users", "Enable, disable, delete, promote or demote a user", body = users::ManageBody;
+    post "/user/quota/{id}" => users::change_quota, Admin, "users", "Add to or deduct from a user's balance", body = users::QuotaBody;
+    get "/user/{id}" => users::get, Admin, "users", "One user";
+    delete "/user/{id}" => users::delete, Admin, "users", "Delete a user";
+    // API keys (the signed-in user's own; admins search all).
+    get "/token" => tokens::list, User, "tokens", "The user's API keys (masked)", query = tokens::ListQuery, alias "/token/";
+    post "/token" => tokens::create, User, "tokens", "Create an API key (the full key is in this answer only)", body = tokens::TokenBody, alias "/token/";
+    put "/token" => tokens::update, User, "tokens", "Update an API key", body = tokens::TokenBody, alias "/token/";
+    get "/token/search" => tokens::admin_search, Admin, "tokens", "Search every user's keys (masked)", query = tokens::ListQuery;
+    post "/token/playground" => tokens::playground, User, "tokens", "The user's playground key (made on first use)";
+    get "/token/{id}" => tokens::get, User, "tokens", "One of the user's keys (masked)";
+    get "/token/{id}/key" => tokens::reveal_key, User, "tokens", "The full key of one of the user's keys";
+    delete "/token/{id}" => tokens::delete, User, "tokens", "Delete one of the user's keys";
+    // Channels (admin; keys to root only).
+    get "/channel" => channels::list, Admin, "channels", "Channels (keys never listed)", query = channels::ListQuery, alias "/channel/";
+    post "/channel" => channels::create, Admin, "channels", "Create channels (one per key line)", body = channels::ChannelBody, alias "/channel/";
+    put "/channel" => channels::update, Admin, "channels", "Update a channel", body = channels::ChannelBody, alias "/channel/";
+    put "/channel/status" => channels::set_status, Admin, "channels", "Enable or disable a channel", body = channels::StatusBody;
+    // Channel operations (before `/channel/{id}` so literal paths win).
+    get "/channel/test" => channel_ops::test_all_route, Admin, "channels", "Test every channel";
+    get "/channel/test/{id}" => channel_ops::test_one, Admin, "channels", "Test one channel", query = channel_ops::TestQuery;
+    get "/channel/fetch_models/{id}" => channel_ops::fetch_models, Admin, "channels", "The upstream's model list";
+    get "/channel/update_balance/{id}" => channel_ops::update_balance, Admin, "channels", "Read and store the upstream balance";
+    post "/channel/batch_delete" => channel_ops::batch_delete, Admin, "channels", "Delete many channels", body = channel_ops::IdsBody;
+    delete "/channel/disabled" => channel_ops::delete_disabled, Admin, "channels", "Delete every disabled channel";
+    put "/channel/batch/azure_api" => channel_ops::batch_azure_api, Admin, "channels", "Set the API version of Azure channels", body = channel_ops::BatchValueBody;
+    put "/channel/batch/del_model" => channel_ops::batch_remove_model, Admin, "channels", "Remove a model from channels", body = channel_ops::BatchValueBody;
+    post "/channel/copy/{id}" => channel_ops::copy, Admin, "channels", "Copy a channel", query = channel_ops::CopyQuery;
+    get "/channel/tags" => channel_ops::tags, Admin, "channels", "Channel tags with their counts";
+    put "/channel/tag" => channel_ops::update_tag, Admin, "channels", "Edit every channel of a tag", body = channel_ops::TagBody;
+    delete "/channel/tag/{tag}/disabled" => channel_ops::delete_tag_disabled, Admin, "channels", "Delete the disabled channels of a tag";
+    get "/channel/{id}" => channels::get, Admin, "channels", "One channel (the key for root only)";
+    delete "/channel/{id}" => channels::delete, Admin, "channels", "Delete a channel";
+    // Prices and model owners (read: everyone / users; write: admin).
+    get "/prices" => pricing::list, Public, "pricing", "Every model price";
+    post "/prices" => pricing::create, Admin, "pricing", "Create a price", body = pricing::PriceBody;
+    put "/prices" => pricing::update, Admin, "pricing", "Update a price", body = pricing::UpdateBody;
+    post "/prices/batch" => pricing::batch, Admin, "pricing", "Create or replace many prices", body = pricing::BatchBody;
+    post "/prices/delete" => pricing::delete, Admin, "pricing", "Delete prices", body = pricing::DeleteBody;
+    get "/prices/warnings" => pricing::warnings, Admin, "pricing", "Unpriced models and prices with an unknown owner";
+    post "/prices/sync" => pricing::sync, Admin, "pricing", "Merge a remote price list (add, update or overwrite)", body = pricing::SyncBody;
+    get "/available_model" => pricing::available, User, "pricing", "The models the user can call, with prices";
+    post "/model_ownedby" => pricing::create_owner, Admin, "pricing", "Create a model owner", body = pricing::OwnerBody;
+    put "/model_ownedby" => pricing::update_owner, Admin, "pricing", "Update a model owner", body = pricing::OwnerBody;
+    delete "/model_ownedby/{id}" => pricing::delete_owner, Admin, "pricing", "Delete a model owner";
+    // Redemption codes and user groups (admin; redeem is `/user/topup`).
+    get "/redemption" => redemptions::list, Admin, "redemptions", "Redemption codes", query = redemptions::ListQuery, alias "/redemption/";
+    post "/redemption" => redemptions::create, Admin, "redemptions", "Create codes in a batch", body = redemptions::CreateBody, alias "/redemption/";
+    put "/redemption" => redemptions::update, Admin, "redemptions", "Update a code", body = redemptions::UpdateBody, alias "/redemption/";
+    delete "/redemption/invalid" => redemptions::delete_invalid, Admin, "redemptions", "Delete used and disabled codes";
+    get "/redemption/{id}" => redemptions::get, Admin, "redemptions", "One code";
+    delete "/redemption/{id}" => redemptions::delete, Admin, "redemptions", "Delete a code";
+    get "/user_group" => groups::list, Admin, "groups", "User groups", query = groups::ListQuery, alias "/user_group/";
+    post "/user_group" => groups::create, Admin, "groups", "Create a group", body = groups::GroupBody, alias "/user_group/";
+    put "/user_group" => groups::update, Admin, "groups", "Update a group", body = groups::GroupBody, alias "/user_group/";
+    put "/user_group/status" => groups::set_status, Admin, "groups", "Enable or disable a group", body = groups::StatusBody;
+    get "/user_group/{id}" => groups::get, Admin, "groups", "One group";
+    delete "/user_group/{id}" => groups::delete, Admin, "groups", "Delete a group";
+    // Analytics from the daily rollup, and the system panel.
+    get "/analytics/statistics" => analytics::statistics_route, Admin, "analytics", "Totals for a period", query = analytics::PeriodQuery;
+    get "/analytics/period" => analytics::period_route, Admin, "analytics", "Series by day for a period", query = analytics::PeriodQuery;
+    get "/analytics/users" => analytics::users_route, Admin, "analytics", "Per-user totals for a period", query = analytics::PeriodQuery;
+    get "/analytics/export.csv" => analytics::export_csv, Admin, "analytics", "Per-day, per-user CSV for a period", query = analytics::PeriodQuery;
+    get "/system/info" => system::info, Admin, "system", "CPU and memory of this node";
+    get "/system/log" => system::log, Root, "system", "Recent server log lines", query = system::LogQuery;
+    // Invoice generation (root).
+    post "/invoice/generate" => invoices::generate, Root, "invoices", "Generate or regenerate a month's invoices", body = invoices::GenerateBody;
+    // Settings (root).
+    get "/option" => option::list, Root, "settings", "Every setting (secrets write-only)", alias "/option/";
+    put "/option" => option::update, Root, "settings", "Change one setting", body = option::UpdateBody, alias "/option/";
+}
+
+/// Runs before the handler (and before its body is read) on every non-public route: resolves
+/// the caller, refuses a caller below the route's [`Access`] with 401/403, and leaves the user
+/// in the request for the handler's extractor. So the access the table declares is the access
+/// enforced, and nobody learns anything about a route's input they may not call.
+async fn gate(
+    access: Access,
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    use switchboard_domain::user::Role;
+    let user = crate::auth::authenticate(req.request().clone()).await?;
+    let allowed = match access {
+        Access::Public | Access::User => true,
+        Access::Admin => user.role.is_admin(),
+        Access::Root => user.role == Role::Root,
+    };
+    if !allowed {
+        let msg = if access == Access::Root {
+            crate::auth::ROOT_ONLY
+        } else {
+            crate::auth::ADMIN_ONLY
+        };
+        return Err(ApiError::forbidden("forbidden", msg).into());
+    }
+    req.extensions_mut().insert(user);
+    next.call(req).await
+}
+
+async fn gate_user(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    gate(Access::User, req, next).await
+}
+
+async fn gate_admin(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    gate(Access::Admin, req, next).await
+}
+
+async fn gate_root(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    gate(Access::Root, req, next).await
+}
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(|err, _| {
@@ -31,168 +271,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         ApiError::bad_request("invalid_query", format!("invalid query parameter: {err}")).into()
     }))
     .service(
-        web::scope("/api")
+        register_api(web::scope("/api"))
             .wrap(from_fn(api_rate_limit))
-            // Site information (public).
-            .route("/status", web::get().to(site::status))
-            .route("/notice", web::get().to(site::notice))
-            .route("/about", web::get().to(site::about))
-            .route("/home_page_content", web::get().to(site::home_page_content))
-            .route("/model_ownedby", web::get().to(site::model_owners))
-            .route("/user_group_map", web::get().to(site::user_group_map))
-            // Accounts (public; per-IP limited).
-            .route("/verification", web::get().to(account::send_verification))
-            .route("/reset_password", web::get().to(account::send_reset))
-            .route("/user/reset", web::post().to(account::confirm_reset))
-            .route("/user/register", web::post().to(account::register))
-            .route("/user/login", web::post().to(account::login))
-            .route("/user/logout", web::get().to(account::logout))
-            // The signed-in user.
-            .route("/user/self", web::get().to(account::get_self))
-            .route("/user/self", web::put().to(account::update_self))
-            .route("/user/token", web::get().to(account::generate_access_token))
-            // Redeem a code (redemptions.rs; before `/user/{id}`, which would take it).
-            .route("/user/topup", web::post().to(redemptions::redeem))
-            // Usage logs and the user's dashboard (logs.rs). Registered before the users block:
-            // `/user/{id}` would otherwise take `/user/dashboard`.
-            .route("/user/dashboard", web::get().to(logs::dashboard))
-            .route("/log/self", web::get().to(logs::list_self))
-            .route("/log/self/", web::get().to(logs::list_self))
-            .route("/log/self/stat", web::get().to(logs::stat_self))
-            .route("/log/stat", web::get().to(logs::stat_all))
-            .route("/log", web::get().to(logs::list_all))
-            .route("/log/", web::get().to(logs::list_all))
-            .route("/log", web::delete().to(logs::delete_before))
-            .route("/log/", web::delete().to(logs::delete_before))
-            // Monthly invoices (invoices.rs): the user's own, before `/user/{id}`.
-            .route("/user/invoice", web::get().to(invoices::list_self))
-            .route("/user/invoice/detail", web::get().to(invoices::detail_self))
-            .route("/user/invoice/pdf", web::get().to(invoices::pdf_self))
-            // User administration (admin).
-            .route("/user", web::get().to(users::list))
-            .route("/user/", web::get().to(users::list))
-            .route("/user", web::post().to(users::create))
-            .route("/user", web::put().to(users::update))
-            .route("/user/manage", web::post().to(users::manage))
-            .route("/user/quota/{id}", web::post().to(users::change_quota))
-            .route("/user/{id}", web::get().to(users::get))
-            .route("/user/{id}", web::delete().to(users::delete))
-            // API keys (the signed-in user's own; admins search all).
-            .route("/token", web::get().to(tokens::list))
-            .route("/token/", web::get().to(tokens::list))
-            .route("/token", web::post().to(tokens::create))
-            .route("/token/", web::post().to(tokens::create))
-            .route("/token", web::put().to(tokens::update))
-            .route("/token/", web::put().to(tokens::update))
-            .route("/token/search", web::get().to(tokens::admin_search))
-            .route("/token/playground", web::post().to(tokens::playground))
-            .route("/token/{id}", web::get().to(tokens::get))
-            .route("/token/{id}/key", web::get().to(tokens::reveal_key))
-            .route("/token/{id}", web::delete().to(tokens::delete))
-            // Channels (admin; keys to root only).
-            .route("/channel", web::get().to(channels::list))
-            .route("/channel/", web::get().to(channels::list))
-            .route("/channel", web::post().to(channels::create))
-            .route("/channel/", web::post().to(channels::create))
-            .route("/channel", web::put().to(channels::update))
-            .route("/channel/", web::put().to(channels::update))
-            .route("/channel/status", web::put().to(channels::set_status))
-            // Channel operations (channel_ops.rs; admin): tests, upstream model list and
-            // balance, batch and tag operations. Before `/channel/{id}` so literal paths win.
-            .route("/channel/test", web::get().to(channel_ops::test_all_route))
-            .route("/channel/test/{id}", web::get().to(channel_ops::test_one))
-            .route(
-                "/channel/fetch_models/{id}",
-                web::get().to(channel_ops::fetch_models),
-            )
-            .route(
-                "/channel/update_balance/{id}",
-                web::get().to(channel_ops::update_balance),
-            )
-            .route(
-                "/channel/batch_delete",
-                web::post().to(channel_ops::batch_delete),
-            )
-            .route(
-                "/channel/disabled",
-                web::delete().to(channel_ops::delete_disabled),
-            )
-            .route(
-                "/channel/batch/azure_api",
-                web::put().to(channel_ops::batch_azure_api),
-            )
-            .route(
-                "/channel/batch/del_model",
-                web::put().to(channel_ops::batch_remove_model),
-            )
-            .route("/channel/copy/{id}", web::post().to(channel_ops::copy))
-            .route("/channel/tags", web::get().to(channel_ops::tags))
-            .route("/channel/tag", web::put().to(channel_ops::update_tag))
-            .route(
-                "/channel/tag/{tag}/disabled",
-                web::delete().to(channel_ops::delete_tag_disabled),
-            )
-            .route("/channel/{id}", web::get().to(channels::get))
-            .route("/channel/{id}", web::delete().to(channels::delete))
-            // Prices and model owners (read: everyone / users; write: admin).
-            .route("/prices", web::get().to(pricing::list))
-            .route("/prices", web::post().to(pricing::create))
-            .route("/prices", web::put().to(pricing::update))
-            .route("/prices/batch", web::post().to(pricing::batch))
-            .route("/prices/delete", web::post().to(pricing::delete))
-            .route("/prices/warnings", web::get().to(pricing::warnings))
-            .route("/prices/sync", web::post().to(pricing::sync))
-            .route("/available_model", web::get().to(pricing::available))
-            .route("/model_ownedby", web::post().to(pricing::create_owner))
-            .route("/model_ownedby", web::put().to(pricing::update_owner))
-            .route(
-                "/model_ownedby/{id}",
-                web::delete().to(pricing::delete_owner),
-            )
-            // Redemption codes and user groups (admin; redeem is `/user/topup` above).
-            // `/redemption/invalid` and `/user_group/status` come before their `{id}` routes.
-            .route("/redemption", web::get().to(redemptions::list))
-            .route("/redemption/", web::get().to(redemptions::list))
-            .route("/redemption", web::post().to(redemptions::create))
-            .route("/redemption/", web::post().to(redemptions::create))
-            .route("/redemption", web::put().to(redemptions::update))
-            .route("/redemption/", web::put().to(redemptions::update))
-            .route(
-                "/redemption/invalid",
-                web::delete().to(redemptions::delete_invalid),
-            )
-            .route("/redemption/{id}", web::get().to(redemptions::get))
-            .route("/redemption/{id}", web::delete().to(redemptions::delete))
-            .route("/user_group", web::get().to(groups::list))
-            .route("/user_group/", web::get().to(groups::list))
-            .route("/user_group", web::post().to(groups::create))
-            .route("/user_group/", web::post().to(groups::create))
-            .route("/user_group", web::put().to(groups::update))
-            .route("/user_group/", web::put().to(groups::update))
-            .route("/user_group/status", web::put().to(groups::set_status))
-            .route("/user_group/{id}", web::get().to(groups::get))
-            .route("/user_group/{id}", web::delete().to(groups::delete))
-            // Analytics from the daily rollup (analytics.rs; admin) and the system panel
-            // (system.rs): node info (admin) and the in-memory system log (root).
-            .route(
-                "/analytics/statistics",
-                web::get().to(analytics::statistics_route),
-            )
-            .route("/analytics/period", web::get().to(analytics::period_route))
-            .route("/analytics/users", web::get().to(analytics::users_route))
-            .route(
-                "/analytics/export.csv",
-                web::get().to(analytics::export_csv),
-            )
-            .route("/system/info", web::get().to(system::info))
-            .route("/system/log", web::get().to(system::log))
-            // Invoice generation (invoices.rs; root). The user's invoices are under `/user/invoice`.
-            .route("/invoice/generate", web::post().to(invoices::generate))
-            // Settings (root).
-            .route("/option", web::get().to(option::list))
-            .route("/option", web::put().to(option::update))
-            .route("/option/", web::get().to(option::list))
-            .route("/option/", web::put().to(option::update))
             .default_service(web::to(api_not_found)),
     )
     .service(relay_scope());

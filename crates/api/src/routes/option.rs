@@ -28,8 +28,9 @@ pub async fn list(state: web::Data<AppState>, _root: RootUser) -> ApiResult<Http
     Ok(ok(items))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "OptionUpdateBody")]
 pub struct UpdateBody {
     key: String,
     value: Value,

@@ -43,7 +43,7 @@ pub async fn list(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
 }
 
 /// One price as submitted: `extra_ratios` may be an object or JSON text.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PriceBody {
     model: String,
@@ -119,8 +119,9 @@ pub async fn create(
         .json(json!({"success": true, "message": "", "data": price_json(&row)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "PriceUpdateBody")]
 pub struct UpdateBody {
     /// The model whose price changes (the body's `price.model` may rename it).
     model: String,
@@ -151,7 +152,7 @@ pub async fn update(
     Ok(ok(price_json(&row)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchBody {
     prices: Vec<PriceBody>,
@@ -199,7 +200,7 @@ pub async fn batch(
     Ok(ok(json!({"count": n})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteBody {
     models: Vec<String>,
@@ -222,7 +223,7 @@ pub async fn delete(
     Ok(ok(json!({"deleted": n})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SyncBody {
     /// `add`, `update` or `overwrite` (see [`SyncMode`]).
@@ -442,7 +443,7 @@ pub async fn warnings(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<Ht
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OwnerBody {
     id: i64,

@@ -72,7 +72,8 @@ fn invalid_status() -> ApiError {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "RedemptionListQuery")]
 pub struct ListQuery {
     page: Option<i64>,
     size: Option<i64>,
@@ -114,8 +115,9 @@ pub async fn get(
     Ok(ok(redemption_json(&r)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "RedemptionCreateBody")]
 pub struct CreateBody {
     name: Option<String>,
     quota: Option<i64>,
@@ -191,8 +193,9 @@ pub async fn create(
         .json(json!({"success": true, "message": "", "data": {"codes": codes}})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "RedemptionUpdateBody")]
 pub struct UpdateBody {
     id: Option<i64>,
     name: Option<String>,
@@ -273,7 +276,7 @@ pub async fn delete_invalid(state: web::Data<AppState>, _a: AdminUser) -> ApiRes
     Ok(ok(json!({"deleted": n})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopupBody {
     key: Option<String>,

@@ -131,7 +131,8 @@ pub async fn info(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<HttpRe
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "SystemLogLogQuery")]
 pub struct LogQuery {
     after: Option<String>,
     limit: Option<String>,

@@ -52,7 +52,8 @@ pub fn token_json(t: &TokenRow) -> Value {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "TokenListQuery")]
 pub struct ListQuery {
     page: Option<i64>,
     size: Option<i64>,
@@ -214,7 +215,7 @@ pub async fn playground(
 }
 
 /// Fields a user sets on a key; on update every field is optional.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TokenBody {
     id: Option<i64>,

@@ -18,7 +18,8 @@ use switchboard_store::{logs, now, sessions, tokens, users, DbConn, PageReq};
 pub const DEFAULT_PAGE_SIZE: i64 = 10;
 pub const MAX_PAGE_SIZE: i64 = 100;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "UserListQuery")]
 pub struct ListQuery {
     page: Option<i64>,
     /// one-api's name for the page (0-based there); accepted for old scripts.
@@ -136,8 +137,9 @@ fn check_outranks(actor: &CurrentUser, target: &UserRow) -> ApiResult<()> {
     .map_err(denied)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "UserCreateBody")]
 pub struct CreateBody {
     username: String,
     password: String,
@@ -260,8 +262,9 @@ pub async fn create(
         .json(json!({"success": true, "message": "", "data": user_json(&user)})))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "UserUpdateBody")]
 pub struct UpdateBody {
     id: i64,
     username: Option<String>,
@@ -360,7 +363,7 @@ pub async fn delete(
     Ok(ok_message("user deleted"))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManageBody {
     id: Option<i64>,
@@ -482,7 +485,7 @@ fn apply_manage(c: &mut DbConn, me: &CurrentUser, id: i64, action: ManageAction)
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuotaBody {
     /// The change: positive adds, negative deducts.

@@ -12,6 +12,7 @@ mod groups;
 mod invoices;
 mod logs;
 mod mail;
+mod openapi;
 mod options;
 mod pricing;
 mod redemptions;

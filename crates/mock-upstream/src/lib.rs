@@ -2,8 +2,16 @@
 //! (in-process, [`MockUpstream::start`]), the SDK end-to-end tests and the benchmarks (the
 //! `mock-upstream` binary, [`run`]).
 //!
-//! Its behaviour is chosen by the upstream API key (`Authorization: Bearer <key>`), so two
-//! channels can behave differently for the same model:
+//! Besides OpenAI's `/v1/...` it speaks, selected by path: Azure OpenAI
+//! (`/openai/deployments/{deployment}/...?api-version=...`, `GET /openai/models`), Anthropic
+//! Messages (`POST /v1/messages`, `GET /v1/models` with an `anthropic-version` header; see
+//! `anthropic.rs`) and Gemini (`/v1beta/models/{model}:generateContent`,
+//! `:streamGenerateContent`, `:batchEmbedContents`, `GET /v1beta/models`; see `gemini.rs`).
+//! Errors come in each protocol's own shape.
+//!
+//! Its behaviour is chosen by the upstream API key (`Authorization: Bearer <key>`, or `api-key`,
+//! `x-api-key`, `x-goog-api-key`, `?key=`), so two channels can behave differently for the same
+//! model:
 //!
 //! | key | behaviour |
 //! |---|---|
@@ -11,7 +19,10 @@
 //! | `sk-mock-500` | 500 `server_error` |
 //! | `sk-mock-429` | 429 `rate_limit_exceeded` |
 //! | `sk-mock-400` | 400 `context_length_exceeded` |
-//! | `sk-mock-quota` | 429 `insufficient_quota` |
+//! | `sk-mock-quota` | 429 `insufficient_quota` (Anthropic: 400 "credit balance is too low") |
+//! | `sk-mock-529` | 529 (Anthropic `overloaded_error`; Gemini 503 `UNAVAILABLE`) |
+//! | `sk-mock-cache` | Anthropic: 1000 cache-read + 200 cache-write tokens; Gemini: 8 cached |
+//! | `sk-mock-think` | Gemini: 5 thinking tokens |
 //! | `sk-mock-nousage` | normal answers without any `usage` (streams too) |
 //! | `sk-mock-slow` | 50 ms between stream chunks; non-streamed answers after 200 ms |
 //! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
@@ -34,6 +45,9 @@ use std::net::TcpListener;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+mod anthropic;
+mod gemini;
 
 /// The text of every chat and text completion.
 pub const CONTENT: &str = "Hello from the mock upstream.";
@@ -78,8 +92,15 @@ const MODELS: [&str; 14] = [
 #[derive(Debug, Clone)]
 pub struct Recorded {
     pub path: String,
+    /// The query string (without `?`), empty when none.
+    pub query: String,
     /// The `Authorization` header as sent (`Bearer sk-...`), empty when absent.
     pub authorization: String,
+    /// The key, wherever it was sent (`Authorization: Bearer`, `api-key`, `x-api-key`,
+    /// `x-goog-api-key`, `?key=`).
+    pub key: String,
+    /// Every header (lower-case names) with a text value.
+    pub headers: Vec<(String, String)>,
     /// The JSON body, or `Null` (multipart, empty or not JSON).
     pub body: Value,
 }
@@ -168,6 +189,14 @@ impl MockUpstream {
         self.shared.lock().clone()
     }
 
+    /// The value of header `name` (lower case) of a recorded request.
+    pub fn header<'a>(r: &'a Recorded, name: &str) -> Option<&'a str> {
+        r.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// How many requests reached this path (e.g. "/v1/chat/completions").
     pub fn count(&self, path: &str) -> usize {
         self.shared.lock().iter().filter(|r| r.path == path).count()
@@ -233,28 +262,102 @@ enum Route {
     Rerank,
     Responses,
     Models,
+    /// Anthropic `POST /v1/messages`.
+    Messages,
+    /// Anthropic `GET /v1/models` (an `anthropic-version` header on `/v1/models`).
+    AnthropicModels,
+    /// Gemini `POST /v1beta/models/{model}:generateContent`.
+    GeminiGenerate,
+    /// Gemini `POST /v1beta/models/{model}:streamGenerateContent`.
+    GeminiStream,
+    /// Gemini `POST /v1beta/models/{model}:batchEmbedContents`.
+    GeminiEmbed,
+    /// Gemini `GET /v1beta/models`.
+    GeminiModels,
 }
 
-fn route(method: &Method, path: &str) -> Option<Route> {
+/// The protocol a request speaks, chosen by its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Proto {
+    OpenAi,
+    /// `/openai/deployments/{deployment}/...?api-version=...` with an `api-key` header.
+    Azure,
+    Anthropic,
+    Gemini,
+}
+
+/// The OpenAI route of a `/v1`-less path (`/chat/completions`, ...).
+fn openai_route(rest: &str) -> Option<Route> {
+    Some(match rest {
+        "/chat/completions" => Route::Chat,
+        "/completions" => Route::Completions,
+        "/embeddings" => Route::Embeddings,
+        "/moderations" => Route::Moderations,
+        "/images/generations" => Route::Images,
+        "/audio/speech" => Route::Speech,
+        "/audio/transcriptions" => Route::Transcriptions,
+        "/audio/translations" => Route::Translations,
+        "/rerank" => Route::Rerank,
+        "/responses" => Route::Responses,
+        _ => return None,
+    })
+}
+
+/// The route, its protocol and the model named by the path (Azure deployment, Gemini model).
+fn route(req: &HttpRequest) -> Option<(Route, Proto, Option<String>)> {
+    let method = req.method();
+    let path = req.path();
+    if let Some(rest) = path.strip_prefix("/openai/deployments/") {
+        let (deployment, rest) = rest.split_at(rest.find('/')?);
+        if method != Method::POST {
+            return None;
+        }
+        return Some((
+            openai_route(rest)?,
+            Proto::Azure,
+            Some(deployment.to_owned()),
+        ));
+    }
+    if path == "/openai/models" && method == Method::GET {
+        return Some((Route::Models, Proto::Azure, None));
+    }
+    if path == "/v1beta/models" && method == Method::GET {
+        return Some((Route::GeminiModels, Proto::Gemini, None));
+    }
+    if let Some(rest) = path.strip_prefix("/v1beta/models/") {
+        if method != Method::POST {
+            return None;
+        }
+        let (model, action) = rest.rsplit_once(':')?;
+        let route = match action {
+            "generateContent" => Route::GeminiGenerate,
+            "streamGenerateContent" => Route::GeminiStream,
+            "batchEmbedContents" => Route::GeminiEmbed,
+            _ => return None,
+        };
+        return Some((route, Proto::Gemini, Some(model.to_owned())));
+    }
     if method == Method::GET {
-        return (path == "/v1/models").then_some(Route::Models);
+        if path != "/v1/models" {
+            return None;
+        }
+        return Some(if req.headers().contains_key("anthropic-version") {
+            (Route::AnthropicModels, Proto::Anthropic, None)
+        } else {
+            (Route::Models, Proto::OpenAi, None)
+        });
     }
     if method != Method::POST {
         return None;
     }
-    Some(match path {
-        "/v1/chat/completions" => Route::Chat,
-        "/v1/completions" => Route::Completions,
-        "/v1/embeddings" => Route::Embeddings,
-        "/v1/moderations" => Route::Moderations,
-        "/v1/images/generations" => Route::Images,
-        "/v1/audio/speech" => Route::Speech,
-        "/v1/audio/transcriptions" => Route::Transcriptions,
-        "/v1/audio/translations" => Route::Translations,
-        "/v1/rerank" => Route::Rerank,
-        "/v1/responses" => Route::Responses,
-        _ => return None,
-    })
+    if path == "/v1/messages" {
+        return Some((Route::Messages, Proto::Anthropic, None));
+    }
+    Some((
+        openai_route(path.strip_prefix("/v1")?)?,
+        Proto::OpenAi,
+        None,
+    ))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,6 +367,10 @@ enum Mode {
     NoUsage,
     Slow,
     Cut,
+    /// Anthropic: cache reads and writes in the usage; Gemini: cached content tokens.
+    Cache,
+    /// Gemini: thinking tokens in the usage.
+    Think,
 }
 
 fn mode(key: &str) -> Mode {
@@ -275,6 +382,10 @@ fn mode(key: &str) -> Mode {
         "sk-mock-500" => Mode::Fail(
             500,
             r#"{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}"#,
+        ),
+        "sk-mock-529" => Mode::Fail(
+            529,
+            r#"{"error":{"message":"Overloaded","type":"server_error"}}"#,
         ),
         "sk-mock-429" => Mode::Fail(
             429,
@@ -291,7 +402,72 @@ fn mode(key: &str) -> Mode {
         "sk-mock-nousage" => Mode::NoUsage,
         "sk-mock-slow" => Mode::Slow,
         "sk-mock-cut" => Mode::Cut,
+        "sk-mock-cache" => Mode::Cache,
+        "sk-mock-think" => Mode::Think,
         _ => Mode::Normal,
+    }
+}
+
+/// A failure in the protocol's own error shape.
+fn failure(proto: Proto, key: &str, status: u16, openai_body: &'static str) -> HttpResponse {
+    match proto {
+        Proto::OpenAi | Proto::Azure => HttpResponse::build(status_code(status))
+            .content_type("application/json")
+            .body(openai_body),
+        Proto::Anthropic => {
+            let (status, kind, message) = match (key, status) {
+                ("sk-mock-quota", _) => (400, "invalid_request_error", "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."),
+                (_, 401) => (401, "authentication_error", "invalid x-api-key"),
+                (_, 429) => (429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit."),
+                (_, 529) => (529, "overloaded_error", "Overloaded"),
+                (_, 400) => (400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
+                _ => (500, "api_error", "Internal server error"),
+            };
+            error(
+                status,
+                json!({"type": "error", "error": {"type": kind, "message": message}}),
+            )
+        }
+        Proto::Gemini => {
+            let (status, code, message, reason) = match (key, status) {
+                ("sk-mock-quota", _) => (
+                    429,
+                    "RESOURCE_EXHAUSTED",
+                    "You exceeded your current quota, please check your plan and billing details.",
+                    None,
+                ),
+                (_, 401) => (
+                    400,
+                    "INVALID_ARGUMENT",
+                    "API key not valid. Please pass a valid API key.",
+                    Some("API_KEY_INVALID"),
+                ),
+                (_, 429) => (
+                    429,
+                    "RESOURCE_EXHAUSTED",
+                    "Resource has been exhausted (e.g. check quota).",
+                    None,
+                ),
+                (_, 400) => (
+                    400,
+                    "INVALID_ARGUMENT",
+                    "The input token count exceeds the maximum number of tokens allowed.",
+                    None,
+                ),
+                (_, 529 | 503) => (
+                    503,
+                    "UNAVAILABLE",
+                    "The model is overloaded. Please try again later.",
+                    None,
+                ),
+                _ => (500, "INTERNAL", "An internal error has occurred.", None),
+            };
+            let mut e = json!({"error": {"code": status, "message": message, "status": code}});
+            if let Some(r) = reason {
+                e["error"]["details"] = json!([{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": r, "domain": "googleapis.com"}]);
+            }
+            error(status, e)
+        }
     }
 }
 
@@ -318,43 +494,88 @@ impl Ctx<'_> {
     }
 }
 
+/// The key of a request: `Authorization: Bearer`, `api-key` (Azure), `x-api-key` (Anthropic),
+/// `x-goog-api-key` or `?key=` (Gemini).
+fn request_key(req: &HttpRequest) -> String {
+    let h = |name: &str| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    };
+    if let Some(a) = h("authorization") {
+        return a
+            .strip_prefix("Bearer ")
+            .or_else(|| a.strip_prefix("bearer "))
+            .unwrap_or(a)
+            .trim()
+            .to_owned();
+    }
+    if let Some(k) = h("api-key")
+        .or_else(|| h("x-api-key"))
+        .or_else(|| h("x-goog-api-key"))
+    {
+        return k.to_owned();
+    }
+    req.query_string()
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("key="))
+        .unwrap_or_default()
+        .to_owned()
+}
+
 async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> HttpResponse {
-    let route = route(req.method(), req.path());
+    let routed = route(&req);
     let auth = req
         .headers()
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
+    let route = routed.as_ref().map(|r| r.0);
     let multipart = matches!(route, Some(Route::Transcriptions | Route::Translations));
     let parsed: Result<Value, ()> = if multipart || body.is_empty() {
         Ok(Value::Null)
     } else {
         serde_json::from_slice(&body).map_err(|_| ())
     };
+    let key = request_key(&req);
     if shared.record {
         let recorded = Recorded {
             path: req.path().to_owned(),
+            query: req.query_string().to_owned(),
             authorization: auth.to_owned(),
+            key: key.clone(),
+            headers: req
+                .headers()
+                .iter()
+                .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+                .collect(),
             body: parsed.clone().unwrap_or(Value::Null),
         };
         shared.lock().push(recorded);
     }
-    let Some(route) = route else {
+    let Some((route, proto, path_model)) = routed else {
         return error(
             404,
             json!({"error": {"message": format!("Invalid URL ({} {})", req.method(), req.path()), "type": "invalid_request_error", "param": null, "code": null}}),
         );
     };
-    let key = auth
-        .strip_prefix("Bearer ")
-        .or_else(|| auth.strip_prefix("bearer "))
-        .unwrap_or(auth)
-        .trim();
-    let mode = mode(key);
+    if proto == Proto::Azure && !req.query_string().contains("api-version=") {
+        return error(
+            404,
+            json!({"error": {"code": "404", "message": "Resource not found"}}),
+        );
+    }
+    if proto == Proto::Anthropic && !req.headers().contains_key("anthropic-version") {
+        return error(
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": "anthropic-version: header is required"}}),
+        );
+    }
+    let mode = mode(&key);
     if let Mode::Fail(status, body) = mode {
-        return HttpResponse::build(status_code(status))
-            .content_type("application/json")
-            .body(body);
+        return failure(proto, &key, status, body);
     }
     let Ok(body_json) = parsed else {
         return error(
@@ -363,18 +584,23 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
         );
     };
     let model = match body_json.get("model").and_then(Value::as_str) {
+        _ if proto == Proto::Gemini => path_model.unwrap_or_default(),
         Some(m) => m.to_owned(),
-        None if multipart => form_field(&body, "model").unwrap_or_default(),
-        None => match route {
-            Route::Moderations => "omni-moderation-latest".to_owned(),
-            Route::Images => "dall-e-2".to_owned(),
+        None if multipart => form_field(&body, "model")
+            .or(path_model)
+            .unwrap_or_default(),
+        None => match (route, path_model) {
+            (_, Some(deployment)) => deployment,
+            (Route::Moderations, None) => "omni-moderation-latest".to_owned(),
+            (Route::Images, None) => "dall-e-2".to_owned(),
             _ => String::new(),
         },
     };
-    let stream = body_json
-        .get("stream")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let stream = route == Route::GeminiStream
+        || body_json
+            .get("stream")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
     let delay = if mode == Mode::Slow {
         SLOW_CHUNK
     } else {
@@ -394,8 +620,15 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
             .map(|d| d.as_secs())
             .unwrap_or(0),
     };
-    let streams =
-        ctx.stream && matches!(route, Route::Chat | Route::Completions | Route::Responses);
+    let streams = ctx.stream
+        && matches!(
+            route,
+            Route::Chat
+                | Route::Completions
+                | Route::Responses
+                | Route::Messages
+                | Route::GeminiStream
+        );
     if !streams && mode == Mode::Slow {
         actix_web::rt::time::sleep(SLOW_ANSWER).await;
     }
@@ -413,6 +646,13 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
         Route::Transcriptions | Route::Translations => transcription(&ctx),
         Route::Rerank => json_ok(&rerank(&ctx)),
         Route::Models => json_ok(&models()),
+        Route::Messages if streams => anthropic::stream(&ctx),
+        Route::Messages => json_ok(&anthropic::message(&ctx)),
+        Route::AnthropicModels => json_ok(&anthropic::models()),
+        Route::GeminiStream => gemini::stream(&ctx),
+        Route::GeminiGenerate => json_ok(&gemini::generate(&ctx)),
+        Route::GeminiEmbed => json_ok(&gemini::embed(&ctx)),
+        Route::GeminiModels => json_ok(&gemini::models()),
     }
 }
 

@@ -451,3 +451,170 @@ async fn responses_plain_and_streamed() {
     assert_eq!(done["type"], "response.completed");
     assert_eq!(done["response"]["usage"]["total_tokens"], 13);
 }
+
+async fn post_with(
+    m: &MockUpstream,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Value,
+) -> reqwest::Response {
+    let mut rb = reqwest::Client::new()
+        .post(format!("{}{path}", m.base_url))
+        .json(&body);
+    for (k, v) in headers {
+        rb = rb.header(*k, *v);
+    }
+    rb.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn azure_deployment_paths() {
+    let m = MockUpstream::start();
+    let r = post_with(
+        &m,
+        "/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+        &[("api-key", "az-key")],
+        json!({"messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["model"], "gpt-4o", "the deployment names the model");
+    assert_eq!(v["choices"][0]["message"]["content"], CONTENT);
+    let seen = &m.requests()[0];
+    assert_eq!(
+        (seen.key.as_str(), seen.query.as_str()),
+        ("az-key", "api-version=2024-10-21")
+    );
+    assert_eq!(MockUpstream::header(seen, "api-key"), Some("az-key"));
+
+    let r = post_with(
+        &m,
+        "/openai/deployments/gpt-4o/chat/completions",
+        &[("api-key", "az-key")],
+        json!({"messages": []}),
+    )
+    .await;
+    assert_eq!(r.status(), 404, "no api-version");
+    let r = post_with(
+        &m,
+        "/openai/deployments/emb/embeddings?api-version=2024-10-21",
+        &[("api-key", "sk-mock-401")],
+        json!({"input": "x"}),
+    )
+    .await;
+    assert_eq!(r.status(), 401);
+}
+
+#[tokio::test]
+async fn anthropic_messages_text_tools_stream_and_errors() {
+    let m = MockUpstream::start();
+    let h = [("x-api-key", "sk-ant"), ("anthropic-version", "2023-06-01")];
+    let r = post_with(
+        &m,
+        "/v1/messages",
+        &h,
+        json!({"model": "claude-x", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["content"][0]["text"], CONTENT);
+    assert_eq!(v["stop_reason"], "end_turn");
+    assert_eq!(v["usage"]["input_tokens"], 11);
+
+    let tools = json!({"model": "claude-x", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "lookup", "input_schema": {"type": "object"}}]});
+    let v: Value = post_with(&m, "/v1/messages", &h, tools.clone())
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["content"][0]["type"], "tool_use");
+    assert_eq!(v["content"][0]["name"], "lookup");
+    assert_eq!(v["stop_reason"], "tool_use");
+
+    let mut stream = tools;
+    stream["stream"] = json!(true);
+    let text = post_with(&m, "/v1/messages", &h, stream)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains("input_json_delta") && text.contains("event: message_stop"),
+        "{text}"
+    );
+
+    let r = post_with(
+        &m,
+        "/v1/messages",
+        &[
+            ("x-api-key", "sk-mock-529"),
+            ("anthropic-version", "2023-06-01"),
+        ],
+        json!({"model": "claude-x", "messages": []}),
+    )
+    .await;
+    assert_eq!(r.status(), 529);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["type"], "overloaded_error");
+    let r = post_with(&m, "/v1/messages", &[("x-api-key", "k")], json!({})).await;
+    assert_eq!(r.status(), 400, "anthropic-version is required");
+}
+
+#[tokio::test]
+async fn gemini_generate_stream_embed_and_errors() {
+    let m = MockUpstream::start();
+    let h = [("x-goog-api-key", "AIza")];
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
+    let v: Value = post_with(
+        &m,
+        "/v1beta/models/gemini-2.0-flash:generateContent",
+        &h,
+        body.clone(),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(v["candidates"][0]["content"]["parts"][0]["text"], CONTENT);
+    assert_eq!(v["usageMetadata"]["candidatesTokenCount"], 7);
+    assert_eq!(v["modelVersion"], "gemini-2.0-flash");
+
+    let r = post_with(
+        &m,
+        "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse",
+        &h,
+        body,
+    )
+    .await;
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let text = r.text().await.unwrap();
+    assert_eq!(text.matches("data: ").count(), CONTENT_CHUNKS.len());
+    assert!(text.contains("\"finishReason\":\"STOP\""));
+
+    let v: Value = post_with(
+        &m,
+        "/v1beta/models/text-embedding-004:batchEmbedContents",
+        &h,
+        json!({"requests": [{"content": {"parts": [{"text": "a"}]}}, {"content": {"parts": [{"text": "b"}]}, "outputDimensionality": 3}]}),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(v["embeddings"].as_array().unwrap().len(), 2);
+    assert_eq!(v["embeddings"][1]["values"].as_array().unwrap().len(), 3);
+
+    let r = post_with(
+        &m,
+        "/v1beta/models/gemini-2.0-flash:generateContent?key=sk-mock-401",
+        &[],
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["details"][0]["reason"], "API_KEY_INVALID");
+}

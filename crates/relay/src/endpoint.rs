@@ -1,5 +1,5 @@
-//! The OpenAI-protocol endpoints the relay serves. Other client protocols (Anthropic Messages,
-//! Gemini generateContent) get their own enums when they arrive.
+//! The endpoints the relay serves: OpenAI's, plus Anthropic's Messages API (`/v1/messages`,
+//! served natively by Anthropic channels).
 
 /// One relayed OpenAI endpoint. Paths are the `/v1` ones; channel base URLs are stored without
 /// `/v1`, so `base_url + path()` is the upstream URL.
@@ -15,11 +15,13 @@ pub enum Endpoint {
     AudioTranslations,
     Rerank,
     Responses,
+    /// Anthropic Messages (`POST /v1/messages`), in Anthropic's own protocol.
+    Messages,
 }
 
 impl Endpoint {
     /// Every endpoint, in declaration order.
-    pub const ALL: [Endpoint; 10] = [
+    pub const ALL: [Endpoint; 11] = [
         Endpoint::ChatCompletions,
         Endpoint::Completions,
         Endpoint::Embeddings,
@@ -30,6 +32,7 @@ impl Endpoint {
         Endpoint::AudioTranslations,
         Endpoint::Rerank,
         Endpoint::Responses,
+        Endpoint::Messages,
     ];
 
     /// The request path, including `/v1`.
@@ -45,6 +48,7 @@ impl Endpoint {
             Endpoint::AudioTranslations => "/v1/audio/translations",
             Endpoint::Rerank => "/v1/rerank",
             Endpoint::Responses => "/v1/responses",
+            Endpoint::Messages => "/v1/messages",
         }
     }
 
@@ -68,6 +72,11 @@ impl Endpoint {
     /// Streams that report usage only when asked with `stream_options.include_usage`.
     pub fn wants_include_usage(self) -> bool {
         matches!(self, Endpoint::ChatCompletions | Endpoint::Completions)
+    }
+
+    /// Whether the client speaks Anthropic's protocol (requests, answers and errors).
+    pub fn is_anthropic(self) -> bool {
+        self == Endpoint::Messages
     }
 
     /// The model used when the client sends none, for endpoints where OpenAI has a default.

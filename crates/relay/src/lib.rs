@@ -4,7 +4,9 @@
 //! A request's way through this crate: [`Endpoint::from_path`] -> [`RelayRequest::parse`] ->
 //! [`tokenizer::estimate_prompt`] (the reservation) -> [`Provider::build`] on a client from
 //! [`ClientPool`] -> on failure [`Provider::classify`] / [`classify_transport`]; on success
-//! [`Provider::response_usage`], or for streams an [`SseTap`] fed every forwarded chunk.
+//! [`Provider::answer`] (the body for the client and its usage), or for streams an [`SseTap`]
+//! fed every forwarded chunk, after a [`StreamTranslator`] for families whose streams are not
+//! OpenAI's.
 
 pub mod client;
 pub mod endpoint;
@@ -13,14 +15,17 @@ pub mod provider;
 pub mod providers;
 pub mod remote;
 pub mod request;
+pub mod sse;
 pub mod stream;
 pub mod tokenizer;
+pub mod translate;
 pub mod usage;
 
 pub use client::{http_client, ClientPool};
 pub use endpoint::Endpoint;
 pub use error::{OpenAiErrorBody, RelayError};
-pub use provider::{classify_transport, ChannelTarget, Provider, UpstreamFailure};
+pub use provider::{classify_transport, Answer, ChannelTarget, Provider, UpstreamFailure};
 pub use request::{parse_multipart_model, RelayRequest};
 pub use stream::{ensure_include_usage, SseTap, StreamOutcome};
+pub use translate::StreamTranslator;
 pub use usage::Usage;

@@ -2,7 +2,14 @@
 //! own file under `providers/`. Every family answers the same questions: build the upstream
 //! request, read the usage of a response, observe a stream, classify a failure, list the
 //! models, read the balance. All OpenAI-compatible vendors share one adapter configured by base
-//! URL. Azure, Anthropic, Gemini, Bedrock and Vertex will be further variants.
+//! URL; Azure OpenAI, Anthropic and Gemini have their own (Bedrock and Vertex will be further
+//! variants).
+//!
+//! Clients speak OpenAI's protocol (and, for Anthropic channels only, Anthropic's Messages API,
+//! passed through). Families that answer in OpenAI's shape (OpenAI compatible, Azure) are passed
+//! through byte for byte; the others (Anthropic, Gemini) are translated: [`Provider::answer`]
+//! turns a whole answer into OpenAI's shape and a [`StreamTranslator`] turns their SSE into
+//! OpenAI `chat.completion.chunk` events as they arrive.
 
 use std::collections::HashMap;
 use std::error::Error as _;
@@ -14,9 +21,13 @@ use switchboard_domain::channel::{is_retryable_status, should_auto_disable};
 pub use crate::client::{http_client, ClientPool};
 use crate::endpoint::Endpoint;
 use crate::error::{OpenAiErrorBody, RelayError};
+use crate::providers::anthropic::Anthropic;
+use crate::providers::azure::Azure;
+use crate::providers::gemini::Gemini;
 use crate::providers::openai::OpenAiCompatible;
 use crate::request::RelayRequest;
 use crate::stream::SseTap;
+use crate::translate::StreamTranslator;
 use crate::usage::Usage;
 
 /// The channel a request is sent to, as the dispatcher hands it over.
@@ -36,6 +47,8 @@ pub struct ChannelTarget {
     /// Overall deadline of a non-streamed request; `Duration::ZERO` means none. Not applied to
     /// streams, where it would cut long generations (bound their time to first byte instead).
     pub timeout: Duration,
+    /// The channel's `config` object (per-type settings such as Azure's `api_version`).
+    pub config: serde_json::Map<String, Value>,
 }
 
 impl ChannelTarget {
@@ -45,6 +58,15 @@ impl ChannelTarget {
             Some(m) if !m.trim().is_empty() => m,
             _ => model,
         }
+    }
+
+    /// A non-empty string setting of the channel's `config`.
+    pub fn config_str(&self, key: &str) -> Option<&str> {
+        self.config
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
     }
 
     /// The base URL to use: the stored one, else the channel type's default; a trailing `/`
@@ -102,12 +124,31 @@ impl UpstreamFailure {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Provider {
     OpenAiCompatible(OpenAiCompatible),
+    Azure(Azure),
+    Anthropic(Anthropic),
+    Gemini(Gemini),
+}
+
+/// A non-streamed answer ready for the client, and the usage to bill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// OpenAI-shaped JSON (or the upstream's bytes unchanged for pass-through families).
+    pub body: Vec<u8>,
+    /// The usage the upstream reported, `None` when it reported none.
+    pub usage: Option<Usage>,
 }
 
 impl Provider {
     /// The adapter for a channel type, `None` for types whose family is not implemented yet.
     /// Unknown type ids are treated as OpenAI-compatible (like the "Custom" type).
     pub fn for_channel_type(channel_type: i32) -> Option<Provider> {
+        use switchboard_domain::channel::{TYPE_ANTHROPIC, TYPE_AZURE, TYPE_GEMINI};
+        match channel_type {
+            TYPE_AZURE => return Some(Provider::Azure(Azure)),
+            TYPE_ANTHROPIC => return Some(Provider::Anthropic(Anthropic)),
+            TYPE_GEMINI => return Some(Provider::Gemini(Gemini)),
+            _ => {}
+        }
         match switchboard_domain::channel::channel_type(channel_type) {
             Some(t) if !t.openai_compatible => None,
             _ => Some(Provider::OpenAiCompatible(OpenAiCompatible)),
@@ -118,15 +159,25 @@ impl Provider {
     pub fn supports(&self, endpoint: Endpoint) -> bool {
         match self {
             Provider::OpenAiCompatible(p) => p.supports(endpoint),
+            Provider::Azure(p) => p.supports(endpoint),
+            Provider::Anthropic(p) => p.supports(endpoint),
+            Provider::Gemini(p) => p.supports(endpoint),
         }
     }
 
-    /// The upstream request for `req` on `target`, ready to `send()`. JSON endpoints send
-    /// `req.body` with the model mapped through the channel's model mapping and, for streamed
-    /// chat/completions, `stream_options.include_usage` forced (when nothing needs changing and
-    /// `raw_body` is given, the client's bytes are sent as they are). Multipart endpoints need
-    /// `raw_body` and `content_type` and forward both unchanged: model mapping is not applied
-    /// to multipart bodies.
+    /// Whether answers are translated into OpenAI's shape (rather than passed through).
+    pub fn translates(&self) -> bool {
+        matches!(self, Provider::Anthropic(_) | Provider::Gemini(_))
+    }
+
+    /// The upstream request for `req` on `target`, ready to `send()`.
+    ///
+    /// OpenAI-compatible and Azure: JSON endpoints send `req.body` with the model mapped through
+    /// the channel's model mapping and, for streamed chat/completions,
+    /// `stream_options.include_usage` forced (when nothing needs changing and `raw_body` is
+    /// given, the client's bytes are sent as they are). Multipart endpoints need `raw_body` and
+    /// `content_type` and forward both unchanged: model mapping is not applied to multipart
+    /// bodies. Anthropic and Gemini: the OpenAI request is translated into their protocol.
     pub fn build(
         &self,
         client: &reqwest::Client,
@@ -137,20 +188,55 @@ impl Provider {
     ) -> Result<reqwest::RequestBuilder, RelayError> {
         match self {
             Provider::OpenAiCompatible(p) => p.build(client, target, req, raw_body, content_type),
+            Provider::Azure(p) => p.build(client, target, req, raw_body, content_type),
+            Provider::Anthropic(p) => p.build(client, target, req, raw_body),
+            Provider::Gemini(p) => p.build(client, target, req),
         }
     }
 
-    /// The usage in a non-streamed response body.
+    /// The usage in a non-streamed response body, in the upstream's own format.
     pub fn response_usage(&self, body: &[u8]) -> Option<Usage> {
         match self {
-            Provider::OpenAiCompatible(_) => crate::usage::from_openai_bytes(body),
+            Provider::OpenAiCompatible(_) | Provider::Azure(_) => {
+                crate::usage::from_openai_bytes(body)
+            }
+            Provider::Anthropic(_) => crate::providers::anthropic::response_usage(body),
+            Provider::Gemini(_) => crate::providers::gemini::response_usage(body),
         }
     }
 
-    /// A tap for this family's stream format.
-    pub fn stream_tap(&self) -> SseTap {
+    /// A successful non-streamed answer made ready for the client: passed through unchanged
+    /// (OpenAI-compatible, Azure) or translated into OpenAI's shape for `req`'s endpoint
+    /// (Anthropic, Gemini), with the usage to bill. An answer that cannot be translated is an
+    /// upstream failure (502, not retried: the upstream did the work).
+    pub fn answer(&self, req: &RelayRequest, body: Vec<u8>) -> Result<Answer, UpstreamFailure> {
         match self {
-            Provider::OpenAiCompatible(_) => SseTap::new(),
+            Provider::OpenAiCompatible(_) | Provider::Azure(_) => Ok(Answer {
+                usage: crate::usage::from_openai_bytes(&body),
+                body,
+            }),
+            Provider::Anthropic(_) => crate::providers::anthropic::answer(req, body),
+            Provider::Gemini(_) => crate::providers::gemini::answer(req, &body),
+        }
+    }
+
+    /// A tap for the OpenAI-shaped stream the client receives.
+    pub fn stream_tap(&self) -> SseTap {
+        SseTap::new()
+    }
+
+    /// For families whose streams are not OpenAI's, the translator of the upstream's SSE into
+    /// OpenAI chunks (fed every upstream chunk; its output goes to the client and the tap, or
+    /// to the tap only when [`StreamTranslator::passes_through`]: Anthropic streams to
+    /// Messages clients). `None`: pass the stream through to client and tap.
+    pub fn stream_translator(&self, req: &RelayRequest) -> Option<StreamTranslator> {
+        match self {
+            Provider::OpenAiCompatible(_) | Provider::Azure(_) => None,
+            Provider::Anthropic(_) if req.endpoint == Endpoint::Messages => {
+                Some(StreamTranslator::anthropic_observer(&req.model))
+            }
+            Provider::Anthropic(_) => Some(StreamTranslator::anthropic(&req.model)),
+            Provider::Gemini(_) => Some(StreamTranslator::gemini(&req.model)),
         }
     }
 
@@ -158,7 +244,15 @@ impl Provider {
     /// extra auto-disable keywords.
     pub fn classify(&self, status: u16, body: &[u8], disable_keywords: &[&str]) -> UpstreamFailure {
         match self {
-            Provider::OpenAiCompatible(_) => classify_openai(status, body, disable_keywords),
+            Provider::OpenAiCompatible(_) | Provider::Azure(_) => {
+                classify_openai(status, body, disable_keywords)
+            }
+            Provider::Anthropic(_) => {
+                crate::providers::anthropic::classify(status, body, disable_keywords)
+            }
+            Provider::Gemini(_) => {
+                crate::providers::gemini::classify(status, body, disable_keywords)
+            }
         }
     }
 
@@ -170,6 +264,9 @@ impl Provider {
     ) -> Result<Vec<String>, UpstreamFailure> {
         match self {
             Provider::OpenAiCompatible(p) => p.list_models(client, target).await,
+            Provider::Azure(p) => p.list_models(client, target).await,
+            Provider::Anthropic(p) => p.list_models(client, target).await,
+            Provider::Gemini(p) => p.list_models(client, target).await,
         }
     }
 
@@ -182,6 +279,7 @@ impl Provider {
     ) -> Result<Option<f64>, UpstreamFailure> {
         match self {
             Provider::OpenAiCompatible(p) => p.balance(client, target).await.map(Some),
+            Provider::Azure(_) | Provider::Anthropic(_) | Provider::Gemini(_) => Ok(None),
         }
     }
 }
@@ -222,7 +320,7 @@ pub(crate) fn classify_openai(
 }
 
 /// (message, code, type) of an error body.
-fn error_parts(body: &[u8]) -> (String, Option<String>, Option<String>) {
+pub(crate) fn error_parts(body: &[u8]) -> (String, Option<String>, Option<String>) {
     let text = |v: Option<&Value>| match v {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),
@@ -255,7 +353,7 @@ fn error_parts(body: &[u8]) -> (String, Option<String>, Option<String>) {
     (truncate(String::from_utf8_lossy(body).trim()), None, None)
 }
 
-fn truncate(s: &str) -> String {
+pub(crate) fn truncate(s: &str) -> String {
     if s.len() <= MAX_MESSAGE {
         return s.to_owned();
     }
@@ -314,7 +412,22 @@ mod tests {
         use switchboard_domain::channel::{TYPE_ANTHROPIC, TYPE_DEEPSEEK, TYPE_OPENAI};
         assert!(Provider::for_channel_type(TYPE_OPENAI).is_some());
         assert!(Provider::for_channel_type(TYPE_DEEPSEEK).is_some());
-        assert!(Provider::for_channel_type(TYPE_ANTHROPIC).is_none());
+        assert!(matches!(
+            Provider::for_channel_type(TYPE_ANTHROPIC),
+            Some(Provider::Anthropic(_))
+        ));
+        assert!(matches!(
+            Provider::for_channel_type(3),
+            Some(Provider::Azure(_))
+        ));
+        assert!(matches!(
+            Provider::for_channel_type(25),
+            Some(Provider::Gemini(_))
+        ));
+        assert!(
+            Provider::for_channel_type(32).is_none(),
+            "Bedrock has no adapter yet"
+        );
         assert!(Provider::for_channel_type(9999).is_some());
     }
 

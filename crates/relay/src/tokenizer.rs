@@ -190,6 +190,21 @@ fn estimate_prompt_with(encoding: Encoding, endpoint: Endpoint, body: &Value) ->
         Endpoint::ImagesGenerations
         | Endpoint::AudioTranscriptions
         | Endpoint::AudioTranslations => return 0,
+        Endpoint::Messages => {
+            if let Some(system) = body.get("system") {
+                c.anthropic_content(system);
+            }
+            if let Some(messages) = body.get("messages").and_then(Value::as_array) {
+                for m in messages {
+                    c.tokens += TOKENS_PER_MESSAGE;
+                    if let Some(content) = m.get("content") {
+                        c.anthropic_content(content);
+                    }
+                }
+            }
+            c.tokens += REPLY_PRIMING;
+            c.json(body.get("tools"));
+        }
     }
     c.tokens
 }
@@ -231,6 +246,44 @@ impl Counter {
                 // tool_calls, function_call, audio references: their JSON text.
                 (_, v) => self.json(Some(v)),
             }
+        }
+    }
+
+    /// Anthropic content: a string, or blocks (`text`, `thinking`, `tool_use` (its name and
+    /// input), `tool_result` (its content), images at [`UNKNOWN_IMAGE_TOKENS`] each).
+    fn anthropic_content(&mut self, v: &Value) {
+        match v {
+            Value::String(s) => self.push(s),
+            Value::Array(blocks) => {
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            if let Some(Value::String(s)) = b.get("text") {
+                                self.push(s);
+                            }
+                        }
+                        Some("thinking") => {
+                            if let Some(Value::String(s)) = b.get("thinking") {
+                                self.push(s);
+                            }
+                        }
+                        Some("tool_use") => {
+                            if let Some(Value::String(s)) = b.get("name") {
+                                self.push(s);
+                            }
+                            self.json(b.get("input"));
+                        }
+                        Some("tool_result") => {
+                            if let Some(c) = b.get("content") {
+                                self.anthropic_content(c);
+                            }
+                        }
+                        Some("image" | "document") => self.tokens += UNKNOWN_IMAGE_TOKENS,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
         }
     }
 

@@ -18,6 +18,7 @@ fn target() -> ChannelTarget {
         proxy: None,
         model_mapping: HashMap::from([("gpt-4o".to_owned(), "gpt-4o-2024-11-20".to_owned())]),
         timeout: Duration::from_secs(30),
+        config: Default::default(),
     }
 }
 

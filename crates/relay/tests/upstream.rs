@@ -38,6 +38,7 @@ fn target(base_url: String) -> ChannelTarget {
             "gpt-4o-mini-2024-07-18".to_owned(),
         )]),
         timeout: Duration::from_secs(10),
+        config: Default::default(),
     }
 }
 

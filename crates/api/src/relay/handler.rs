@@ -26,10 +26,12 @@ use switchboard_domain::token::{
 };
 use switchboard_relay::endpoint::Endpoint;
 use switchboard_relay::error::OpenAiErrorBody;
-use switchboard_relay::provider::{classify_transport, UpstreamFailure};
+use switchboard_relay::error::RelayError;
+use switchboard_relay::provider::{classify_transport, Answer, UpstreamFailure};
 use switchboard_relay::request::RelayRequest;
 use switchboard_relay::stream::SseTap;
 use switchboard_relay::tokenizer;
+use switchboard_relay::translate::StreamTranslator;
 use switchboard_store::logs::ConsumeRecord;
 use switchboard_store::{now, tokens, users};
 
@@ -416,8 +418,84 @@ async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> Result<(), H
     })
 }
 
-/// `POST /v1/...` for every relayed endpoint.
+/// `POST /v1/...` for every relayed endpoint. Errors are OpenAI-shaped, except for Anthropic
+/// Messages clients, who get Anthropic's shape.
 pub async fn relay(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    endpoint: Endpoint,
+) -> HttpResponse {
+    let resp = relay_openai(state, req, body, endpoint).await;
+    if endpoint.is_anthropic() && !resp.status().is_success() {
+        return anthropic_error(resp).await;
+    }
+    resp
+}
+
+/// `POST /claude/v1/messages` (and `/v1/messages`): Anthropic Messages, served by Anthropic
+/// channels.
+pub async fn messages(state: web::Data<AppState>, req: HttpRequest, body: Bytes) -> HttpResponse {
+    if body.len() > state.config.relay_body_bytes {
+        let resp = oai_error(
+            413,
+            format!(
+                "The request body is larger than {} bytes.",
+                state.config.relay_body_bytes
+            ),
+            "invalid_request_error",
+            "request_too_large",
+        );
+        return anthropic_error(resp).await;
+    }
+    relay(state, req, body, Endpoint::Messages).await
+}
+
+/// The error types of Anthropic's API.
+const ANTHROPIC_ERROR_TYPES: [&str; 9] = [
+    "invalid_request_error",
+    "authentication_error",
+    "billing_error",
+    "permission_error",
+    "not_found_error",
+    "request_too_large",
+    "rate_limit_error",
+    "api_error",
+    "overloaded_error",
+];
+
+/// An OpenAI-shaped error answer in Anthropic's shape
+/// (`{"type":"error","error":{"type","message"}}`), same status. An upstream Anthropic error
+/// keeps its type; the relay's own errors get the type of their status.
+async fn anthropic_error(resp: HttpResponse) -> HttpResponse {
+    let status = resp.status();
+    let bytes = actix_web::body::to_bytes(resp.into_body())
+        .await
+        .unwrap_or_default();
+    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let message = v
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("the request failed");
+    let kind = match v.pointer("/error/code").and_then(Value::as_str) {
+        Some(c) if ANTHROPIC_ERROR_TYPES.contains(&c) => c,
+        _ => match status.as_u16() {
+            400 | 422 => "invalid_request_error",
+            401 => "authentication_error",
+            402 => "billing_error",
+            403 => "permission_error",
+            404 => "not_found_error",
+            413 => "request_too_large",
+            429 => "rate_limit_error",
+            503 | 529 => "overloaded_error",
+            _ => "api_error",
+        },
+    };
+    HttpResponse::build(status)
+        .json(json!({"type": "error", "error": {"type": kind, "message": message}}))
+}
+
+async fn relay_openai(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: Bytes,
@@ -437,7 +515,7 @@ pub async fn relay(
     } else {
         RelayRequest::parse(endpoint, &body)
     };
-    let mut rreq = match parsed {
+    let rreq = match parsed {
         Ok(r) => r,
         Err(e) => {
             return HttpResponse::build(
@@ -621,8 +699,7 @@ pub async fn relay(
         let failure = match attempt_once(&state, &ch, &rreq, raw, content_type.as_deref(), &o).await
         {
             Ok(resp) => {
-                billing.body = std::mem::take(&mut rreq.body);
-                return answer(resp, &ch, billing, client_wants_usage).await;
+                return answer(resp, &ch, billing, rreq, client_wants_usage).await;
             }
             Err(f) => f,
         };
@@ -694,7 +771,18 @@ async fn attempt_once(
         .map_err(|e| channel_error(e.to_string()))?;
     let rb = provider
         .build(&client, &ch.target, rreq, raw, content_type)
-        .map_err(|e| channel_error(e.to_string()))?;
+        .map_err(|e| match e {
+            // The request cannot be expressed in this channel's protocol (a translated family):
+            // the client's to fix, not worth another channel.
+            RelayError::InvalidRequest(m) => UpstreamFailure {
+                status: 400,
+                message: m,
+                code: Some("invalid_request".into()),
+                retryable: false,
+                auto_disable: false,
+            },
+            other => channel_error(other.to_string()),
+        })?;
     // Bounds the time to the response headers (streams included; the relay crate's overall
     // timeout applies to non-streamed requests only).
     let resp = match tokio::time::timeout(super::snapshot::UPSTREAM_TIMEOUT, rb.send()).await {
@@ -754,15 +842,19 @@ async fn disable_channel(state: &web::Data<AppState>, id: i64, reason: &str) {
     }
 }
 
-/// Relays a successful upstream answer and settles.
+/// Relays a successful upstream answer (translated to OpenAI's shape for families that need
+/// it) and settles.
 async fn answer(
     resp: reqwest::Response,
     ch: &ChannelInfo,
     mut billing: Billing,
+    rreq: RelayRequest,
     client_wants_usage: bool,
 ) -> HttpResponse {
     let status = StatusCode::from_u16(resp.status().as_u16()).unwrap_or(StatusCode::OK);
-    let content_type = resp
+    let provider = ch.provider.as_ref();
+    let translates = provider.is_some_and(|p| p.translates());
+    let mut content_type = resp
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| HeaderValue::from_bytes(v.as_bytes()).ok())
@@ -773,11 +865,12 @@ async fn answer(
     let request_id = billing.request_id.clone();
     let heartbeat_after = billing.token.heartbeat_after;
     if billing.is_stream && is_sse {
-        let tap = ch
-            .provider
-            .as_ref()
-            .map(|p| p.stream_tap())
-            .unwrap_or_default();
+        let tap = provider.map(|p| p.stream_tap()).unwrap_or_default();
+        let translator = provider.and_then(|p| p.stream_translator(&rreq));
+        if translator.is_some() {
+            content_type = HeaderValue::from_static("text/event-stream");
+        }
+        billing.body = rreq.body;
         let stream = MeteredStream {
             inner: Box::pin(resp.bytes_stream()),
             tap: Some(tap),
@@ -785,6 +878,9 @@ async fn answer(
             channel_id: ch.id,
             first: None,
             strip_usage: (!client_wants_usage).then(Vec::new),
+            translator,
+            translated_usage: None,
+            ended: false,
         };
         let mut res = HttpResponse::build(status);
         res.insert_header((header::CONTENT_TYPE, content_type))
@@ -805,8 +901,30 @@ async fn answer(
             return HttpResponse::build(StatusCode::BAD_GATEWAY).json(f.to_body());
         }
     };
-    let reported = ch.provider.as_ref().and_then(|p| p.response_usage(&body));
-    let (usage, estimated) = match reported {
+    let answered = match provider {
+        Some(p) => p.answer(&rreq, body),
+        None => Ok(Answer {
+            usage: switchboard_relay::usage::from_openai_bytes(&body),
+            body,
+        }),
+    };
+    let Answer { body, usage } = match answered {
+        Ok(a) => a,
+        Err(f) => {
+            billing.refund();
+            tracing::warn!(
+                channel = ch.id,
+                "untranslatable upstream answer: {}",
+                f.message
+            );
+            return HttpResponse::build(StatusCode::BAD_GATEWAY).json(f.to_body());
+        }
+    };
+    if translates {
+        content_type = HeaderValue::from_static("application/json");
+    }
+    billing.body = rreq.body;
+    let (usage, estimated) = match usage {
         Some(u) => (u, false),
         None => {
             let text = completion_text(&body);
@@ -856,6 +974,13 @@ struct MeteredStream {
     /// Set when the relay forced `include_usage` for a client that did not ask for it: the
     /// usage-only event (`"choices":[]`) is then held back, as the client expects none.
     strip_usage: Option<Vec<u8>>,
+    /// Turns a non-OpenAI upstream stream into OpenAI chunks (Anthropic, Gemini); the tap and
+    /// the client see its output.
+    translator: Option<StreamTranslator>,
+    /// The translator's usage, kept when it is dropped at the end of the upstream stream.
+    translated_usage: Option<Usage>,
+    /// The upstream stream ended (it is not polled again).
+    ended: bool,
 }
 
 /// Whether one SSE event is the usage-only chunk that `include_usage` adds.
@@ -902,7 +1027,17 @@ impl MeteredStream {
         let (Some(tap), Some(mut billing)) = (self.tap.take(), self.billing.take()) else {
             return;
         };
-        let outcome = tap.finish(&billing.model);
+        let translated = self
+            .translator
+            .as_ref()
+            .and_then(StreamTranslator::usage)
+            .or(self.translated_usage.take());
+        let mut outcome = tap.finish(&billing.model);
+        if translated.is_some() {
+            // The translator's count keeps Anthropic's cache buckets apart; the usage chunk
+            // the tap read is only its OpenAI rendering.
+            outcome.usage = translated;
+        }
         let produced = outcome.usage.is_some() || outcome.completion_text_tokens > 0;
         if !outcome.saw_event || (!produced && outcome.error.is_some()) {
             billing.refund();
@@ -923,45 +1058,105 @@ impl MeteredStream {
 impl Stream for MeteredStream {
     type Item = Result<Bytes, actix_web::Error>;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match self.inner.as_mut().poll_next(cx) {
-            Poll::Ready(Some(Ok(chunk))) => {
-                if self.first.is_none() {
-                    self.first = self.billing.as_ref().map(|b| b.started.elapsed());
-                }
-                if let Some(tap) = self.tap.as_mut() {
-                    tap.feed(&chunk);
-                }
-                if self.strip_usage.is_some() {
-                    let out = self.strip_events(chunk).unwrap_or_default();
-                    if out.is_empty() {
-                        // Only a partial or held-back event: wait for the next chunk.
-                        cx.waker().wake_by_ref();
-                        return Poll::Pending;
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        this.poll_metered(cx)
+    }
+}
+
+impl MeteredStream {
+    fn poll_metered(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, actix_web::Error>>> {
+        loop {
+            let polled = if self.ended {
+                Poll::Ready(None)
+            } else {
+                self.inner.as_mut().poll_next(cx)
+            };
+            match polled {
+                Poll::Ready(Some(Ok(chunk))) => {
+                    if self.first.is_none() {
+                        self.first = self.billing.as_ref().map(|b| b.started.elapsed());
                     }
-                    return Poll::Ready(Some(Ok(out)));
-                }
-                Poll::Ready(Some(Ok(chunk)))
-            }
-            Poll::Ready(Some(Err(e))) => {
-                tracing::warn!(channel = self.channel_id, "upstream stream broke: {e}");
-                self.finish();
-                // Abort the response so the client sees an incomplete answer, not a clean end.
-                Poll::Ready(Some(Err(actix_web::error::ErrorBadGateway(
-                    "the upstream stream was interrupted",
-                ))))
-            }
-            Poll::Ready(None) => {
-                self.finish();
-                // A trailing event without its blank line still belongs to the client.
-                match self.strip_usage.take() {
-                    Some(rest) if !rest.is_empty() && !is_usage_only_event(&rest) => {
-                        Poll::Ready(Some(Ok(Bytes::from(rest))))
+                    let (chunk, tapped) = match self.translator.as_mut() {
+                        Some(t) if t.passes_through() => {
+                            // The client gets the upstream's bytes; the tap their rendering.
+                            let out = t.feed(&chunk);
+                            if let Some(tap) = self.tap.as_mut() {
+                                tap.feed(&out);
+                            }
+                            (chunk, true)
+                        }
+                        Some(t) => {
+                            let out = t.feed(&chunk);
+                            if out.is_empty() {
+                                // Only a partial or silent event: read on.
+                                continue;
+                            }
+                            (Bytes::from(out), false)
+                        }
+                        None => (chunk, false),
+                    };
+                    if !tapped {
+                        if let Some(tap) = self.tap.as_mut() {
+                            tap.feed(&chunk);
+                        }
                     }
-                    _ => Poll::Ready(None),
+                    if self.strip_usage.is_some() {
+                        let out = self.strip_events(chunk).unwrap_or_default();
+                        if out.is_empty() {
+                            // Only a partial or held-back event: read on.
+                            continue;
+                        }
+                        return Poll::Ready(Some(Ok(out)));
+                    }
+                    return Poll::Ready(Some(Ok(chunk)));
                 }
+                Poll::Ready(Some(Err(e))) => {
+                    tracing::warn!(channel = self.channel_id, "upstream stream broke: {e}");
+                    self.finish();
+                    // Abort the response so the client sees an incomplete answer, not a clean
+                    // end.
+                    return Poll::Ready(Some(Err(actix_web::error::ErrorBadGateway(
+                        "the upstream stream was interrupted",
+                    ))));
+                }
+                Poll::Ready(None) => {
+                    self.ended = true;
+                    if let Some(mut t) = self.translator.take() {
+                        let tail = t.finish();
+                        self.translated_usage = t.usage();
+                        if t.passes_through() {
+                            if let Some(tap) = self.tap.as_mut() {
+                                tap.feed(&tail);
+                            }
+                        } else if !tail.is_empty() {
+                            if let Some(tap) = self.tap.as_mut() {
+                                tap.feed(&tail);
+                            }
+                            let out = if self.strip_usage.is_some() {
+                                self.strip_events(Bytes::from(tail)).unwrap_or_default()
+                            } else {
+                                Bytes::from(tail)
+                            };
+                            if !out.is_empty() {
+                                return Poll::Ready(Some(Ok(out)));
+                            }
+                        }
+                    }
+                    self.finish();
+                    // A trailing event without its blank line still belongs to the client.
+                    return match self.strip_usage.take() {
+                        Some(rest) if !rest.is_empty() && !is_usage_only_event(&rest) => {
+                            Poll::Ready(Some(Ok(Bytes::from(rest))))
+                        }
+                        _ => Poll::Ready(None),
+                    };
+                }
+                Poll::Pending => return Poll::Pending,
             }
-            Poll::Pending => Poll::Pending,
         }
     }
 }

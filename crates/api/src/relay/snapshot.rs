@@ -61,6 +61,10 @@ impl Snapshot {
                         .map(|(a, b)| (a.to_owned(), b.to_owned()))
                         .collect(),
                     timeout: UPSTREAM_TIMEOUT,
+                    config: match serde_json::from_str(&r.config) {
+                        Ok(serde_json::Value::Object(o)) => o,
+                        _ => serde_json::Map::new(),
+                    },
                 },
             };
             if r.status == ChannelStatus::Enabled.as_i32() {

@@ -275,7 +275,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .wrap(from_fn(api_rate_limit))
             .default_service(web::to(api_not_found)),
     )
-    .service(relay_scope());
+    .service(relay_scope())
+    .service(
+        // Anthropic Messages for Anthropic SDK clients (also served as `/v1/messages`).
+        web::resource("/claude/v1/messages")
+            .app_data(web::PayloadConfig::new(64 << 20))
+            .route(web::post().to(crate::relay::handler::messages)),
+    );
 }
 
 /// The OpenAI-compatible relay under `/v1`.

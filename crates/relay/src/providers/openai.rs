@@ -18,8 +18,9 @@ use crate::request::RelayRequest;
 pub struct OpenAiCompatible;
 
 impl OpenAiCompatible {
-    pub fn supports(&self, _endpoint: Endpoint) -> bool {
-        true
+    /// Every OpenAI endpoint (not Anthropic's Messages).
+    pub fn supports(&self, endpoint: Endpoint) -> bool {
+        endpoint != Endpoint::Messages
     }
 
     /// See [`crate::provider::Provider::build`].
@@ -35,33 +36,15 @@ impl OpenAiCompatible {
         let url = reqwest::Url::parse(&url)
             .map_err(|e| RelayError::Channel(format!("invalid upstream URL {url}: {e}")))?;
 
-        let (body, content_type) = if req.endpoint.is_multipart() {
-            let (Some(raw), Some(ct)) = (raw_body, content_type) else {
-                return Err(RelayError::InvalidRequest(
-                    "a multipart request needs its body and content type".into(),
-                ));
-            };
-            (raw.to_vec(), ct.to_owned())
-        } else {
-            (
-                json_body(target, req, raw_body)?,
-                "application/json".to_owned(),
-            )
-        };
-
-        let mut headers = auth_headers(target)?;
-        headers.insert(
-            CONTENT_TYPE,
-            HeaderValue::from_str(&content_type)
-                .map_err(|_| RelayError::InvalidRequest("invalid content type".into()))?,
-        );
-        apply_custom_headers(&mut headers, target)?;
-
-        let mut builder = client.post(url).headers(headers).body(body);
-        if !req.stream && !target.timeout.is_zero() {
-            builder = builder.timeout(target.timeout);
-        }
-        Ok(builder)
+        post(
+            client,
+            url,
+            auth_headers(target)?,
+            target,
+            req,
+            raw_body,
+            content_type,
+        )
     }
 
     /// GET `{base}/v1/models`: the ids in `data[].id`, in the upstream's order.
@@ -71,13 +54,7 @@ impl OpenAiCompatible {
         target: &ChannelTarget,
     ) -> Result<Vec<String>, UpstreamFailure> {
         let v = get_json(client, target, "/v1/models").await?;
-        let ids: Option<Vec<String>> = v.get("data").and_then(Value::as_array).map(|data| {
-            data.iter()
-                .filter_map(|m| m.get("id").and_then(Value::as_str))
-                .map(str::to_owned)
-                .collect()
-        });
-        ids.ok_or_else(|| invalid_answer("the model list has no data array"))
+        data_ids(&v)
     }
 
     /// The one-api family's balance query, answered by OpenAI-compatible resellers (one-api,
@@ -108,9 +85,62 @@ impl OpenAiCompatible {
     }
 }
 
+/// POSTs the OpenAI-shaped request to `url` with `headers` (the credentials), the content type
+/// and the channel's custom headers: JSON bodies through [`json_body`], multipart bodies as
+/// they came. Non-streamed requests get the channel timeout.
+pub(crate) fn post(
+    client: &reqwest::Client,
+    url: reqwest::Url,
+    mut headers: HeaderMap,
+    target: &ChannelTarget,
+    req: &RelayRequest,
+    raw_body: Option<&[u8]>,
+    content_type: Option<&str>,
+) -> Result<reqwest::RequestBuilder, RelayError> {
+    let (body, content_type) = if req.endpoint.is_multipart() {
+        let (Some(raw), Some(ct)) = (raw_body, content_type) else {
+            return Err(RelayError::InvalidRequest(
+                "a multipart request needs its body and content type".into(),
+            ));
+        };
+        (raw.to_vec(), ct.to_owned())
+    } else {
+        (
+            json_body(target, req, raw_body)?,
+            "application/json".to_owned(),
+        )
+    };
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_str(&content_type)
+            .map_err(|_| RelayError::InvalidRequest("invalid content type".into()))?,
+    );
+    apply_custom_headers(&mut headers, target)?;
+    let mut builder = client.post(url).headers(headers).body(body);
+    if !req.stream && !target.timeout.is_zero() {
+        builder = builder.timeout(target.timeout);
+    }
+    Ok(builder)
+}
+
+/// A header carrying a channel key, marked sensitive (kept out of debug output).
+pub(crate) fn key_header(target: &ChannelTarget, value: &str) -> Result<HeaderValue, RelayError> {
+    let mut v = HeaderValue::from_str(value).map_err(|_| {
+        RelayError::Channel(format!("channel {} key is not a valid header", target.id))
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+/// `url` parsed, as a channel error when it is not a valid URL.
+pub(crate) fn parse_url(url: &str) -> Result<reqwest::Url, RelayError> {
+    reqwest::Url::parse(url)
+        .map_err(|e| RelayError::Channel(format!("invalid upstream URL {url}: {e}")))
+}
+
 /// The JSON body to send: the client's bytes when nothing changes, else the body re-serialised
 /// with the mapped model and `stream_options.include_usage` (without cloning the body).
-fn json_body(
+pub(crate) fn json_body(
     target: &ChannelTarget,
     req: &RelayRequest,
     raw_body: Option<&[u8]>,
@@ -195,7 +225,10 @@ fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
 }
 
 /// The channel's custom headers, replacing same-named ones.
-fn apply_custom_headers(headers: &mut HeaderMap, target: &ChannelTarget) -> Result<(), RelayError> {
+pub(crate) fn apply_custom_headers(
+    headers: &mut HeaderMap,
+    target: &ChannelTarget,
+) -> Result<(), RelayError> {
     for (name, value) in &target.custom_headers {
         let bad = || {
             RelayError::Channel(format!(
@@ -217,23 +250,46 @@ async fn get_json(
     target: &ChannelTarget,
     path: &str,
 ) -> Result<Value, UpstreamFailure> {
-    let config = |e: RelayError| UpstreamFailure {
+    let base = target.effective_base_url().map_err(config_failure)?;
+    let headers = auth_headers(target).map_err(config_failure)?;
+    get_json_at(
+        client,
+        target,
+        &format!("{base}{path}"),
+        headers,
+        classify_openai,
+    )
+    .await
+}
+
+/// A channel configuration error as a failure of a management call.
+pub(crate) fn config_failure(e: RelayError) -> UpstreamFailure {
+    UpstreamFailure {
         status: 500,
         message: e.to_string(),
         code: Some(e.code().to_owned()),
         retryable: false,
         auto_disable: false,
-    };
-    let base = target.effective_base_url().map_err(config)?;
-    let mut headers = auth_headers(target).map_err(config)?;
-    apply_custom_headers(&mut headers, target).map_err(config)?;
+    }
+}
+
+/// GET `url` with `headers` plus the channel's custom headers, as JSON; a non-2xx answer is
+/// classified by `classify`. Bounded by the channel timeout, or 30 s when it has none.
+pub(crate) async fn get_json_at(
+    client: &reqwest::Client,
+    target: &ChannelTarget,
+    url: &str,
+    mut headers: HeaderMap,
+    classify: fn(u16, &[u8], &[&str]) -> UpstreamFailure,
+) -> Result<Value, UpstreamFailure> {
+    apply_custom_headers(&mut headers, target).map_err(config_failure)?;
     let timeout = if target.timeout.is_zero() {
         std::time::Duration::from_secs(30)
     } else {
         target.timeout
     };
     let resp = client
-        .get(format!("{base}{path}"))
+        .get(url)
         .headers(headers)
         .timeout(timeout)
         .send()
@@ -242,12 +298,23 @@ async fn get_json(
     let status = resp.status().as_u16();
     let body = resp.bytes().await.map_err(|e| classify_transport(&e))?;
     if !(200..300).contains(&status) {
-        return Err(classify_openai(status, &body, &[]));
+        return Err(classify(status, &body, &[]));
     }
     serde_json::from_slice(&body).map_err(|_| invalid_answer("the answer is not JSON"))
 }
 
-fn invalid_answer(what: &str) -> UpstreamFailure {
+/// The `id`s of `data[]` (OpenAI, Azure and Anthropic model lists).
+pub(crate) fn data_ids(v: &Value) -> Result<Vec<String>, UpstreamFailure> {
+    let ids: Option<Vec<String>> = v.get("data").and_then(Value::as_array).map(|data| {
+        data.iter()
+            .filter_map(|m| m.get("id").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect()
+    });
+    ids.ok_or_else(|| invalid_answer("the model list has no data array"))
+}
+
+pub(crate) fn invalid_answer(what: &str) -> UpstreamFailure {
     UpstreamFailure {
         status: 502,
         message: format!("unexpected upstream answer: {what}"),

@@ -1,0 +1,666 @@
+//! Anthropic Messages (`POST {base}/v1/messages`, `x-api-key`, `anthropic-version`), reached
+//! from OpenAI chat completions: the request is translated into a Messages request, the answer
+//! and the SSE stream back into OpenAI's `chat.completion` / `chat.completion.chunk`. See
+//! `docs/providers.md` for the field-by-field mapping. Clients speaking the Messages API
+//! themselves (`/v1/messages`) are passed through, their usage read on the side.
+
+use std::collections::HashMap;
+
+use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+use serde_json::{json, Map, Value};
+
+use crate::endpoint::Endpoint;
+use crate::error::RelayError;
+use crate::provider::{classify_openai, Answer, ChannelTarget, UpstreamFailure};
+use crate::providers::openai::{
+    apply_custom_headers, config_failure, data_ids, get_json_at, invalid_answer, json_body,
+    key_header, parse_url,
+};
+use crate::request::RelayRequest;
+use crate::sse::{write_done, SseEvent, SseReader};
+use crate::translate::{
+    chat_completion, content_text, parse_data_url, stop_sequences, ChunkWriter,
+};
+use crate::usage::Usage;
+
+/// The `anthropic-version` header sent (a channel custom header of that name replaces it).
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Anthropic;
+
+impl Anthropic {
+    /// Chat completions (translated) and Messages (passed through).
+    pub fn supports(&self, endpoint: Endpoint) -> bool {
+        matches!(endpoint, Endpoint::ChatCompletions | Endpoint::Messages)
+    }
+
+    /// `POST {base}/v1/messages` with the translated body, or for Messages clients their own
+    /// body (as [`crate::provider::Provider::build`] does for OpenAI-compatible channels: the
+    /// client's bytes when given and nothing changes, else re-serialised with the mapped model).
+    pub fn build(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+        req: &RelayRequest,
+        raw_body: Option<&[u8]>,
+    ) -> Result<reqwest::RequestBuilder, RelayError> {
+        if !self.supports(req.endpoint) {
+            return Err(RelayError::UnsupportedEndpoint(req.endpoint.path().into()));
+        }
+        let url = parse_url(&format!("{}/v1/messages", target.effective_base_url()?))?;
+        let body = if req.endpoint == Endpoint::Messages {
+            json_body(target, req, raw_body)?
+        } else {
+            serde_json::to_vec(&request_body(target, req)?).map_err(|e| {
+                RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
+            })?
+        };
+        let mut headers = auth_headers(target)?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        apply_custom_headers(&mut headers, target)?;
+        let mut builder = client.post(url).headers(headers).body(body);
+        if !req.stream && !target.timeout.is_zero() {
+            builder = builder.timeout(target.timeout);
+        }
+        Ok(builder)
+    }
+
+    /// GET `{base}/v1/models`: the ids in `data[].id`.
+    pub async fn list_models(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+    ) -> Result<Vec<String>, UpstreamFailure> {
+        let base = target.effective_base_url().map_err(config_failure)?;
+        let headers = auth_headers(target).map_err(config_failure)?;
+        let v = get_json_at(
+            client,
+            target,
+            &format!("{base}/v1/models?limit=1000"),
+            headers,
+            classify,
+        )
+        .await?;
+        data_ids(&v)
+    }
+}
+
+/// `x-api-key` and `anthropic-version`.
+fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        "anthropic-version",
+        HeaderValue::from_static(ANTHROPIC_VERSION),
+    );
+    let key = target.key.trim();
+    if !key.is_empty() {
+        headers.insert("x-api-key", key_header(target, key)?);
+    }
+    Ok(headers)
+}
+
+/// `max_tokens` when the client sets none (Anthropic requires it): 8192 for the Claude 3.5
+/// generation and later, 4096 for older models.
+pub fn default_max_tokens(model: &str) -> i64 {
+    let m = model.to_ascii_lowercase();
+    let old = [
+        "claude-2",
+        "claude-instant",
+        "claude-3-opus",
+        "claude-3-sonnet",
+        "claude-3-haiku",
+    ];
+    if old.iter().any(|p| m.starts_with(p)) {
+        4096
+    } else {
+        8192
+    }
+}
+
+fn invalid(msg: impl Into<String>) -> RelayError {
+    RelayError::InvalidRequest(msg.into())
+}
+
+/// The Messages request for an OpenAI chat request.
+pub fn request_body(target: &ChannelTarget, req: &RelayRequest) -> Result<Value, RelayError> {
+    let obj = req
+        .body
+        .as_object()
+        .ok_or_else(|| invalid("the request body must be a JSON object"))?;
+    let model = target.upstream_model(&req.model);
+    let messages = obj
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid("messages must be an array"))?;
+
+    let mut system: Vec<String> = Vec::new();
+    let mut out: Vec<Value> = Vec::new();
+    // Whether the last message written holds tool results (consecutive tool messages share
+    // one user turn, as Anthropic requires for parallel tool use).
+    let mut open_tool_results = false;
+    for m in messages {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
+        match role {
+            "system" | "developer" => {
+                let text = content_text(m.get("content"));
+                if !text.is_empty() {
+                    system.push(text);
+                }
+                continue;
+            }
+            "user" => {
+                let content = match m.get("content") {
+                    Some(Value::String(s)) => Value::String(s.clone()),
+                    Some(Value::Array(parts)) => Value::Array(user_blocks(parts)?),
+                    _ => return Err(invalid("a user message needs content")),
+                };
+                out.push(json!({"role": "user", "content": content}));
+                open_tool_results = false;
+            }
+            "assistant" => {
+                let mut blocks = Vec::new();
+                let text = content_text(m.get("content"));
+                if !text.is_empty() {
+                    blocks.push(json!({"type": "text", "text": text}));
+                }
+                if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+                    for c in calls {
+                        blocks.push(tool_use_block(c)?);
+                    }
+                }
+                if blocks.is_empty() {
+                    continue;
+                }
+                out.push(json!({"role": "assistant", "content": blocks}));
+                open_tool_results = false;
+            }
+            "tool" => {
+                let id = m
+                    .get("tool_call_id")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| invalid("a tool message needs tool_call_id"))?;
+                let block = json!({
+                    "type": "tool_result",
+                    "tool_use_id": id,
+                    "content": content_text(m.get("content")),
+                });
+                match out.last_mut() {
+                    Some(last) if open_tool_results => {
+                        if let Some(blocks) = last["content"].as_array_mut() {
+                            blocks.push(block);
+                        }
+                    }
+                    _ => {
+                        out.push(json!({"role": "user", "content": [block]}));
+                        open_tool_results = true;
+                    }
+                }
+            }
+            other => return Err(invalid(format!("unsupported message role {other:?}"))),
+        }
+    }
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    body.insert(
+        "max_tokens".into(),
+        json!(req.max_tokens.unwrap_or_else(|| default_max_tokens(model))),
+    );
+    if !system.is_empty() {
+        body.insert("system".into(), json!(system.join("\n\n")));
+    }
+    body.insert("messages".into(), Value::Array(out));
+    if let Some(stop) = stop_sequences(obj.get("stop")) {
+        body.insert("stop_sequences".into(), Value::Array(stop));
+    }
+    if let Some(t) = obj.get("temperature").and_then(Value::as_f64) {
+        // OpenAI allows 0..2, Anthropic 0..1.
+        body.insert("temperature".into(), json!(t.clamp(0.0, 1.0)));
+    }
+    if let Some(p) = obj.get("top_p").filter(|v| v.is_number()) {
+        body.insert("top_p".into(), p.clone());
+    }
+    for passthrough in ["top_k", "thinking"] {
+        if let Some(v) = obj.get(passthrough).filter(|v| !v.is_null()) {
+            body.insert(passthrough.into(), v.clone());
+        }
+    }
+    if req.stream {
+        body.insert("stream".into(), json!(true));
+    }
+    if let Some(user) = obj.get("user").and_then(Value::as_str) {
+        body.insert("metadata".into(), json!({"user_id": user}));
+    }
+    if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
+        let tools: Vec<Value> = tools
+            .iter()
+            .filter_map(|t| t.get("function"))
+            .map(|f| {
+                let mut tool = Map::new();
+                tool.insert("name".into(), f.get("name").cloned().unwrap_or_default());
+                if let Some(d) = f.get("description").filter(|d| d.is_string()) {
+                    tool.insert("description".into(), d.clone());
+                }
+                tool.insert(
+                    "input_schema".into(),
+                    f.get("parameters")
+                        .filter(|p| p.is_object())
+                        .cloned()
+                        .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                );
+                Value::Object(tool)
+            })
+            .collect();
+        if !tools.is_empty() {
+            body.insert("tools".into(), Value::Array(tools));
+        }
+    }
+    let mut choice = match obj.get("tool_choice") {
+        Some(Value::String(s)) => match s.as_str() {
+            "auto" => Some(json!({"type": "auto"})),
+            "required" => Some(json!({"type": "any"})),
+            "none" => Some(json!({"type": "none"})),
+            _ => None,
+        },
+        Some(Value::Object(o)) => o
+            .get("function")
+            .and_then(|f| f.get("name"))
+            .and_then(Value::as_str)
+            .map(|name| json!({"type": "tool", "name": name})),
+        _ => None,
+    };
+    if obj.get("parallel_tool_calls") == Some(&Value::Bool(false)) && body.contains_key("tools") {
+        let c = choice.get_or_insert_with(|| json!({"type": "auto"}));
+        if c["type"] != "none" {
+            c["disable_parallel_tool_use"] = json!(true);
+        }
+    }
+    if let Some(c) = choice {
+        if body.contains_key("tools") {
+            body.insert("tool_choice".into(), c);
+        }
+    }
+    Ok(Value::Object(body))
+}
+
+/// The content blocks of a user message's parts.
+fn user_blocks(parts: &[Value]) -> Result<Vec<Value>, RelayError> {
+    let mut blocks = Vec::with_capacity(parts.len());
+    for p in parts {
+        match p.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
+                blocks.push(json!({"type": "text", "text": text}));
+            }
+            Some("image_url") => {
+                let url = match p.get("image_url") {
+                    Some(Value::String(u)) => u.as_str(),
+                    Some(o) => o.get("url").and_then(Value::as_str).unwrap_or_default(),
+                    None => "",
+                };
+                blocks.push(image_block(url)?);
+            }
+            other => {
+                return Err(invalid(format!(
+                    "content parts of type {} are not supported by this model",
+                    other.unwrap_or("(none)")
+                )))
+            }
+        }
+    }
+    Ok(blocks)
+}
+
+/// An image block: `data:` URLs as base64 sources, http(s) URLs as url sources.
+fn image_block(url: &str) -> Result<Value, RelayError> {
+    if let Some((media_type, data)) = parse_data_url(url) {
+        return Ok(json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": data},
+        }));
+    }
+    if url.starts_with("http://") || url.starts_with("https://") {
+        return Ok(json!({"type": "image", "source": {"type": "url", "url": url}}));
+    }
+    Err(invalid(
+        "image_url must be an http(s) URL or a base64 data URL",
+    ))
+}
+
+/// An assistant tool call as a `tool_use` block (arguments parsed as JSON; empty means `{}`).
+fn tool_use_block(call: &Value) -> Result<Value, RelayError> {
+    let f = call
+        .get("function")
+        .ok_or_else(|| invalid("a tool call needs a function"))?;
+    let args = f.get("arguments").and_then(Value::as_str).unwrap_or("");
+    let input: Value = if args.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(args)
+            .map_err(|_| invalid("tool call arguments must be a JSON object"))?
+    };
+    Ok(json!({
+        "type": "tool_use",
+        "id": call.get("id").cloned().unwrap_or_default(),
+        "name": f.get("name").cloned().unwrap_or_default(),
+        "input": input,
+    }))
+}
+
+/// OpenAI's finish reason for an Anthropic stop reason.
+pub fn finish_reason(stop_reason: Option<&str>) -> &'static str {
+    match stop_reason {
+        Some("max_tokens") => "length",
+        Some("tool_use") => "tool_calls",
+        Some("refusal") => "content_filter",
+        _ => "stop",
+    }
+}
+
+/// Counts of an Anthropic `usage` object.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Counts {
+    input: i64,
+    output: i64,
+    cache_read: i64,
+    cache_write: i64,
+}
+
+impl Counts {
+    /// Reads the fields present in `u` (absent fields keep their value).
+    fn update(&mut self, u: &Value) {
+        let get = |k: &str| u.get(k).and_then(Value::as_i64).map(|n| n.max(0));
+        if let Some(n) = get("input_tokens") {
+            self.input = n;
+        }
+        if let Some(n) = get("output_tokens") {
+            self.output = n;
+        }
+        if let Some(n) = get("cache_read_input_tokens") {
+            self.cache_read = n;
+        }
+        if let Some(n) = get("cache_creation_input_tokens") {
+            self.cache_write = n;
+        }
+    }
+
+    /// In billing terms: Anthropic's `input_tokens` excludes cache reads and writes, which the
+    /// prompt count includes (and keeps in their own buckets for their prices).
+    fn usage(&self) -> Usage {
+        Usage {
+            prompt_tokens: self.input + self.cache_read + self.cache_write,
+            completion_tokens: self.output,
+            cached_read_tokens: self.cache_read,
+            cached_write_tokens: self.cache_write,
+            ..Usage::default()
+        }
+    }
+}
+
+/// The usage of an Anthropic `usage` object.
+pub fn usage_from(u: &Value) -> Option<Usage> {
+    if !u.is_object() || (u.get("input_tokens").is_none() && u.get("output_tokens").is_none()) {
+        return None;
+    }
+    let mut c = Counts::default();
+    c.update(u);
+    Some(c.usage())
+}
+
+/// The usage of a Messages response body.
+pub fn response_usage(body: &[u8]) -> Option<Usage> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    usage_from(v.get("usage")?)
+}
+
+/// A Messages response as an OpenAI `chat.completion` (for Messages clients: unchanged).
+pub fn answer(req: &RelayRequest, body: Vec<u8>) -> Result<Answer, UpstreamFailure> {
+    if req.endpoint == Endpoint::Messages {
+        return Ok(Answer {
+            usage: response_usage(&body),
+            body,
+        });
+    }
+    let body = &body[..];
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|_| invalid_answer("the Anthropic answer is not JSON"))?;
+    let blocks = v
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid_answer("the Anthropic answer has no content"))?;
+    let mut text = String::new();
+    let mut reasoning = String::new();
+    let mut calls = Vec::new();
+    for b in blocks {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
+            Some("thinking") => {
+                reasoning.push_str(b.get("thinking").and_then(Value::as_str).unwrap_or(""))
+            }
+            Some("tool_use") => calls.push(json!({
+                "id": b.get("id").cloned().unwrap_or_default(),
+                "type": "function",
+                "function": {
+                    "name": b.get("name").cloned().unwrap_or_default(),
+                    "arguments": b.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into()),
+                },
+            })),
+            _ => {}
+        }
+    }
+    let mut message = Map::new();
+    message.insert("role".into(), json!("assistant"));
+    let content = if text.is_empty() && !calls.is_empty() {
+        Value::Null
+    } else {
+        Value::String(text)
+    };
+    message.insert("content".into(), content);
+    if !reasoning.is_empty() {
+        message.insert("reasoning_content".into(), json!(reasoning));
+    }
+    if !calls.is_empty() {
+        message.insert("tool_calls".into(), Value::Array(calls));
+    }
+    let usage = v.get("usage").and_then(usage_from);
+    let out = chat_completion(
+        v.get("id").and_then(Value::as_str).unwrap_or("msg"),
+        v.get("model").and_then(Value::as_str).unwrap_or(&req.model),
+        message,
+        finish_reason(v.get("stop_reason").and_then(Value::as_str)),
+        usage.as_ref(),
+    );
+    Ok(Answer {
+        body: serde_json::to_vec(&out).unwrap_or_default(),
+        usage,
+    })
+}
+
+/// Classifies an Anthropic error (`{"type":"error","error":{"type","message"}}`): overloaded
+/// (529), api and rate-limit errors are retryable; authentication and permission errors disable
+/// the channel; invalid requests are the client's (unless the message is a known credential or
+/// credit one, which the domain's auto-disable list covers).
+pub fn classify(status: u16, body: &[u8], disable_keywords: &[&str]) -> UpstreamFailure {
+    let mut f = classify_openai(status, body, disable_keywords);
+    match f.code.as_deref() {
+        Some("overloaded_error" | "api_error" | "rate_limit_error") => f.retryable = true,
+        Some("authentication_error" | "permission_error") => {
+            f.auto_disable = true;
+            f.retryable = true;
+        }
+        _ => {}
+    }
+    f
+}
+
+/// Translates an Anthropic Messages SSE stream (see [`crate::translate::StreamTranslator`]).
+#[derive(Debug)]
+pub struct AnthropicStream {
+    reader: SseReader,
+    events: Vec<SseEvent>,
+    writer: ChunkWriter,
+    started: bool,
+    /// Content block index -> tool call index.
+    tools: HashMap<u64, usize>,
+    counts: Counts,
+    got_output: bool,
+    stopped: bool,
+}
+
+impl AnthropicStream {
+    pub fn new(model: &str) -> Self {
+        AnthropicStream {
+            reader: SseReader::new(),
+            events: Vec::new(),
+            writer: ChunkWriter::new(model),
+            started: false,
+            tools: HashMap::new(),
+            counts: Counts::default(),
+            got_output: false,
+            stopped: false,
+        }
+    }
+
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
+        let mut events = std::mem::take(&mut self.events);
+        self.reader.feed(chunk, &mut events);
+        for e in events.drain(..) {
+            self.event(&e, out);
+        }
+        self.events = events;
+    }
+
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        let mut events = Vec::new();
+        self.reader.finish(&mut events);
+        for e in &events {
+            self.event(e, out);
+        }
+    }
+
+    pub fn usage(&self) -> Option<Usage> {
+        self.got_output.then(|| self.counts.usage())
+    }
+
+    fn start(&mut self, out: &mut Vec<u8>) {
+        if !self.started {
+            self.started = true;
+            self.writer
+                .delta(out, json!({"role": "assistant", "content": ""}), None);
+        }
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+            return;
+        };
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(e.event.as_str());
+        match kind {
+            "message_start" => {
+                let m = &v["message"];
+                if let Some(id) = m.get("id").and_then(Value::as_str) {
+                    self.writer.id = id.to_owned();
+                }
+                if let Some(model) = m.get("model").and_then(Value::as_str) {
+                    self.writer.model = model.to_owned();
+                }
+                if let Some(u) = m.get("usage") {
+                    self.counts.update(u);
+                }
+                self.start(out);
+            }
+            "content_block_start" => {
+                self.start(out);
+                let b = &v["content_block"];
+                match b.get("type").and_then(Value::as_str) {
+                    Some("tool_use") => {
+                        let index = self.tools.len();
+                        if let Some(i) = v.get("index").and_then(Value::as_u64) {
+                            self.tools.insert(i, index);
+                        }
+                        self.writer.delta(
+                            out,
+                            json!({"tool_calls": [{
+                                "index": index,
+                                "id": b.get("id").cloned().unwrap_or_default(),
+                                "type": "function",
+                                "function": {"name": b.get("name").cloned().unwrap_or_default(), "arguments": ""},
+                            }]}),
+                            None,
+                        );
+                    }
+                    Some("text") => {
+                        if let Some(t) = b
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .filter(|t| !t.is_empty())
+                        {
+                            self.writer.delta(out, json!({"content": t}), None);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_delta" => {
+                self.start(out);
+                let d = &v["delta"];
+                match d.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => {
+                        let t = d.get("text").and_then(Value::as_str).unwrap_or("");
+                        self.writer.delta(out, json!({"content": t}), None);
+                    }
+                    Some("thinking_delta") => {
+                        let t = d.get("thinking").and_then(Value::as_str).unwrap_or("");
+                        self.writer
+                            .delta(out, json!({"reasoning_content": t}), None);
+                    }
+                    Some("input_json_delta") => {
+                        let part = d.get("partial_json").and_then(Value::as_str).unwrap_or("");
+                        let index = v
+                            .get("index")
+                            .and_then(Value::as_u64)
+                            .and_then(|i| self.tools.get(&i).copied());
+                        if let (false, Some(index)) = (part.is_empty(), index) {
+                            self.writer.delta(
+                                out,
+                                json!({"tool_calls": [{"index": index, "function": {"arguments": part}}]}),
+                                None,
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                self.start(out);
+                if let Some(u) = v.get("usage") {
+                    self.counts.update(u);
+                    self.got_output = true;
+                }
+                let reason = v.pointer("/delta/stop_reason").and_then(Value::as_str);
+                self.writer
+                    .delta(out, json!({}), Some(finish_reason(reason)));
+            }
+            "message_stop" if !self.stopped => {
+                self.stopped = true;
+                self.got_output = true;
+                self.writer.usage(out, &self.counts.usage());
+                write_done(out);
+            }
+            "error" => {
+                let e = v.get("error").unwrap_or(&v);
+                let message = e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the upstream stream failed");
+                let kind = e.get("type").and_then(Value::as_str).unwrap_or("api_error");
+                self.writer.error(out, message, kind);
+            }
+            _ => {}
+        }
+    }
+}

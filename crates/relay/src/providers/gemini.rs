@@ -1,0 +1,735 @@
+//! Google Gemini (Generative Language API, `x-goog-api-key`), reached from OpenAI chat
+//! completions (`models/{model}:generateContent`, `:streamGenerateContent?alt=sse`) and
+//! embeddings (`:batchEmbedContents`): requests are translated into Gemini's shapes, answers
+//! and streams back into OpenAI's. See `docs/providers.md` for the field-by-field mapping.
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+use serde_json::{json, Map, Value};
+
+use crate::endpoint::Endpoint;
+use crate::error::RelayError;
+use crate::provider::{classify_openai, Answer, ChannelTarget, UpstreamFailure};
+use crate::providers::openai::{
+    apply_custom_headers, config_failure, get_json_at, invalid_answer, key_header, parse_url,
+};
+use crate::request::RelayRequest;
+use crate::sse::{write_done, SseEvent, SseReader};
+use crate::translate::{
+    chat_completion, content_text, parse_data_url, stop_sequences, ChunkWriter,
+};
+use crate::usage::Usage;
+
+/// The API version in the paths.
+pub const API_VERSION: &str = "v1beta";
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Gemini;
+
+/// The base URL without a trailing `/v1beta`.
+fn base(target: &ChannelTarget) -> Result<String, RelayError> {
+    let b = target.effective_base_url()?;
+    Ok(b.strip_suffix("/v1beta").unwrap_or(&b).to_owned())
+}
+
+impl Gemini {
+    /// Chat completions and embeddings.
+    pub fn supports(&self, endpoint: Endpoint) -> bool {
+        matches!(endpoint, Endpoint::ChatCompletions | Endpoint::Embeddings)
+    }
+
+    /// The translated request: `generateContent`, `streamGenerateContent?alt=sse` or
+    /// `batchEmbedContents` of the mapped model.
+    pub fn build(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+        req: &RelayRequest,
+    ) -> Result<reqwest::RequestBuilder, RelayError> {
+        let model = target.upstream_model(&req.model);
+        let model = model.strip_prefix("models/").unwrap_or(model);
+        let (method, body) = match req.endpoint {
+            Endpoint::ChatCompletions if req.stream => {
+                ("streamGenerateContent?alt=sse", chat_body(target, req)?)
+            }
+            Endpoint::ChatCompletions => ("generateContent", chat_body(target, req)?),
+            Endpoint::Embeddings => ("batchEmbedContents", embeddings_body(model, req)?),
+            other => return Err(RelayError::UnsupportedEndpoint(other.path().into())),
+        };
+        let url = parse_url(&format!(
+            "{}/{API_VERSION}/models/{model}:{method}",
+            base(target)?
+        ))?;
+        let body = serde_json::to_vec(&body).map_err(|e| {
+            RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
+        })?;
+        let mut headers = auth_headers(target)?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        apply_custom_headers(&mut headers, target)?;
+        let mut builder = client.post(url).headers(headers).body(body);
+        if !req.stream && !target.timeout.is_zero() {
+            builder = builder.timeout(target.timeout);
+        }
+        Ok(builder)
+    }
+
+    /// GET `{base}/v1beta/models`: the model names without their `models/` prefix.
+    pub async fn list_models(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+    ) -> Result<Vec<String>, UpstreamFailure> {
+        let base = base(target).map_err(config_failure)?;
+        let headers = auth_headers(target).map_err(config_failure)?;
+        let url = format!("{base}/{API_VERSION}/models?pageSize=1000");
+        let v = get_json_at(client, target, &url, headers, classify).await?;
+        let models = v
+            .get("models")
+            .and_then(Value::as_array)
+            .ok_or_else(|| invalid_answer("the model list has no models array"))?;
+        Ok(models
+            .iter()
+            .filter_map(|m| m.get("name").and_then(Value::as_str))
+            .map(|n| n.strip_prefix("models/").unwrap_or(n).to_owned())
+            .collect())
+    }
+}
+
+/// `x-goog-api-key: <key>`.
+fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
+    let mut headers = HeaderMap::new();
+    let key = target.key.trim();
+    if !key.is_empty() {
+        headers.insert("x-goog-api-key", key_header(target, key)?);
+    }
+    Ok(headers)
+}
+
+fn invalid(msg: impl Into<String>) -> RelayError {
+    RelayError::InvalidRequest(msg.into())
+}
+
+/// The `generateContent` request for an OpenAI chat request.
+pub fn chat_body(_target: &ChannelTarget, req: &RelayRequest) -> Result<Value, RelayError> {
+    let obj = req
+        .body
+        .as_object()
+        .ok_or_else(|| invalid("the request body must be a JSON object"))?;
+    let messages = obj
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid("messages must be an array"))?;
+
+    let mut system: Vec<Value> = Vec::new();
+    let mut contents: Vec<Value> = Vec::new();
+    // Tool call id -> function name, for the function responses.
+    let mut call_names: HashMap<String, String> = HashMap::new();
+    let mut open_responses = false;
+    for m in messages {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
+        match role {
+            "system" | "developer" => {
+                let text = content_text(m.get("content"));
+                if !text.is_empty() {
+                    system.push(json!({"text": text}));
+                }
+            }
+            "user" => {
+                let parts = match m.get("content") {
+                    Some(Value::String(s)) => vec![json!({"text": s})],
+                    Some(Value::Array(parts)) => user_parts(parts)?,
+                    _ => return Err(invalid("a user message needs content")),
+                };
+                contents.push(json!({"role": "user", "parts": parts}));
+                open_responses = false;
+            }
+            "assistant" => {
+                let mut parts = Vec::new();
+                let text = content_text(m.get("content"));
+                if !text.is_empty() {
+                    parts.push(json!({"text": text}));
+                }
+                if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+                    for c in calls {
+                        let f = c
+                            .get("function")
+                            .ok_or_else(|| invalid("a tool call needs a function"))?;
+                        let name = f.get("name").and_then(Value::as_str).unwrap_or_default();
+                        if let Some(id) = c.get("id").and_then(Value::as_str) {
+                            call_names.insert(id.to_owned(), name.to_owned());
+                        }
+                        let args = f.get("arguments").and_then(Value::as_str).unwrap_or("");
+                        let args: Value = if args.trim().is_empty() {
+                            json!({})
+                        } else {
+                            serde_json::from_str(args)
+                                .map_err(|_| invalid("tool call arguments must be a JSON object"))?
+                        };
+                        parts.push(json!({"functionCall": {"name": name, "args": args}}));
+                    }
+                }
+                if parts.is_empty() {
+                    continue;
+                }
+                contents.push(json!({"role": "model", "parts": parts}));
+                open_responses = false;
+            }
+            "tool" => {
+                let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
+                let name = call_names
+                    .get(id)
+                    .cloned()
+                    .or_else(|| m.get("name").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_default();
+                let text = content_text(m.get("content"));
+                let response = match serde_json::from_str::<Value>(&text) {
+                    Ok(v @ Value::Object(_)) => v,
+                    _ => json!({"content": text}),
+                };
+                let part = json!({"functionResponse": {"name": name, "response": response}});
+                match contents.last_mut() {
+                    Some(last) if open_responses => {
+                        if let Some(parts) = last["parts"].as_array_mut() {
+                            parts.push(part);
+                        }
+                    }
+                    _ => {
+                        contents.push(json!({"role": "user", "parts": [part]}));
+                        open_responses = true;
+                    }
+                }
+            }
+            other => return Err(invalid(format!("unsupported message role {other:?}"))),
+        }
+    }
+
+    let mut body = Map::new();
+    body.insert("contents".into(), Value::Array(contents));
+    if !system.is_empty() {
+        body.insert("systemInstruction".into(), json!({"parts": system}));
+    }
+    let mut config = Map::new();
+    if let Some(n) = req.max_tokens {
+        config.insert("maxOutputTokens".into(), json!(n));
+    }
+    for (from, to) in [
+        ("temperature", "temperature"),
+        ("top_p", "topP"),
+        ("top_k", "topK"),
+        ("seed", "seed"),
+        ("presence_penalty", "presencePenalty"),
+        ("frequency_penalty", "frequencyPenalty"),
+    ] {
+        if let Some(v) = obj.get(from).filter(|v| v.is_number()) {
+            config.insert(to.into(), v.clone());
+        }
+    }
+    if let Some(stop) = stop_sequences(obj.get("stop")) {
+        config.insert("stopSequences".into(), Value::Array(stop));
+    }
+    if let Some(t) = req
+        .body
+        .pointer("/response_format/type")
+        .and_then(Value::as_str)
+    {
+        if t == "json_object" || t == "json_schema" {
+            config.insert("responseMimeType".into(), json!("application/json"));
+        }
+    }
+    if !config.is_empty() {
+        body.insert("generationConfig".into(), Value::Object(config));
+    }
+    if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
+        let decls: Vec<Value> = tools
+            .iter()
+            .filter_map(|t| t.get("function"))
+            .map(|f| {
+                let mut d = Map::new();
+                d.insert("name".into(), f.get("name").cloned().unwrap_or_default());
+                if let Some(desc) = f.get("description").filter(|d| d.is_string()) {
+                    d.insert("description".into(), desc.clone());
+                }
+                if let Some(p) = f.get("parameters").filter(|p| p.is_object()) {
+                    d.insert("parameters".into(), clean_schema(p));
+                }
+                Value::Object(d)
+            })
+            .collect();
+        if !decls.is_empty() {
+            body.insert("tools".into(), json!([{"functionDeclarations": decls}]));
+        }
+    }
+    let mode = match obj.get("tool_choice") {
+        Some(Value::String(s)) => match s.as_str() {
+            "auto" => Some(json!({"mode": "AUTO"})),
+            "required" => Some(json!({"mode": "ANY"})),
+            "none" => Some(json!({"mode": "NONE"})),
+            _ => None,
+        },
+        Some(Value::Object(o)) => o
+            .get("function")
+            .and_then(|f| f.get("name"))
+            .and_then(Value::as_str)
+            .map(|n| json!({"mode": "ANY", "allowedFunctionNames": [n]})),
+        _ => None,
+    };
+    if let (Some(mode), true) = (mode, body.contains_key("tools")) {
+        body.insert("toolConfig".into(), json!({"functionCallingConfig": mode}));
+    }
+    Ok(Value::Object(body))
+}
+
+/// A JSON schema without the keywords Gemini's schema subset rejects (`$schema`,
+/// `additionalProperties`, `strict`).
+fn clean_schema(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| {
+                    !matches!(k.as_str(), "$schema" | "additionalProperties" | "strict")
+                })
+                .map(|(k, v)| (k.clone(), clean_schema(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(clean_schema).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The parts of a user message: text, and images as inline data (`data:` URLs) or file data
+/// (http(s) URLs, media type guessed from the extension).
+fn user_parts(parts: &[Value]) -> Result<Vec<Value>, RelayError> {
+    let mut out = Vec::with_capacity(parts.len());
+    for p in parts {
+        match p.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
+                out.push(json!({"text": text}));
+            }
+            Some("image_url") => {
+                let url = match p.get("image_url") {
+                    Some(Value::String(u)) => u.as_str(),
+                    Some(o) => o.get("url").and_then(Value::as_str).unwrap_or_default(),
+                    None => "",
+                };
+                if let Some((mime, data)) = parse_data_url(url) {
+                    out.push(json!({"inlineData": {"mimeType": mime, "data": data}}));
+                } else if url.starts_with("http://") || url.starts_with("https://") {
+                    out.push(
+                        json!({"fileData": {"mimeType": guess_image_type(url), "fileUri": url}}),
+                    );
+                } else {
+                    return Err(invalid(
+                        "image_url must be an http(s) URL or a base64 data URL",
+                    ));
+                }
+            }
+            other => {
+                return Err(invalid(format!(
+                    "content parts of type {} are not supported by this model",
+                    other.unwrap_or("(none)")
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn guess_image_type(url: &str) -> &'static str {
+    let path = url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(url)
+        .to_ascii_lowercase();
+    match path.rsplit('.').next() {
+        Some("png") => "image/png",
+        Some("webp") => "image/webp",
+        Some("gif") => "image/gif",
+        Some("heic") => "image/heic",
+        Some("heif") => "image/heif",
+        _ => "image/jpeg",
+    }
+}
+
+/// The `batchEmbedContents` request for an OpenAI embeddings request (`input` a string or an
+/// array of strings; `dimensions` -> `outputDimensionality`).
+pub fn embeddings_body(model: &str, req: &RelayRequest) -> Result<Value, RelayError> {
+    let inputs: Vec<&str> = match req.body.get("input") {
+        Some(Value::String(s)) => vec![s.as_str()],
+        Some(Value::Array(a)) if a.iter().all(Value::is_string) && !a.is_empty() => {
+            a.iter().filter_map(Value::as_str).collect()
+        }
+        _ => {
+            return Err(invalid(
+                "input must be a string or an array of strings for this model",
+            ))
+        }
+    };
+    let dims = req.body.get("dimensions").and_then(Value::as_u64);
+    let requests: Vec<Value> = inputs
+        .iter()
+        .map(|text| {
+            let mut r =
+                json!({"model": format!("models/{model}"), "content": {"parts": [{"text": text}]}});
+            if let Some(d) = dims {
+                r["outputDimensionality"] = json!(d);
+            }
+            r
+        })
+        .collect();
+    Ok(json!({ "requests": requests }))
+}
+
+/// OpenAI's finish reason for a Gemini one (`tool_calls` when the answer calls functions).
+pub fn finish_reason(reason: Option<&str>, calls: bool) -> &'static str {
+    match reason {
+        Some("MAX_TOKENS") => "length",
+        Some(
+            "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY",
+        ) => "content_filter",
+        _ if calls => "tool_calls",
+        _ => "stop",
+    }
+}
+
+/// The usage of a `usageMetadata` object: the prompt count includes cached content (kept as
+/// `cached_tokens`); the completion count adds the thinking tokens (`thoughtsTokenCount`, kept
+/// as `reasoning_tokens`) to `candidatesTokenCount`, which excludes them.
+pub fn usage_from(m: &Value) -> Option<Usage> {
+    if !m.is_object() || m.get("promptTokenCount").is_none() {
+        return None;
+    }
+    let get = |k: &str| m.get(k).and_then(Value::as_i64).unwrap_or(0).max(0);
+    let thoughts = get("thoughtsTokenCount");
+    Some(Usage {
+        prompt_tokens: get("promptTokenCount") + get("toolUsePromptTokenCount"),
+        completion_tokens: get("candidatesTokenCount") + thoughts,
+        cached_tokens: get("cachedContentTokenCount"),
+        reasoning_tokens: thoughts,
+        ..Usage::default()
+    })
+}
+
+/// The usage of a `generateContent` response body.
+pub fn response_usage(body: &[u8]) -> Option<Usage> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    usage_from(v.get("usageMetadata")?)
+}
+
+/// The pieces of one candidate.
+#[derive(Default)]
+struct Pieces {
+    text: String,
+    reasoning: String,
+    calls: Vec<(Option<String>, String, Value)>,
+}
+
+fn pieces(candidate: &Value) -> Pieces {
+    let mut p = Pieces::default();
+    let parts = candidate
+        .pointer("/content/parts")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    for part in parts {
+        if let Some(t) = part.get("text").and_then(Value::as_str) {
+            if part.get("thought") == Some(&Value::Bool(true)) {
+                p.reasoning.push_str(t);
+            } else {
+                p.text.push_str(t);
+            }
+        }
+        if let Some(fc) = part.get("functionCall") {
+            p.calls.push((
+                fc.get("id").and_then(Value::as_str).map(str::to_owned),
+                fc.get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                fc.get("args").cloned().unwrap_or_else(|| json!({})),
+            ));
+        }
+    }
+    p
+}
+
+/// A Gemini answer in OpenAI's shape: `generateContent` as a `chat.completion`,
+/// `batchEmbedContents` as an embeddings list.
+pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure> {
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|_| invalid_answer("the Gemini answer is not JSON"))?;
+    if req.endpoint == Endpoint::Embeddings {
+        return embeddings_answer(req, &v);
+    }
+    let candidate = v.pointer("/candidates/0").cloned().unwrap_or(Value::Null);
+    let p = pieces(&candidate);
+    let mut message = Map::new();
+    message.insert("role".into(), json!("assistant"));
+    let content = if p.text.is_empty() && !p.calls.is_empty() {
+        Value::Null
+    } else {
+        Value::String(p.text)
+    };
+    message.insert("content".into(), content);
+    if !p.reasoning.is_empty() {
+        message.insert("reasoning_content".into(), json!(p.reasoning));
+    }
+    let has_calls = !p.calls.is_empty();
+    if has_calls {
+        let calls: Vec<Value> = p
+            .calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, (id, name, args))| {
+                json!({
+                    "id": id.unwrap_or_else(|| format!("call_{i}")),
+                    "type": "function",
+                    "function": {"name": name, "arguments": args.to_string()},
+                })
+            })
+            .collect();
+        message.insert("tool_calls".into(), Value::Array(calls));
+    }
+    let reason = if candidate.is_null() && v.pointer("/promptFeedback/blockReason").is_some() {
+        "content_filter"
+    } else {
+        finish_reason(
+            candidate.get("finishReason").and_then(Value::as_str),
+            has_calls,
+        )
+    };
+    let usage = v.get("usageMetadata").and_then(usage_from);
+    let out = chat_completion(
+        v.get("responseId")
+            .and_then(Value::as_str)
+            .unwrap_or("chatcmpl-gemini"),
+        v.get("modelVersion")
+            .and_then(Value::as_str)
+            .unwrap_or(&req.model),
+        message,
+        reason,
+        usage.as_ref(),
+    );
+    Ok(Answer {
+        body: serde_json::to_vec(&out).unwrap_or_default(),
+        usage,
+    })
+}
+
+/// `{"embeddings": [{"values": [...]}]}` as OpenAI's list (base64 when the client asked). Gemini
+/// reports no token counts: the usage is the tokenizer's count of the input (and `None` is
+/// returned so billing counts it the same way, marked as estimated).
+fn embeddings_answer(req: &RelayRequest, v: &Value) -> Result<Answer, UpstreamFailure> {
+    let list = v
+        .get("embeddings")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid_answer("the Gemini answer has no embeddings"))?;
+    let base64 = req.body.get("encoding_format").and_then(Value::as_str) == Some("base64");
+    let data: Vec<Value> = list
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let values = e.get("values").cloned().unwrap_or_else(|| json!([]));
+            let embedding = if base64 {
+                let bytes: Vec<u8> = values
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter_map(Value::as_f64)
+                    .flat_map(|f| (f as f32).to_le_bytes())
+                    .collect();
+                json!(base64::engine::general_purpose::STANDARD.encode(bytes))
+            } else {
+                values
+            };
+            json!({"object": "embedding", "index": i, "embedding": embedding})
+        })
+        .collect();
+    let prompt = crate::tokenizer::estimate_prompt(&req.model, Endpoint::Embeddings, &req.body);
+    let out = json!({
+        "object": "list",
+        "data": data,
+        "model": req.model,
+        "usage": {"prompt_tokens": prompt, "total_tokens": prompt},
+    });
+    Ok(Answer {
+        body: serde_json::to_vec(&out).unwrap_or_default(),
+        usage: None,
+    })
+}
+
+/// Classifies a Google API error (`{"error":{"code","message","status","details"}}`): the
+/// `status` becomes the code; an invalid key (`API_KEY_INVALID`, which Google answers with
+/// 400) is reported as 401 like the other families' credential errors, and it,
+/// `PERMISSION_DENIED` and `UNAUTHENTICATED` disable the channel; `RESOURCE_EXHAUSTED` and
+/// `UNAVAILABLE` are retried.
+pub fn classify(status: u16, body: &[u8], disable_keywords: &[&str]) -> UpstreamFailure {
+    let mut f = classify_openai(status, body, disable_keywords);
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let v = match &v {
+        Value::Array(a) if a.len() == 1 => a[0].clone(),
+        _ => v,
+    };
+    let e = v.get("error");
+    let google_status = e
+        .and_then(|e| e.get("status"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let key_invalid = e
+        .and_then(|e| e.get("details"))
+        .and_then(Value::as_array)
+        .is_some_and(|d| {
+            d.iter()
+                .any(|x| x.get("reason").and_then(Value::as_str) == Some("API_KEY_INVALID"))
+        });
+    if let Some(s) = &google_status {
+        f.code = Some(s.clone());
+    }
+    if key_invalid {
+        f.status = 401;
+    }
+    if key_invalid
+        || matches!(
+            google_status.as_deref(),
+            Some("PERMISSION_DENIED" | "UNAUTHENTICATED")
+        )
+    {
+        f.auto_disable = true;
+        f.retryable = true;
+    }
+    if matches!(
+        google_status.as_deref(),
+        Some("RESOURCE_EXHAUSTED" | "UNAVAILABLE")
+    ) {
+        f.retryable = true;
+    }
+    f
+}
+
+/// Translates a `streamGenerateContent?alt=sse` stream (see
+/// [`crate::translate::StreamTranslator`]). Gemini streams have no end marker: the usage chunk
+/// and `[DONE]` are written when the upstream body ends cleanly.
+#[derive(Debug)]
+pub struct GeminiStream {
+    reader: SseReader,
+    events: Vec<SseEvent>,
+    writer: ChunkWriter,
+    started: bool,
+    calls: usize,
+    usage: Option<Usage>,
+    failed: bool,
+    done: bool,
+}
+
+impl GeminiStream {
+    pub fn new(model: &str) -> Self {
+        GeminiStream {
+            reader: SseReader::new(),
+            events: Vec::new(),
+            writer: ChunkWriter::new(model),
+            started: false,
+            calls: 0,
+            usage: None,
+            failed: false,
+            done: false,
+        }
+    }
+
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
+        let mut events = std::mem::take(&mut self.events);
+        self.reader.feed(chunk, &mut events);
+        for e in events.drain(..) {
+            self.event(&e, out);
+        }
+        self.events = events;
+    }
+
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        let mut events = Vec::new();
+        self.reader.finish(&mut events);
+        for e in &events {
+            self.event(e, out);
+        }
+        if self.started && !self.failed && !self.done {
+            self.done = true;
+            if let Some(u) = &self.usage {
+                self.writer.usage(out, u);
+            }
+            write_done(out);
+        }
+    }
+
+    pub fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+            return;
+        };
+        let v = match v {
+            Value::Array(mut a) if a.len() == 1 => a.remove(0),
+            v => v,
+        };
+        if let Some(err) = v.get("error") {
+            let message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("the upstream stream failed");
+            let kind = err
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("upstream_error");
+            self.failed = true;
+            self.writer.error(out, message, kind);
+            return;
+        }
+        if !self.started {
+            self.started = true;
+            if let Some(id) = v.get("responseId").and_then(Value::as_str) {
+                self.writer.id = id.to_owned();
+            }
+            if let Some(m) = v.get("modelVersion").and_then(Value::as_str) {
+                self.writer.model = m.to_owned();
+            }
+            self.writer
+                .delta(out, json!({"role": "assistant", "content": ""}), None);
+        }
+        if let Some(u) = v.get("usageMetadata").and_then(usage_from) {
+            self.usage = Some(u);
+        }
+        let candidate = v.pointer("/candidates/0").cloned().unwrap_or(Value::Null);
+        let p = pieces(&candidate);
+        if !p.reasoning.is_empty() {
+            self.writer
+                .delta(out, json!({"reasoning_content": p.reasoning}), None);
+        }
+        if !p.text.is_empty() {
+            self.writer.delta(out, json!({"content": p.text}), None);
+        }
+        for (id, name, args) in p.calls {
+            let index = self.calls;
+            self.calls += 1;
+            self.writer.delta(
+                out,
+                json!({"tool_calls": [{
+                    "index": index,
+                    "id": id.unwrap_or_else(|| format!("call_{index}")),
+                    "type": "function",
+                    "function": {"name": name, "arguments": args.to_string()},
+                }]}),
+                None,
+            );
+        }
+        let blocked = candidate.is_null() && v.pointer("/promptFeedback/blockReason").is_some();
+        if let Some(r) = candidate.get("finishReason").and_then(Value::as_str) {
+            self.writer
+                .delta(out, json!({}), Some(finish_reason(Some(r), self.calls > 0)));
+        } else if blocked {
+            self.writer.delta(out, json!({}), Some("content_filter"));
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! The OpenAI shapes that translated answers are written in (`chat.completion`,
+//! `chat.completion.chunk`, `usage`), and [`StreamTranslator`], the per-family stream state
+//! machines behind one type.
+
+use serde_json::{json, Map, Value};
+
+use crate::providers::anthropic::AnthropicStream;
+use crate::providers::gemini::GeminiStream;
+use crate::usage::Usage;
+
+/// Seconds since the Unix epoch (the `created` field).
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
+
+/// An OpenAI `usage` object for `u`: `prompt_tokens` and `completion_tokens` as billed (cache
+/// reads and writes included in the prompt), with the cached tokens (both OpenAI-style cached
+/// and cache reads) as `prompt_tokens_details.cached_tokens` and the reasoning tokens as
+/// `completion_tokens_details.reasoning_tokens`.
+pub(crate) fn openai_usage(u: &Usage) -> Value {
+    let mut v = json!({
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "total_tokens": u.total_tokens(),
+        "prompt_tokens_details": {"cached_tokens": u.cached_tokens + u.cached_read_tokens},
+        "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
+    });
+    if u.cached_write_tokens > 0 {
+        v["prompt_tokens_details"]["cache_write_tokens"] = json!(u.cached_write_tokens);
+    }
+    v
+}
+
+/// A fallback id for translated chunks (the upstream's message or response id replaces it when
+/// the stream gives one): `chatcmpl-<seconds><sequence>`.
+fn next_chunk_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "chatcmpl-{}{:06}",
+        now_secs(),
+        SEQ.fetch_add(1, Ordering::Relaxed) % 1_000_000
+    )
+}
+
+/// Builds the `chat.completion.chunk` events of one translated stream.
+#[derive(Debug, Clone)]
+pub(crate) struct ChunkWriter {
+    pub id: String,
+    pub model: String,
+    pub created: u64,
+}
+
+impl ChunkWriter {
+    pub fn new(model: &str) -> Self {
+        ChunkWriter {
+            id: next_chunk_id(),
+            model: model.to_owned(),
+            created: now_secs(),
+        }
+    }
+
+    /// `data: {chunk with one choice}`.
+    pub fn delta(&self, out: &mut Vec<u8>, delta: Value, finish_reason: Option<&str>) {
+        let v = json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}],
+        });
+        crate::sse::write_data(out, &v);
+    }
+
+    /// The final usage-only chunk (`"choices":[]`), as OpenAI sends with `include_usage`.
+    pub fn usage(&self, out: &mut Vec<u8>, usage: &Usage) {
+        let v = json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [],
+            "usage": openai_usage(usage),
+        });
+        crate::sse::write_data(out, &v);
+    }
+
+    /// An error event in OpenAI's shape (`{"error": {...}}`), which the tap and SDKs recognise.
+    pub fn error(&self, out: &mut Vec<u8>, message: &str, kind: &str) {
+        let v = json!({"error": {"message": message, "type": kind, "param": null, "code": kind}});
+        crate::sse::write_data(out, &v);
+    }
+}
+
+/// A `chat.completion` with one choice.
+pub(crate) fn chat_completion(
+    id: &str,
+    model: &str,
+    message: Map<String, Value>,
+    finish_reason: &str,
+    usage: Option<&Usage>,
+) -> Value {
+    let mut v = json!({
+        "id": id,
+        "object": "chat.completion",
+        "created": now_secs(),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish_reason}],
+    });
+    if let Some(u) = usage {
+        v["usage"] = openai_usage(u);
+    }
+    v
+}
+
+/// The text of an OpenAI message `content`: a string, or the `text` of its text parts.
+pub(crate) fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+/// The `stop` field as a list of sequences.
+pub(crate) fn stop_sequences(stop: Option<&Value>) -> Option<Vec<Value>> {
+    match stop {
+        Some(Value::String(s)) if !s.is_empty() => Some(vec![Value::String(s.clone())]),
+        Some(Value::Array(a)) if !a.is_empty() => Some(a.clone()),
+        _ => None,
+    }
+}
+
+/// A `data:` URL split into (media type, base64 data); `None` for other URLs.
+pub(crate) fn parse_data_url(url: &str) -> Option<(String, String)> {
+    let rest = url.strip_prefix("data:")?;
+    let (meta, data) = rest.split_once(',')?;
+    let media = meta.strip_suffix(";base64")?;
+    let media = if media.is_empty() {
+        "application/octet-stream"
+    } else {
+        media
+    };
+    Some((media.to_owned(), data.to_owned()))
+}
+
+/// Turns an upstream stream in another protocol into OpenAI `chat.completion.chunk` events:
+/// a first chunk with the assistant role, content / tool-call / reasoning deltas, a chunk with
+/// the finish reason, a usage-only chunk (`"choices":[]`, always written: the api crate holds
+/// it back from clients that did not ask for usage) and `data: [DONE]`. Upstream errors become
+/// `{"error": ...}` events.
+#[derive(Debug)]
+pub enum StreamTranslator {
+    Anthropic(AnthropicStream),
+    Gemini(GeminiStream),
+    /// An Anthropic stream relayed unchanged to a Messages client: the OpenAI rendering only
+    /// feeds the tap (usage, text, errors, completion).
+    AnthropicObserver(AnthropicStream),
+}
+
+impl StreamTranslator {
+    /// For Anthropic Messages streams; `model` is the fallback model name of the chunks.
+    pub fn anthropic(model: &str) -> Self {
+        StreamTranslator::Anthropic(AnthropicStream::new(model))
+    }
+
+    /// For Anthropic streams relayed unchanged (see [`StreamTranslator::passes_through`]).
+    pub fn anthropic_observer(model: &str) -> Self {
+        StreamTranslator::AnthropicObserver(AnthropicStream::new(model))
+    }
+
+    /// The client receives the upstream's bytes; the output of [`StreamTranslator::feed`] is
+    /// for the tap only.
+    pub fn passes_through(&self) -> bool {
+        matches!(self, StreamTranslator::AnthropicObserver(_))
+    }
+
+    /// For Gemini `streamGenerateContent?alt=sse` streams.
+    pub fn gemini(model: &str) -> Self {
+        StreamTranslator::Gemini(GeminiStream::new(model))
+    }
+
+    /// The OpenAI SSE bytes for the next upstream chunk (often empty: partial events wait).
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self {
+            StreamTranslator::Anthropic(s) | StreamTranslator::AnthropicObserver(s) => {
+                s.feed(chunk, &mut out)
+            }
+            StreamTranslator::Gemini(s) => s.feed(chunk, &mut out),
+        }
+        out
+    }
+
+    /// The upstream stream ended cleanly: what is still to be written (a pending event; for
+    /// Gemini, whose streams have no end marker, the usage chunk and `[DONE]`).
+    pub fn finish(&mut self) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self {
+            StreamTranslator::Anthropic(s) | StreamTranslator::AnthropicObserver(s) => {
+                s.finish(&mut out)
+            }
+            StreamTranslator::Gemini(s) => s.finish(&mut out),
+        }
+        out
+    }
+
+    /// The usage the upstream reported so far, in billing terms (Anthropic cache reads and
+    /// writes kept in their own buckets). `None` until the upstream reported its output count.
+    pub fn usage(&self) -> Option<Usage> {
+        match self {
+            StreamTranslator::Anthropic(s) | StreamTranslator::AnthropicObserver(s) => s.usage(),
+            StreamTranslator::Gemini(s) => s.usage(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_urls() {
+        assert_eq!(
+            parse_data_url("data:image/png;base64,iVBOR"),
+            Some(("image/png".into(), "iVBOR".into()))
+        );
+        assert_eq!(parse_data_url("https://x/y.png"), None);
+        assert_eq!(parse_data_url("data:text/plain,hello"), None);
+    }
+
+    #[test]
+    fn usage_shape() {
+        let u = Usage {
+            prompt_tokens: 1300,
+            completion_tokens: 20,
+            cached_read_tokens: 1000,
+            cached_write_tokens: 200,
+            ..Usage::default()
+        };
+        let v = openai_usage(&u);
+        assert_eq!(v["total_tokens"], 1320);
+        assert_eq!(v["prompt_tokens_details"]["cached_tokens"], 1000);
+        assert_eq!(v["prompt_tokens_details"]["cache_write_tokens"], 200);
+    }
+}

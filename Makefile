@@ -7,7 +7,7 @@ CARGO ?= cargo
 NPM ?= npm
 PORT ?= 3000
 
-.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose fmt lint clean bench
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose fmt lint clean bench bench-logs
 
 help:
 	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
@@ -72,3 +72,8 @@ clean:
 ## Relay benchmark: mock upstream vs nginx vs Switchboard (bench/README.md); writes bench/results/latest.json.
 bench:
 	bash bench/run.sh
+
+## Only the log-query benchmark (10 million rows; BENCH_LOG_ROWS to change).
+bench-logs:
+	$(CARGO) build --release -p switchboard
+	python3 bench/logs_bench.py

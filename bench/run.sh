@@ -2,7 +2,9 @@
 # `make bench`: installs the load tools when missing, builds the release binaries and runs
 # bench/bench.py (mock upstream vs nginx vs Switchboard). See bench/README.md for the method.
 #
-# Knobs (environment): BENCH_DURATION (s per load phase, 10), BENCH_CONNS (32), BENCH_ROUNDS (2),
+# Then bench/logs_bench.py times the log queries on a 10-million-row table.
+#
+# Knobs (environment): BENCH_SKIP_LOGS=1, BENCH_LOG_ROWS (10000000), BENCH_DURATION (s per load phase, 10), BENCH_CONNS (32), BENCH_ROUNDS (2),
 # BENCH_TTFE_N (200), BENCH_PACE_MS (20), BENCH_WRK_THREADS (1), BENCH_NO_BUILD=1 (skip cargo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,4 +46,8 @@ if [ -z "${BENCH_NO_BUILD:-}" ]; then
   "${CARGO:-cargo}" build --release -p switchboard -p switchboard-mock-upstream
 fi
 
-exec python3 bench/bench.py "$@"
+python3 bench/bench.py "$@"
+# Log queries on 10 million rows (bench/logs_bench.py); BENCH_SKIP_LOGS=1 skips them.
+if [ -z "${BENCH_SKIP_LOGS:-}" ]; then
+  python3 bench/logs_bench.py
+fi

@@ -227,7 +227,12 @@ fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
         let mut tick = actix_web::rt::time::interval(every);
         tick.tick().await;
         let mut n: u64 = 0;
-        let mut last_channel_test = std::time::Instant::now();
+        // This node's name in the cluster-wide lease of the periodic channel test.
+        let node = format!(
+            "{}-{}",
+            std::process::id(),
+            switchboard_api::auth::random_string(8)
+        );
         loop {
             tick.tick().await;
             n += 1;
@@ -238,14 +243,16 @@ fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
                     "ChannelTestFrequency",
                 )
             };
-            if minutes > 0
-                && last_channel_test.elapsed() >= Duration::from_secs(minutes.unsigned_abs() * 60)
-            {
-                last_channel_test = std::time::Instant::now();
+            if minutes > 0 {
+                // One node per period runs it (a lease in the database, see
+                // `scheduled_test_all`), beside the maintenance loop.
                 let st = state.clone();
+                let node = node.clone();
                 actix_web::rt::spawn(async move {
-                    match switchboard_api::routes::channel_ops::test_all(&st).await {
-                        Ok(s) => tracing::info!(?s, "scheduled channel test"),
+                    use switchboard_api::routes::channel_ops::scheduled_test_all;
+                    match scheduled_test_all(&st, minutes, &node).await {
+                        Ok(Some(s)) => tracing::info!(?s, "scheduled channel test"),
+                        Ok(None) => {}
                         Err(e) => tracing::warn!("scheduled channel test failed: {e}"),
                     }
                 });

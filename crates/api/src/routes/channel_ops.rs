@@ -301,6 +301,34 @@ pub async fn test_all(state: &AppState) -> ApiResult<TestSummary> {
 }
 
 /// `GET /api/channel/test`: tests all channels → `{tested, failed, disabled, enabled}`.
+/// The periodic channel test, once per period for the whole cluster: every node calls this on
+/// each maintenance tick; the node that takes the `channel-test` lease (held for the period,
+/// `minutes` long, and not given back) runs the test, the others do nothing until it expires.
+/// Returns `None` when another node (or this one) already has the period.
+pub async fn scheduled_test_all(
+    state: &AppState,
+    minutes: i64,
+    holder: &str,
+) -> ApiResult<Option<TestSummary>> {
+    let holder = holder.to_owned();
+    let ttl = minutes.saturating_mul(60).saturating_sub(1).max(1);
+    let mine = state
+        .db(move |c| {
+            Ok(switchboard_store::job_locks::try_acquire(
+                c,
+                "channel-test",
+                &holder,
+                switchboard_store::now(),
+                ttl,
+            )?)
+        })
+        .await?;
+    if !mine {
+        return Ok(None);
+    }
+    test_all(state).await.map(Some)
+}
+
 pub async fn test_all_route(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<HttpResponse> {
     Ok(ok(test_all(&state).await?))
 }

@@ -698,3 +698,35 @@ async fn copy_makes_an_independent_channel_with_the_same_settings() {
         .await
         .err(403, "forbidden");
 }
+
+#[actix_web::test]
+async fn the_periodic_test_runs_once_per_period_across_nodes() {
+    use switchboard_api::routes::channel_ops::scheduled_test_all;
+    let app = TestApp::new().await;
+    let up = MockUpstream::start();
+    let id = chan(
+        &app,
+        &up.base_url,
+        "sk-mock-ok",
+        json!({"test_model": "gpt-4o-mini"}),
+    )
+    .await;
+    // Node A takes the period and tests; node B (and A again) skip it while the lease lasts.
+    let first = scheduled_test_all(&app.state, 5, "node-a").await.unwrap();
+    assert_eq!(first.map(|s| s.tested), Some(1));
+    assert!(row(&app, id).test_time > 0);
+    assert!(scheduled_test_all(&app.state, 5, "node-b")
+        .await
+        .unwrap()
+        .is_none());
+    assert!(scheduled_test_all(&app.state, 5, "node-a")
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(up.count("/v1/chat/completions"), 1);
+    let (holder, expires) = switchboard_store::job_locks::find(&mut app.conn(), "channel-test")
+        .unwrap()
+        .unwrap();
+    assert_eq!(holder, "node-a");
+    assert!(expires > switchboard_store::now() + 4 * 60);
+}

@@ -50,7 +50,7 @@ test-frontend: frontend-deps
 	cd frontend && $(NPM) run lint && $(NPM) test
 
 test-e2e: frontend
-	$(CARGO) build -p switchboard
+	$(CARGO) build -p switchboard -p switchboard-mock-upstream
 	bash scripts/e2e.sh
 
 test-sdk: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && bash scripts/sdk-e2e.sh

@@ -15,6 +15,20 @@ if [ ! -x "$CHROMIUM_PATH" ]; then
 fi
 
 work=$(mktemp -d)
+# The mock upstream the journeys' channel points at (the playground chat is answered by it).
+mock_bin="$PWD/target/debug/mock-upstream"
+if [ ! -x "$mock_bin" ]; then
+  echo "e2e: $mock_bin is missing: cargo build -p switchboard-mock-upstream (make test-e2e does)" >&2
+  exit 1
+fi
+MOCK_PORT=0 MOCK_RECORD=0 "$mock_bin" > "$work/mock.out" 2> "$work/mock.log" &
+mock=$!
+for _ in $(seq 1 50); do
+  grep -q "listening on" "$work/mock.out" 2>/dev/null && break
+  sleep 0.1
+done
+mock_addr=$(sed -n 's/^listening on //p' "$work/mock.out" | head -1)
+if [ -z "$mock_addr" ]; then cat "$work/mock.log" >&2; echo "e2e: the mock upstream did not start" >&2; exit 1; fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 export ROOT_PASSWORD="e2e-root-password"
 (
@@ -25,7 +39,11 @@ export ROOT_PASSWORD="e2e-root-password"
     exec "$OLDPWD/target/debug/switchboard"
 ) > "$work/server.log" 2>&1 &
 server=$!
-cleanup() { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"; }
+cleanup() {
+  kill "$server" "$mock" 2>/dev/null || true
+  wait "$server" "$mock" 2>/dev/null || true
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 for _ in $(seq 1 100); do
@@ -34,7 +52,7 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 
-export BASE_URL="http://127.0.0.1:$port" CHROMIUM_PATH
+export BASE_URL="http://127.0.0.1:$port" MOCK_URL="http://$mock_addr" CHROMIUM_PATH
 status=0
 (cd frontend && npm run --silent e2e) || status=$?
 if [ $status -ne 0 ]; then

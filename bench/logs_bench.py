@@ -55,7 +55,7 @@ def start(db, token, logf):
     port = free_port()
     env = dict(os.environ, PORT=str(port), HOST="127.0.0.1", SQL_DSN=f"sqlite://{db}",
                INITIAL_ROOT_ACCESS_TOKEN=token, INITIAL_ROOT_PASSWORD=secrets.token_hex(12),
-               GLOBAL_API_RATE_LIMIT="0", LOG_LEVEL="warn", FRONTEND_DIR="",
+               GLOBAL_API_RATE_LIMIT="0", LOG_LEVEL="warn",
                SESSION_SECRET="bench-logs-secret-0123456789abcdef")
     p = subprocess.Popen([BIN], cwd=os.path.dirname(db), env=env, stdout=open(logf, "a"),
                          stderr=subprocess.STDOUT)
@@ -203,6 +203,9 @@ def main():
             for name, path in queries:
                 p50, p95, data = timed(port, path, token)
                 total = data.get("total_count") if isinstance(data, dict) else None
+                rows = data.get("data") if isinstance(data, dict) else None
+                if isinstance(rows, list) and not rows:
+                    sys.exit(f"bench-logs: {path} found nothing: the measurement would be empty")
                 results.append({"query": name, "path": path, "p50_ms": round(p50, 1),
                                 "p95_ms": round(p95, 1), "total_count": total,
                                 "fast": p95 <= GOAL_P95_MS})

@@ -416,6 +416,97 @@ pub fn consume_sums(conn: &mut DbConn, f: &LogFilter) -> StoreResult<ConsumeSums
     })
 }
 
+const DAY: i64 = 86_400;
+
+/// [`consume_sums`], with the whole UTC days of the range read from the daily rollup
+/// (`statistics`) instead of the logs, so a month of statistics costs a few thousand rollup rows
+/// rather than millions of log rows. The answer is the same as [`consume_sums`]'s: the rollup is
+/// written in the same transaction as the consume logs, and only days after the day of the oldest
+/// remaining log are taken from it (log cleanup deletes the oldest logs first, so those days are
+/// complete). Filters the rollup cannot answer (key, username, group, source IP) fall back to the
+/// logs.
+pub fn consume_sums_fast(conn: &mut DbConn, f: &LogFilter) -> StoreResult<ConsumeSums> {
+    use crate::schema::statistics;
+    use diesel::dsl::{min, sql};
+    use diesel::sql_types::BigInt;
+    let rollup_answers = f.token_name.is_none()
+        && f.token_id.is_none()
+        && f.username.is_none()
+        && f.group_name.is_none()
+        && f.source_ip.is_none()
+        && matches!(f.log_type, None | Some(2));
+    if !rollup_answers {
+        return consume_sums(conn, f);
+    }
+    let oldest: Option<i64> = logs::table.select(min(logs::created_at)).first(conn)?;
+    let Some(oldest) = oldest else {
+        return Ok(ConsumeSums::default());
+    };
+    let day_of = |t: i64| t - t.rem_euclid(DAY);
+    // First whole day: inside the range and after the oldest log's day.
+    let range_start = f.start.map_or(i64::MIN, |s| {
+        day_of(s) + if s.rem_euclid(DAY) == 0 { 0 } else { DAY }
+    });
+    let first = range_start.max(day_of(oldest) + DAY);
+    // Last whole day: its last second is inside the range.
+    let last = f.end.map(|e| day_of(e.saturating_add(1)) - DAY);
+    if last.is_some_and(|l| l < first) {
+        return consume_sums(conn, f);
+    }
+    let b = conn.backend();
+    let mut q = statistics::table
+        .filter(statistics::day.ge(first))
+        .into_boxed();
+    if let Some(l) = last {
+        q = q.filter(statistics::day.le(l));
+    }
+    if let Some(u) = f.user_id {
+        q = q.filter(statistics::user_id.eq(u));
+    }
+    if let Some(ch) = f.channel_id {
+        q = q.filter(statistics::channel_id.eq(ch));
+    }
+    if let Some(m) = &f.model_name {
+        q = q.filter(statistics::model_name.eq(m));
+    }
+    let (request_count, quota, prompt_tokens, completion_tokens) = q
+        .select((
+            sql::<BigInt>(&sum_bigint_sql(b, "request_count")),
+            sql::<BigInt>(&sum_bigint_sql(b, "quota")),
+            sql::<BigInt>(&sum_bigint_sql(b, "prompt_tokens")),
+            sql::<BigInt>(&sum_bigint_sql(b, "completion_tokens")),
+        ))
+        .get_result::<(i64, i64, i64, i64)>(conn)?;
+    let mut total = ConsumeSums {
+        request_count,
+        quota,
+        prompt_tokens,
+        completion_tokens,
+    };
+    // The partial days at either end, from the logs.
+    let mut edges = vec![LogFilter {
+        end: Some(first - 1),
+        ..f.clone()
+    }];
+    if let Some(l) = last {
+        edges.push(LogFilter {
+            start: Some(l + DAY),
+            ..f.clone()
+        });
+    }
+    for edge in &edges {
+        if edge.start.zip(edge.end).is_some_and(|(s, e)| s > e) {
+            continue;
+        }
+        let s = consume_sums(conn, edge)?;
+        total.request_count += s.request_count;
+        total.quota += s.quota;
+        total.prompt_tokens += s.prompt_tokens;
+        total.completion_tokens += s.completion_tokens;
+    }
+    Ok(total)
+}
+
 /// Deletes every log created before `before` (exclusive), `batch_size` rows per statement (each
 /// its own short transaction, oldest first), so a cleanup of millions of rows never holds one long
 /// lock and lets the ledger's writes through between batches. Returns how many rows went. The

@@ -1141,3 +1141,95 @@ fn statistics_sum_per_day_and_model() {
         assert_eq!(everyone[0].request_count, 3);
     }
 }
+
+/// The statistics read through the daily rollup equal the sums over the logs for every range and
+/// filter, also after the oldest logs were cleaned up (their days are then read from the logs).
+#[test]
+fn rollup_statistics_equal_the_log_sums() {
+    use switchboard_store::logs::{consume_sums, consume_sums_fast, ConsumeRecord, LogFilter};
+    let d: i64 = 86_400;
+    for db in TestDb::all() {
+        let c = &mut db.conn();
+        // 7 days, 3 users, 2 channels, 3 models, a few records per hour; every 7th one a
+        // large amount (sums beyond 32 bits).
+        let mut batch = Vec::new();
+        for i in 0..7 * 24 * 3 {
+            let at = 10 * d + i * 1_200 + (i % 5);
+            batch.push(ConsumeRecord {
+                request_id: Some(format!("r{i}")),
+                created_at: at,
+                log_type: 2,
+                user_id: 1 + i % 3,
+                username: format!("u{}", i % 3),
+                token_id: 1 + i % 4,
+                token_name: format!("k{}", i % 4),
+                channel_id: 1 + i % 2,
+                model_name: format!("m{}", i % 3),
+                group_name: "default".into(),
+                quota: if i % 7 == 0 {
+                    3_000_000_000 + i
+                } else {
+                    100 + i
+                },
+                prompt_tokens: 10 + (i % 50) as i32,
+                completion_tokens: (i % 30) as i32,
+                use_time_ms: 5,
+                first_response_ms: 1,
+                is_stream: false,
+                source_ip: String::new(),
+                content: String::new(),
+                metadata: "{}".into(),
+            });
+        }
+        for chunk in batch.chunks(100) {
+            logs::settle_batch(c, chunk).unwrap();
+        }
+        let ranges: Vec<(Option<i64>, Option<i64>)> = vec![
+            (None, None),
+            (Some(10 * d), None),
+            (Some(10 * d + 5_000), Some(15 * d + 7)),
+            (Some(11 * d), Some(13 * d - 1)),
+            (Some(12 * d + 1), Some(12 * d + 50_000)),
+            (None, Some(14 * d)),
+            (Some(20 * d), None),
+        ];
+        let check = |c: &mut switchboard_store::DbConn, label: &str| {
+            for (start, end) in &ranges {
+                for variant in 0..6 {
+                    let mut f = LogFilter {
+                        start: *start,
+                        end: *end,
+                        ..LogFilter::default()
+                    };
+                    match variant {
+                        1 => f.user_id = Some(2),
+                        2 => f.channel_id = Some(1),
+                        3 => f.model_name = Some("m1".into()),
+                        4 => {
+                            f.user_id = Some(3);
+                            f.model_name = Some("m2".into());
+                            f.log_type = Some(2);
+                        }
+                        5 => f.token_name = Some("k1".into()),
+                        _ => {}
+                    }
+                    let slow = consume_sums(c, &f).unwrap();
+                    let fast = consume_sums_fast(c, &f).unwrap();
+                    assert_eq!(fast, slow, "{label} {:?} {f:?}", db.backend);
+                }
+            }
+        };
+        check(c, "all logs");
+        // Clean up the first two and a half days: their rollup stays, the sums follow the logs.
+        logs::delete_before(c, 12 * d + d / 2, 1_000).unwrap();
+        check(c, "after cleanup");
+        let top_ups = LogFilter {
+            log_type: Some(1),
+            ..LogFilter::default()
+        };
+        assert_eq!(
+            consume_sums_fast(c, &top_ups).unwrap(),
+            logs::ConsumeSums::default()
+        );
+    }
+}

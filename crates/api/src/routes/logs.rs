@@ -289,7 +289,7 @@ async fn stat(state: &AppState, q: LogQuery, own: Option<i64>) -> ApiResult<Http
     let t = now();
     let (sums, recent) = state
         .db(move |c| {
-            let sums = logs::consume_sums(c, &filter)?;
+            let sums = logs::consume_sums_fast(c, &filter)?;
             let window = LogFilter {
                 start: Some(t - RATE_WINDOW_SECS),
                 end: None,

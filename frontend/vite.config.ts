@@ -29,5 +29,8 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
     css: false,
+    // Whole-app renders with lazy routes take a few seconds on a busy 2-core machine; these
+    // bounds catch a hang without failing a slow but correct run.
+    testTimeout: 30_000,
   },
 })

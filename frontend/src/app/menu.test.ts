@@ -6,13 +6,22 @@ import { FileTextIcon, KeyRoundIcon } from 'lucide-react'
 const ids = (menu: MenuGroup[]) => menu.map((g) => [g.id, g.children.map((i) => i.id)])
 
 describe('console menu', () => {
-  it('shows dashboard, token and log to every signed-in user', () => {
+  it('shows the users\' screens to every signed-in user', () => {
     expect(ids(visibleMenu({ role: ROLE.user }))).toEqual([
-      ['dashboard', ['dashboard']],
-      ['setting', ['token']],
+      ['dashboard', ['dashboard', 'playground']],
+      ['setting', ['token', 'profile']],
+      ['billing', ['topup', 'model_price']],
       ['usage', ['log']],
     ])
-    expect(ids(visibleMenu({ role: ROLE.admin }))).toEqual(ids(visibleMenu({ role: ROLE.user })))
+  })
+
+  it('adds the administration screens for administrators', () => {
+    const admin = ids(visibleMenu({ role: ROLE.admin }))
+    expect(admin).toContainEqual([
+      'setting',
+      ['user', 'channel', 'user_group', 'token', 'pricing', 'model_ownedby', 'redemption', 'profile'],
+    ])
+    expect(admin).toContainEqual(['billing', ['topup', 'model_price']])
   })
 
   const sample: MenuGroup[] = [
@@ -67,5 +76,22 @@ describe('console menu', () => {
     expect(findMenuTrail('/panel/token')?.group.id).toBe('setting')
     expect(findMenuTrail('/panel/log/')?.item.id).toBe('log')
     expect(findMenuTrail('/panel/nothing')).toBeUndefined()
+  })
+})
+
+describe('root-only menu items', () => {
+  it('show settings to root only, never to administrators', () => {
+    const settingIds = (role: number) =>
+      visibleMenu({ role }).find((g) => g.id === 'setting')?.children.map((i) => i.id) ?? []
+    expect(settingIds(ROLE.root)).toContain('setting')
+    expect(settingIds(ROLE.admin)).not.toContain('setting')
+    expect(settingIds(ROLE.user)).not.toContain('setting')
+  })
+
+  it('show the monthly bill only while the site flag is on', () => {
+    const usage = (flag: boolean) =>
+      visibleMenu({ role: ROLE.user, site: { UserInvoiceMonth: flag } }).find((g) => g.id === 'usage')?.children.map((i) => i.id)
+    expect(usage(true)).toContain('invoice')
+    expect(usage(false)).not.toContain('invoice')
   })
 })

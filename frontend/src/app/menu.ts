@@ -1,7 +1,8 @@
-import { KeyRoundIcon, LayoutDashboardIcon, ScrollTextIcon, type LucideIcon } from 'lucide-react'
+import { MessagesSquareIcon, BoxesIcon, ChartColumnIcon, KeyRoundIcon, LayoutDashboardIcon, ReceiptTextIcon, ScrollTextIcon, ServerIcon, SettingsIcon, TagsIcon, UserRoundIcon, type LucideIcon } from 'lucide-react'
+import { Building2Icon, NetworkIcon, TicketIcon, UsersIcon, UsersRoundIcon, WalletIcon } from 'lucide-react'
 import type { ParseKeys } from 'i18next'
 import { isAdmin } from '@/lib/roles'
-import type { SiteInfo } from '@/types/api'
+import { ROLE, type SiteInfo } from '@/types/api'
 
 /**
  * The console sidebar (spec sections 2.3 and 3, "Menu item"): groups of items. A new screen is
@@ -16,6 +17,8 @@ export interface MenuItem {
   icon: LucideIcon
   /** Shown to administrators only (role >= 10). */
   isAdmin?: boolean
+  /** Shown to the super administrator only (role >= 100); hidden from administrators. */
+  isRoot?: boolean
   /** Hidden while this site flag is false (e.g. UserInvoiceMonth for the monthly bill). */
   siteFlag?: keyof SiteInfo
 }
@@ -34,19 +37,51 @@ export const MENU: MenuGroup[] = [
     title: 'panel:menu.group.dashboard',
     children: [
       { id: 'dashboard', type: 'item', title: 'panel:menu.dashboard', url: '/panel/dashboard', icon: LayoutDashboardIcon },
+      { id: 'playground', type: 'item', title: 'panel:menu.playground', url: '/panel/playground', icon: MessagesSquareIcon },
+      { id: 'analytics', type: 'item', title: 'analytics:menu', url: '/panel/analytics', icon: ChartColumnIcon, isAdmin: true },
+      { id: 'system_info', type: 'item', title: 'system:menu', url: '/panel/system_info', icon: ServerIcon, isAdmin: true },
     ],
   },
   {
     id: 'setting',
     type: 'group',
     title: 'panel:menu.group.setting',
-    children: [{ id: 'token', type: 'item', title: 'panel:menu.token', url: '/panel/token', icon: KeyRoundIcon }],
+    children: [
+      { id: 'user', type: 'item', title: 'users:title', url: '/panel/user', icon: UsersIcon, isAdmin: true },
+      { id: 'channel', type: 'item', title: 'channels:title', url: '/panel/channel', icon: NetworkIcon, isAdmin: true },
+      { id: 'user_group', type: 'item', title: 'groups:title', url: '/panel/user_group', icon: UsersRoundIcon, isAdmin: true },
+      { id: 'token', type: 'item', title: 'panel:menu.token', url: '/panel/token', icon: KeyRoundIcon },
+      { id: 'pricing', type: 'item', title: 'pricing:menu.pricing', url: '/panel/pricing', icon: TagsIcon, isAdmin: true },
+      { id: 'model_ownedby', type: 'item', title: 'owners:title', url: '/panel/model_ownedby', icon: Building2Icon, isAdmin: true },
+      { id: 'redemption', type: 'item', title: 'redemptions:title', url: '/panel/redemption', icon: TicketIcon, isAdmin: true },
+      { id: 'profile', type: 'item', title: 'profile:menu', url: '/panel/profile', icon: UserRoundIcon },
+      { id: 'setting', type: 'item', title: 'settings:menu', url: '/panel/setting', icon: SettingsIcon, isRoot: true },
+    ],
+  },
+  {
+    id: 'billing',
+    type: 'group',
+    title: 'panel:menu.group.billing',
+    children: [
+      { id: 'topup', type: 'item', title: 'topup:title', url: '/panel/topup', icon: WalletIcon },
+      { id: 'model_price', type: 'item', title: 'pricing:menu.modelPrice', url: '/panel/model_price', icon: BoxesIcon },
+    ],
   },
   {
     id: 'usage',
     type: 'group',
     title: 'panel:menu.group.usage',
-    children: [{ id: 'log', type: 'item', title: 'panel:menu.log', url: '/panel/log', icon: ScrollTextIcon }],
+    children: [
+      { id: 'log', type: 'item', title: 'panel:menu.log', url: '/panel/log', icon: ScrollTextIcon },
+      {
+        id: 'invoice',
+        type: 'item',
+        title: 'invoices:menu',
+        url: '/panel/invoice',
+        icon: ReceiptTextIcon,
+        siteFlag: 'UserInvoiceMonth',
+      },
+    ],
   },
 ]
 
@@ -57,6 +92,7 @@ export interface MenuContext {
 
 export function isItemVisible(item: MenuItem, { role, site }: MenuContext): boolean {
   if (item.isAdmin && !isAdmin(role)) return false
+  if (item.isRoot && (role ?? 0) < ROLE.root) return false
   if (item.siteFlag && !site?.[item.siteFlag]) return false
   return true
 }

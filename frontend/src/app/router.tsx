@@ -9,8 +9,28 @@ import { NotFoundRoute } from './routes/not-found'
 const LoginRoute = lazy(() => import('./routes/login'))
 const PanelLayout = lazy(() => import('./layouts/panel-layout'))
 const DashboardRoute = lazy(() => import('./routes/panel/dashboard'))
+const PlaygroundRoute = lazy(() => import('./routes/panel/playground'))
 const TokenRoute = lazy(() => import('./routes/panel/token'))
 const LogRoute = lazy(() => import('./routes/panel/log'))
+const AboutRoute = lazy(() => import('./routes/about'))
+const ResetConfirmRoute = lazy(() => import('./routes/reset-confirm'))
+const ResetRoute = lazy(() => import('./routes/reset'))
+const RegisterRoute = lazy(() => import('./routes/register'))
+const SettingRoute = lazy(() => import('./routes/panel/setting'))
+const SystemInfoRoute = lazy(() => import('./routes/panel/system-info'))
+const AnalyticsRoute = lazy(() => import('./routes/panel/analytics'))
+const InvoiceDetailRoute = lazy(() => import('./routes/panel/invoice-detail'))
+const InvoiceRoute = lazy(() => import('./routes/panel/invoice'))
+const PriceRoute = lazy(() => import('./routes/price'))
+const PricingRoute = lazy(() => import('./routes/panel/pricing'))
+const ModelPriceRoute = lazy(() => import('./routes/panel/model-price'))
+const ProfileRoute = lazy(() => import('./routes/panel/profile'))
+const ModelOwnedbyRoute = lazy(() => import('./routes/panel/model-ownedby'))
+const RedemptionRoute = lazy(() => import('./routes/panel/redemption'))
+const TopupRoute = lazy(() => import('./routes/panel/topup'))
+const UserGroupRoute = lazy(() => import('./routes/panel/user-group'))
+const UserRoute = lazy(() => import('./routes/panel/user'))
+const ChannelRoute = lazy(() => import('./routes/panel/channel'))
 
 /** All routes in one place (spec section 2). */
 export function AppRoutes() {
@@ -19,6 +39,12 @@ export function AppRoutes() {
       <Route element={<PublicLayout />}>
         <Route index element={<HomeRoute />} />
         <Route path="login" element={<LoginRoute />} />
+        <Route path="about" element={<AboutRoute />} />
+        <Route path="user/reset" element={<ResetConfirmRoute />} />
+        <Route path="reset" element={<ResetRoute />} />
+        <Route path="register" element={<RegisterRoute />} />
+        <Route path="price" element={<PriceRoute />} />
+        <Route path="playground" element={<Navigate to="/panel/playground" replace />} />
         <Route path="404" element={<NotFoundRoute />} />
       </Route>
 
@@ -26,8 +52,23 @@ export function AppRoutes() {
         <Route element={<PanelLayout />}>
           <Route index element={<DashboardRoute />} />
           <Route path="dashboard" element={<DashboardRoute />} />
+          <Route path="playground" element={<PlaygroundRoute />} />
           <Route path="token" element={<TokenRoute />} />
           <Route path="log" element={<LogRoute />} />
+          <Route path="setting" element={<SettingRoute />} />
+          <Route path="system_info" element={<SystemInfoRoute />} />
+          <Route path="analytics" element={<AnalyticsRoute />} />
+          <Route path="invoice/detail/:date" element={<InvoiceDetailRoute />} />
+          <Route path="invoice" element={<InvoiceRoute />} />
+          <Route path="pricing" element={<PricingRoute />} />
+          <Route path="model_price" element={<ModelPriceRoute />} />
+          <Route path="profile" element={<ProfileRoute />} />
+          <Route path="model_ownedby" element={<ModelOwnedbyRoute />} />
+          <Route path="redemption" element={<RedemptionRoute />} />
+          <Route path="topup" element={<TopupRoute />} />
+          <Route path="user_group" element={<UserGroupRoute />} />
+          <Route path="user" element={<UserRoute />} />
+          <Route path="channel" element={<ChannelRoute />} />
           <Route path="404" element={<NotFoundRoute />} />
           <Route path="*" element={<Navigate to="/panel/404" replace />} />
         </Route>

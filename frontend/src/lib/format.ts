@@ -38,3 +38,35 @@ export function formatTimestamp(unixSeconds: number): string {
     `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
   )
 }
+
+/** A UTC day (unix seconds of its midnight) as "MM-DD" (the rollup's days are UTC days). */
+export function formatDay(daySeconds: number): string {
+  const d = new Date(daySeconds * 1000)
+  return `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`
+}
+
+/** Used share of a quota, 0-100 (spec section 9: used / (remaining + used)). */
+export function usagePercent(used: number, remaining: number): number {
+  const total = used + remaining
+  if (!(total > 0)) return 0
+  return Math.min(100, Math.max(0, (used / total) * 100))
+}
+
+/** Usage bar colour (spec section 4): green under 60 percent, orange under 85, red otherwise. */
+export function usageLevel(percent: number): 'green' | 'orange' | 'red' {
+  if (percent < 60) return 'green'
+  if (percent < 85) return 'orange'
+  return 'red'
+}
+
+/** Bytes as B, KiB, MiB, GiB or TiB with one decimal. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+  let v = bytes
+  let i = 0
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`
+}

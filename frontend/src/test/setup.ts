@@ -1,5 +1,5 @@
 import '@testing-library/jest-dom/vitest'
-import { cleanup } from '@testing-library/react'
+import { cleanup, configure } from '@testing-library/react'
 import { toast } from 'sonner'
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest'
 import { resetAuthMocks } from '@/features/auth/mocks/handlers'
@@ -9,6 +9,9 @@ import { resetSiteStore } from '@/stores/site'
 import { setTheme } from '@/stores/theme'
 import { initTestI18n } from './i18n'
 import { server } from './server'
+
+// findBy*/waitFor wait up to 4 s (the default 1 s is too short for lazy routes under load).
+configure({ asyncUtilTimeout: 4_000 })
 
 // jsdom does not implement scrolling.
 window.scrollTo = vi.fn() as unknown as typeof window.scrollTo

@@ -10,6 +10,7 @@ import { cn } from '@/lib/utils'
 import { useUser } from '@/stores/session'
 import { useSiteInfo } from '@/stores/site'
 import { Brand } from './brand'
+import { PublicMobileMenu } from './public-mobile-menu'
 
 const navLinkClass = ({ isActive }: { isActive: boolean }) =>
   cn(
@@ -27,9 +28,13 @@ export function PublicLayout() {
       <header className="sticky top-0 z-40 border-b bg-background/85 backdrop-blur">
         <div className="mx-auto flex h-14 max-w-6xl items-center gap-2 px-4 sm:h-16">
           <Brand to="/" />
+          <PublicMobileMenu />
           <nav aria-label={t('common:nav.mainNavigation')} className="ml-4 hidden items-center gap-1 sm:flex">
             <NavLink to="/" end className={navLinkClass}>
               {t('common:nav.home')}
+            </NavLink>
+            <NavLink to="/price" className={navLinkClass} data-testid="nav-price">
+              {t('public:nav.price')}
             </NavLink>
           </nav>
           <div className="ml-auto flex items-center gap-1">

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import { useNavigate } from 'react-router'
+import { Link, useNavigate } from 'react-router'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
 import { LoginForm } from '@/features/auth/components/login-form'
 import { useSiteInfo } from '@/stores/site'
@@ -19,6 +19,14 @@ export default function LoginRoute() {
         </CardHeader>
         <CardContent>
           <LoginForm onSuccess={() => navigate('/panel')} />
+          <div className="mt-4 flex justify-between text-sm">
+            <Link to="/reset" className="text-muted-foreground underline-offset-4 hover:underline" data-testid="login-reset-link">
+              {t('public:reset.title')}
+            </Link>
+            <Link to="/register" className="font-medium text-primary underline-offset-4 hover:underline" data-testid="login-register-link">
+              {t('public:register.title')}
+            </Link>
+          </div>
         </CardContent>
       </Card>
     </div>

@@ -8,7 +8,7 @@ export default function LogRoute() {
   const user = useUser()
   if (!user) return null // the route guard redirects
   return (
-    <div className="grid gap-6">
+    <div className="grid grid-cols-1 gap-6">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">{t('logs:title')}</h1>
         <p className="text-muted-foreground">{t('logs:description')}</p>

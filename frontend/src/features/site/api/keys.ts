@@ -2,3 +2,6 @@ export const siteKeys = {
   all: ['site'] as const,
   status: () => [...siteKeys.all, 'status'] as const,
 }
+
+/** GET /api/about: the operator's About text. */
+export const aboutKey = () => [...siteKeys.all, 'about'] as const

@@ -12,4 +12,5 @@ export const mockStatus: Partial<SiteInfo> = {
 
 export const siteHandlers = [
   http.get('*/api/status', () => HttpResponse.json({ success: true, message: '', data: mockStatus })),
+  http.get('*/api/about', () => HttpResponse.json({ success: true, message: '', data: '' })),
 ]

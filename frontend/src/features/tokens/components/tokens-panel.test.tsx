@@ -16,7 +16,7 @@ function signIn() {
   setUser(mockRoot)
 }
 
-describe('tokens screen', () => {
+describe('tokens screen', { timeout: 20_000 }, () => {
   it('lists tokens with status, quota, times; searches and pages', async () => {
     const tokens = Array.from({ length: 12 }, (_, i) =>
       mockToken({ id: i + 1, name: `key-${i + 1}`, used_quota: 250_000 }),

@@ -1,0 +1,218 @@
+// The operator's and the user's journey against a running Switchboard (scripts/e2e.sh starts
+// it on a fresh SQLite database, with a mock upstream at MOCK_URL):
+//   root signs in, creates a channel to the mock upstream, makes a redemption code, chats in the
+//   playground and finds the exchange in the logs with its cost, then visits every console
+//   screen (screenshots); a normal user, on a 390 px wide phone, sees no admin items, cannot
+//   open admin routes, redeems the code and sees the balance change.
+//
+//   BASE_URL=... MOCK_URL=... ROOT_PASSWORD=... npm run e2e
+import assert from 'node:assert/strict'
+import { mkdirSync } from 'node:fs'
+import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { chromium } from 'playwright-core'
+
+const BASE_URL = process.env.BASE_URL?.replace(/\/+$/, '')
+const MOCK_URL = process.env.MOCK_URL?.replace(/\/+$/, '')
+const ROOT_PASSWORD = process.env.ROOT_PASSWORD
+const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url))
+const TIMEOUT = 15_000
+
+/** @type {import('playwright-core').Browser | undefined} */
+let browser
+/** @type {import('playwright-core').Page} */
+let page
+
+let broken = false
+function step(t, name, fn) {
+  return t.test(name, async () => {
+    if (broken) throw new Error('not run: an earlier step of the journey failed')
+    try {
+      await fn()
+    } catch (err) {
+      broken = true
+      await shot(`failed-operator-${name.replace(/\W+/g, '-')}`).catch(() => {})
+      throw err
+    }
+  })
+}
+
+async function shot(name) {
+  await page.waitForTimeout(300)
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true })
+}
+
+async function newPage(viewport, locale = 'zh-CN') {
+  const context = await browser.newContext({ locale, viewport })
+  context.setDefaultTimeout(TIMEOUT)
+  const p = await context.newPage()
+  p.on('pageerror', (err) => console.error('[page error]', err.message))
+  return p
+}
+
+async function signIn(username, password) {
+  await page.goto(`${BASE_URL}/login`)
+  await page.locator('input[name="username"]').fill(username)
+  await page.locator('input[name="password"]').fill(password)
+  await page.locator('form[data-testid="login-form"] button[type="submit"]').click()
+  await page.waitForURL((url) => url.pathname.startsWith('/panel'))
+}
+
+/** The API as the signed-in page (its session cookie). */
+async function apiCall(method, path, data) {
+  const res = await page.request.fetch(`${BASE_URL}${path}`, { method, data })
+  const body = await res.json()
+  assert.ok(body.success, `${method} ${path}: ${JSON.stringify(body)}`)
+  return body.data
+}
+
+before(async () => {
+  assert.ok(BASE_URL, 'BASE_URL is not set')
+  assert.ok(MOCK_URL, 'MOCK_URL is not set: scripts/e2e.sh starts the mock upstream')
+  assert.ok(ROOT_PASSWORD, 'ROOT_PASSWORD is not set')
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  })
+  page = await newPage({ width: 1280, height: 800 })
+})
+
+after(async () => {
+  await browser?.close()
+})
+
+test('operator and user journey', async (t) => {
+  const channelName = `mock-${Date.now()}`
+  let code = ''
+  const userName = `e2e${Date.now() % 1_000_000}`
+  const userPassword = 'e2e-user-password'
+
+  await step(t, 'root signs in and creates a channel to the mock upstream', async () => {
+    await signIn('root', ROOT_PASSWORD)
+    await page.getByTestId('menu-channel').click()
+    await page.waitForURL((url) => url.pathname === '/panel/channel')
+    await page.getByTestId('channel-create').click()
+    const dialog = page.getByTestId('channel-form-dialog')
+    await dialog.waitFor()
+    await dialog.locator('input[name="name"]').fill(channelName)
+    await dialog.getByTestId('channel-form-type').selectOption('1')
+    await dialog.locator('textarea[name="key"]').fill('sk-mock-ok')
+    await dialog.locator('input[name="base_url"]').fill(MOCK_URL)
+    await dialog.locator('textarea[name="models"]').fill('gpt-4o-mini')
+    await dialog.locator('input[name="group"]').fill('default')
+    await shot('20-channel-form')
+    await dialog.getByTestId('channel-form-submit').click()
+    await dialog.waitFor({ state: 'detached' })
+    const row = page.locator('[data-testid^="channel-row-"]', { hasText: channelName })
+    await row.waitFor()
+    await shot('21-channels')
+  })
+
+  await step(t, 'root makes a redemption code worth $2', async () => {
+    await page.getByTestId('menu-redemption').click()
+    await page.waitForURL((url) => url.pathname === '/panel/redemption')
+    await page.getByTestId('redemption-create').click()
+    const dialog = page.getByTestId('redemption-form-dialog')
+    await dialog.waitFor()
+    await dialog.locator('input[name="name"]').fill('e2e-code')
+    await dialog.locator('input[name="quota"]').fill('1000000')
+    await dialog.getByTestId('redemption-form-submit').click()
+    const codes = page.getByTestId('redemption-codes')
+    await codes.waitFor()
+    code = ((await codes.textContent()) ?? '').match(/[A-Za-z0-9]{32}/)?.[0] ?? ''
+    assert.match(code, /^[A-Za-z0-9]{32}$/, 'the new code is shown')
+    await shot('22-redemption-codes')
+    await page.keyboard.press('Escape')
+  })
+
+  await step(t, 'root chats in the playground through the channel', async () => {
+    await page.getByTestId('menu-playground').click()
+    await page.waitForURL((url) => url.pathname === '/panel/playground')
+    const input = page.getByTestId('playground-input')
+    await page.waitForFunction(() => !document.querySelector('[data-testid="playground-input"]')?.disabled)
+    await page.getByTestId('playground-model').selectOption('gpt-4o-mini')
+    await input.fill('Hello from the browser')
+    await page.getByTestId('playground-send').click()
+    const answer = page.getByTestId('playground-message-assistant').last()
+    await page.getByTestId('playground-usage').waitFor()
+    assert.match((await answer.textContent()) ?? '', /\S/, 'the mock answered')
+    await shot('23-playground')
+  })
+
+  await step(t, 'the exchange is in the logs with its cost', async () => {
+    await page.getByTestId('menu-log').click()
+    await page.waitForURL((url) => url.pathname === '/panel/log')
+    // The consume log is written by the ledger flush (about a second): reload until it shows.
+    const row = page.locator('[data-testid="logs-table"] tbody tr', { hasText: 'gpt-4o-mini' }).first()
+    for (let i = 0; i < 20 && !(await row.isVisible()); i++) {
+      await page.waitForTimeout(500)
+      await page.reload()
+      await page.getByTestId('log-filters').waitFor()
+    }
+    await row.waitFor()
+    const cost = (await row.getByTestId('log-quota').textContent())?.trim() ?? ''
+    assert.match(cost, /[1-9]/, `the log row shows a cost, got ${JSON.stringify(cost)}`)
+    await shot('24-logs-with-cost')
+  })
+
+  await step(t, 'every console screen of the menu renders (screenshots)', async () => {
+    const items = await page.locator('[data-testid^="menu-"]').evaluateAll((els) =>
+      els.map((e) => e.getAttribute('data-testid')).filter((id) => id && !id.startsWith('menu-group-')),
+    )
+    assert.ok(items.length >= 12, `root sees the whole menu, got ${items.join(', ')}`)
+    for (const id of items) {
+      const link = page.getByTestId(id)
+      if (!(await link.isVisible())) continue
+      await link.click()
+      await page.waitForLoadState('networkidle')
+      const heading = page.locator('main h1').first()
+      await heading.waitFor()
+      assert.equal(await page.locator('text=404').count(), 0, `${id} opened a 404`)
+      await shot(`30-${id.replace('menu-', '')}`)
+    }
+  })
+
+  await step(t, 'root creates a normal user', async () => {
+    await apiCall('POST', '/api/user', { username: userName, password: userPassword })
+  })
+
+  await step(t, 'on a phone, the user sees no admin item and cannot open admin routes', async () => {
+    await page.context().close()
+    page = await newPage({ width: 390, height: 844 })
+    await signIn(userName, userPassword)
+    await shot('40-mobile-dashboard')
+    // The sidebar is a drawer on phones.
+    await page.getByTestId('sidebar-toggle').click()
+    await page.getByTestId('menu-token').waitFor()
+    for (const admin of ['menu-channel', 'menu-user', 'menu-redemption', 'menu-setting']) {
+      assert.equal(await page.getByTestId(admin).count(), 0, `${admin} is hidden from users`)
+    }
+    await shot('41-mobile-menu')
+    await page.keyboard.press('Escape')
+    await page.goto(`${BASE_URL}/panel/channel`)
+    await page.waitForURL((url) => url.pathname !== '/panel/channel')
+    assert.equal(await page.getByTestId('channels-table').count(), 0)
+    await shot('42-mobile-admin-route-refused')
+  })
+
+  await step(t, 'the user redeems the code and the balance goes up by $2', async () => {
+    await page.goto(`${BASE_URL}/panel/topup`)
+    const balance = page.getByTestId('topup-balance')
+    await balance.waitFor()
+    const before = (await balance.textContent()) ?? ''
+    await page.locator('input[name="key"]').fill(code)
+    await page.getByTestId('topup-submit').click()
+    await page.getByTestId('topup-result').waitFor()
+    await page.waitForFunction(
+      (prev) => document.querySelector('[data-testid="topup-balance"]')?.textContent !== prev,
+      before,
+    )
+    const afterText = (await balance.textContent()) ?? ''
+    assert.match(afterText, /2(\.00)?/, `balance after redeeming: ${afterText}`)
+    await shot('43-mobile-topup')
+    const me = await apiCall('GET', '/api/user/self')
+    assert.equal(me.quota, 1_000_000)
+  })
+})

@@ -1,0 +1,23 @@
+import { useTranslation } from 'react-i18next'
+import { AccessTokenCard } from '@/features/profile/components/access-token-card'
+import { PasswordForm } from '@/features/profile/components/password-form'
+import { ProfileInfoForm } from '@/features/profile/components/profile-info-form'
+import { useUser } from '@/stores/session'
+
+export default function ProfileRoute() {
+  const { t } = useTranslation()
+  const user = useUser()
+  if (!user) return null // the route guard redirects
+  const hasToken = (user as { has_access_token?: boolean }).has_access_token === true
+  return (
+    <div className="grid grid-cols-1 gap-6">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">{t('profile:title')}</h1>
+        <p className="text-muted-foreground">{t('profile:description')}</p>
+      </div>
+      <ProfileInfoForm user={user} />
+      <PasswordForm />
+      <AccessTokenCard hasToken={hasToken} />
+    </div>
+  )
+}

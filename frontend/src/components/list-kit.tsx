@@ -1,0 +1,120 @@
+import type { ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
+import { Button } from '@/components/ui/button'
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
+import { Spinner } from '@/components/ui/spinner'
+import { cn } from '@/lib/utils'
+
+/** An icon button of a table row, labelled for screen readers and with a tooltip. */
+export function RowAction({
+  label,
+  testId,
+  className,
+  children,
+  ...props
+}: {
+  label: string
+  testId: string
+  className?: string
+  onClick: () => void
+  disabled?: boolean
+  children: ReactNode
+}) {
+  return (
+    <Button
+      variant="ghost"
+      size="icon"
+      className={cn('size-8', className)}
+      aria-label={label}
+      title={label}
+      data-testid={testId}
+      {...props}
+    >
+      {children}
+    </Button>
+  )
+}
+
+/** The body of a list card: a spinner while loading, the empty text, else the table. */
+export function ListState({
+  loading,
+  empty,
+  emptyText,
+  emptyTestId,
+  children,
+}: {
+  loading: boolean
+  empty: boolean
+  emptyText: string
+  emptyTestId: string
+  children: ReactNode
+}) {
+  const { t } = useTranslation()
+  if (loading) {
+    return (
+      <div className="flex justify-center p-10" role="status" aria-label={t('common:state.loading')}>
+        <Spinner className="size-6" />
+      </div>
+    )
+  }
+  if (empty) {
+    return (
+      <p className="p-10 text-center text-sm text-muted-foreground" data-testid={emptyTestId}>
+        {emptyText}
+      </p>
+    )
+  }
+  return <>{children}</>
+}
+
+export interface ConfirmDialogProps {
+  open: boolean
+  onOpenChange: (open: boolean) => void
+  title: string
+  description: ReactNode
+  confirmLabel: string
+  onConfirm: () => void
+  pending?: boolean
+  /** Prefix of the test ids: `${testId}` on the dialog, `${testId}-confirm` on the button. */
+  testId: string
+  destructive?: boolean
+}
+
+/** A yes/no question before a destructive or wide-reaching action. */
+export function ConfirmDialog({
+  open,
+  onOpenChange,
+  title,
+  description,
+  confirmLabel,
+  onConfirm,
+  pending,
+  testId,
+  destructive = true,
+}: ConfirmDialogProps) {
+  const { t } = useTranslation()
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent closeLabel={t('common:actions.close')} data-testid={testId}>
+        <DialogHeader>
+          <DialogTitle>{title}</DialogTitle>
+          <DialogDescription>{description}</DialogDescription>
+        </DialogHeader>
+        <DialogFooter>
+          <Button variant="outline" onClick={() => onOpenChange(false)}>
+            {t('common:actions.cancel')}
+          </Button>
+          <Button
+            variant={destructive ? 'destructive' : 'default'}
+            onClick={onConfirm}
+            disabled={pending}
+            data-testid={`${testId}-confirm`}
+          >
+            {pending && <Spinner />}
+            {confirmLabel}
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  )
+}

@@ -1,0 +1,60 @@
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useMemo, useState } from 'react'
+import { useForm } from 'react-hook-form'
+import { useTranslation } from 'react-i18next'
+import { Button } from '@/components/ui/button'
+import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { Input } from '@/components/ui/input'
+import { Spinner } from '@/components/ui/spinner'
+import { useSendReset } from '../api/account'
+import { createEmailSchema, RESEND_SECONDS } from '../schemas'
+import { useCountdown } from '../use-countdown'
+
+/** Forgotten password: e-mail a reset link (the answer never says whether the address exists). */
+export function ResetRequestForm() {
+  const { t } = useTranslation()
+  const schema = useMemo(() => createEmailSchema(t), [t])
+  const form = useForm<{ email: string }>({ resolver: zodResolver(schema), defaultValues: { email: '' } })
+  const mutation = useSendReset()
+  const { left, start } = useCountdown(RESEND_SECONDS)
+  const [sentTo, setSentTo] = useState<string | null>(null)
+
+  const onSubmit = form.handleSubmit(async ({ email }) => {
+    try {
+      await mutation.mutateAsync(email)
+      setSentTo(email)
+      start()
+    } catch {
+      // Shown by the central error handler.
+    }
+  })
+
+  return (
+    <Form {...form}>
+      <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="reset-form">
+        <FormField
+          control={form.control}
+          name="email"
+          render={({ field }) => (
+            <FormItem>
+              <FormLabel>{t('public:reset.email')}</FormLabel>
+              <FormControl>
+                <Input type="email" autoComplete="email" {...field} />
+              </FormControl>
+              <FormMessage />
+            </FormItem>
+          )}
+        />
+        {sentTo && (
+          <p className="rounded-md bg-muted p-3 text-sm" role="status" data-testid="reset-sent">
+            {t('public:reset.sent', { email: sentTo })}
+          </p>
+        )}
+        <Button type="submit" className="w-full" disabled={mutation.isPending || left > 0} data-testid="reset-submit">
+          {mutation.isPending && <Spinner />}
+          {left > 0 ? t('public:reset.resendIn', { seconds: left }) : t('public:reset.submit')}
+        </Button>
+      </form>
+    </Form>
+  )
+}

@@ -1,0 +1,24 @@
+export interface ChannelFilters {
+  keyword: string
+  /** 0 = any. */
+  type: number
+  /** 0 = any. */
+  status: number
+  group: string
+  tag: string
+  model: string
+  /** `field` or `-field`. */
+  order: string
+}
+
+export interface ChannelListParams extends ChannelFilters {
+  page: number
+  size: number
+}
+
+export const channelKeys = {
+  all: ['channels'] as const,
+  lists: () => [...channelKeys.all, 'list'] as const,
+  list: (params: ChannelListParams) => [...channelKeys.lists(), params] as const,
+  tags: () => [...channelKeys.all, 'tags'] as const,
+}

@@ -1,0 +1,263 @@
+import { zodResolver } from '@hookform/resolvers/zod'
+import { DownloadIcon } from 'lucide-react'
+import { useEffect, useMemo, type ReactNode } from 'react'
+import { useForm, useWatch, type ControllerRenderProps } from 'react-hook-form'
+import { useTranslation } from 'react-i18next'
+import { Button } from '@/components/ui/button'
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
+import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { Input } from '@/components/ui/input'
+import { NativeSelect } from '@/components/ui/native-select'
+import { Spinner } from '@/components/ui/spinner'
+import { Textarea } from '@/components/ui/textarea'
+import { notify } from '@/lib/toast'
+import { useFetchUpstreamModels } from '../api/fetch-models'
+import { useCreateChannels, useUpdateChannel } from '../api/save-channel'
+import {
+  AZURE_DEFAULT_API_VERSION,
+  channelFormDefaults,
+  createChannelSchema,
+  splitList,
+  type ChannelFormValues,
+  type ChannelPayload,
+} from '../schemas'
+import { CHANNEL_TYPES, needsBaseUrl, type Channel } from '../types'
+
+export interface ChannelFormDialogProps {
+  open: boolean
+  onOpenChange: (open: boolean) => void
+  /** The channel to edit; none creates one (or one per key line). */
+  channel?: Channel
+}
+
+/** Create or edit a channel with every field. Server refusals are toasted centrally; the form stays open. */
+export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDialogProps) {
+  const { t } = useTranslation()
+  const editing = channel !== undefined
+  const schema = useMemo(() => createChannelSchema(t, editing), [t, editing])
+  const form = useForm<ChannelFormValues, unknown, ChannelPayload>({
+    resolver: zodResolver(schema),
+    defaultValues: channelFormDefaults(channel),
+  })
+  const createMutation = useCreateChannels()
+  const updateMutation = useUpdateChannel()
+  const fetchModels = useFetchUpstreamModels()
+  const pending = createMutation.isPending || updateMutation.isPending
+
+  useEffect(() => {
+    if (open) form.reset(channelFormDefaults(channel))
+  }, [open, channel, form])
+
+  const [typeText, keyText] = useWatch({ control: form.control, name: ['type', 'key'] })
+  const type = CHANNEL_TYPES.find((x) => x.id === Number(typeText))
+  const keyCount = keyText.split('\n').filter((k) => k.trim()).length
+
+  const onSubmit = form.handleSubmit(async (payload) => {
+    try {
+      if (channel) {
+        // Keep the other config settings of the channel when changing Azure's API version.
+        const config = payload.config ? { ...(channel.config ?? {}), ...payload.config } : undefined
+        await updateMutation.mutateAsync({ id: channel.id, ...payload, ...(config ? { config } : {}) })
+        notify.success(t('channels:toast.updated'))
+      } else {
+        const { count } = await createMutation.mutateAsync(payload)
+        notify.success(t('channels:toast.created', { count }))
+      }
+      onOpenChange(false)
+    } catch {
+      // Shown by the central error handler.
+    }
+  })
+
+  const onFetchModels = () => {
+    if (!channel) return
+    fetchModels.mutate(channel.id, {
+      onSuccess: (ids) => {
+        const merged = splitList([form.getValues('models'), ...ids].join(','))
+        form.setValue('models', merged.join(','), { shouldDirty: true, shouldValidate: true })
+        notify.success(t('channels:toast.modelsFetched', { count: ids.length }))
+      },
+    })
+  }
+
+  const field = (
+    name: keyof ChannelFormValues,
+    label: string,
+    render: (props: ControllerRenderProps<ChannelFormValues, keyof ChannelFormValues>) => ReactNode,
+    hint?: ReactNode,
+    className?: string,
+  ) => (
+    <FormField
+      control={form.control}
+      name={name}
+      render={({ field: f }) => (
+        <FormItem className={className}>
+          <FormLabel>{label}</FormLabel>
+          <FormControl>{render(f)}</FormControl>
+          {hint && <FormDescription>{hint}</FormDescription>}
+          <FormMessage />
+        </FormItem>
+      )}
+    />
+  )
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent closeLabel={t('common:actions.close')} className="max-w-2xl" data-testid="channel-form-dialog">
+        <DialogHeader>
+          <DialogTitle>{channel ? t('channels:form.editTitle', { name: channel.name }) : t('channels:form.createTitle')}</DialogTitle>
+          <DialogDescription>{t('channels:form.description')}</DialogDescription>
+        </DialogHeader>
+        <Form {...form}>
+          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="channel-form">
+            <div className="grid gap-4 sm:grid-cols-2">
+              {field('name', t('channels:form.name'), (p) => (
+                <Input autoComplete="off" placeholder={t('channels:form.namePlaceholder')} {...p} />
+              ))}
+              {field('type', t('channels:form.type'), (p) => (
+                <NativeSelect {...p} data-testid="channel-form-type">
+                  {CHANNEL_TYPES.map((x) => (
+                    <option key={x.id} value={x.id}>
+                      {x.name}
+                    </option>
+                  ))}
+                </NativeSelect>
+              ))}
+            </div>
+            {field(
+              'key',
+              t('channels:form.key'),
+              (p) => (
+                <Textarea
+                  rows={editing ? 2 : 3}
+                  autoComplete="off"
+                  spellCheck={false}
+                  className="font-mono text-xs"
+                  placeholder={editing ? t('channels:form.keyKeepPlaceholder') : t('channels:form.keyPlaceholder')}
+                  {...p}
+                />
+              ),
+              editing
+                ? t('channels:form.keyKeepHint')
+                : keyCount > 1
+                  ? t('channels:form.keyBatchHint', { count: keyCount })
+                  : t('channels:form.keyHint'),
+            )}
+            {field(
+              'base_url',
+              t('channels:form.baseUrl'),
+              (p) => (
+                <Input
+                  type="url"
+                  autoComplete="off"
+                  placeholder={type?.defaultBaseUrl || 'https://'}
+                  {...p}
+                />
+              ),
+              type && needsBaseUrl(type.id)
+                ? t('channels:form.baseUrlRequiredHint')
+                : type?.defaultBaseUrl
+                  ? t('channels:form.baseUrlDefaultHint', { url: type.defaultBaseUrl })
+                  : undefined,
+            )}
+            {type?.id === 3 &&
+              field(
+                'api_version',
+                t('channels:form.apiVersion'),
+                (p) => <Input autoComplete="off" placeholder={AZURE_DEFAULT_API_VERSION} {...p} />,
+                t('channels:form.apiVersionHint', { version: AZURE_DEFAULT_API_VERSION }),
+              )}
+            <FormField
+              control={form.control}
+              name="models"
+              render={({ field: f }) => (
+                <FormItem>
+                  <div className="flex flex-wrap items-center justify-between gap-2">
+                    <FormLabel>{t('channels:form.models')}</FormLabel>
+                    <Button
+                      type="button"
+                      variant="outline"
+                      size="sm"
+                      onClick={onFetchModels}
+                      disabled={!editing || fetchModels.isPending}
+                      title={editing ? undefined : t('channels:form.fetchModelsSaveFirst')}
+                      data-testid="channel-fetch-models"
+                    >
+                      {fetchModels.isPending ? <Spinner /> : <DownloadIcon />}
+                      {t('channels:form.fetchModels')}
+                    </Button>
+                  </div>
+                  <FormControl>
+                    <Textarea rows={3} autoComplete="off" spellCheck={false} className="font-mono text-xs" placeholder="gpt-4o-mini,gpt-4o,claude-*" {...f} />
+                  </FormControl>
+                  <FormDescription>
+                    {editing ? t('channels:form.modelsHint') : `${t('channels:form.modelsHint')} ${t('channels:form.fetchModelsSaveFirst')}`}
+                  </FormDescription>
+                  <FormMessage />
+                </FormItem>
+              )}
+            />
+            <div className="grid gap-4 sm:grid-cols-2">
+              {field(
+                'group',
+                t('channels:form.group'),
+                (p) => <Input autoComplete="off" placeholder="default" {...p} />,
+                t('channels:form.groupHint'),
+              )}
+              {field(
+                'test_model',
+                t('channels:form.testModel'),
+                (p) => <Input autoComplete="off" placeholder="gpt-4o-mini" {...p} />,
+                t('channels:form.testModelHint'),
+              )}
+              {field(
+                'priority',
+                t('channels:form.priority'),
+                (p) => <Input type="number" min={0} step={1} inputMode="numeric" {...p} />,
+                t('channels:form.priorityHint'),
+              )}
+              {field(
+                'weight',
+                t('channels:form.weight'),
+                (p) => <Input type="number" min={1} step={1} inputMode="numeric" {...p} />,
+                t('channels:form.weightHint'),
+              )}
+              {field('tag', t('channels:form.tag'), (p) => <Input autoComplete="off" {...p} />, t('channels:form.tagHint'))}
+              {field(
+                'proxy',
+                t('channels:form.proxy'),
+                (p) => <Input autoComplete="off" placeholder="socks5://127.0.0.1:1080" {...p} />,
+                t('channels:form.proxyHint'),
+              )}
+            </div>
+            {field(
+              'model_mapping',
+              t('channels:form.modelMapping'),
+              (p) => (
+                <Textarea rows={3} spellCheck={false} className="font-mono text-xs" placeholder={'{\n  "gpt-4": "gpt-4o"\n}'} {...p} />
+              ),
+              t('channels:form.modelMappingHint'),
+            )}
+            {field(
+              'custom_headers',
+              t('channels:form.customHeaders'),
+              (p) => (
+                <Textarea rows={3} spellCheck={false} className="font-mono text-xs" placeholder={'{\n  "X-Org": "acme"\n}'} {...p} />
+              ),
+              t('channels:form.customHeadersHint'),
+            )}
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
+                {t('common:actions.cancel')}
+              </Button>
+              <Button type="submit" disabled={pending} data-testid="channel-form-submit">
+                {pending && <Spinner />}
+                {t('common:actions.save')}
+              </Button>
+            </DialogFooter>
+          </form>
+        </Form>
+      </DialogContent>
+    </Dialog>
+  )
+}

@@ -1,0 +1,352 @@
+import { configure, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { http, HttpResponse } from 'msw'
+import { describe, expect, it } from 'vitest'
+import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { setUser } from '@/stores/session'
+import { renderApp } from '@/test/render'
+import { server } from '@/test/server'
+import { channelHandlers, mockChannel, resetChannelMocks } from '../mocks/handlers'
+
+// The screen is a lazy route: on a busy machine its first render can take more than a second.
+configure({ asyncUtilTimeout: 5_000 })
+
+function signIn() {
+  resetAuthMocks(mockRoot)
+  setUser(mockRoot)
+  server.use(...channelHandlers)
+}
+
+const fast = mockChannel({ id: 1, name: 'openai-main', response_time: 420, test_time: 1_735_689_600, used_quota: 1_000_000 })
+const claude = mockChannel({
+  id: 2,
+  type: 14,
+  name: 'claude',
+  models: 'claude-*',
+  group: 'default,vip',
+  tag: 'team-a',
+  status: 3,
+  test_model: '',
+  balance: 12_500_000,
+  balance_updated_at: 1_735_689_600,
+})
+const azure = mockChannel({ id: 3, type: 3, name: 'azure', status: 2, tag: 'team-a', base_url: 'https://x.openai.azure.com' })
+
+describe('channels screen', { timeout: 20_000 }, () => {
+  it('lists channels with type, status, groups, response time and balance; filters through the query', async () => {
+    resetChannelMocks([fast, claude, azure])
+    signIn()
+    const queries: Record<string, string>[] = []
+    server.events.on('request:start', ({ request }) => {
+      const url = new URL(request.url)
+      if (url.pathname === '/api/channel') queries.push(Object.fromEntries(url.searchParams))
+    })
+    renderApp('/panel/channel')
+    const table = await screen.findByTestId('channels-table')
+    expect(within(table).getAllByTestId('channel-name').map((n) => n.textContent)).toEqual(['azure', 'claude', 'openai-main'])
+    const one = within(table).getByTestId('channel-row-1')
+    expect(one).toHaveTextContent('OpenAI')
+    expect(within(one).getByTestId('channel-status')).toHaveTextContent('已启用')
+    expect(within(one).getByTestId('channel-response')).toHaveTextContent('0.42 秒')
+    await waitFor(() => expect(within(one).getByTestId('channel-used')).toHaveTextContent('$2.00'))
+    expect(within(one).getByTestId('channel-balance')).toHaveTextContent('未知')
+    const two = within(table).getByTestId('channel-row-2')
+    expect(two).toHaveTextContent('Anthropic')
+    expect(two).toHaveTextContent('#team-a')
+    expect(two).toHaveTextContent('vip')
+    expect(within(two).getByTestId('channel-status')).toHaveTextContent('测速禁用')
+    expect(within(two).getByTestId('channel-response')).toHaveTextContent('未测试')
+    expect(within(two).getByTestId('channel-balance')).toHaveTextContent('$12.50')
+    expect(within(table).getByTestId('channel-row-3')).toHaveTextContent('已禁用')
+
+    const user = userEvent.setup()
+    await user.selectOptions(screen.getByTestId('channel-filter-type'), '14')
+    await user.selectOptions(screen.getByTestId('channel-filter-status'), '3')
+    await user.type(screen.getByTestId('channel-filter-group'), 'vip')
+    await user.type(screen.getByTestId('channel-filter-tag'), 'team-a')
+    await user.type(screen.getByTestId('channel-filter-model'), 'claude-*')
+    await user.type(screen.getByTestId('channel-filter-keyword'), 'cla')
+    await user.selectOptions(screen.getByTestId('channel-filter-order'), '-priority')
+    await user.click(screen.getByTestId('channel-search'))
+    await waitFor(() =>
+      expect(queries.at(-1)).toEqual({
+        page: '1',
+        size: '10',
+        keyword: 'cla',
+        type: '14',
+        status: '3',
+        group: 'vip',
+        tag: 'team-a',
+        model: 'claude-*',
+        order: '-priority',
+      }),
+    )
+    await waitFor(() =>
+      expect(within(screen.getByTestId('channels-table')).getAllByTestId('channel-name').map((n) => n.textContent)).toEqual([
+        'claude',
+      ]),
+    )
+    server.events.removeAllListeners()
+  })
+
+  it('shows the empty state', async () => {
+    resetChannelMocks([])
+    signIn()
+    renderApp('/panel/channel')
+    expect(await screen.findByTestId('channels-empty')).toHaveTextContent('暂无渠道')
+  })
+
+  it('validates the form as in spec section 5', async () => {
+    resetChannelMocks([])
+    signIn()
+    let posted = false
+    server.use(
+      http.post('*/api/channel', () => {
+        posted = true
+        return HttpResponse.json({ success: true, message: '', data: { ids: [1], count: 1 } })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '8')
+    await user.clear(within(dialog).getByLabelText('分组'))
+    await user.type(within(dialog).getByLabelText('模型'), 'gpt-4o,*')
+    await user.type(within(dialog).getByLabelText('模型映射'), '{{not json')
+    await user.clear(within(dialog).getByLabelText('优先级'))
+    await user.type(within(dialog).getByLabelText('优先级'), '-1')
+    await user.clear(within(dialog).getByLabelText('权重'))
+    await user.type(within(dialog).getByLabelText('权重'), '0')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('名称不能为空')).toBeInTheDocument()
+    expect(within(dialog).getByText('密钥不能为空')).toBeInTheDocument()
+    expect(within(dialog).getByText('Base URL不能为空')).toBeInTheDocument()
+    expect(within(dialog).getByText('分组不能为空')).toBeInTheDocument()
+    expect(within(dialog).getByText(/模型“\*”无效/)).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入有效的 JSON 对象')).toBeInTheDocument()
+    expect(within(dialog).getByText('优先级必须是不小于 0 的整数')).toBeInTheDocument()
+    expect(within(dialog).getByText('权重必须是不小于 1 的整数')).toBeInTheDocument()
+    expect(posted).toBe(false)
+  })
+
+  it('creates one channel per key line with every field', async () => {
+    resetChannelMocks([])
+    signIn()
+    let posted: unknown
+    server.use(
+      http.post('*/api/channel', async ({ request }) => {
+        posted = await request.json()
+        return HttpResponse.json({ success: true, message: '', data: { ids: [1, 2], count: 2 } }, { status: 201 })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    await user.type(within(dialog).getByLabelText('名称'), 'deepseek')
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '28')
+    await user.type(within(dialog).getByLabelText('密钥'), 'sk-one{Enter}{Enter} sk-two ')
+    expect(within(dialog).getByText('将创建 2 个渠道，每行一个密钥。')).toBeInTheDocument()
+    await user.type(within(dialog).getByLabelText('Base URL'), 'https://api.deepseek.com/')
+    await user.type(within(dialog).getByLabelText('模型'), 'deepseek-chat, deepseek-reasoner,deepseek-chat')
+    await user.type(within(dialog).getByLabelText('分组'), ',vip')
+    await user.type(within(dialog).getByLabelText('测试模型'), 'deepseek-chat')
+    await user.clear(within(dialog).getByLabelText('优先级'))
+    await user.type(within(dialog).getByLabelText('优先级'), '5')
+    await user.clear(within(dialog).getByLabelText('权重'))
+    await user.type(within(dialog).getByLabelText('权重'), '3')
+    await user.type(within(dialog).getByLabelText('标签'), 'cn')
+    await user.type(within(dialog).getByLabelText('代理'), 'socks5://127.0.0.1:1080')
+    await user.type(within(dialog).getByLabelText('模型映射'), '{{"gpt-4":"deepseek-chat"}')
+    await user.type(within(dialog).getByLabelText('自定义请求头'), '{{"X-Org":"acme"}')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() =>
+      expect(posted).toEqual({
+        name: 'deepseek',
+        type: 28,
+        key: 'sk-one\nsk-two',
+        base_url: 'https://api.deepseek.com',
+        models: 'deepseek-chat,deepseek-reasoner',
+        group: 'default,vip',
+        model_mapping: '{"gpt-4":"deepseek-chat"}',
+        priority: 5,
+        weight: 3,
+        custom_headers: '{"X-Org":"acme"}',
+        test_model: 'deepseek-chat',
+        proxy: 'socks5://127.0.0.1:1080',
+        tag: 'cn',
+      }),
+    )
+    expect(await screen.findByText('已创建 2 个渠道！')).toBeInTheDocument()
+  })
+
+  it('edits without resending the key and merges fetched models', async () => {
+    resetChannelMocks([fast])
+    signIn()
+    let put: Record<string, unknown> | undefined
+    server.use(
+      http.put('*/api/channel', async ({ request }) => {
+        put = (await request.json()) as Record<string, unknown>
+        return HttpResponse.json({ success: true, message: '', data: fast })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    expect(within(dialog).getByLabelText('名称')).toHaveValue('openai-main')
+    expect(within(dialog).getByLabelText('模型')).toHaveValue('gpt-4o-mini,gpt-4o')
+    await user.click(within(dialog).getByTestId('channel-fetch-models'))
+    await waitFor(() => expect(within(dialog).getByLabelText('模型')).toHaveValue('gpt-4o-mini,gpt-4o,gpt-4.1,o3-mini'))
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(put).toMatchObject({ id: 1, name: 'openai-main', models: 'gpt-4o-mini,gpt-4o,gpt-4.1,o3-mini' }))
+    expect(put).not.toHaveProperty('key')
+    expect(await screen.findByText('渠道已更新！')).toBeInTheDocument()
+  })
+
+  it('edits the API version of an Azure channel inside its config', async () => {
+    resetChannelMocks([{ ...azure, config: { api_version: '2024-10-21', region: 'eu' } }])
+    signIn()
+    let put: Record<string, unknown> | undefined
+    server.use(
+      http.put('*/api/channel', async ({ request }) => {
+        put = (await request.json()) as Record<string, unknown>
+        return HttpResponse.json({ success: true, message: '', data: azure })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-3')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    const version = within(dialog).getByLabelText('API 版本')
+    expect(version).toHaveValue('2024-10-21')
+    await user.clear(version)
+    await user.type(version, 'latest')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('API 版本格式应为 2024-10-21 或 2025-01-01-preview')).toBeInTheDocument()
+    await user.clear(version)
+    await user.type(version, '2025-01-01-preview')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(put?.config).toEqual({ api_version: '2025-01-01-preview', region: 'eu' }))
+  })
+
+  it('tests a channel, updates the balance, toggles and deletes it', async () => {
+    resetChannelMocks([fast, claude])
+    signIn()
+    const calls: string[] = []
+    server.events.on('request:start', ({ request }) => {
+      const url = new URL(request.url)
+      if (url.pathname.startsWith('/api/channel/')) calls.push(`${request.method} ${url.pathname}`)
+    })
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    const one = await screen.findByTestId('channel-row-1')
+    await user.click(within(one).getByTestId('channel-test'))
+    expect(await screen.findByText('渠道“openai-main”测试成功（gpt-4o-mini），耗时 1.23 秒。')).toBeInTheDocument()
+    await waitFor(() => expect(within(screen.getByTestId('channel-row-1')).getByTestId('channel-response')).toHaveTextContent('1.23 秒'))
+
+    // No test model: asked to set one first, nothing sent.
+    await user.click(within(screen.getByTestId('channel-row-2')).getByTestId('channel-test'))
+    expect(await screen.findByText('请先设置测试模型再进行测试！')).toBeInTheDocument()
+
+    await user.click(within(screen.getByTestId('channel-row-1')).getByTestId('channel-balance'))
+    expect(await screen.findByText('渠道“openai-main”余额已更新：$12.34')).toBeInTheDocument()
+
+    await user.click(within(screen.getByTestId('channel-row-1')).getByTestId('channel-more'))
+    await user.click(await screen.findByTestId('channel-copy'))
+    expect(await screen.findByText('已将渠道“openai-main”复制为新渠道 #3！')).toBeInTheDocument()
+    expect(await screen.findByTestId('channel-row-3')).toHaveTextContent('openai-main_copy')
+
+    await user.click(within(screen.getByTestId('channel-row-1')).getByTestId('channel-toggle'))
+    expect(await screen.findByText('渠道已禁用！')).toBeInTheDocument()
+
+    await user.click(within(screen.getByTestId('channel-row-1')).getByTestId('channel-more'))
+    await user.click(await screen.findByTestId('channel-delete'))
+    await user.click(within(await screen.findByTestId('channel-delete-dialog')).getByTestId('channel-delete-dialog-confirm'))
+    expect(await screen.findByText('渠道已删除！')).toBeInTheDocument()
+    expect(calls).toEqual([
+      'GET /api/channel/test/1',
+      'GET /api/channel/update_balance/1',
+      'POST /api/channel/copy/1',
+      'PUT /api/channel/status',
+      'DELETE /api/channel/1',
+    ])
+    server.events.removeAllListeners()
+  })
+
+  it('a failed test is reported by the central handler', async () => {
+    resetChannelMocks([fast])
+    signIn()
+    server.use(
+      http.get('*/api/channel/test/:id', () =>
+        HttpResponse.json({ success: false, message: 'invalid api key', code: 'channel_test_failed' }, { status: 502 }),
+      ),
+    )
+    renderApp('/panel/channel')
+    await userEvent.setup().click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-test'))
+    expect(await screen.findByText('错误：invalid api key')).toBeInTheDocument()
+  })
+
+  it('batch-deletes the selected rows, deletes disabled channels and tests all', async () => {
+    resetChannelMocks([fast, claude, azure])
+    signIn()
+    let batch: unknown
+    let disabledCalled = false
+    server.use(
+      http.post('*/api/channel/batch_delete', async ({ request }) => {
+        batch = await request.json()
+        return HttpResponse.json({ success: true, message: '', data: { deleted: 2 } })
+      }),
+      http.delete('*/api/channel/disabled', () => {
+        disabledCalled = true
+        return HttpResponse.json({ success: true, message: '', data: { deleted: 1 } })
+      }),
+      http.get('*/api/channel/test', () =>
+        HttpResponse.json({ success: true, message: '', data: { tested: 3, failed: 1, disabled: 1, enabled: 0 } }),
+      ),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-3')).getByTestId('channel-select'))
+    await user.click(within(screen.getByTestId('channel-row-1')).getByTestId('channel-select'))
+    await user.click(screen.getByTestId('channel-batch-delete'))
+    const bulk = await screen.findByTestId('channel-bulk-dialog')
+    expect(bulk).toHaveTextContent('确定删除所选的 2 个渠道吗？')
+    await user.click(within(bulk).getByTestId('channel-bulk-dialog-confirm'))
+    await waitFor(() => expect(batch).toEqual({ ids: [3, 1] }))
+    expect(await screen.findByText('已删除 2 个渠道！')).toBeInTheDocument()
+    expect(screen.queryByTestId('channel-batch-delete')).not.toBeInTheDocument()
+
+    await user.click(screen.getByTestId('channel-delete-disabled'))
+    await user.click(within(await screen.findByTestId('channel-bulk-dialog')).getByTestId('channel-bulk-dialog-confirm'))
+    await waitFor(() => expect(disabledCalled).toBe(true))
+
+    await user.click(screen.getByTestId('channel-test-all'))
+    expect(await screen.findByText('已测试 3 个渠道：失败 1 个，禁用 1 个，启用 0 个。')).toBeInTheDocument()
+  })
+
+  it('applies tag operations to every channel of a tag', async () => {
+    resetChannelMocks([fast, claude, azure])
+    signIn()
+    const edits: unknown[] = []
+    server.use(
+      http.put('*/api/channel/tag', async ({ request }) => {
+        edits.push(await request.json())
+        return HttpResponse.json({ success: true, message: '', data: { updated: 2 } })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-tags'))
+    const dialog = await screen.findByTestId('channel-tags-dialog')
+    const row = await within(dialog).findByTestId('channel-tag-team-a')
+    expect(row).toHaveTextContent('2')
+    await user.type(within(row).getByLabelText('标签 team-a 的优先级'), '7')
+    await user.click(within(row).getByTestId('channel-tag-save'))
+    await waitFor(() => expect(edits).toEqual([{ tag: 'team-a', priority: 7 }]))
+    expect(await screen.findByText('已更新标签 team-a 下的 2 个渠道！')).toBeInTheDocument()
+    await user.click(within(row).getByTestId('channel-tag-disable'))
+    await waitFor(() => expect(edits[1]).toEqual({ tag: 'team-a', status: 2 }))
+  })
+})

@@ -1,0 +1,102 @@
+/** Channel status: 1 enabled, 2 disabled by hand, 3 disabled automatically (failed tests). */
+export const CHANNEL_STATUS = {
+  enabled: 1,
+  disabled: 2,
+  autoDisabled: 3,
+} as const
+
+/** A channel as listed by GET /api/channel (keys are never listed). */
+export interface Channel {
+  id: number
+  type: number
+  name: string
+  base_url: string
+  /** Comma-separated group symbols. */
+  group: string
+  /** Comma-separated model names (`prefix*` allowed). */
+  models: string
+  /** JSON text of {requested: upstream}; "{}" or "" for none. */
+  model_mapping: string
+  priority: number
+  weight: number
+  tag: string
+  proxy: string
+  test_model: string
+  status: number
+  /** Milliseconds of the last successful test. */
+  response_time: number
+  /** Unix seconds of the last test; 0 never tested. */
+  test_time: number
+  used_quota: number
+  /** Upstream balance in micro-USD. */
+  balance: number
+  balance_updated_at: number
+  custom_headers: Record<string, string> | null
+  config: Record<string, unknown> | null
+  created_at: number
+  updated_at: number
+  /** Root only, on GET /api/channel/{id}. */
+  key?: string
+}
+
+export interface ChannelType {
+  id: number
+  name: string
+  /** Empty: the type has no default address, a base URL is required. */
+  defaultBaseUrl: string
+}
+
+/**
+ * The channel types the server knows (one-hub's ids; docs/api.md "Channels"). The server has no
+ * endpoint listing them, so they are kept here in the same order.
+ */
+export const CHANNEL_TYPES: readonly ChannelType[] = [
+  { id: 1, name: 'OpenAI', defaultBaseUrl: 'https://api.openai.com' },
+  { id: 3, name: 'Azure OpenAI', defaultBaseUrl: '' },
+  { id: 8, name: 'Custom', defaultBaseUrl: '' },
+  { id: 14, name: 'Anthropic', defaultBaseUrl: 'https://api.anthropic.com' },
+  { id: 15, name: 'Baidu', defaultBaseUrl: 'https://aip.baidubce.com' },
+  { id: 16, name: 'Zhipu', defaultBaseUrl: 'https://open.bigmodel.cn' },
+  { id: 17, name: 'Ali DashScope', defaultBaseUrl: 'https://dashscope.aliyuncs.com/compatible-mode' },
+  { id: 20, name: 'OpenRouter', defaultBaseUrl: 'https://openrouter.ai/api' },
+  { id: 25, name: 'Google Gemini', defaultBaseUrl: 'https://generativelanguage.googleapis.com' },
+  { id: 28, name: 'DeepSeek', defaultBaseUrl: 'https://api.deepseek.com' },
+  { id: 29, name: 'Moonshot', defaultBaseUrl: 'https://api.moonshot.cn' },
+  { id: 30, name: 'Mistral', defaultBaseUrl: 'https://api.mistral.ai' },
+  { id: 31, name: 'Groq', defaultBaseUrl: 'https://api.groq.com/openai' },
+  { id: 32, name: 'AWS Bedrock', defaultBaseUrl: '' },
+  { id: 36, name: 'Cohere', defaultBaseUrl: 'https://api.cohere.ai' },
+  { id: 39, name: 'Ollama', defaultBaseUrl: 'http://localhost:11434' },
+  { id: 42, name: 'Vertex AI', defaultBaseUrl: '' },
+  { id: 45, name: 'SiliconFlow', defaultBaseUrl: 'https://api.siliconflow.cn' },
+  { id: 47, name: 'Jina', defaultBaseUrl: 'https://api.jina.ai' },
+  { id: 49, name: 'xAI', defaultBaseUrl: 'https://api.x.ai' },
+]
+
+/** Bedrock and Vertex AI derive their endpoint from the key; other types without a default need a base URL. */
+export function needsBaseUrl(typeId: number): boolean {
+  const type = CHANNEL_TYPES.find((x) => x.id === typeId)
+  return type !== undefined && type.defaultBaseUrl === '' && typeId !== 32 && typeId !== 42
+}
+
+export function channelTypeName(typeId: number): string {
+  return CHANNEL_TYPES.find((x) => x.id === typeId)?.name ?? `#${typeId}`
+}
+
+export interface ChannelTag {
+  tag: string
+  count: number
+}
+
+export interface TestResult {
+  time_ms: number
+  model: string
+  enabled: boolean
+}
+
+export interface TestAllSummary {
+  tested: number
+  failed: number
+  disabled: number
+  enabled: number
+}

@@ -1,0 +1,4 @@
+export const dashboardKeys = {
+  all: ['dashboard'] as const,
+  usage: (days: number) => [...dashboardKeys.all, 'usage', days] as const,
+}

@@ -1,0 +1,116 @@
+import { configure, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { http, HttpResponse } from 'msw'
+import { describe, expect, it, vi } from 'vitest'
+import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { usageLevel, usagePercent } from '@/lib/format'
+import { setUser } from '@/stores/session'
+import { renderApp } from '@/test/render'
+import { server } from '@/test/server'
+import { mockDashboard, PLAYGROUND_KEY } from '../mocks/handlers'
+
+// These flows type a lot; give them room on a busy machine.
+configure({ asyncUtilTimeout: 4_000 })
+vi.setConfig({ testTimeout: 30_000 })
+
+function signIn(user = mockRoot) {
+  resetAuthMocks(user)
+  setUser(user)
+}
+
+describe('usage colour', () => {
+  it('is green under 60 %, orange under 85 %, red otherwise', () => {
+    expect(usagePercent(0, 0)).toBe(0)
+    expect(usagePercent(25, 75)).toBe(25)
+    expect(usageLevel(59.9)).toBe('green')
+    expect(usageLevel(60)).toBe('orange')
+    expect(usageLevel(84.9)).toBe('orange')
+    expect(usageLevel(85)).toBe('red')
+  })
+})
+
+describe('dashboard screen', () => {
+  it('shows balance, usage share and the per-day and per-model usage', async () => {
+    const seen: string[] = []
+    server.use(
+      http.get('*/api/user/dashboard', ({ request }) => {
+        seen.push(new URL(request.url).searchParams.get('days') ?? '')
+        return HttpResponse.json({ success: true, message: '', data: mockDashboard() })
+      }),
+    )
+    signIn({ ...mockRoot, quota: 100_000, used_quota: 300_000, request_count: 42 })
+    renderApp('/panel/dashboard')
+
+    const byModel = await screen.findByTestId('usage-by-model')
+    const rows = within(byModel).getAllByTestId('usage-by-model-row')
+    expect(rows[0]).toHaveTextContent('claude-3-5-haiku')
+    expect(rows[1]).toHaveTextContent('gpt-4o-mini')
+    expect(within(screen.getByTestId('usage-by-day')).getAllByTestId('usage-by-day-bar')).toHaveLength(7)
+    await waitFor(() => expect(screen.getByTestId('dashboard-quota')).toHaveTextContent('$0.20'))
+    expect(screen.getByTestId('dashboard-used-quota')).toHaveTextContent('$0.60')
+    expect(screen.getByTestId('dashboard-request-count')).toHaveTextContent('42')
+    expect(screen.getByTestId('stat-period-quota')).toHaveTextContent('$3.50')
+    expect(screen.getByTestId('usage-percent')).toHaveTextContent('75.0%')
+    expect(screen.getByTestId('usage-bar')).toHaveAttribute('data-level', 'orange')
+    expect(rows[0]).toHaveTextContent('$2.00')
+
+    const user = userEvent.setup()
+    await user.selectOptions(screen.getByTestId('dashboard-days'), '30')
+    await waitFor(() => expect(seen).toEqual(['7', '30']))
+  })
+
+  it('shows the empty state without usage', async () => {
+    server.use(
+      http.get('*/api/user/dashboard', () =>
+        HttpResponse.json({ success: true, message: '', data: mockDashboard({ series: [], by_model: [] }) }),
+      ),
+    )
+    signIn()
+    renderApp('/panel/dashboard')
+    expect(await screen.findByTestId('dashboard-empty')).toHaveTextContent('这段时间还没有使用记录')
+  })
+
+  it('quick start creates the playground key and shows how to call the API', async () => {
+    let calls = 0
+    server.use(
+      http.post('*/api/token/playground', () => {
+        calls++
+        return HttpResponse.json({ success: true, message: '', data: { id: 3, key: PLAYGROUND_KEY, created: true } })
+      }),
+    )
+    signIn()
+    renderApp('/panel/dashboard')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('quick-start-create'))
+    expect(await screen.findByTestId('quick-start-key')).toHaveValue(PLAYGROUND_KEY)
+    expect(calls).toBe(1)
+    expect(screen.getByTestId('quick-start-curl')).toHaveTextContent(`Authorization: Bearer ${PLAYGROUND_KEY}`)
+    expect(screen.getByTestId('quick-start-curl')).toHaveTextContent('/v1/chat/completions')
+    await user.click(screen.getByTestId('quick-start-key-copy'))
+    expect(await navigator.clipboard.readText()).toBe(PLAYGROUND_KEY)
+  })
+
+  it('a failed playground call goes through the central error handler', async () => {
+    server.use(
+      http.post('*/api/token/playground', () =>
+        HttpResponse.json({ success: false, message: 'quota exhausted', code: 'x' }, { status: 403 }),
+      ),
+    )
+    signIn()
+    renderApp('/panel/dashboard')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('quick-start-create'))
+    expect(await screen.findByText('错误：quota exhausted')).toBeInTheDocument()
+    expect(screen.queryByTestId('quick-start-key')).not.toBeInTheDocument()
+  })
+
+  it('the status tab shows the site status', async () => {
+    signIn()
+    renderApp('/panel/dashboard')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('tab-status'))
+    expect(await screen.findByTestId('site-status')).toBeInTheDocument()
+    await waitFor(() => expect(screen.getByTestId('status-name')).toHaveTextContent('Switchboard Test'))
+    expect(screen.getByTestId('status-version')).toHaveTextContent('v0.17')
+  })
+})

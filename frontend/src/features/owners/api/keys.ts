@@ -1,0 +1,4 @@
+export const ownerKeys = {
+  all: ['owners'] as const,
+  list: () => [...ownerKeys.all, 'list'] as const,
+}

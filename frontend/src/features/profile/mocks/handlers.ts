@@ -1,0 +1,19 @@
+import { http, HttpResponse } from 'msw'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+
+export const ACCESS_TOKEN = 'a'.repeat(32)
+
+export const profileHandlers = [
+  http.put('*/api/user/self', async ({ request }) => {
+    const body = (await request.json()) as Record<string, string>
+    if (body.password && body.original_password !== 'old-password') {
+      return HttpResponse.json(
+        { success: false, message: 'the current password is wrong; it is needed to set a new one', code: 'wrong_original_password' },
+        { status: 400 },
+      )
+    }
+    const { password: _p, original_password: _o, ...fields } = body
+    return HttpResponse.json({ success: true, message: '', data: { ...mockRoot, ...fields } })
+  }),
+  http.get('*/api/user/token', () => HttpResponse.json({ success: true, message: '', data: ACCESS_TOKEN })),
+]

@@ -1,0 +1,140 @@
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useEffect, useMemo } from 'react'
+import { useForm, useWatch } from 'react-hook-form'
+import { useTranslation } from 'react-i18next'
+import { Button } from '@/components/ui/button'
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
+import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { Input } from '@/components/ui/input'
+import { Spinner } from '@/components/ui/spinner'
+import { renderQuota } from '@/lib/format'
+import { notify } from '@/lib/toast'
+import { useSiteInfo } from '@/stores/site'
+import { useCreateRedemptions } from '../api/create-redemptions'
+import { useUpdateRedemption } from '../api/update-redemption'
+import {
+  COUNT_MAX,
+  createRedemptionSchema,
+  redemptionFormDefaults,
+  type RedemptionCreatePayload,
+  type RedemptionFormValues,
+} from '../schemas'
+import type { Redemption } from '../types'
+
+export interface RedemptionFormDialogProps {
+  open: boolean
+  onOpenChange: (open: boolean) => void
+  /** The code to edit; none creates a batch. */
+  redemption?: Redemption
+  /** After a create: the new codes. */
+  onCreated?: (codes: string[]) => void
+}
+
+/** Create a batch of codes, or edit one code's name and quota. */
+export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated }: RedemptionFormDialogProps) {
+  const { t } = useTranslation()
+  const { display_in_currency, quota_per_unit } = useSiteInfo()
+  const schema = useMemo(() => createRedemptionSchema(t), [t])
+  const form = useForm<RedemptionFormValues, unknown, RedemptionCreatePayload>({
+    resolver: zodResolver(schema),
+    defaultValues: redemptionFormDefaults(redemption),
+  })
+  const createMutation = useCreateRedemptions()
+  const updateMutation = useUpdateRedemption()
+  const pending = createMutation.isPending || updateMutation.isPending
+
+  useEffect(() => {
+    if (open) form.reset(redemptionFormDefaults(redemption))
+  }, [open, redemption, form])
+
+  const quotaText = useWatch({ control: form.control, name: 'quota' })
+  const quotaHint = /^\d+$/.test(quotaText.trim())
+    ? t('redemptions:form.quotaHint', {
+        amount: renderQuota(Number(quotaText), { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }),
+      })
+    : undefined
+
+  const onSubmit = form.handleSubmit(async (payload) => {
+    try {
+      if (redemption) {
+        await updateMutation.mutateAsync({ id: redemption.id, name: payload.name, quota: payload.quota })
+        notify.success(t('redemptions:toast.updated'))
+        onOpenChange(false)
+      } else {
+        const { codes } = await createMutation.mutateAsync(payload)
+        notify.success(t('redemptions:toast.created', { count: codes.length }))
+        onOpenChange(false)
+        onCreated?.(codes)
+      }
+    } catch {
+      // Shown by the central error handler.
+    }
+  })
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent closeLabel={t('common:actions.close')} data-testid="redemption-form-dialog">
+        <DialogHeader>
+          <DialogTitle>{redemption ? t('redemptions:form.editTitle') : t('redemptions:form.createTitle')}</DialogTitle>
+          <DialogDescription>{t('redemptions:form.description')}</DialogDescription>
+        </DialogHeader>
+        <Form {...form}>
+          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="redemption-form">
+            <FormField
+              control={form.control}
+              name="name"
+              render={({ field }) => (
+                <FormItem>
+                  <FormLabel>{t('redemptions:form.name')}</FormLabel>
+                  <FormControl>
+                    <Input autoComplete="off" placeholder={t('redemptions:form.namePlaceholder')} {...field} />
+                  </FormControl>
+                  <FormMessage />
+                </FormItem>
+              )}
+            />
+            <FormField
+              control={form.control}
+              name="quota"
+              render={({ field }) => (
+                <FormItem>
+                  <FormLabel>{t('redemptions:form.quota')}</FormLabel>
+                  <FormControl>
+                    <Input type="number" min={0} step={1} inputMode="numeric" {...field} />
+                  </FormControl>
+                  {quotaHint && <FormDescription>{quotaHint}</FormDescription>}
+                  <FormMessage />
+                </FormItem>
+              )}
+            />
+            {!redemption && (
+              <FormField
+                control={form.control}
+                name="count"
+                render={({ field }) => (
+                  <FormItem>
+                    <FormLabel>{t('redemptions:form.count')}</FormLabel>
+                    <FormControl>
+                      <Input type="number" min={1} max={COUNT_MAX} step={1} inputMode="numeric" {...field} />
+                    </FormControl>
+                    <FormDescription>{t('redemptions:form.countHint', { max: COUNT_MAX })}</FormDescription>
+                    <FormMessage />
+                  </FormItem>
+                )}
+              />
+            )}
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
+                {t('common:actions.cancel')}
+              </Button>
+              <Button type="submit" disabled={pending} data-testid="redemption-form-submit">
+                {pending && <Spinner />}
+                {redemption ? t('common:actions.save') : t('redemptions:form.submitCreate')}
+              </Button>
+            </DialogFooter>
+          </form>
+        </Form>
+      </DialogContent>
+    </Dialog>
+  )
+}

@@ -1,0 +1,252 @@
+/**
+ * The settings the console edits, mirroring the server's catalogue (crates/domain/src/options.rs):
+ * each key's kind decides its input and its check; secrets are write-only. Keys the server
+ * lists that are not here are shown as plain text under "other".
+ */
+export type OptionKind =
+  | { type: 'bool' }
+  | { type: 'int'; min: number; max: number }
+  | { type: 'float'; min: number; max: number }
+  | { type: 'text'; multiline?: boolean }
+  | { type: 'url' }
+  | { type: 'json'; top: 'object' | 'array' }
+  | { type: 'secret' }
+
+export type SettingsTab = 'operation' | 'system' | 'other'
+
+const BOOL = { type: 'bool' } as const
+const TEXT = { type: 'text' } as const
+const LONG = { type: 'text', multiline: true } as const
+const URL = { type: 'url' } as const
+const SECRET = { type: 'secret' } as const
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => ({ type: 'int', min, max }) as const
+const float = (min: number, max: number) => ({ type: 'float', min, max }) as const
+const json = (top: 'object' | 'array') => ({ type: 'json', top }) as const
+
+export const SECTIONS = [
+  {
+    id: 'general',
+    tab: 'operation',
+    options: [
+      ['TopUpLink', URL],
+      ['ChatLink', URL],
+      ['ChatLinks', json('array')],
+      ['DisplayInCurrencyEnabled', BOOL],
+      ['QuotaPerUnit', int(1, 1_000_000_000)],
+      ['UserInvoiceMonth', BOOL],
+      ['ApproximateTokenEnabled', BOOL],
+    ],
+  },
+  {
+    id: 'quota',
+    tab: 'operation',
+    options: [
+      ['QuotaForNewUser', int(0)],
+      ['QuotaForInviter', int(0)],
+      ['QuotaForInvitee', int(0)],
+      ['PreConsumedQuota', int(0)],
+      ['QuotaRemindThreshold', int(0)],
+    ],
+  },
+  {
+    id: 'pricing',
+    tab: 'operation',
+    options: [
+      ['DefaultPriceEnabled', BOOL],
+      ['ExtraTokenPriceJson', json('object')],
+      ['PriceSyncUrl', URL],
+    ],
+  },
+  {
+    id: 'channels',
+    tab: 'operation',
+    options: [
+      ['RetryTimes', int(0, 10)],
+      ['RetryCooldownSeconds', int(0, 86_400)],
+      ['RetryTimeOut', int(0, 3_600)],
+      ['AutomaticDisableChannelEnabled', BOOL],
+      ['AutomaticEnableChannelEnabled', BOOL],
+      ['ChannelDisableThreshold', float(0, 3_600)],
+      ['DisableChannelKeywords', LONG],
+      ['ChannelTestFrequency', int(0, 100_000)],
+    ],
+  },
+  {
+    id: 'logs',
+    tab: 'operation',
+    options: [
+      ['LogConsumeEnabled', BOOL],
+      ['LogCleanupDays', int(0, 3_650)],
+    ],
+  },
+  {
+    id: 'payment',
+    tab: 'operation',
+    options: [
+      ['PaymentUSDRate', float(0, 1_000_000)],
+      ['PaymentMinAmount', int(1, 1_000_000)],
+      ['RechargeDiscount', json('object')],
+    ],
+  },
+  {
+    id: 'cache',
+    tab: 'operation',
+    options: [
+      ['ChatCacheEnabled', BOOL],
+      ['ChatCacheExpireMinute', int(1, 100_000)],
+      ['MjNotifyEnabled', BOOL],
+    ],
+  },
+  {
+    id: 'login',
+    tab: 'system',
+    options: [
+      ['ServerAddress', URL],
+      ['PasswordLoginEnabled', BOOL],
+      ['PasswordRegisterEnabled', BOOL],
+      ['RegisterEnabled', BOOL],
+      ['EmailVerificationEnabled', BOOL],
+      ['EmailDomainRestrictionEnabled', BOOL],
+      ['EmailDomainWhitelist', TEXT],
+    ],
+  },
+  {
+    id: 'smtp',
+    tab: 'system',
+    options: [
+      ['SMTPServer', TEXT],
+      ['SMTPPort', int(1, 65_535)],
+      ['SMTPAccount', TEXT],
+      ['SMTPFrom', TEXT],
+      ['SMTPToken', SECRET],
+    ],
+  },
+  {
+    id: 'github',
+    tab: 'system',
+    options: [
+      ['GitHubOAuthEnabled', BOOL],
+      ['GitHubClientId', TEXT],
+      ['GitHubClientSecret', SECRET],
+    ],
+  },
+  {
+    id: 'oidc',
+    tab: 'system',
+    options: [
+      ['OIDCAuthEnabled', BOOL],
+      ['OIDCIssuer', URL],
+      ['OIDCClientId', TEXT],
+      ['OIDCClientSecret', SECRET],
+      ['OIDCScopes', TEXT],
+      ['OIDCUsernameClaims', TEXT],
+    ],
+  },
+  {
+    id: 'lark',
+    tab: 'system',
+    options: [
+      ['LarkAuthEnabled', BOOL],
+      ['LarkClientId', TEXT],
+      ['LarkClientSecret', SECRET],
+    ],
+  },
+  {
+    id: 'wechat',
+    tab: 'system',
+    options: [
+      ['WeChatAuthEnabled', BOOL],
+      ['WeChatServerAddress', URL],
+      ['WeChatServerToken', SECRET],
+      ['WeChatAccountQRCodeImageURL', URL],
+    ],
+  },
+  {
+    id: 'turnstile',
+    tab: 'system',
+    options: [
+      ['TurnstileCheckEnabled', BOOL],
+      ['TurnstileSiteKey', TEXT],
+      ['TurnstileSecretKey', SECRET],
+    ],
+  },
+  {
+    id: 'telegram',
+    tab: 'system',
+    options: [
+      ['TelegramBotName', TEXT],
+      ['TelegramBotToken', SECRET],
+    ],
+  },
+  {
+    id: 'uptime',
+    tab: 'system',
+    options: [
+      ['UptimeKumaEnabled', BOOL],
+      ['UptimeKumaUrl', URL],
+      ['UptimeKumaStatusPageName', TEXT],
+    ],
+  },
+  {
+    id: 'site',
+    tab: 'other',
+    options: [
+      ['SystemName', TEXT],
+      ['Logo', URL],
+      ['Language', TEXT],
+      ['Footer', LONG],
+    ],
+  },
+  {
+    id: 'content',
+    tab: 'other',
+    options: [
+      ['Notice', LONG],
+      ['About', LONG],
+      ['HomePageContent', LONG],
+    ],
+  },
+] as const satisfies readonly {
+  id: string
+  tab: SettingsTab
+  options: readonly (readonly [string, OptionKind])[]
+}[]
+
+export type SectionId = (typeof SECTIONS)[number]['id']
+export type KnownKey = (typeof SECTIONS)[number]['options'][number][0]
+
+export interface OptionDef {
+  key: string
+  kind: OptionKind
+  known: boolean
+}
+
+export interface Section {
+  id: SectionId | 'unknown'
+  tab: SettingsTab
+  defs: OptionDef[]
+}
+
+/**
+ * The sections of a tab with the keys the server lists; keys the console does not know go to
+ * "other" as text.
+ */
+export function sectionsOf(tab: SettingsTab, serverKeys: string[]): Section[] {
+  const known = new Set<string>(SECTIONS.flatMap((s) => s.options.map(([k]) => k)))
+  // Only what this server has: an older server may lack some keys.
+  const present = new Set(serverKeys)
+  const sections: Section[] = SECTIONS.filter((s) => s.tab === tab)
+    .map((s) => ({
+      id: s.id,
+      tab: s.tab,
+      defs: s.options
+        .filter(([key]) => present.has(key))
+        .map(([key, kind]) => ({ key, kind: kind as OptionKind, known: true })),
+    }))
+    .filter((s) => s.defs.length > 0)
+  if (tab === 'other') {
+    const extra = serverKeys.filter((k) => !known.has(k))
+    if (extra.length) sections.push({ id: 'unknown', tab, defs: extra.map((key) => ({ key, kind: { type: 'text' }, known: false })) })
+  }
+  return sections
+}

@@ -1,0 +1,7 @@
+/** A row of GET /api/option; secrets come with an empty value and `set` (is one stored). */
+export interface OptionItem {
+  key: string
+  value: string
+  secret?: boolean
+  set?: boolean
+}

@@ -1,0 +1,89 @@
+import { configure, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { http, HttpResponse } from 'msw'
+import { describe, expect, it } from 'vitest'
+import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { setUser } from '@/stores/session'
+import { renderApp } from '@/test/render'
+import { server } from '@/test/server'
+import { topupHandlers, VALID_CODE } from '../mocks/handlers'
+
+// The screen is a lazy route: on a busy machine its first render can take more than a second.
+configure({ asyncUtilTimeout: 5_000 })
+
+const member = { ...mockRoot, id: 2, username: 'alice', role: 1, quota: 250_000_000, used_quota: 500_000 }
+
+function signIn() {
+  resetAuthMocks(member)
+  setUser(member)
+  server.use(...topupHandlers)
+}
+
+describe('top-up screen', { timeout: 20_000 }, () => {
+  it('shows the balance and the online top-up notice', async () => {
+    signIn()
+    renderApp('/panel/topup')
+    await waitFor(() => expect(screen.getByTestId('topup-balance')).toHaveTextContent('$500.00'))
+    expect(screen.getByText('$1.00')).toBeInTheDocument()
+    await userEvent.setup().click(screen.getByTestId('topup-online'))
+    expect(await screen.findByText('管理员未开启在线充值链接！')).toBeInTheDocument()
+  })
+
+  it('requires a code', async () => {
+    signIn()
+    let called = false
+    server.use(
+      http.post('*/api/user/topup', () => {
+        called = true
+        return HttpResponse.json({ success: true, message: '', data: {} })
+      }),
+    )
+    renderApp('/panel/topup')
+    const user = userEvent.setup()
+    await user.type(await screen.findByLabelText('兑换码'), '   ')
+    await user.click(screen.getByTestId('topup-submit'))
+    expect(await screen.findByText('请输入兑换码')).toBeInTheDocument()
+    expect(called).toBe(false)
+  })
+
+  it('redeems a code, shows the new balance and refreshes the signed-in user', async () => {
+    signIn()
+    let body: unknown
+    let selfCalls = 0
+    server.use(
+      http.post('*/api/user/topup', async ({ request }) => {
+        body = await request.json()
+        // The server has credited the user: /api/user/self now answers the new balance.
+        resetAuthMocks({ ...member, quota: 251_000_000 })
+        return HttpResponse.json({ success: true, message: '', data: { quota: 1_000_000, balance: 251_000_000, group: 'vip' } })
+      }),
+      http.get('*/api/user/self', () => {
+        selfCalls++
+        return HttpResponse.json({ success: true, message: '', data: { ...member, quota: 251_000_000 } })
+      }),
+    )
+    renderApp('/panel/topup')
+    const user = userEvent.setup()
+    await screen.findByTestId('topup-form')
+    const before = selfCalls
+    await user.type(screen.getByLabelText('兑换码'), ` ${VALID_CODE} `)
+    await user.click(screen.getByTestId('topup-submit'))
+    await waitFor(() => expect(body).toEqual({ key: VALID_CODE }))
+    expect(await screen.findByTestId('topup-result')).toHaveTextContent('兑换成功，获得 $2.00，当前余额 $502.00。')
+    expect(screen.getByTestId('topup-balance')).toHaveTextContent('$502.00')
+    expect(screen.getByTestId('topup-group')).toHaveTextContent('vip')
+    expect(screen.getByLabelText('兑换码')).toHaveValue('')
+    await waitFor(() => expect(selfCalls).toBeGreaterThan(before))
+  })
+
+  it('an invalid code is reported by the central handler', async () => {
+    signIn()
+    renderApp('/panel/topup')
+    const user = userEvent.setup()
+    await user.type(await screen.findByLabelText('兑换码'), 'nope')
+    await user.click(screen.getByTestId('topup-submit'))
+    expect(await screen.findByText('错误：the code is invalid or has already been used')).toBeInTheDocument()
+    expect(screen.queryByTestId('topup-result')).not.toBeInTheDocument()
+    expect(within(screen.getByTestId('topup-form')).getByLabelText('兑换码')).toHaveValue('nope')
+  })
+})

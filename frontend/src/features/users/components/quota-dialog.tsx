@@ -1,0 +1,105 @@
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useEffect, useMemo } from 'react'
+import { useForm, useWatch } from 'react-hook-form'
+import { useTranslation } from 'react-i18next'
+import { Button } from '@/components/ui/button'
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
+import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { Input } from '@/components/ui/input'
+import { Spinner } from '@/components/ui/spinner'
+import { renderQuota } from '@/lib/format'
+import { notify } from '@/lib/toast'
+import { useSiteInfo } from '@/stores/site'
+import { useChangeQuota } from '../api/change-quota'
+import { createQuotaSchema, type QuotaFormValues } from '../schemas'
+import type { ManagedUser } from '../types'
+
+/** Add (positive) or deduct (negative) quota with a remark; never more than the balance. */
+export function QuotaDialog({ user, onClose }: { user: ManagedUser | null; onClose: () => void }) {
+  const { t } = useTranslation()
+  const { display_in_currency, quota_per_unit } = useSiteInfo()
+  const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
+  const balance = user?.quota ?? 0
+  const schema = useMemo(() => createQuotaSchema(t, balance), [t, balance])
+  const form = useForm<QuotaFormValues, unknown, { quota: number; remark: string }>({
+    resolver: zodResolver(schema),
+    defaultValues: { amount: '', remark: '' },
+  })
+  const mutation = useChangeQuota()
+
+  useEffect(() => {
+    if (user) form.reset({ amount: '', remark: '' })
+  }, [user, form])
+
+  const amountText = useWatch({ control: form.control, name: 'amount' }).trim()
+  const preview = /^-?\d+$/.test(amountText) && Number(amountText) !== 0
+    ? t('users:quota.preview', {
+        change: renderQuota(Number(amountText), display),
+        after: renderQuota(balance + Number(amountText), display),
+      })
+    : undefined
+
+  const onSubmit = form.handleSubmit(async (body) => {
+    if (!user) return
+    try {
+      await mutation.mutateAsync({ id: user.id, ...body })
+      notify.success(t('users:toast.quotaChanged'))
+      onClose()
+    } catch {
+      // Shown by the central error handler.
+    }
+  })
+
+  return (
+    <Dialog open={user !== null} onOpenChange={(open) => !open && onClose()}>
+      <DialogContent closeLabel={t('common:actions.close')} data-testid="user-quota-dialog">
+        <DialogHeader>
+          <DialogTitle>{t('users:quota.title', { name: user?.username ?? '' })}</DialogTitle>
+          <DialogDescription data-testid="user-quota-balance">
+            {t('users:quota.balance', { balance: renderQuota(balance, display) })}
+          </DialogDescription>
+        </DialogHeader>
+        <Form {...form}>
+          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="user-quota-form">
+            <FormField
+              control={form.control}
+              name="amount"
+              render={({ field }) => (
+                <FormItem>
+                  <FormLabel>{t('users:quota.amount')}</FormLabel>
+                  <FormControl>
+                    <Input type="number" step={1} inputMode="numeric" {...field} />
+                  </FormControl>
+                  <FormDescription>{preview ?? t('users:quota.amountHint')}</FormDescription>
+                  <FormMessage />
+                </FormItem>
+              )}
+            />
+            <FormField
+              control={form.control}
+              name="remark"
+              render={({ field }) => (
+                <FormItem>
+                  <FormLabel>{t('users:quota.remark')}</FormLabel>
+                  <FormControl>
+                    <Input autoComplete="off" placeholder={t('users:quota.remarkPlaceholder')} {...field} />
+                  </FormControl>
+                  <FormMessage />
+                </FormItem>
+              )}
+            />
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={onClose}>
+                {t('common:actions.cancel')}
+              </Button>
+              <Button type="submit" disabled={mutation.isPending} data-testid="user-quota-submit">
+                {mutation.isPending && <Spinner />}
+                {t('users:quota.submit')}
+              </Button>
+            </DialogFooter>
+          </form>
+        </Form>
+      </DialogContent>
+    </Dialog>
+  )
+}

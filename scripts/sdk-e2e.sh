@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end tests with the official `openai` Python SDK (tests/e2e_sdk): the real Switchboard
+# End-to-end tests with the official `openai`, `anthropic` and `google-genai` Python SDKs
+# (tests/e2e_sdk): the real Switchboard
 # (debug build) on a fresh SQLite database and the mock upstream, both on free ports of
 # 127.0.0.1, driven by pytest from a virtualenv in .venv.
 #

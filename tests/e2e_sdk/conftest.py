@@ -1,4 +1,4 @@
-"""Fixtures for the OpenAI SDK end-to-end tests.
+"""Fixtures for the SDK end-to-end tests (openai, anthropic, google-genai).
 
 scripts/sdk-e2e.sh starts the real Switchboard and the mock upstream and exports:
 
@@ -12,6 +12,7 @@ with unique names and removed or restored afterwards, so tests do not depend on 
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -124,17 +125,21 @@ def make_channel(admin: httpx.Client, env: Env) -> Iterator[Callable[..., int]]:
     created: list[int] = []
 
     def make(models: list[str] | str, key: str = "sk-mock-ok", priority: int = 0, weight: int = 1,
-             group: str = "default", name: str | None = None) -> int:
-        data = call(admin, "POST", "/api/channel", {
+             group: str = "default", name: str | None = None, channel_type: int = 1,
+             model_mapping: dict[str, str] | None = None) -> int:
+        body = {
             "name": name or unique("sdk-e2e"),
-            "type": 1,
+            "type": channel_type,
             "key": key,
             "base_url": env.mock_url,
             "models": models if isinstance(models, str) else ",".join(models),
             "group": group,
             "priority": priority,
             "weight": weight,
-        })
+        }
+        if model_mapping:
+            body["model_mapping"] = json.dumps(model_mapping)
+        data = call(admin, "POST", "/api/channel", body)
         assert data["count"] == 1, data
         channel_id = data["ids"][0]
         created.append(channel_id)

@@ -73,6 +73,8 @@ pub const TYPE_AWS_BEDROCK: i32 = 32;
 pub const TYPE_DEEPSEEK: i32 = 28;
 pub const TYPE_OLLAMA: i32 = 39;
 pub const TYPE_VERTEX_AI: i32 = 42;
+pub const TYPE_COHERE: i32 = 36;
+pub const TYPE_JINA: i32 = 47;
 pub const TYPE_XAI: i32 = 49;
 
 const fn ct(

@@ -143,6 +143,10 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("ChannelDisableThreshold", float(0.0, 3_600.0), "5"),
     def("DisableChannelKeywords", TEXT, "Your credit balance is too low\nThis organization has been disabled.\nYou exceeded your current quota\nPermission denied\nThe security token included in the request is invalid\nOperation not allowed\nYour account is not authorized"),
     def("ChannelTestFrequency", int(0, 100_000), "0"),
+    // Inbound protocols besides OpenAI's: Anthropic Messages (`/v1/messages`,
+    // `/claude/v1/messages`) and Gemini (`/gemini/{version}/...`). Off: those paths answer 404.
+    def("ClaudeAPIEnabled", BOOL, "true"),
+    def("GeminiAPIEnabled", BOOL, "true"),
     // Money.
     def("PaymentUSDRate", float(0.0, 1_000_000.0), "7.3"),
     def("PaymentMinAmount", int(1, 1_000_000), "1"),

@@ -73,10 +73,11 @@ fn event(name: &str, v: &Value) -> Bytes {
     Bytes::from(out)
 }
 
-pub(super) fn stream(ctx: &Ctx) -> HttpResponse {
-    let mut events = vec![event(
+/// The Messages event sequence: (event name, data), and whether the stream is cut after them.
+fn stream_events(ctx: &Ctx) -> (Vec<(&'static str, Value)>, bool) {
+    let mut events = vec![(
         "message_start",
-        &json!({"type": "message_start", "message": {
+        json!({"type": "message_start", "message": {
             "id": format!("msg_mock{}", ctx.id), "type": "message", "role": "assistant",
             "model": ctx.model, "content": [], "stop_reason": null, "stop_sequence": null,
             "usage": usage(ctx, 1),
@@ -84,45 +85,73 @@ pub(super) fn stream(ctx: &Ctx) -> HttpResponse {
     )];
     let tool = tool_to_call(ctx);
     let stop = if let Some(name) = &tool {
-        events.push(event(
+        events.push((
             "content_block_start",
-            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": format!("toolu_mock{}", ctx.id), "name": name, "input": {}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": format!("toolu_mock{}", ctx.id), "name": name, "input": {}}}),
         ));
         for part in ["{\"query\":", " \"mock\"}"] {
-            events.push(event(
+            events.push((
                 "content_block_delta",
-                &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": part}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": part}}),
             ));
         }
         "tool_use"
     } else {
-        events.push(event(
+        events.push((
             "content_block_start",
-            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
         ));
-        events.push(event("ping", &json!({"type": "ping"})));
+        events.push(("ping", json!({"type": "ping"})));
         for piece in CONTENT_CHUNKS {
-            events.push(event(
+            events.push((
                 "content_block_delta",
-                &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}),
             ));
         }
         "end_turn"
     };
     if ctx.mode == Mode::Cut {
         events.truncate(4);
-        return sse(events, ctx.delay, true);
+        return (events, true);
     }
-    events.push(event(
+    events.push((
         "content_block_stop",
-        &json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_stop", "index": 0}),
     ));
-    events.push(event(
+    events.push((
         "message_delta",
-        &json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 7}}),
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 7}}),
     ));
-    events.push(event("message_stop", &json!({"type": "message_stop"})));
-    sse(events, ctx.delay, false)
+    events.push(("message_stop", json!({"type": "message_stop"})));
+    (events, false)
+}
+
+pub(super) fn stream(ctx: &Ctx) -> HttpResponse {
+    let (events, cut) = stream_events(ctx);
+    let events = events.iter().map(|(n, v)| event(n, v)).collect();
+    sse(events, ctx.delay, cut)
+}
+
+/// Bedrock's `invoke-with-response-stream`: the same events, each base64-encoded in the
+/// `bytes` field of a binary event stream `chunk` frame.
+pub(super) fn bedrock_stream(ctx: &Ctx) -> HttpResponse {
+    use base64::Engine as _;
+    let (events, cut) = stream_events(ctx);
+    let frames = events
+        .iter()
+        .map(|(_, v)| {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(v.to_string());
+            Bytes::from(super::bedrock::frame(
+                &[
+                    (":event-type", "chunk"),
+                    (":content-type", "application/json"),
+                    (":message-type", "event"),
+                ],
+                json!({ "bytes": b64 }).to_string().as_bytes(),
+            ))
+        })
+        .collect();
+    super::stream_body(frames, ctx.delay, cut, "application/vnd.amazon.eventstream")
 }
 
 pub(super) fn models() -> Value {

@@ -5,7 +5,10 @@
 //! Besides OpenAI's `/v1/...` it speaks, selected by path: Azure OpenAI
 //! (`/openai/deployments/{deployment}/...?api-version=...`, `GET /openai/models`), Anthropic
 //! Messages (`POST /v1/messages`, `GET /v1/models` with an `anthropic-version` header; see
-//! `anthropic.rs`) and Gemini (`/v1beta/models/{model}:generateContent`,
+//! `anthropic.rs`), Bedrock (`POST /model/{modelId}/invoke` and `/invoke-with-response-stream`,
+//! SigV4-signed, the key being the access key; see `bedrock.rs`), Vertex AI
+//! (`/v1/projects/{p}/locations/{r}/publishers/{google|anthropic}/models/{m}:{method}` with a
+//! `Bearer ya29.mock-...` token from its `POST /token`, which takes service-account JWTs) and Gemini (`/v1beta/models/{model}:generateContent`,
 //! `:streamGenerateContent`, `:batchEmbedContents`, `GET /v1beta/models`; see `gemini.rs`).
 //! Errors come in each protocol's own shape.
 //!
@@ -26,9 +29,15 @@
 //! | `sk-mock-nousage` | normal answers without any `usage` (streams too) |
 //! | `sk-mock-slow` | 50 ms between stream chunks; non-streamed answers after 200 ms |
 //! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
+//! | `co-...` | rerank answers in Cohere's shape (`meta.billed_units.search_units`, no `usage`) |
 //! | anything else | normal answers |
 //!
-//! Fixed answers: chat completions say [`CONTENT`] with usage 11 prompt / 7 completion tokens,
+//! Cohere's Compatibility API (`/compatibility/v1/...`) answers like `/v1/...` but refuses
+//! `stream_options` with 400, as Cohere does.
+//!
+//! Fixed answers: chat completions say [`CONTENT`] with usage 11 prompt / 7 completion tokens
+//! (a request with `tools` whose last message is not a `tool` result is answered with a call of
+//! the first function with `{"query":"mock"}`, in every protocol),
 //! completions 5 / 7, embeddings 6, rerank 10 in total, Responses 9 input / 4 output.
 //!
 //! The hot path takes no lock unless recording is on (and never across an await) and logs
@@ -47,6 +56,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod anthropic;
+mod bedrock;
 mod gemini;
 
 /// The text of every chat and text completion.
@@ -274,6 +284,12 @@ enum Route {
     GeminiEmbed,
     /// Gemini `GET /v1beta/models`.
     GeminiModels,
+    /// Bedrock `POST /model/{modelId}/invoke`.
+    BedrockInvoke,
+    /// Bedrock `POST /model/{modelId}/invoke-with-response-stream`.
+    BedrockStream,
+    /// Google OAuth `POST /token` (service-account JWT exchange, for Vertex AI).
+    Token,
 }
 
 /// The protocol a request speaks, chosen by its path.
@@ -284,6 +300,8 @@ enum Proto {
     Azure,
     Anthropic,
     Gemini,
+    /// `/model/{modelId}/invoke...`, SigV4-signed.
+    Bedrock,
 }
 
 /// The OpenAI route of a `/v1`-less path (`/chat/completions`, ...).
@@ -321,6 +339,38 @@ fn route(req: &HttpRequest) -> Option<(Route, Proto, Option<String>)> {
     if path == "/openai/models" && method == Method::GET {
         return Some((Route::Models, Proto::Azure, None));
     }
+    if path == "/token" && method == Method::POST {
+        return Some((Route::Token, Proto::Gemini, None));
+    }
+    if let Some(rest) = path.strip_prefix("/v1/projects/") {
+        // Vertex AI: {project}/locations/{region}/publishers/{publisher}/models/{model}:{method}
+        if method != Method::POST {
+            return None;
+        }
+        let (_, rest) = rest.split_once("/publishers/")?;
+        let (publisher, rest) = rest.split_once("/models/")?;
+        let (model, action) = rest.rsplit_once(':')?;
+        let routed = match (publisher, action) {
+            ("google", "generateContent") => (Route::GeminiGenerate, Proto::Gemini),
+            ("google", "streamGenerateContent") => (Route::GeminiStream, Proto::Gemini),
+            ("anthropic", "rawPredict") => (Route::Messages, Proto::Anthropic),
+            ("anthropic", "streamRawPredict") => (Route::Messages, Proto::Anthropic),
+            _ => return None,
+        };
+        return Some((routed.0, routed.1, Some(model.to_owned())));
+    }
+    if let Some(rest) = path.strip_prefix("/model/") {
+        if method != Method::POST {
+            return None;
+        }
+        let (model, action) = rest.rsplit_once('/')?;
+        let route = match action {
+            "invoke" => Route::BedrockInvoke,
+            "invoke-with-response-stream" => Route::BedrockStream,
+            _ => return None,
+        };
+        return Some((route, Proto::Bedrock, Some(bedrock::decode_model(model))));
+    }
     if path == "/v1beta/models" && method == Method::GET {
         return Some((Route::GeminiModels, Proto::Gemini, None));
     }
@@ -352,6 +402,10 @@ fn route(req: &HttpRequest) -> Option<(Route, Proto, Option<String>)> {
     }
     if path == "/v1/messages" {
         return Some((Route::Messages, Proto::Anthropic, None));
+    }
+    if let Some(rest) = path.strip_prefix("/compatibility/v1") {
+        // Cohere's OpenAI Compatibility API.
+        return Some((openai_route(rest)?, Proto::OpenAi, None));
     }
     Some((
         openai_route(path.strip_prefix("/v1")?)?,
@@ -427,6 +481,19 @@ fn failure(proto: Proto, key: &str, status: u16, openai_body: &'static str) -> H
                 status,
                 json!({"type": "error", "error": {"type": kind, "message": message}}),
             )
+        }
+        Proto::Bedrock => {
+            let (status, message) = match status {
+                401 => (
+                    403,
+                    "The security token included in the request is invalid.",
+                ),
+                429 => (429, "Too many requests, please wait before trying again."),
+                400 => (400, "Input is too long for requested model."),
+                529 | 503 => (503, "Bedrock is unable to process your request."),
+                _ => (500, "The server encountered an internal error."),
+            };
+            error(status, json!({ "message": message }))
         }
         Proto::Gemini => {
             let (status, code, message, reason) = match (key, status) {
@@ -505,6 +572,10 @@ fn request_key(req: &HttpRequest) -> String {
             .filter(|v| !v.is_empty())
     };
     if let Some(a) = h("authorization") {
+        if let Some(rest) = a.strip_prefix("AWS4-HMAC-SHA256 Credential=") {
+            // SigV4: the access key.
+            return rest.split('/').next().unwrap_or_default().to_owned();
+        }
         return a
             .strip_prefix("Bearer ")
             .or_else(|| a.strip_prefix("bearer "))
@@ -567,10 +638,31 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
             json!({"error": {"code": "404", "message": "Resource not found"}}),
         );
     }
-    if proto == Proto::Anthropic && !req.headers().contains_key("anthropic-version") {
+    let vertex = req.path().starts_with("/v1/projects/");
+    if route == Route::Token {
+        return vertex_token(&body);
+    }
+    if vertex && !auth.starts_with("Bearer ya29.mock-") {
+        return error(
+            401,
+            json!({"error": {"code": 401, "message": "Request had invalid authentication credentials.", "status": "UNAUTHENTICATED"}}),
+        );
+    }
+    if proto == Proto::Anthropic && !vertex && !req.headers().contains_key("anthropic-version") {
         return error(
             400,
             json!({"type": "error", "error": {"type": "invalid_request_error", "message": "anthropic-version: header is required"}}),
+        );
+    }
+    if proto == Proto::Bedrock && !bedrock::signed(&req) {
+        return error(403, json!({"message": "Missing Authentication Token"}));
+    }
+    if req.path().starts_with("/compatibility/")
+        && matches!(&parsed, Ok(v) if v.get("stream_options").is_some())
+    {
+        return error(
+            400,
+            json!({"message": "invalid request: stream_options is not supported"}),
         );
     }
     let mode = mode(&key);
@@ -584,7 +676,9 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
         );
     };
     let model = match body_json.get("model").and_then(Value::as_str) {
-        _ if proto == Proto::Gemini => path_model.unwrap_or_default(),
+        _ if matches!(proto, Proto::Gemini | Proto::Bedrock) || vertex => {
+            path_model.unwrap_or_default()
+        }
         Some(m) => m.to_owned(),
         None if multipart => form_field(&body, "model")
             .or(path_model)
@@ -596,7 +690,7 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
             _ => String::new(),
         },
     };
-    let stream = route == Route::GeminiStream
+    let stream = matches!(route, Route::GeminiStream | Route::BedrockStream)
         || body_json
             .get("stream")
             .and_then(Value::as_bool)
@@ -628,6 +722,7 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
                 | Route::Responses
                 | Route::Messages
                 | Route::GeminiStream
+                | Route::BedrockStream
         );
     if !streams && mode == Mode::Slow {
         actix_web::rt::time::sleep(SLOW_ANSWER).await;
@@ -644,6 +739,7 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
         Route::Images => json_ok(&images(&ctx)),
         Route::Speech => speech(),
         Route::Transcriptions | Route::Translations => transcription(&ctx),
+        Route::Rerank if key.starts_with("co-") => json_ok(&cohere_rerank(&ctx)),
         Route::Rerank => json_ok(&rerank(&ctx)),
         Route::Models => json_ok(&models()),
         Route::Messages if streams => anthropic::stream(&ctx),
@@ -653,6 +749,9 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
         Route::GeminiGenerate => json_ok(&gemini::generate(&ctx)),
         Route::GeminiEmbed => json_ok(&gemini::embed(&ctx)),
         Route::GeminiModels => json_ok(&gemini::models()),
+        Route::BedrockStream => anthropic::bedrock_stream(&ctx),
+        Route::BedrockInvoke => json_ok(&anthropic::message(&ctx)),
+        Route::Token => vertex_token(&body),
     }
 }
 
@@ -685,7 +784,47 @@ fn completion_usage() -> Value {
     json!({"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12})
 }
 
+/// The function to call: the first of `tools`, unless the last message is a tool result.
+fn tool_to_call(ctx: &Ctx) -> Option<String> {
+    let name = ctx
+        .body
+        .pointer("/tools/0/function/name")
+        .and_then(Value::as_str)?
+        .to_owned();
+    let last = ctx
+        .body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())?;
+    (last.get("role").and_then(Value::as_str) != Some("tool")).then_some(name)
+}
+
+/// The arguments of the mock's tool calls, as streamed.
+const TOOL_ARGUMENT_CHUNKS: [&str; 2] = ["{\"query\":", " \"mock\"}"];
+
 fn chat(ctx: &Ctx) -> Value {
+    if let Some(name) = tool_to_call(ctx) {
+        let mut v = json!({
+            "id": format!("chatcmpl-mock{}", ctx.id),
+            "object": "chat.completion",
+            "created": ctx.created,
+            "model": ctx.model,
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": null, "refusal": null, "tool_calls": [{
+                    "id": format!("call_mock{}", ctx.id),
+                    "type": "function",
+                    "function": {"name": name, "arguments": TOOL_ARGUMENT_CHUNKS.concat()},
+                }]},
+                "logprobs": null,
+                "finish_reason": "tool_calls"
+            }]
+        });
+        if ctx.usage() {
+            v["usage"] = chat_usage();
+        }
+        return v;
+    }
     let mut v = json!({
         "id": format!("chatcmpl-mock{}", ctx.id),
         "object": "chat.completion",
@@ -740,14 +879,30 @@ fn chat_stream(ctx: &Ctx) -> HttpResponse {
         json!({"role": "assistant", "content": "", "refusal": null}),
         Value::Null,
     ));
-    for piece in CONTENT_CHUNKS {
-        events.push(chunk(json!({"content": piece}), Value::Null));
+    let tool = tool_to_call(ctx);
+    if let Some(name) = &tool {
+        events.push(chunk(
+            json!({"tool_calls": [{"index": 0, "id": format!("call_mock{}", ctx.id), "type": "function",
+                "function": {"name": name, "arguments": ""}}]}),
+            Value::Null,
+        ));
+        for piece in TOOL_ARGUMENT_CHUNKS {
+            events.push(chunk(
+                json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}),
+                Value::Null,
+            ));
+        }
+    } else {
+        for piece in CONTENT_CHUNKS {
+            events.push(chunk(json!({"content": piece}), Value::Null));
+        }
     }
     if ctx.mode == Mode::Cut {
         events.truncate(3);
         return sse(events, ctx.delay, true);
     }
-    events.push(chunk(json!({}), json!("stop")));
+    let finish = if tool.is_some() { "tool_calls" } else { "stop" };
+    events.push(chunk(json!({}), json!(finish)));
     if with_usage {
         events.push(data(&json!({
             "id": id,
@@ -1051,6 +1206,41 @@ fn transcription(ctx: &Ctx) -> HttpResponse {
     }
 }
 
+/// Google's OAuth token endpoint for service-account JWTs: `grant_type` must be the JWT bearer
+/// grant and `assertion` a three-part JWT; the token is `ya29.mock-<n>`.
+fn vertex_token(body: &[u8]) -> HttpResponse {
+    let form = String::from_utf8_lossy(body);
+    let field = |name: &str| {
+        form.split('&')
+            .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+            .unwrap_or("")
+            .to_owned()
+    };
+    let grant_ok = field("grant_type") == "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer";
+    if !grant_ok || field("assertion").split('.').count() != 3 {
+        return error(
+            400,
+            json!({"error": "invalid_grant", "error_description": "Invalid JWT Signature."}),
+        );
+    }
+    static ISSUED: AtomicU64 = AtomicU64::new(0);
+    let n = ISSUED.fetch_add(1, Ordering::Relaxed);
+    json_ok(
+        &json!({"access_token": format!("ya29.mock-{n}"), "expires_in": 3599, "token_type": "Bearer"}),
+    )
+}
+
+/// Cohere's rerank answer: the same results, `meta` instead of `usage`.
+fn cohere_rerank(ctx: &Ctx) -> Value {
+    let mut v = rerank(ctx);
+    if let Some(o) = v.as_object_mut() {
+        o.remove("usage");
+        o.remove("model");
+    }
+    v["meta"] = json!({"api_version": {"version": "1"}, "billed_units": {"search_units": 1}});
+    v
+}
+
 fn rerank(ctx: &Ctx) -> Value {
     let docs: &[Value] = ctx
         .body
@@ -1114,6 +1304,17 @@ fn data(v: &Value) -> Bytes {
 /// An SSE response sending each event as its own chunk, `delay` apart; `cut` ends it with an
 /// error, which makes the server drop the connection without finishing the body.
 fn sse(events: Vec<Bytes>, delay: Duration, cut: bool) -> HttpResponse {
+    stream_body(events, delay, cut, "text/event-stream")
+}
+
+/// A streamed body of `events` with `content_type`, cut (the connection dropped) after them
+/// when `cut`.
+fn stream_body(
+    events: Vec<Bytes>,
+    delay: Duration,
+    cut: bool,
+    content_type: &'static str,
+) -> HttpResponse {
     let items = events
         .into_iter()
         .map(Some)
@@ -1141,7 +1342,7 @@ fn sse(events: Vec<Bytes>, delay: Duration, cut: bool) -> HttpResponse {
         Some((out, items))
     });
     HttpResponse::Ok()
-        .content_type("text/event-stream")
+        .content_type(content_type)
         .insert_header(("cache-control", "no-cache"))
         .streaming(body)
 }

@@ -1,5 +1,5 @@
-//! The endpoints the relay serves: OpenAI's, plus Anthropic's Messages API (`/v1/messages`,
-//! served natively by Anthropic channels).
+//! The endpoints the relay serves: OpenAI's, plus Anthropic's Messages API (`/v1/messages`)
+//! and Gemini's `generateContent` (`/gemini/{version}/models/{model}:{method}`).
 
 /// One relayed OpenAI endpoint. Paths are the `/v1` ones; channel base URLs are stored without
 /// `/v1`, so `base_url + path()` is the upstream URL.
@@ -17,11 +17,15 @@ pub enum Endpoint {
     Responses,
     /// Anthropic Messages (`POST /v1/messages`), in Anthropic's own protocol.
     Messages,
+    /// Gemini `generateContent` and `streamGenerateContent` (`POST
+    /// /gemini/{version}/models/{model}:{method}`), in Gemini's own protocol. The model comes
+    /// from the path, not the body.
+    GenerateContent,
 }
 
 impl Endpoint {
     /// Every endpoint, in declaration order.
-    pub const ALL: [Endpoint; 11] = [
+    pub const ALL: [Endpoint; 12] = [
         Endpoint::ChatCompletions,
         Endpoint::Completions,
         Endpoint::Embeddings,
@@ -33,9 +37,11 @@ impl Endpoint {
         Endpoint::Rerank,
         Endpoint::Responses,
         Endpoint::Messages,
+        Endpoint::GenerateContent,
     ];
 
-    /// The request path, including `/v1`.
+    /// The request path, including `/v1` (for [`Endpoint::GenerateContent`], Gemini's path
+    /// pattern, which is not served under `/v1`).
     pub fn path(self) -> &'static str {
         match self {
             Endpoint::ChatCompletions => "/v1/chat/completions",
@@ -49,6 +55,7 @@ impl Endpoint {
             Endpoint::Rerank => "/v1/rerank",
             Endpoint::Responses => "/v1/responses",
             Endpoint::Messages => "/v1/messages",
+            Endpoint::GenerateContent => "/v1beta/models/{model}:generateContent",
         }
     }
 
@@ -77,6 +84,16 @@ impl Endpoint {
     /// Whether the client speaks Anthropic's protocol (requests, answers and errors).
     pub fn is_anthropic(self) -> bool {
         self == Endpoint::Messages
+    }
+
+    /// Whether the client speaks Gemini's protocol (requests, answers and errors).
+    pub fn is_gemini(self) -> bool {
+        self == Endpoint::GenerateContent
+    }
+
+    /// Served under `/v1` at [`Endpoint::path`] (every endpoint but Gemini's).
+    pub fn under_v1(self) -> bool {
+        !self.is_gemini()
     }
 
     /// The model used when the client sends none, for endpoints where OpenAI has a default.

@@ -8,9 +8,11 @@
 //! fed every forwarded chunk, after a [`StreamTranslator`] for families whose streams are not
 //! OpenAI's.
 
+pub mod aws;
 pub mod client;
 pub mod endpoint;
 pub mod error;
+pub mod messages;
 pub mod provider;
 pub mod providers;
 pub mod remote;

@@ -2,11 +2,13 @@
 //! own file under `providers/`. Every family answers the same questions: build the upstream
 //! request, read the usage of a response, observe a stream, classify a failure, list the
 //! models, read the balance. All OpenAI-compatible vendors share one adapter configured by base
-//! URL; Azure OpenAI, Anthropic and Gemini have their own (Bedrock and Vertex will be further
-//! variants).
+//! URL; Azure OpenAI, Anthropic, Gemini, Bedrock, Vertex AI and the rerank vendors (Cohere,
+//! Jina) have their own.
 //!
-//! Clients speak OpenAI's protocol (and, for Anthropic channels only, Anthropic's Messages API,
-//! passed through). Families that answer in OpenAI's shape (OpenAI compatible, Azure) are passed
+//! Clients speak OpenAI's protocol, Anthropic's Messages API (passed through to Anthropic
+//! channels, translated to and from chat completions for OpenAI-protocol channels, see
+//! [`crate::messages`]) or, for Gemini channels only, Gemini's generateContent (passed
+//! through). Families that answer in OpenAI's shape (OpenAI compatible, Azure) are passed
 //! through byte for byte; the others (Anthropic, Gemini) are translated: [`Provider::answer`]
 //! turns a whole answer into OpenAI's shape and a [`StreamTranslator`] turns their SSE into
 //! OpenAI `chat.completion.chunk` events as they arrive.
@@ -23,8 +25,11 @@ use crate::endpoint::Endpoint;
 use crate::error::{OpenAiErrorBody, RelayError};
 use crate::providers::anthropic::Anthropic;
 use crate::providers::azure::Azure;
+use crate::providers::bedrock::Bedrock;
 use crate::providers::gemini::Gemini;
 use crate::providers::openai::OpenAiCompatible;
+use crate::providers::rerank::RerankVendor;
+use crate::providers::vertex::Vertex;
 use crate::request::RelayRequest;
 use crate::stream::SseTap;
 use crate::translate::StreamTranslator;
@@ -127,6 +132,13 @@ pub enum Provider {
     Azure(Azure),
     Anthropic(Anthropic),
     Gemini(Gemini),
+    /// Cohere (rerank, and chat and embeddings through its Compatibility API) and Jina
+    /// (rerank).
+    Rerank(RerankVendor),
+    /// AWS Bedrock, Anthropic models.
+    Bedrock(Bedrock),
+    /// Google Vertex AI, Gemini and Anthropic models.
+    Vertex(Vertex),
 }
 
 /// A non-streamed answer ready for the client, and the usage to bill.
@@ -142,11 +154,18 @@ impl Provider {
     /// The adapter for a channel type, `None` for types whose family is not implemented yet.
     /// Unknown type ids are treated as OpenAI-compatible (like the "Custom" type).
     pub fn for_channel_type(channel_type: i32) -> Option<Provider> {
-        use switchboard_domain::channel::{TYPE_ANTHROPIC, TYPE_AZURE, TYPE_GEMINI};
+        use switchboard_domain::channel::{
+            TYPE_ANTHROPIC, TYPE_AWS_BEDROCK, TYPE_AZURE, TYPE_COHERE, TYPE_GEMINI, TYPE_JINA,
+            TYPE_VERTEX_AI,
+        };
         match channel_type {
             TYPE_AZURE => return Some(Provider::Azure(Azure)),
             TYPE_ANTHROPIC => return Some(Provider::Anthropic(Anthropic)),
             TYPE_GEMINI => return Some(Provider::Gemini(Gemini)),
+            TYPE_COHERE => return Some(Provider::Rerank(RerankVendor::Cohere)),
+            TYPE_AWS_BEDROCK => return Some(Provider::Bedrock(Bedrock)),
+            TYPE_VERTEX_AI => return Some(Provider::Vertex(Vertex)),
+            TYPE_JINA => return Some(Provider::Rerank(RerankVendor::Jina)),
             _ => {}
         }
         match switchboard_domain::channel::channel_type(channel_type) {
@@ -162,12 +181,21 @@ impl Provider {
             Provider::Azure(p) => p.supports(endpoint),
             Provider::Anthropic(p) => p.supports(endpoint),
             Provider::Gemini(p) => p.supports(endpoint),
+            Provider::Rerank(p) => p.supports(endpoint),
+            Provider::Bedrock(p) => p.supports(endpoint),
+            Provider::Vertex(p) => p.supports(endpoint),
         }
     }
 
     /// Whether answers are translated into OpenAI's shape (rather than passed through).
     pub fn translates(&self) -> bool {
-        matches!(self, Provider::Anthropic(_) | Provider::Gemini(_))
+        matches!(
+            self,
+            Provider::Anthropic(_)
+                | Provider::Gemini(_)
+                | Provider::Bedrock(_)
+                | Provider::Vertex(_)
+        )
     }
 
     /// The upstream request for `req` on `target`, ready to `send()`.
@@ -187,10 +215,51 @@ impl Provider {
         content_type: Option<&str>,
     ) -> Result<reqwest::RequestBuilder, RelayError> {
         match self {
+            // Messages clients on OpenAI-protocol channels: sent as a chat request.
+            Provider::OpenAiCompatible(p) if req.endpoint == Endpoint::Messages => p.build(
+                client,
+                target,
+                &crate::messages::chat_request(req)?,
+                None,
+                None,
+            ),
+            Provider::Azure(p) if req.endpoint == Endpoint::Messages => p.build(
+                client,
+                target,
+                &crate::messages::chat_request(req)?,
+                None,
+                None,
+            ),
             Provider::OpenAiCompatible(p) => p.build(client, target, req, raw_body, content_type),
             Provider::Azure(p) => p.build(client, target, req, raw_body, content_type),
             Provider::Anthropic(p) => p.build(client, target, req, raw_body),
             Provider::Gemini(p) => p.build(client, target, req),
+            Provider::Rerank(p) => p.build(client, target, req, raw_body),
+            Provider::Bedrock(p) => p.build(client, target, req),
+            Provider::Vertex(p) => {
+                let token = crate::providers::vertex::cached_token(target).ok_or_else(|| {
+                    RelayError::Channel(format!(
+                        "channel {} has no Vertex AI access token yet (Provider::authorize)",
+                        target.id
+                    ))
+                })?;
+                p.build(client, target, req, &token)
+            }
+        }
+    }
+
+    /// Gets what a request needs before [`Provider::build`]: Vertex AI's OAuth access token
+    /// (cached until it expires). Nothing for the other families.
+    pub async fn authorize(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+    ) -> Result<(), UpstreamFailure> {
+        match self {
+            Provider::Vertex(_) => crate::providers::vertex::access_token(client, target)
+                .await
+                .map(|_| ()),
+            _ => Ok(()),
         }
     }
 
@@ -202,6 +271,9 @@ impl Provider {
             }
             Provider::Anthropic(_) => crate::providers::anthropic::response_usage(body),
             Provider::Gemini(_) => crate::providers::gemini::response_usage(body),
+            Provider::Rerank(_) => crate::providers::rerank::usage_of(body),
+            Provider::Bedrock(_) => crate::providers::anthropic::response_usage(body),
+            Provider::Vertex(_) => crate::providers::vertex::response_usage(body),
         }
     }
 
@@ -211,11 +283,28 @@ impl Provider {
     /// upstream failure (502, not retried: the upstream did the work).
     pub fn answer(&self, req: &RelayRequest, body: Vec<u8>) -> Result<Answer, UpstreamFailure> {
         match self {
+            Provider::OpenAiCompatible(_) | Provider::Azure(_)
+                if req.endpoint == Endpoint::Messages =>
+            {
+                crate::messages::answer(req, &body)
+            }
+            // Rerank tokens are input (see `providers::rerank`).
+            Provider::OpenAiCompatible(_) if req.endpoint == Endpoint::Rerank => Ok(Answer {
+                usage: crate::providers::rerank::usage_of(&body),
+                body,
+            }),
             Provider::OpenAiCompatible(_) | Provider::Azure(_) => Ok(Answer {
                 usage: crate::usage::from_openai_bytes(&body),
                 body,
             }),
+            Provider::Rerank(v) => crate::providers::rerank::answer(*v, req, body),
+            Provider::Bedrock(_) => crate::providers::anthropic::answer(req, body),
+            Provider::Vertex(_) => crate::providers::vertex::answer(req, body),
             Provider::Anthropic(_) => crate::providers::anthropic::answer(req, body),
+            Provider::Gemini(_) if req.endpoint == Endpoint::GenerateContent => Ok(Answer {
+                usage: crate::providers::gemini::response_usage(&body),
+                body,
+            }),
             Provider::Gemini(_) => crate::providers::gemini::answer(req, &body),
         }
     }
@@ -231,12 +320,22 @@ impl Provider {
     /// Messages clients). `None`: pass the stream through to client and tap.
     pub fn stream_translator(&self, req: &RelayRequest) -> Option<StreamTranslator> {
         match self {
-            Provider::OpenAiCompatible(_) | Provider::Azure(_) => None,
+            Provider::OpenAiCompatible(_) | Provider::Azure(_)
+                if req.endpoint == Endpoint::Messages =>
+            {
+                Some(StreamTranslator::messages(&req.model))
+            }
+            Provider::OpenAiCompatible(_) | Provider::Azure(_) | Provider::Rerank(_) => None,
             Provider::Anthropic(_) if req.endpoint == Endpoint::Messages => {
                 Some(StreamTranslator::anthropic_observer(&req.model))
             }
             Provider::Anthropic(_) => Some(StreamTranslator::anthropic(&req.model)),
+            Provider::Gemini(_) if req.endpoint == Endpoint::GenerateContent => {
+                Some(StreamTranslator::gemini_observer(&req.model))
+            }
             Provider::Gemini(_) => Some(StreamTranslator::gemini(&req.model)),
+            Provider::Bedrock(_) => Some(StreamTranslator::bedrock(&req.model)),
+            Provider::Vertex(_) => Some(StreamTranslator::vertex(&req.model)),
         }
     }
 
@@ -244,7 +343,7 @@ impl Provider {
     /// extra auto-disable keywords.
     pub fn classify(&self, status: u16, body: &[u8], disable_keywords: &[&str]) -> UpstreamFailure {
         match self {
-            Provider::OpenAiCompatible(_) | Provider::Azure(_) => {
+            Provider::OpenAiCompatible(_) | Provider::Azure(_) | Provider::Rerank(_) => {
                 classify_openai(status, body, disable_keywords)
             }
             Provider::Anthropic(_) => {
@@ -252,6 +351,12 @@ impl Provider {
             }
             Provider::Gemini(_) => {
                 crate::providers::gemini::classify(status, body, disable_keywords)
+            }
+            Provider::Bedrock(_) => {
+                crate::providers::bedrock::classify(status, body, disable_keywords)
+            }
+            Provider::Vertex(_) => {
+                crate::providers::vertex::classify(status, body, disable_keywords)
             }
         }
     }
@@ -267,6 +372,17 @@ impl Provider {
             Provider::Azure(p) => p.list_models(client, target).await,
             Provider::Anthropic(p) => p.list_models(client, target).await,
             Provider::Gemini(p) => p.list_models(client, target).await,
+            Provider::Rerank(p) => p.list_models(client, target).await,
+            // ListFoundationModels lives on another host (`bedrock.{region}`); Vertex's
+            // publisher model lists are per publisher.
+            Provider::Bedrock(_) | Provider::Vertex(_) => Err(UpstreamFailure {
+                status: 501,
+                message: "this channel type's model list is not fetched; enter the models by hand"
+                    .into(),
+                code: Some("model_list_unsupported".into()),
+                retryable: false,
+                auto_disable: false,
+            }),
         }
     }
 
@@ -279,7 +395,12 @@ impl Provider {
     ) -> Result<Option<f64>, UpstreamFailure> {
         match self {
             Provider::OpenAiCompatible(p) => p.balance(client, target).await.map(Some),
-            Provider::Azure(_) | Provider::Anthropic(_) | Provider::Gemini(_) => Ok(None),
+            Provider::Azure(_)
+            | Provider::Anthropic(_)
+            | Provider::Gemini(_)
+            | Provider::Rerank(_)
+            | Provider::Bedrock(_)
+            | Provider::Vertex(_) => Ok(None),
         }
     }
 }
@@ -424,9 +545,17 @@ mod tests {
             Provider::for_channel_type(25),
             Some(Provider::Gemini(_))
         ));
+        assert!(matches!(
+            Provider::for_channel_type(32),
+            Some(Provider::Bedrock(_))
+        ));
+        assert!(matches!(
+            Provider::for_channel_type(42),
+            Some(Provider::Vertex(_))
+        ));
         assert!(
-            Provider::for_channel_type(32).is_none(),
-            "Bedrock has no adapter yet"
+            Provider::for_channel_type(15).is_none(),
+            "Baidu has no adapter yet"
         );
         assert!(Provider::for_channel_type(9999).is_some());
     }

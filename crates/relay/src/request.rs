@@ -80,6 +80,40 @@ impl RelayRequest {
         })
     }
 
+    /// Parses a Gemini `generateContent` body for `model` (from the path; a `models/` prefix is
+    /// dropped). `stream` is the method (`streamGenerateContent`); the output limit is
+    /// `generationConfig.maxOutputTokens`.
+    pub fn parse_gemini(model: &str, stream: bool, bytes: &[u8]) -> Result<Self, RelayError> {
+        let body: Value = serde_json::from_slice(bytes).map_err(|e| {
+            RelayError::InvalidRequest(format!("the request body is not valid JSON: {e}"))
+        })?;
+        if !body.is_object() {
+            return Err(RelayError::InvalidRequest(
+                "the request body must be a JSON object".into(),
+            ));
+        }
+        let model = model.trim();
+        let model = model.strip_prefix("models/").unwrap_or(model);
+        if model.is_empty() {
+            return Err(RelayError::MissingModel);
+        }
+        let max_tokens = match body.pointer("/generationConfig/maxOutputTokens") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(as_integer(v).ok_or_else(|| {
+                RelayError::InvalidRequest(
+                    "generationConfig.maxOutputTokens must be an integer".into(),
+                )
+            })?),
+        };
+        Ok(RelayRequest {
+            endpoint: Endpoint::GenerateContent,
+            body,
+            model: model.to_owned(),
+            stream,
+            max_tokens,
+        })
+    }
+
     /// Builds the request for a multipart endpoint (audio transcriptions and translations) from
     /// its form fields `model` (required) and `stream` (`"true"` streams). `body` is
     /// `Value::Null`: the raw bytes are forwarded.
@@ -244,6 +278,24 @@ mod tests {
 
     fn parse(endpoint: Endpoint, v: Value) -> Result<RelayRequest, RelayError> {
         RelayRequest::parse(endpoint, v.to_string().as_bytes())
+    }
+
+    #[test]
+    fn parses_gemini_bodies() {
+        let body = json!({"contents": [], "generationConfig": {"maxOutputTokens": 64}});
+        let r =
+            RelayRequest::parse_gemini("models/gemini-2.5-pro", true, body.to_string().as_bytes())
+                .unwrap();
+        assert_eq!(r.endpoint, Endpoint::GenerateContent);
+        assert_eq!(
+            (r.model.as_str(), r.stream, r.max_tokens),
+            ("gemini-2.5-pro", true, Some(64))
+        );
+        assert_eq!(r.body, body);
+        assert!(RelayRequest::parse_gemini("m", false, b"[]").is_err());
+        assert!(RelayRequest::parse_gemini("", false, b"{}").is_err());
+        let bad = json!({"generationConfig": {"maxOutputTokens": "many"}});
+        assert!(RelayRequest::parse_gemini("m", false, bad.to_string().as_bytes()).is_err());
     }
 
     #[test]

@@ -205,6 +205,24 @@ fn estimate_prompt_with(encoding: Encoding, endpoint: Endpoint, body: &Value) ->
             c.tokens += REPLY_PRIMING;
             c.json(body.get("tools"));
         }
+        Endpoint::GenerateContent => {
+            if let Some(parts) = body
+                .pointer("/systemInstruction/parts")
+                .and_then(Value::as_array)
+            {
+                c.gemini_parts(parts);
+            }
+            if let Some(contents) = body.get("contents").and_then(Value::as_array) {
+                for m in contents {
+                    c.tokens += TOKENS_PER_MESSAGE;
+                    if let Some(parts) = m.get("parts").and_then(Value::as_array) {
+                        c.gemini_parts(parts);
+                    }
+                }
+            }
+            c.tokens += REPLY_PRIMING;
+            c.json(body.get("tools"));
+        }
     }
     c.tokens
 }
@@ -284,6 +302,21 @@ impl Counter {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Gemini parts: `text`, function calls and responses (their JSON), inline or file data
+    /// (images) at [`UNKNOWN_IMAGE_TOKENS`] each.
+    fn gemini_parts(&mut self, parts: &[Value]) {
+        for p in parts {
+            if let Some(Value::String(s)) = p.get("text") {
+                self.push(s);
+            }
+            self.json(p.get("functionCall"));
+            self.json(p.get("functionResponse"));
+            if p.get("inlineData").is_some() || p.get("fileData").is_some() {
+                self.tokens += UNKNOWN_IMAGE_TOKENS;
+            }
         }
     }
 
@@ -483,6 +516,35 @@ pub fn image_dimensions(b: &[u8]) -> Option<(u32, u32)> {
 mod fast_tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn gemini_contents_are_counted_like_messages() {
+        let chat = json!({"messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Say hello"}
+        ]});
+        let gemini = json!({
+            "systemInstruction": {"parts": [{"text": "Be brief."}]},
+            "contents": [{"role": "user", "parts": [{"text": "Say hello"}]}]
+        });
+        // One message fewer (the system instruction is not a turn) and no role names; the same
+        // text.
+        let m = "gemini-2.5-pro";
+        assert_eq!(
+            estimate_prompt(m, Endpoint::GenerateContent, &gemini),
+            estimate_prompt(m, Endpoint::ChatCompletions, &chat)
+                - 3
+                - count_text(m, "system")
+                - count_text(m, "user")
+        );
+        let image = json!({"contents": [{"role": "user", "parts": [
+            {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}
+        ]}]});
+        assert_eq!(
+            estimate_prompt_fast(Endpoint::GenerateContent, &image),
+            3 + UNKNOWN_IMAGE_TOKENS + 3
+        );
+    }
 
     #[test]
     fn the_fast_estimate_does_not_undercount_text() {

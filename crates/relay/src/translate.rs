@@ -4,8 +4,11 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::messages::MessagesStream;
 use crate::providers::anthropic::AnthropicStream;
+use crate::providers::bedrock::BedrockStream;
 use crate::providers::gemini::GeminiStream;
+use crate::providers::vertex::VertexStream;
 use crate::usage::Usage;
 
 /// Seconds since the Unix epoch (the `created` field).
@@ -155,7 +158,8 @@ pub(crate) fn parse_data_url(url: &str) -> Option<(String, String)> {
 /// a first chunk with the assistant role, content / tool-call / reasoning deltas, a chunk with
 /// the finish reason, a usage-only chunk (`"choices":[]`, always written: the api crate holds
 /// it back from clients that did not ask for usage) and `data: [DONE]`. Upstream errors become
-/// `{"error": ...}` events.
+/// `{"error": ...}` events. [`StreamTranslator::Messages`] goes the other way: OpenAI chunks to
+/// Anthropic events.
 #[derive(Debug)]
 pub enum StreamTranslator {
     Anthropic(AnthropicStream),
@@ -163,6 +167,16 @@ pub enum StreamTranslator {
     /// An Anthropic stream relayed unchanged to a Messages client: the OpenAI rendering only
     /// feeds the tap (usage, text, errors, completion).
     AnthropicObserver(AnthropicStream),
+    /// A Gemini stream relayed unchanged to a Gemini client (the rendering feeds the tap).
+    GeminiObserver(GeminiStream),
+    /// An OpenAI stream turned into Anthropic events for a Messages client: the client gets
+    /// the events, the tap the upstream's OpenAI bytes (see
+    /// [`StreamTranslator::taps_upstream`]).
+    Messages(MessagesStream),
+    /// A Bedrock event stream (binary frames of Anthropic events) into OpenAI chunks.
+    Bedrock(BedrockStream),
+    /// A Vertex AI stream (Gemini's or Anthropic's, recognised) into OpenAI chunks.
+    Vertex(VertexStream),
 }
 
 impl StreamTranslator {
@@ -179,7 +193,36 @@ impl StreamTranslator {
     /// The client receives the upstream's bytes; the output of [`StreamTranslator::feed`] is
     /// for the tap only.
     pub fn passes_through(&self) -> bool {
-        matches!(self, StreamTranslator::AnthropicObserver(_))
+        matches!(
+            self,
+            StreamTranslator::AnthropicObserver(_) | StreamTranslator::GeminiObserver(_)
+        )
+    }
+
+    /// For Bedrock `invoke-with-response-stream` streams.
+    pub fn bedrock(model: &str) -> Self {
+        StreamTranslator::Bedrock(BedrockStream::new(model))
+    }
+
+    /// For Vertex AI streams.
+    pub fn vertex(model: &str) -> Self {
+        StreamTranslator::Vertex(VertexStream::new(model))
+    }
+
+    /// For OpenAI streams to Anthropic Messages clients.
+    pub fn messages(model: &str) -> Self {
+        StreamTranslator::Messages(MessagesStream::new(model))
+    }
+
+    /// The tap reads the upstream's bytes (they are OpenAI's); the output of
+    /// [`StreamTranslator::feed`] is for the client only.
+    pub fn taps_upstream(&self) -> bool {
+        matches!(self, StreamTranslator::Messages(_))
+    }
+
+    /// For Gemini streams relayed unchanged (see [`StreamTranslator::passes_through`]).
+    pub fn gemini_observer(model: &str) -> Self {
+        StreamTranslator::GeminiObserver(GeminiStream::new(model))
     }
 
     /// For Gemini `streamGenerateContent?alt=sse` streams.
@@ -194,7 +237,12 @@ impl StreamTranslator {
             StreamTranslator::Anthropic(s) | StreamTranslator::AnthropicObserver(s) => {
                 s.feed(chunk, &mut out)
             }
-            StreamTranslator::Gemini(s) => s.feed(chunk, &mut out),
+            StreamTranslator::Gemini(s) | StreamTranslator::GeminiObserver(s) => {
+                s.feed(chunk, &mut out)
+            }
+            StreamTranslator::Messages(s) => s.feed(chunk, &mut out),
+            StreamTranslator::Bedrock(s) => s.feed(chunk, &mut out),
+            StreamTranslator::Vertex(s) => s.feed(chunk, &mut out),
         }
         out
     }
@@ -207,7 +255,10 @@ impl StreamTranslator {
             StreamTranslator::Anthropic(s) | StreamTranslator::AnthropicObserver(s) => {
                 s.finish(&mut out)
             }
-            StreamTranslator::Gemini(s) => s.finish(&mut out),
+            StreamTranslator::Gemini(s) | StreamTranslator::GeminiObserver(s) => s.finish(&mut out),
+            StreamTranslator::Messages(s) => s.finish(&mut out),
+            StreamTranslator::Bedrock(s) => s.finish(&mut out),
+            StreamTranslator::Vertex(s) => s.finish(&mut out),
         }
         out
     }
@@ -217,7 +268,11 @@ impl StreamTranslator {
     pub fn usage(&self) -> Option<Usage> {
         match self {
             StreamTranslator::Anthropic(s) | StreamTranslator::AnthropicObserver(s) => s.usage(),
-            StreamTranslator::Gemini(s) => s.usage(),
+            StreamTranslator::Gemini(s) | StreamTranslator::GeminiObserver(s) => s.usage(),
+            // The tap reads the upstream's OpenAI usage.
+            StreamTranslator::Messages(_) => None,
+            StreamTranslator::Bedrock(s) => s.usage(),
+            StreamTranslator::Vertex(s) => s.usage(),
         }
     }
 }

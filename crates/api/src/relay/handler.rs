@@ -426,11 +426,31 @@ pub async fn relay(
     body: Bytes,
     endpoint: Endpoint,
 ) -> HttpResponse {
+    if endpoint.is_anthropic() && !option_enabled(&state, "ClaudeAPIEnabled") {
+        return anthropic_error(path_not_found(&req)).await;
+    }
     let resp = relay_openai(state, req, body, endpoint).await;
     if endpoint.is_anthropic() && !resp.status().is_success() {
         return anthropic_error(resp).await;
     }
     resp
+}
+
+/// A boolean setting (`ClaudeAPIEnabled`, `GeminiAPIEnabled`).
+fn option_enabled(state: &AppState, key: &str) -> bool {
+    let snap = state.view();
+    View(&snap).bool(key)
+}
+
+/// The 404 of a path that does not exist, or of an inbound protocol switched off by its setting
+/// (OpenAI-shaped, converted to the protocol's shape by the caller).
+fn path_not_found(req: &HttpRequest) -> HttpResponse {
+    oai_error(
+        404,
+        format!("Invalid URL ({} {})", req.method(), req.path()),
+        "invalid_request_error",
+        "not_found",
+    )
 }
 
 /// `POST /claude/v1/messages` (and `/v1/messages`): Anthropic Messages, served by Anthropic
@@ -495,11 +515,278 @@ async fn anthropic_error(resp: HttpResponse) -> HttpResponse {
         .json(json!({"type": "error", "error": {"type": kind, "message": message}}))
 }
 
+/// `POST /gemini/{version}/models/{model}:{method}` (`generateContent`,
+/// `streamGenerateContent`): Gemini clients, served natively by Gemini channels. Errors come in
+/// Google's shape.
+pub async fn gemini(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
+    if !option_enabled(&state, "GeminiAPIEnabled") {
+        return gemini_error(path_not_found(&req)).await;
+    }
+    let (_version, target) = path.into_inner();
+    let (model, stream) = match target.rsplit_once(':') {
+        Some((m, "generateContent")) => (m.to_owned(), false),
+        Some((m, "streamGenerateContent")) => (m.to_owned(), true),
+        _ => return gemini_error(path_not_found(&req)).await,
+    };
+    if body.len() > state.config.relay_body_bytes {
+        let resp = oai_error(
+            413,
+            format!(
+                "The request body is larger than {} bytes.",
+                state.config.relay_body_bytes
+            ),
+            "invalid_request_error",
+            "request_too_large",
+        );
+        return gemini_error(resp).await;
+    }
+    // Without `alt=sse`, Google streams one JSON array of responses.
+    let array = stream
+        && !url::form_urlencoded::parse(req.query_string().as_bytes())
+            .any(|(k, v)| k == "alt" && v == "sse");
+    let resp = relay_parsed(state, req, body, Endpoint::GenerateContent, |b, _| {
+        RelayRequest::parse_gemini(&model, stream, b)
+    })
+    .await;
+    if !resp.status().is_success() {
+        return gemini_error(resp).await;
+    }
+    let is_sse = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    if !(array && is_sse) {
+        return resp;
+    }
+    let mut res = HttpResponse::build(resp.status());
+    for (name, value) in resp.headers() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            res.insert_header((name.clone(), value.clone()));
+        }
+    }
+    res.insert_header((header::CONTENT_TYPE, "application/json"))
+        .streaming(SseToJsonArray {
+            body: resp.into_body(),
+            reader: switchboard_relay::sse::SseReader::new(),
+            started: false,
+            done: false,
+        })
+}
+
+/// An SSE response body re-framed as the JSON array Google streams without `alt=sse`: `[`,
+/// the events' data separated by `,\r\n`, `]` (comments, such as keep-alives, dropped).
+struct SseToJsonArray {
+    body: actix_web::body::BoxBody,
+    reader: switchboard_relay::sse::SseReader,
+    started: bool,
+    done: bool,
+}
+
+impl SseToJsonArray {
+    fn frame(&mut self, events: Vec<switchboard_relay::sse::SseEvent>, out: &mut Vec<u8>) {
+        for e in events {
+            if e.data.trim().is_empty() {
+                continue;
+            }
+            out.extend_from_slice(if self.started { b",\r\n" } else { b"[" });
+            self.started = true;
+            out.extend_from_slice(e.data.as_bytes());
+        }
+    }
+}
+
+impl Stream for SseToJsonArray {
+    type Item = Result<Bytes, actix_web::Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        use actix_web::body::MessageBody;
+        let this = self.get_mut();
+        loop {
+            if this.done {
+                return Poll::Ready(None);
+            }
+            match Pin::new(&mut this.body).poll_next(cx) {
+                Poll::Ready(Some(Ok(chunk))) => {
+                    let mut events = Vec::new();
+                    this.reader.feed(&chunk, &mut events);
+                    let mut out = Vec::new();
+                    this.frame(events, &mut out);
+                    if !out.is_empty() {
+                        return Poll::Ready(Some(Ok(Bytes::from(out))));
+                    }
+                }
+                Poll::Ready(Some(Err(e))) => {
+                    this.done = true;
+                    return Poll::Ready(Some(Err(actix_web::error::ErrorBadGateway(
+                        e.to_string(),
+                    ))));
+                }
+                Poll::Ready(None) => {
+                    this.done = true;
+                    let mut events = Vec::new();
+                    this.reader.finish(&mut events);
+                    let mut out = Vec::new();
+                    this.frame(events, &mut out);
+                    out.extend_from_slice(if this.started { b"]" } else { b"[]" });
+                    return Poll::Ready(Some(Ok(Bytes::from(out))));
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+/// `GET /gemini/{version}/models`: the models this key may use that a Gemini channel serves,
+/// in Gemini's list shape.
+pub async fn gemini_models(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    if !option_enabled(&state, "GeminiAPIEnabled") {
+        return gemini_error(path_not_found(&req)).await;
+    }
+    let (token, _) = match authenticate(&state, &req).await {
+        Ok(t) => t,
+        Err(r) => return gemini_error(r).await,
+    };
+    let models: Vec<Value> = gemini_served_models(&state, &token)
+        .iter()
+        .map(|m| gemini_model_json(m))
+        .collect();
+    HttpResponse::Ok().json(json!({ "models": models }))
+}
+
+/// `GET /gemini/{version}/models/{model}`.
+pub async fn gemini_model(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
+    if !option_enabled(&state, "GeminiAPIEnabled") {
+        return gemini_error(path_not_found(&req)).await;
+    }
+    let (token, _) = match authenticate(&state, &req).await {
+        Ok(t) => t,
+        Err(r) => return gemini_error(r).await,
+    };
+    let (_version, model) = path.into_inner();
+    let model = model.strip_prefix("models/").unwrap_or(&model).to_owned();
+    if gemini_served_models(&state, &token).contains(&model) {
+        HttpResponse::Ok().json(gemini_model_json(&model))
+    } else {
+        gemini_error(model_not_found(&model)).await
+    }
+}
+
+/// The key's models that at least one Gemini channel of its group serves.
+fn gemini_served_models(state: &AppState, token: &AuthToken) -> Vec<String> {
+    let snapshot = state.relay.snapshot();
+    allowed_models(state, token)
+        .into_iter()
+        .filter(|m| {
+            snapshot.candidates(token.group(), m).iter().any(|c| {
+                snapshot.channel(c.id).is_some_and(|ch| {
+                    ch.provider
+                        .as_ref()
+                        .is_some_and(|p| p.supports(Endpoint::GenerateContent))
+                })
+            })
+        })
+        .collect()
+}
+
+fn gemini_model_json(model: &str) -> Value {
+    json!({
+        "name": format!("models/{model}"),
+        "displayName": model,
+        "supportedGenerationMethods": ["generateContent", "streamGenerateContent"],
+    })
+}
+
+/// `ANY /gemini/...` that matches no route, in Google's error shape.
+pub async fn gemini_not_found(req: HttpRequest) -> HttpResponse {
+    gemini_error(path_not_found(&req)).await
+}
+
+/// Google's canonical error statuses.
+const GOOGLE_STATUSES: [&str; 16] = [
+    "INVALID_ARGUMENT",
+    "FAILED_PRECONDITION",
+    "OUT_OF_RANGE",
+    "UNAUTHENTICATED",
+    "PERMISSION_DENIED",
+    "NOT_FOUND",
+    "ABORTED",
+    "ALREADY_EXISTS",
+    "RESOURCE_EXHAUSTED",
+    "CANCELLED",
+    "DATA_LOSS",
+    "UNKNOWN",
+    "INTERNAL",
+    "NOT_IMPLEMENTED",
+    "UNAVAILABLE",
+    "DEADLINE_EXCEEDED",
+];
+
+/// An OpenAI-shaped error answer in Google's shape (`{"error":{"code","message","status"}}`),
+/// same HTTP status. An upstream Gemini error keeps its status; the relay's own errors get the
+/// status of their HTTP code.
+async fn gemini_error(resp: HttpResponse) -> HttpResponse {
+    let status = resp.status();
+    let bytes = actix_web::body::to_bytes(resp.into_body())
+        .await
+        .unwrap_or_default();
+    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let message = v
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("the request failed");
+    let google = match v.pointer("/error/code").and_then(Value::as_str) {
+        Some(c) if GOOGLE_STATUSES.contains(&c) => c,
+        _ => match status.as_u16() {
+            400 | 413 | 422 => "INVALID_ARGUMENT",
+            401 => "UNAUTHENTICATED",
+            402 | 429 => "RESOURCE_EXHAUSTED",
+            403 => "PERMISSION_DENIED",
+            404 => "NOT_FOUND",
+            499 => "CANCELLED",
+            501 => "NOT_IMPLEMENTED",
+            502 | 503 | 529 => "UNAVAILABLE",
+            504 => "DEADLINE_EXCEEDED",
+            _ => "INTERNAL",
+        },
+    };
+    HttpResponse::build(status)
+        .json(json!({"error": {"code": status.as_u16(), "message": message, "status": google}}))
+}
+
 async fn relay_openai(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: Bytes,
     endpoint: Endpoint,
+) -> HttpResponse {
+    relay_parsed(state, req, body, endpoint, |body, content_type| {
+        if endpoint.is_multipart() {
+            RelayRequest::parse_multipart(endpoint, content_type.unwrap_or_default(), body)
+        } else {
+            RelayRequest::parse(endpoint, body)
+        }
+    })
+    .await
+}
+
+/// The relay path for a request that `parse` reads from the body (and content type) once the
+/// key is authenticated. Errors are OpenAI-shaped.
+async fn relay_parsed(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    endpoint: Endpoint,
+    parse: impl FnOnce(&[u8], Option<&str>) -> Result<RelayRequest, RelayError>,
 ) -> HttpResponse {
     let (token, pin) = match authenticate(&state, &req).await {
         Ok(t) => t,
@@ -510,11 +797,7 @@ async fn relay_openai(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let parsed = if endpoint.is_multipart() {
-        RelayRequest::parse_multipart(endpoint, content_type.as_deref().unwrap_or_default(), &body)
-    } else {
-        RelayRequest::parse(endpoint, &body)
-    };
+    let parsed = parse(&body, content_type.as_deref());
     let rreq = match parsed {
         Ok(r) => r,
         Err(e) => {
@@ -769,6 +1052,8 @@ async fn attempt_once(
         .clients
         .get(ch.target.proxy.as_deref())
         .map_err(|e| channel_error(e.to_string()))?;
+    // Vertex AI's OAuth token (cached); nothing for other families.
+    provider.authorize(&client, &ch.target).await?;
     let rb = provider
         .build(&client, &ch.target, rreq, raw, content_type)
         .map_err(|e| match e {
@@ -859,9 +1144,10 @@ async fn answer(
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| HeaderValue::from_bytes(v.as_bytes()).ok())
         .unwrap_or_else(|| HeaderValue::from_static("application/json"));
-    let is_sse = content_type
-        .to_str()
-        .is_ok_and(|c| c.starts_with("text/event-stream"));
+    // SSE, or Bedrock's binary event stream (translated into SSE).
+    let is_sse = content_type.to_str().is_ok_and(|c| {
+        c.starts_with("text/event-stream") || c.starts_with("application/vnd.amazon.eventstream")
+    });
     let request_id = billing.request_id.clone();
     let heartbeat_after = billing.token.heartbeat_after;
     if billing.is_stream && is_sse {
@@ -944,12 +1230,30 @@ async fn answer(
 }
 
 /// The generated text of a non-streamed JSON answer (for counting when the upstream reports no
-/// usage).
+/// usage): OpenAI's choices, Gemini's candidate parts or Anthropic's text blocks.
 fn completion_text(body: &[u8]) -> String {
     let Ok(v) = serde_json::from_slice::<Value>(body) else {
         return String::new();
     };
     let mut out = String::new();
+    if let Some(candidates) = v.get("candidates").and_then(Value::as_array) {
+        for c in candidates {
+            let parts = c.pointer("/content/parts").and_then(Value::as_array);
+            for p in parts.map(Vec::as_slice).unwrap_or(&[]) {
+                if let Some(t) = p.get("text").and_then(Value::as_str) {
+                    out.push_str(t);
+                }
+            }
+        }
+    }
+    if v.get("type").and_then(Value::as_str) == Some("message") {
+        let blocks = v.get("content").and_then(Value::as_array);
+        for b in blocks.map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(t) = b.get("text").and_then(Value::as_str) {
+                out.push_str(t);
+            }
+        }
+    }
     if let Some(choices) = v.get("choices").and_then(Value::as_array) {
         for c in choices {
             if let Some(t) = c.pointer("/message/content").and_then(Value::as_str) {
@@ -974,8 +1278,9 @@ struct MeteredStream {
     /// Set when the relay forced `include_usage` for a client that did not ask for it: the
     /// usage-only event (`"choices":[]`) is then held back, as the client expects none.
     strip_usage: Option<Vec<u8>>,
-    /// Turns a non-OpenAI upstream stream into OpenAI chunks (Anthropic, Gemini); the tap and
-    /// the client see its output.
+    /// Turns a non-OpenAI upstream stream into OpenAI chunks (Anthropic, Gemini; the tap and
+    /// the client see its output), observes a stream passed through (the tap sees its output),
+    /// or turns an OpenAI stream into another protocol (the tap sees the upstream's bytes).
     translator: Option<StreamTranslator>,
     /// The translator's usage, kept when it is dropped at the end of the upstream stream.
     translated_usage: Option<Usage>,
@@ -1089,6 +1394,18 @@ impl MeteredStream {
                             }
                             (chunk, true)
                         }
+                        Some(t) if t.taps_upstream() => {
+                            // The tap reads the upstream's (OpenAI) bytes; the client gets
+                            // their translation.
+                            if let Some(tap) = self.tap.as_mut() {
+                                tap.feed(&chunk);
+                            }
+                            let out = t.feed(&chunk);
+                            if out.is_empty() {
+                                continue;
+                            }
+                            (Bytes::from(out), true)
+                        }
                         Some(t) => {
                             let out = t.feed(&chunk);
                             if out.is_empty() {
@@ -1133,8 +1450,10 @@ impl MeteredStream {
                                 tap.feed(&tail);
                             }
                         } else if !tail.is_empty() {
-                            if let Some(tap) = self.tap.as_mut() {
-                                tap.feed(&tail);
+                            if !t.taps_upstream() {
+                                if let Some(tap) = self.tap.as_mut() {
+                                    tap.feed(&tail);
+                                }
                             }
                             let out = if self.strip_usage.is_some() {
                                 self.strip_events(Bytes::from(tail)).unwrap_or_default()

@@ -276,6 +276,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .default_service(web::to(api_not_found)),
     )
     .service(relay_scope())
+    .service(gemini_scope())
     .service(
         // Anthropic Messages for Anthropic SDK clients (also served as `/v1/messages`).
         web::resource("/claude/v1/messages")
@@ -292,7 +293,7 @@ fn relay_scope() -> actix_web::Scope {
         .app_data(web::PayloadConfig::new(64 << 20))
         .route("/models", web::get().to(handler::list_models))
         .route("/models/{model:.+}", web::get().to(handler::get_model));
-    for endpoint in Endpoint::ALL {
+    for endpoint in Endpoint::ALL.into_iter().filter(|e| e.under_v1()) {
         let path = endpoint.path().trim_start_matches("/v1");
         scope = scope.route(
             path,
@@ -315,6 +316,17 @@ fn relay_scope() -> actix_web::Scope {
         );
     }
     scope.default_service(web::to(relay_not_found))
+}
+
+/// Gemini clients under `/gemini/{version}` (`v1beta`, `v1`, ...), errors in Google's shape.
+fn gemini_scope() -> actix_web::Scope {
+    use crate::relay::handler;
+    web::scope("/gemini/{version}")
+        .app_data(web::PayloadConfig::new(64 << 20))
+        .route("/models", web::get().to(handler::gemini_models))
+        .route("/models/{target}", web::get().to(handler::gemini_model))
+        .route("/models/{target}", web::post().to(handler::gemini))
+        .default_service(web::to(handler::gemini_not_found))
 }
 
 /// Unknown `/api` paths (and known paths with the wrong method) answer JSON, never the console.

@@ -1,5 +1,5 @@
 //! Anthropic Messages clients end to end: `POST /v1/messages` and `/claude/v1/messages` with
-//! `x-api-key`, served natively by Anthropic channels (bodies and streams passed through), with
+//! `x-api-key`, served natively by Anthropic channels (OpenAI channels: relay_messages_openai.rs) (bodies and streams passed through), with
 //! the usage read on the side, errors in Anthropic's shape.
 
 use crate::common::TestApp;
@@ -130,9 +130,9 @@ async fn message_errors_come_in_anthropic_shape() {
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["type"], "error");
     assert_eq!(v["error"]["type"], "authentication_error");
-    // OpenAI channels do not serve Messages.
+    // A model no channel serves.
     let mut body = message();
-    body["model"] = json!("gpt-4o-mini");
+    body["model"] = json!("claude-3-5-haiku-latest");
     let (status, text) = post(&app, "/v1/messages", &s.key, &body).await;
     assert_eq!(status, 404, "{text}");
     let v: Value = serde_json::from_str(&text).unwrap();
@@ -140,7 +140,7 @@ async fn message_errors_come_in_anthropic_shape() {
     assert!(v["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("gpt-4o-mini"));
+        .contains("claude-3-5-haiku-latest"));
     // An upstream error keeps its Anthropic type.
     anthropic_channel(&app, &up.base_url, "sk-mock-529").await;
     let (status, text) = post(&app, "/v1/messages", &s.key, &message()).await;

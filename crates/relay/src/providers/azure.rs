@@ -41,11 +41,15 @@ pub fn api_version(target: &ChannelTarget) -> &str {
 
 impl Azure {
     /// Chat, completions, embeddings, image generations and audio (speech, transcriptions,
-    /// translations). Moderations, rerank and the Responses API are not served by deployments.
+    /// translations), and Anthropic's Messages (as chat completions). Moderations, rerank and
+    /// the Responses API are not served by deployments.
     pub fn supports(&self, endpoint: Endpoint) -> bool {
         !matches!(
             endpoint,
-            Endpoint::Moderations | Endpoint::Rerank | Endpoint::Responses | Endpoint::Messages
+            Endpoint::Moderations
+                | Endpoint::Rerank
+                | Endpoint::Responses
+                | Endpoint::GenerateContent
         )
     }
 
@@ -58,7 +62,7 @@ impl Azure {
         raw_body: Option<&[u8]>,
         content_type: Option<&str>,
     ) -> Result<reqwest::RequestBuilder, RelayError> {
-        if !self.supports(req.endpoint) {
+        if !self.supports(req.endpoint) || req.endpoint == Endpoint::Messages {
             return Err(RelayError::UnsupportedEndpoint(req.endpoint.path().into()));
         }
         let base = target.effective_base_url()?;

@@ -2,6 +2,8 @@
 //! completions (`models/{model}:generateContent`, `:streamGenerateContent?alt=sse`) and
 //! embeddings (`:batchEmbedContents`): requests are translated into Gemini's shapes, answers
 //! and streams back into OpenAI's. See `docs/providers.md` for the field-by-field mapping.
+//! Clients speaking Gemini's protocol themselves (`/gemini/{version}/models/{model}:{method}`)
+//! are passed through, their usage read on the side from `usageMetadata`.
 
 use std::collections::HashMap;
 
@@ -35,13 +37,18 @@ fn base(target: &ChannelTarget) -> Result<String, RelayError> {
 }
 
 impl Gemini {
-    /// Chat completions and embeddings.
+    /// Chat completions and embeddings (translated), and Gemini's own `generateContent`
+    /// (passed through).
     pub fn supports(&self, endpoint: Endpoint) -> bool {
-        matches!(endpoint, Endpoint::ChatCompletions | Endpoint::Embeddings)
+        matches!(
+            endpoint,
+            Endpoint::ChatCompletions | Endpoint::Embeddings | Endpoint::GenerateContent
+        )
     }
 
     /// The translated request: `generateContent`, `streamGenerateContent?alt=sse` or
-    /// `batchEmbedContents` of the mapped model.
+    /// `batchEmbedContents` of the mapped model; for Gemini clients their own body (streams
+    /// always with `alt=sse`).
     pub fn build(
         &self,
         client: &reqwest::Client,
@@ -50,21 +57,29 @@ impl Gemini {
     ) -> Result<reqwest::RequestBuilder, RelayError> {
         let model = target.upstream_model(&req.model);
         let model = model.strip_prefix("models/").unwrap_or(model);
+        let to_vec = |v: &Value| {
+            serde_json::to_vec(v).map_err(|e| {
+                RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
+            })
+        };
         let (method, body) = match req.endpoint {
-            Endpoint::ChatCompletions if req.stream => {
-                ("streamGenerateContent?alt=sse", chat_body(target, req)?)
+            Endpoint::ChatCompletions if req.stream => (
+                "streamGenerateContent?alt=sse",
+                to_vec(&chat_body(target, req)?)?,
+            ),
+            Endpoint::ChatCompletions => ("generateContent", to_vec(&chat_body(target, req)?)?),
+            Endpoint::Embeddings => ("batchEmbedContents", to_vec(&embeddings_body(model, req)?)?),
+            // Gemini clients: their body as it is (the model is in the path).
+            Endpoint::GenerateContent if req.stream => {
+                ("streamGenerateContent?alt=sse", to_vec(&req.body)?)
             }
-            Endpoint::ChatCompletions => ("generateContent", chat_body(target, req)?),
-            Endpoint::Embeddings => ("batchEmbedContents", embeddings_body(model, req)?),
+            Endpoint::GenerateContent => ("generateContent", to_vec(&req.body)?),
             other => return Err(RelayError::UnsupportedEndpoint(other.path().into())),
         };
         let url = parse_url(&format!(
             "{}/{API_VERSION}/models/{model}:{method}",
             base(target)?
         ))?;
-        let body = serde_json::to_vec(&body).map_err(|e| {
-            RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
-        })?;
         let mut headers = auth_headers(target)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         apply_custom_headers(&mut headers, target)?;

@@ -2,5 +2,8 @@
 
 pub mod anthropic;
 pub mod azure;
+pub mod bedrock;
 pub mod gemini;
 pub mod openai;
+pub mod rerank;
+pub mod vertex;

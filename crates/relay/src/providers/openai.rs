@@ -18,9 +18,10 @@ use crate::request::RelayRequest;
 pub struct OpenAiCompatible;
 
 impl OpenAiCompatible {
-    /// Every OpenAI endpoint (not Anthropic's Messages).
+    /// Every OpenAI endpoint, and Anthropic's Messages (as chat completions); not Gemini's
+    /// generateContent.
     pub fn supports(&self, endpoint: Endpoint) -> bool {
-        endpoint != Endpoint::Messages
+        endpoint != Endpoint::GenerateContent
     }
 
     /// See [`crate::provider::Provider::build`].
@@ -32,6 +33,10 @@ impl OpenAiCompatible {
         raw_body: Option<&[u8]>,
         content_type: Option<&str>,
     ) -> Result<reqwest::RequestBuilder, RelayError> {
+        if !self.supports(req.endpoint) || req.endpoint == Endpoint::Messages {
+            // Messages are sent as chat requests (see `Provider::build`).
+            return Err(RelayError::UnsupportedEndpoint(req.endpoint.path().into()));
+        }
         let url = format!("{}{}", target.effective_base_url()?, req.endpoint.path());
         let url = reqwest::Url::parse(&url)
             .map_err(|e| RelayError::Channel(format!("invalid upstream URL {url}: {e}")))?;
@@ -211,7 +216,7 @@ impl Serialize for Patched<'_> {
 }
 
 /// `Authorization: Bearer <key>` (none for an empty key, e.g. a local Ollama).
-fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
+pub(crate) fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
     let mut headers = HeaderMap::new();
     let key = target.key.trim();
     if !key.is_empty() {
@@ -334,7 +339,7 @@ fn unix_days_now() -> i64 {
 
 /// `YYYY-MM-DD` of a day counted from 1970-01-01 (proleptic Gregorian, H. Hinnant's
 /// civil_from_days).
-fn civil_date(days: i64) -> String {
+pub(crate) fn civil_date(days: i64) -> String {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

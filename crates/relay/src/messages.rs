@@ -1,0 +1,760 @@
+//! Anthropic Messages clients (`/v1/messages`) on OpenAI-protocol channels (OpenAI compatible,
+//! Azure): the reverse of the Anthropic adapter. The Messages request becomes an OpenAI chat
+//! request ([`chat_request`]); the `chat.completion` answer becomes an Anthropic `message`
+//! ([`answer`]) and the `chat.completion.chunk` stream becomes Anthropic's event sequence
+//! ([`MessagesStream`]). Usage is billed from the OpenAI answer or stream as for OpenAI clients.
+//! See `docs/providers.md` for the field-by-field mapping.
+
+use serde_json::{json, Map, Value};
+
+use crate::endpoint::Endpoint;
+use crate::error::RelayError;
+use crate::provider::{Answer, UpstreamFailure};
+use crate::providers::openai::invalid_answer;
+use crate::request::RelayRequest;
+use crate::sse::{SseEvent, SseReader};
+use crate::usage::Usage;
+
+fn invalid(msg: impl Into<String>) -> RelayError {
+    RelayError::InvalidRequest(msg.into())
+}
+
+/// The OpenAI chat request (endpoint chat completions, same model: the channel's model mapping
+/// is applied when it is sent) for a Messages request.
+pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
+    let obj = req
+        .body
+        .as_object()
+        .ok_or_else(|| invalid("the request body must be a JSON object"))?;
+    let mut messages: Vec<Value> = Vec::new();
+    match obj.get("system") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => {
+            if !s.is_empty() {
+                messages.push(json!({"role": "system", "content": s}));
+            }
+        }
+        Some(Value::Array(blocks)) => {
+            let text = blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            if !text.is_empty() {
+                messages.push(json!({"role": "system", "content": text}));
+            }
+        }
+        Some(_) => {
+            return Err(invalid(
+                "system must be a string or an array of text blocks",
+            ))
+        }
+    }
+    let input = obj
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid("messages must be an array"))?;
+    for m in input {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
+        match (role, m.get("content")) {
+            ("user" | "assistant", Some(Value::String(s))) => {
+                messages.push(json!({"role": role, "content": s}));
+            }
+            ("user", Some(Value::Array(blocks))) => user_messages(blocks, &mut messages)?,
+            ("assistant", Some(Value::Array(blocks))) => {
+                messages.push(assistant_message(blocks)?);
+            }
+            ("user" | "assistant", _) => {
+                return Err(invalid("message content must be a string or an array"))
+            }
+            (other, _) => return Err(invalid(format!("unsupported message role {other:?}"))),
+        }
+    }
+
+    let mut body = Map::new();
+    body.insert("model".into(), json!(req.model));
+    body.insert("messages".into(), Value::Array(messages));
+    if let Some(n) = req.max_tokens {
+        body.insert("max_tokens".into(), json!(n));
+    }
+    if let Some(stop) = obj.get("stop_sequences").filter(|v| v.is_array()) {
+        body.insert("stop".into(), stop.clone());
+    }
+    for field in ["temperature", "top_p"] {
+        if let Some(v) = obj.get(field).filter(|v| v.is_number()) {
+            body.insert(field.into(), v.clone());
+        }
+    }
+    if let Some(user) = req
+        .body
+        .pointer("/metadata/user_id")
+        .and_then(Value::as_str)
+    {
+        body.insert("user".into(), json!(user));
+    }
+    if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
+        let mut out = Vec::with_capacity(tools.len());
+        for t in tools {
+            let kind = t.get("type").and_then(Value::as_str);
+            if !matches!(kind, None | Some("custom")) {
+                return Err(invalid(format!(
+                    "server tools ({}) are not supported by this model",
+                    kind.unwrap_or_default()
+                )));
+            }
+            let mut f = Map::new();
+            f.insert("name".into(), t.get("name").cloned().unwrap_or_default());
+            if let Some(d) = t.get("description").filter(|d| d.is_string()) {
+                f.insert("description".into(), d.clone());
+            }
+            f.insert(
+                "parameters".into(),
+                t.get("input_schema")
+                    .filter(|s| s.is_object())
+                    .cloned()
+                    .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+            );
+            out.push(json!({"type": "function", "function": f}));
+        }
+        if !out.is_empty() {
+            body.insert("tools".into(), Value::Array(out));
+        }
+    }
+    if let (Some(choice), true) = (obj.get("tool_choice"), body.contains_key("tools")) {
+        let mapped = match choice.get("type").and_then(Value::as_str) {
+            Some("auto") => Some(json!("auto")),
+            Some("any") => Some(json!("required")),
+            Some("none") => Some(json!("none")),
+            Some("tool") => choice
+                .get("name")
+                .and_then(Value::as_str)
+                .map(|n| json!({"type": "function", "function": {"name": n}})),
+            _ => None,
+        };
+        if let Some(c) = mapped {
+            body.insert("tool_choice".into(), c);
+        }
+        if choice.get("disable_parallel_tool_use") == Some(&Value::Bool(true)) {
+            body.insert("parallel_tool_calls".into(), json!(false));
+        }
+    }
+    if req.stream {
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
+    Ok(RelayRequest {
+        endpoint: Endpoint::ChatCompletions,
+        body: Value::Object(body),
+        model: req.model.clone(),
+        stream: req.stream,
+        max_tokens: req.max_tokens,
+    })
+}
+
+/// A user turn's blocks: its `tool_result` blocks as `tool` messages first (OpenAI wants them
+/// right after the assistant's calls), then one user message of the other blocks.
+fn user_messages(blocks: &[Value], out: &mut Vec<Value>) -> Result<(), RelayError> {
+    let mut parts = Vec::new();
+    for b in blocks {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                let text = b.get("text").and_then(Value::as_str).unwrap_or_default();
+                parts.push(json!({"type": "text", "text": text}));
+            }
+            Some("image") => {
+                let s = b.get("source").unwrap_or(&Value::Null);
+                let url = match s.get("type").and_then(Value::as_str) {
+                    Some("base64") => format!(
+                        "data:{};base64,{}",
+                        s.get("media_type")
+                            .and_then(Value::as_str)
+                            .unwrap_or("image/png"),
+                        s.get("data").and_then(Value::as_str).unwrap_or_default()
+                    ),
+                    Some("url") => s
+                        .get("url")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    _ => return Err(invalid("an image needs a base64 or url source")),
+                };
+                parts.push(json!({"type": "image_url", "image_url": {"url": url}}));
+            }
+            Some("tool_result") => {
+                let id = b
+                    .get("tool_use_id")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| invalid("a tool_result needs tool_use_id"))?;
+                let content = match b.get("content") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Array(parts)) => parts
+                        .iter()
+                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join(""),
+                    _ => String::new(),
+                };
+                out.push(json!({"role": "tool", "tool_call_id": id, "content": content}));
+            }
+            other => {
+                return Err(invalid(format!(
+                    "content blocks of type {} are not supported by this model",
+                    other.unwrap_or("(none)")
+                )))
+            }
+        }
+    }
+    if !parts.is_empty() {
+        out.push(json!({"role": "user", "content": parts}));
+    }
+    Ok(())
+}
+
+/// An assistant turn: text blocks as `content`, `tool_use` blocks as `tool_calls` (thinking
+/// blocks are dropped: OpenAI takes no reasoning back).
+fn assistant_message(blocks: &[Value]) -> Result<Value, RelayError> {
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    for b in blocks {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
+            Some("tool_use") => calls.push(json!({
+                "id": b.get("id").cloned().unwrap_or_default(),
+                "type": "function",
+                "function": {
+                    "name": b.get("name").cloned().unwrap_or_default(),
+                    "arguments": b.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into()),
+                },
+            })),
+            Some("thinking" | "redacted_thinking") => {}
+            other => {
+                return Err(invalid(format!(
+                    "content blocks of type {} are not supported by this model",
+                    other.unwrap_or("(none)")
+                )))
+            }
+        }
+    }
+    let mut m = json!({"role": "assistant", "content": if text.is_empty() && !calls.is_empty() { Value::Null } else { json!(text) }});
+    if !calls.is_empty() {
+        m["tool_calls"] = Value::Array(calls);
+    }
+    Ok(m)
+}
+
+/// Anthropic's stop reason for an OpenAI finish reason.
+pub fn stop_reason(finish: Option<&str>) -> &'static str {
+    match finish {
+        Some("length") => "max_tokens",
+        Some("tool_calls" | "function_call") => "tool_use",
+        Some("content_filter") => "refusal",
+        _ => "end_turn",
+    }
+}
+
+/// An Anthropic `usage` object for OpenAI usage: the cached prompt tokens are cache reads
+/// (Anthropic's `input_tokens` excludes them).
+fn anthropic_usage(u: Option<&Usage>) -> Value {
+    let u = u.copied().unwrap_or_default();
+    let cached = u.cached_tokens + u.cached_read_tokens;
+    json!({
+        "input_tokens": (u.prompt_tokens - cached - u.cached_write_tokens).max(0),
+        "cache_creation_input_tokens": u.cached_write_tokens,
+        "cache_read_input_tokens": cached,
+        "output_tokens": u.completion_tokens,
+    })
+}
+
+/// `msg_` + the OpenAI id without its `chatcmpl-` prefix.
+fn message_id(id: Option<&str>) -> String {
+    let id = id.unwrap_or("relay");
+    format!("msg_{}", id.strip_prefix("chatcmpl-").unwrap_or(id))
+}
+
+/// A `chat.completion` as an Anthropic `message`; the usage to bill is OpenAI's.
+pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure> {
+    let v: Value =
+        serde_json::from_slice(body).map_err(|_| invalid_answer("the answer is not JSON"))?;
+    let choice = v
+        .pointer("/choices/0")
+        .ok_or_else(|| invalid_answer("the answer has no choices"))?;
+    let m = choice.get("message").unwrap_or(&Value::Null);
+    let mut content = Vec::new();
+    if let Some(r) = m
+        .get("reasoning_content")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty())
+    {
+        content.push(json!({"type": "thinking", "thinking": r, "signature": ""}));
+    }
+    let text = crate::translate::content_text(m.get("content"));
+    if !text.is_empty() {
+        content.push(json!({"type": "text", "text": text}));
+    }
+    for c in m
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+    {
+        let args = c
+            .pointer("/function/arguments")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let input = serde_json::from_str::<Value>(args)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(|| json!({}));
+        content.push(json!({
+            "type": "tool_use",
+            "id": c.get("id").cloned().unwrap_or_default(),
+            "name": c.pointer("/function/name").cloned().unwrap_or_default(),
+            "input": input,
+        }));
+    }
+    let usage = crate::usage::from_openai(&v);
+    let out = json!({
+        "id": message_id(v.get("id").and_then(Value::as_str)),
+        "type": "message",
+        "role": "assistant",
+        "model": v.get("model").and_then(Value::as_str).unwrap_or(&req.model),
+        "content": content,
+        "stop_reason": stop_reason(choice.get("finish_reason").and_then(Value::as_str)),
+        "stop_sequence": null,
+        "usage": anthropic_usage(usage.as_ref()),
+    });
+    Ok(Answer {
+        body: serde_json::to_vec(&out).unwrap_or_default(),
+        usage,
+    })
+}
+
+/// The kind of the content block being streamed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Text,
+    Thinking,
+    /// A tool call, by its OpenAI `tool_calls[].index`.
+    Tool(u64),
+}
+
+/// Turns an OpenAI `chat.completion.chunk` stream into Anthropic's events: `message_start`,
+/// one `content_block_start` / `content_block_delta`s / `content_block_stop` per text,
+/// thinking or tool-use block, `message_delta` (stop reason and usage) and `message_stop` at
+/// `[DONE]` (or at a clean end after a finish reason); an `{"error"}` event becomes an
+/// Anthropic `error` event.
+#[derive(Debug)]
+pub struct MessagesStream {
+    reader: SseReader,
+    events: Vec<SseEvent>,
+    model: String,
+    started: bool,
+    /// The open block and its index.
+    open: Option<(Block, usize)>,
+    next_index: usize,
+    finish: Option<String>,
+    usage: Option<Usage>,
+    stopped: bool,
+}
+
+impl MessagesStream {
+    pub fn new(model: &str) -> Self {
+        MessagesStream {
+            reader: SseReader::new(),
+            events: Vec::new(),
+            model: model.to_owned(),
+            started: false,
+            open: None,
+            next_index: 0,
+            finish: None,
+            usage: None,
+            stopped: false,
+        }
+    }
+
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
+        let mut events = std::mem::take(&mut self.events);
+        self.reader.feed(chunk, &mut events);
+        for e in events.drain(..) {
+            self.event(&e, out);
+        }
+        self.events = events;
+    }
+
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        let mut events = Vec::new();
+        self.reader.finish(&mut events);
+        for e in &events {
+            self.event(e, out);
+        }
+        if self.finish.is_some() {
+            self.stop(out);
+        }
+    }
+
+    fn write(out: &mut Vec<u8>, name: &str, v: &Value) {
+        out.extend_from_slice(b"event: ");
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'\n');
+        crate::sse::write_data(out, v);
+    }
+
+    fn start(&mut self, v: &Value, out: &mut Vec<u8>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        if let Some(m) = v.get("model").and_then(Value::as_str) {
+            self.model = m.to_owned();
+        }
+        let message = json!({
+            "id": message_id(v.get("id").and_then(Value::as_str)),
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": [],
+            "stop_reason": null,
+            "stop_sequence": null,
+            "usage": anthropic_usage(None),
+        });
+        Self::write(
+            out,
+            "message_start",
+            &json!({"type": "message_start", "message": message}),
+        );
+    }
+
+    fn close_block(&mut self, out: &mut Vec<u8>) {
+        if let Some((_, index)) = self.open.take() {
+            Self::write(
+                out,
+                "content_block_stop",
+                &json!({"type": "content_block_stop", "index": index}),
+            );
+        }
+    }
+
+    /// Makes `block` the open block (closing another), starting it with `start` when new.
+    fn open_block(&mut self, block: Block, start: Value, out: &mut Vec<u8>) -> usize {
+        if let Some((b, index)) = self.open {
+            if b == block {
+                return index;
+            }
+        }
+        self.close_block(out);
+        let index = self.next_index;
+        self.next_index += 1;
+        self.open = Some((block, index));
+        Self::write(
+            out,
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index, "content_block": start}),
+        );
+        index
+    }
+
+    fn delta(out: &mut Vec<u8>, index: usize, delta: Value) {
+        Self::write(
+            out,
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": index, "delta": delta}),
+        );
+    }
+
+    fn stop(&mut self, out: &mut Vec<u8>) {
+        if self.stopped || !self.started {
+            return;
+        }
+        self.stopped = true;
+        self.close_block(out);
+        Self::write(
+            out,
+            "message_delta",
+            &json!({
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason(self.finish.as_deref()), "stop_sequence": null},
+                "usage": anthropic_usage(self.usage.as_ref()),
+            }),
+        );
+        Self::write(out, "message_stop", &json!({"type": "message_stop"}));
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        if e.data.trim() == "[DONE]" {
+            self.stop(out);
+            return;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+            return;
+        };
+        if let Some(err) = v.get("error") {
+            let message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("the upstream stream failed");
+            Self::write(
+                out,
+                "error",
+                &json!({"type": "error", "error": {"type": "api_error", "message": message}}),
+            );
+            return;
+        }
+        self.start(&v, out);
+        if let Some(u) = crate::usage::from_openai(&v) {
+            self.usage = Some(u);
+        }
+        let Some(choice) = v.pointer("/choices/0") else {
+            return;
+        };
+        let d = choice.get("delta").unwrap_or(&Value::Null);
+        if let Some(r) = d
+            .get("reasoning_content")
+            .and_then(Value::as_str)
+            .filter(|r| !r.is_empty())
+        {
+            let i = self.open_block(
+                Block::Thinking,
+                json!({"type": "thinking", "thinking": "", "signature": ""}),
+                out,
+            );
+            Self::delta(out, i, json!({"type": "thinking_delta", "thinking": r}));
+        }
+        if let Some(t) = d
+            .get("content")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
+            let i = self.open_block(Block::Text, json!({"type": "text", "text": ""}), out);
+            Self::delta(out, i, json!({"type": "text_delta", "text": t}));
+        }
+        for call in d
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+        {
+            let tool = call.get("index").and_then(Value::as_u64).unwrap_or(0);
+            let start = json!({
+                "type": "tool_use",
+                "id": call.get("id").cloned().unwrap_or_default(),
+                "name": call.pointer("/function/name").cloned().unwrap_or_default(),
+                "input": {},
+            });
+            let i = self.open_block(Block::Tool(tool), start, out);
+            if let Some(args) = call
+                .pointer("/function/arguments")
+                .and_then(Value::as_str)
+                .filter(|a| !a.is_empty())
+            {
+                Self::delta(
+                    out,
+                    i,
+                    json!({"type": "input_json_delta", "partial_json": args}),
+                );
+            }
+        }
+        if let Some(f) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish = Some(f.to_owned());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(body: Value) -> RelayRequest {
+        RelayRequest::parse(Endpoint::Messages, body.to_string().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn requests_become_chat_requests() {
+        let req = messages(json!({
+            "model": "gpt-4o", "max_tokens": 100, "system": [{"type": "text", "text": "Be brief."}],
+            "stop_sequences": ["END"], "temperature": 0.5, "top_k": 3, "stream": true,
+            "metadata": {"user_id": "u1"},
+            "tools": [{"name": "lookup", "input_schema": {"type": "object"}}],
+            "tool_choice": {"type": "any", "disable_parallel_tool_use": true},
+            "messages": [
+                {"role": "user", "content": [
+                    {"type": "text", "text": "Look"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA"}}
+                ]},
+                {"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": "hmm", "signature": "s"},
+                    {"type": "tool_use", "id": "t1", "name": "lookup", "input": {"q": 1}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "found"}]},
+                    {"type": "text", "text": "And?"}
+                ]}
+            ]
+        }));
+        let chat = chat_request(&req).unwrap();
+        assert_eq!(chat.endpoint, Endpoint::ChatCompletions);
+        assert_eq!(
+            chat.body,
+            json!({
+                "model": "gpt-4o", "max_tokens": 100, "stop": ["END"], "temperature": 0.5,
+                "user": "u1", "stream": true, "stream_options": {"include_usage": true},
+                "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}],
+                "tool_choice": "required", "parallel_tool_calls": false,
+                "messages": [
+                    {"role": "system", "content": "Be brief."},
+                    {"role": "user", "content": [
+                        {"type": "text", "text": "Look"},
+                        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAA"}}
+                    ]},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "t1", "type": "function", "function": {"name": "lookup", "arguments": "{\"q\":1}"}}
+                    ]},
+                    {"role": "tool", "tool_call_id": "t1", "content": "found"},
+                    {"role": "user", "content": [{"type": "text", "text": "And?"}]}
+                ]
+            })
+        );
+        let bad = messages(json!({"model": "m", "max_tokens": 1, "messages": [],
+            "tools": [{"type": "web_search_20250305", "name": "web_search"}]}));
+        assert!(matches!(
+            chat_request(&bad),
+            Err(RelayError::InvalidRequest(_))
+        ));
+    }
+
+    #[test]
+    fn answers_become_messages() {
+        let req = messages(json!({"model": "gpt-4o", "max_tokens": 10, "messages": []}));
+        let body = json!({
+            "id": "chatcmpl-abc", "object": "chat.completion", "model": "gpt-4o-2024",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": "Let me look.",
+                "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{\"q\":\"x\"}"}}]
+            }}],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 8}}
+        });
+        let a = answer(&req, body.to_string().as_bytes()).unwrap();
+        let v: Value = serde_json::from_slice(&a.body).unwrap();
+        assert_eq!(
+            v,
+            json!({
+                "id": "msg_abc", "type": "message", "role": "assistant", "model": "gpt-4o-2024",
+                "content": [
+                    {"type": "text", "text": "Let me look."},
+                    {"type": "tool_use", "id": "call_1", "name": "lookup", "input": {"q": "x"}}
+                ],
+                "stop_reason": "tool_use", "stop_sequence": null,
+                "usage": {"input_tokens": 12, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 8, "output_tokens": 5}
+            })
+        );
+        let u = a.usage.unwrap();
+        assert_eq!((u.prompt_tokens, u.cached_tokens), (20, 8));
+    }
+
+    fn events(text: &str) -> Vec<(String, Value)> {
+        text.split("\n\n")
+            .filter(|e| !e.trim().is_empty())
+            .map(|e| {
+                let mut lines = e.lines();
+                let name = lines.next().unwrap().strip_prefix("event: ").unwrap();
+                let data = lines.next().unwrap().strip_prefix("data: ").unwrap();
+                (name.to_owned(), serde_json::from_str(data).unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn streams_become_event_sequences_at_any_split() {
+        let chunk = |delta: Value, finish: Value| {
+            format!(
+                "data: {}\n\n",
+                json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-4o",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+            )
+        };
+        let mut upstream = String::new();
+        upstream += &chunk(json!({"role": "assistant", "content": ""}), Value::Null);
+        upstream += &chunk(json!({"content": "Hi"}), Value::Null);
+        upstream += &chunk(json!({"content": " there"}), Value::Null);
+        upstream += &chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": ""}}]}),
+            Value::Null,
+        );
+        upstream += &chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"q\":"}}]}),
+            Value::Null,
+        );
+        upstream += &chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "1}"}}]}),
+            Value::Null,
+        );
+        upstream += &chunk(json!({}), json!("tool_calls"));
+        upstream += "data: {\"id\":\"chatcmpl-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":4}}\n\n";
+        upstream += "data: [DONE]\n\n";
+        let bytes = upstream.as_bytes();
+        let mut whole = None;
+        for split in 0..bytes.len() {
+            let mut s = MessagesStream::new("gpt-4o");
+            let mut out = Vec::new();
+            s.feed(&bytes[..split], &mut out);
+            s.feed(&bytes[split..], &mut out);
+            s.finish(&mut out);
+            let text = String::from_utf8(out).unwrap();
+            match &whole {
+                None => whole = Some(text),
+                Some(w) => assert_eq!(&text, w, "split at {split}"),
+            }
+        }
+        let ev = events(whole.as_deref().unwrap());
+        let names: Vec<&str> = ev.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "message_start",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop"
+            ]
+        );
+        assert_eq!(ev[0].1["message"]["id"], "msg_1");
+        assert_eq!(
+            ev[2].1["delta"],
+            json!({"type": "text_delta", "text": "Hi"})
+        );
+        assert_eq!(
+            ev[5].1["content_block"],
+            json!({"type": "tool_use", "id": "call_1", "name": "lookup", "input": {}})
+        );
+        assert_eq!(ev[5].1["index"], 1);
+        assert_eq!(ev[7].1["delta"]["partial_json"], "1}");
+        assert_eq!(ev[9].1["delta"]["stop_reason"], "tool_use");
+        assert_eq!(ev[9].1["usage"]["input_tokens"], 9);
+        assert_eq!(ev[9].1["usage"]["output_tokens"], 4);
+    }
+
+    #[test]
+    fn stream_errors_become_error_events() {
+        let mut s = MessagesStream::new("m");
+        let mut out = Vec::new();
+        s.feed(
+            b"data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n",
+            &mut out,
+        );
+        s.finish(&mut out);
+        let ev = events(std::str::from_utf8(&out).unwrap());
+        assert_eq!(ev.len(), 1);
+        assert_eq!(
+            ev[0],
+            (
+                "error".to_owned(),
+                json!({"type": "error", "error": {"type": "api_error", "message": "boom"}})
+            )
+        );
+    }
+}

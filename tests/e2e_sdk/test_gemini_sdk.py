@@ -1,0 +1,112 @@
+"""The official `google-genai` SDK against Switchboard's Gemini endpoint
+(`/gemini/{version}/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), served
+by Gemini channels of the mock upstream.
+
+gemini-2.5-pro's built-in price is 0.625 / 5; the mock reports 11 prompt and 7 candidate tokens.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from google import genai
+from google.genai import errors, types
+
+from conftest import Env, User
+
+CONTENT = "Hello from the mock upstream."
+CONTENT_CHUNKS = ["Hello", " from", " the", " mock", " upstream."]
+MODEL = "gemini-2.5-pro"
+COST = math.ceil(11 * 0.625 + 7 * 5)
+assert COST == 42
+
+
+def gclient(env: Env, key: str, api_version: str = "v1beta") -> genai.Client:
+    """The official client against Switchboard: `{base_url}/{api_version}/models/...`."""
+    return genai.Client(
+        api_key=key,
+        http_options=types.HttpOptions(base_url=f"{env.url}/gemini", api_version=api_version, timeout=30_000),
+    )
+
+
+@pytest.fixture
+def gemini_channel(make_channel) -> int:
+    return make_channel([MODEL, "gemini-2.0-flash"], key="AIza-mock", channel_type=25)
+
+
+@pytest.mark.parametrize("api_version", ["v1beta", "v1"])
+def test_generate_content(env: Env, key, user: User, gemini_channel: int, api_version: str):
+    c = gclient(env, key.key, api_version)  # kept: the client closes its connections when collected
+    r = c.models.generate_content(
+        model=MODEL,
+        contents="Say hello",
+        config=types.GenerateContentConfig(system_instruction="Be brief.", max_output_tokens=64, temperature=0.2),
+    )
+    assert r.text == CONTENT
+    assert r.candidates[0].finish_reason == types.FinishReason.STOP
+    assert (r.usage_metadata.prompt_token_count, r.usage_metadata.candidates_token_count) == (11, 7)
+    user.wait_used_quota(COST)
+
+
+def test_generate_content_stream(env: Env, key, user: User, gemini_channel: int):
+    c = gclient(env, key.key)
+    chunks = list(c.models.generate_content_stream(
+        model=MODEL, contents="Say hello",
+    ))
+    assert [c.text for c in chunks] == CONTENT_CHUNKS
+    assert chunks[-1].candidates[0].finish_reason == types.FinishReason.STOP
+    assert chunks[-1].usage_metadata.candidates_token_count == 7
+    user.wait_used_quota(COST)
+
+
+def test_function_calls(env: Env, key, user: User, gemini_channel: int):
+    c = gclient(env, key.key)
+    tool = types.Tool(function_declarations=[types.FunctionDeclaration(
+        name="lookup",
+        description="Looks a word up.",
+        parameters=types.Schema(type=types.Type.OBJECT, properties={"query": types.Schema(type=types.Type.STRING)}),
+    )])
+    config = types.GenerateContentConfig(tools=[tool])
+    question = types.Content(role="user", parts=[types.Part(text="Look up mock")])
+    r = c.models.generate_content(model=MODEL, contents=[question], config=config)
+    call = r.function_calls[0]
+    assert (call.name, call.args) == ("lookup", {"query": "mock"})
+
+    answer = types.Content(role="user", parts=[types.Part.from_function_response(name="lookup", response={"result": "found"})])
+    r = c.models.generate_content(model=MODEL, contents=[question, r.candidates[0].content, answer], config=config)
+    assert r.text == CONTENT
+    user.wait_used_quota(2 * COST)
+
+
+def test_models_list_and_get(env: Env, key, gemini_channel: int):
+    c = gclient(env, key.key)
+    names = [m.name for m in c.models.list()]
+    assert names == ["models/gemini-2.0-flash", f"models/{MODEL}"], "Gemini channels' models only"
+    m = c.models.get(model=MODEL)
+    assert m.name == f"models/{MODEL}"
+
+
+def test_errors(env: Env, key, user: User, make_channel, set_option):
+    bad = gclient(env, "sk-not-a-key")
+    with pytest.raises(errors.ClientError) as e:
+        bad.models.generate_content(model=MODEL, contents="hi")
+    assert (e.value.code, e.value.status) == (401, "UNAUTHENTICATED")
+
+    c = gclient(env, key.key)
+
+    with pytest.raises(errors.ClientError) as e:
+        c.models.generate_content(model="gpt-4o-mini", contents="hi")
+    assert (e.value.code, e.value.status) == (404, "NOT_FOUND")
+
+    make_channel([MODEL], key="sk-mock-400", channel_type=25)
+    with pytest.raises(errors.ClientError) as e:
+        c.models.generate_content(model=MODEL, contents="hi")
+    assert (e.value.code, e.value.status) == (400, "INVALID_ARGUMENT")
+    assert "input token count" in e.value.message
+
+    set_option("GeminiAPIEnabled", False)
+    with pytest.raises(errors.ClientError) as e:
+        c.models.generate_content(model=MODEL, contents="hi")
+    assert (e.value.code, e.value.status) == (404, "NOT_FOUND")
+    assert user.used_quota() == 0

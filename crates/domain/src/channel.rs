@@ -74,6 +74,11 @@ pub const TYPE_DEEPSEEK: i32 = 28;
 pub const TYPE_OLLAMA: i32 = 39;
 pub const TYPE_VERTEX_AI: i32 = 42;
 pub const TYPE_XAI: i32 = 49;
+/// A midjourney-proxy server (one-api's "Midjourney Proxy" id).
+pub const TYPE_MIDJOURNEY: i32 = 2;
+/// A Suno API server. new-api numbers it 36, which is Cohere here (one-hub's numbering): the
+/// next free id after xAI.
+pub const TYPE_SUNO: i32 = 50;
 
 const fn ct(
     id: i32,
@@ -92,6 +97,7 @@ const fn ct(
 /// The channel types Switchboard knows, by id (sorted by id).
 pub const CHANNEL_TYPES: &[ChannelType] = &[
     ct(TYPE_OPENAI, "OpenAI", "https://api.openai.com", true),
+    ct(TYPE_MIDJOURNEY, "Midjourney Proxy", "", false),
     ct(TYPE_AZURE, "Azure OpenAI", "", false),
     ct(TYPE_CUSTOM, "Custom", "", true),
     ct(
@@ -127,6 +133,7 @@ pub const CHANNEL_TYPES: &[ChannelType] = &[
     ct(47, "Jina", "https://api.jina.ai", false),
     // Not in the one-hub list: the next free id after it.
     ct(TYPE_XAI, "xAI", "https://api.x.ai", true),
+    ct(TYPE_SUNO, "Suno API", "", false),
 ];
 
 pub fn channel_type(id: i32) -> Option<&'static ChannelType> {
@@ -638,7 +645,8 @@ mod tests {
             channel_type(TYPE_DEEPSEEK).map(|t| t.default_base_url),
             Some("https://api.deepseek.com")
         );
-        assert!(channel_type(2).is_none());
+        assert!(channel_type(7).is_none());
+        assert!(channel_type(TYPE_MIDJOURNEY).is_some_and(|t| t.needs_base_url()));
         assert!(channel_type(TYPE_CUSTOM).is_some_and(|t| t.needs_base_url()));
         assert!(channel_type(TYPE_AZURE).is_some_and(|t| t.needs_base_url()));
         assert!(channel_type(TYPE_OLLAMA).is_some_and(|t| !t.needs_base_url()));
@@ -787,7 +795,7 @@ mod tests {
                 other => panic!("expected invalid, got {other:?}"),
             }
         };
-        assert_eq!(field_of(|c| c.channel_type = 2), "type");
+        assert_eq!(field_of(|c| c.channel_type = 7), "type");
         assert_eq!(field_of(|c| c.models = "gpt*4".into()), "models");
         assert_eq!(field_of(|c| c.group = "a b".into()), "group");
         assert_eq!(field_of(|c| c.base_url = "ftp://x".into()), "base_url");

@@ -275,6 +275,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .wrap(from_fn(api_rate_limit))
             .default_service(web::to(api_not_found)),
     )
+    .configure(crate::relay::tasks::configure)
     .service(relay_scope());
 }
 

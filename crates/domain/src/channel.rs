@@ -74,11 +74,10 @@ pub const TYPE_DEEPSEEK: i32 = 28;
 pub const TYPE_OLLAMA: i32 = 39;
 pub const TYPE_VERTEX_AI: i32 = 42;
 pub const TYPE_XAI: i32 = 49;
-/// A midjourney-proxy server (one-api's "Midjourney Proxy" id).
-pub const TYPE_MIDJOURNEY: i32 = 2;
-/// A Suno API server. new-api numbers it 36, which is Cohere here (one-hub's numbering): the
-/// next free id after xAI.
-pub const TYPE_SUNO: i32 = 50;
+/// A midjourney-proxy server (one-hub's Midjourney id; new-api numbers it 2).
+pub const TYPE_MIDJOURNEY: i32 = 34;
+/// A Suno API server (one-hub's Suno id; new-api's 36 is Cohere in one-hub's numbering).
+pub const TYPE_SUNO: i32 = 41;
 
 const fn ct(
     id: i32,
@@ -97,7 +96,6 @@ const fn ct(
 /// The channel types Switchboard knows, by id (sorted by id).
 pub const CHANNEL_TYPES: &[ChannelType] = &[
     ct(TYPE_OPENAI, "OpenAI", "https://api.openai.com", true),
-    ct(TYPE_MIDJOURNEY, "Midjourney Proxy", "", false),
     ct(TYPE_AZURE, "Azure OpenAI", "", false),
     ct(TYPE_CUSTOM, "Custom", "", true),
     ct(
@@ -126,14 +124,15 @@ pub const CHANNEL_TYPES: &[ChannelType] = &[
     ct(30, "Mistral", "https://api.mistral.ai", true),
     ct(31, "Groq", "https://api.groq.com/openai", true),
     ct(TYPE_AWS_BEDROCK, "AWS Bedrock", "", false),
+    ct(TYPE_MIDJOURNEY, "Midjourney Proxy", "", false),
     ct(36, "Cohere", "https://api.cohere.ai", false),
     ct(TYPE_OLLAMA, "Ollama", "http://localhost:11434", true),
+    ct(TYPE_SUNO, "Suno API", "", false),
     ct(TYPE_VERTEX_AI, "Vertex AI", "", false),
     ct(45, "SiliconFlow", "https://api.siliconflow.cn", true),
     ct(47, "Jina", "https://api.jina.ai", false),
     // Not in the one-hub list: the next free id after it.
     ct(TYPE_XAI, "xAI", "https://api.x.ai", true),
-    ct(TYPE_SUNO, "Suno API", "", false),
 ];
 
 pub fn channel_type(id: i32) -> Option<&'static ChannelType> {
@@ -645,7 +644,7 @@ mod tests {
             channel_type(TYPE_DEEPSEEK).map(|t| t.default_base_url),
             Some("https://api.deepseek.com")
         );
-        assert!(channel_type(7).is_none());
+        assert!(channel_type(2).is_none());
         assert!(channel_type(TYPE_MIDJOURNEY).is_some_and(|t| t.needs_base_url()));
         assert!(channel_type(TYPE_CUSTOM).is_some_and(|t| t.needs_base_url()));
         assert!(channel_type(TYPE_AZURE).is_some_and(|t| t.needs_base_url()));
@@ -795,7 +794,7 @@ mod tests {
                 other => panic!("expected invalid, got {other:?}"),
             }
         };
-        assert_eq!(field_of(|c| c.channel_type = 7), "type");
+        assert_eq!(field_of(|c| c.channel_type = 2), "type");
         assert_eq!(field_of(|c| c.models = "gpt*4".into()), "models");
         assert_eq!(field_of(|c| c.group = "a b".into()), "group");
         assert_eq!(field_of(|c| c.base_url = "ftp://x".into()), "base_url");

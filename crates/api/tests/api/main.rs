@@ -19,4 +19,5 @@ mod redemptions;
 mod relay;
 mod site;
 mod system;
+mod tasks;
 mod tokens;

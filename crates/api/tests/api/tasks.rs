@@ -529,3 +529,34 @@ async fn modes_reach_the_upstream_as_path_prefixes() {
     let listed = app.root().get(&format!("/api/mj?task_id={id}")).await;
     assert_eq!(listed.ok()["data"][0]["mode"], "turbo");
 }
+
+#[actix_web::test]
+async fn tasks_past_the_deadline_fail_and_are_refunded() {
+    let app = TestApp::new().await;
+    let s = setup(&app, 1_000_000).await;
+    let id = imagine(&app, &s.key, "a slow cat").await;
+    let row = tasks::find_by_task_id(&mut app.conn(), "midjourney", &id, None).unwrap();
+    let old = switchboard_store::now() - switchboard_api::relay::tasks::TASK_TIMEOUT_SECS - 60;
+    tasks::set_submit_time(&mut app.conn(), row.id, old).unwrap();
+    // The upstream still says IN_PROGRESS: past the deadline the task fails all the same.
+    let done = poll_tasks(&app.state).await.unwrap();
+    assert_eq!((done.finished, done.refunded), (1, 1));
+    let r = get(&app, &s.key, &format!("/mj/task/{id}/fetch")).await;
+    assert_eq!(r.body["status"], "FAILURE");
+    assert!(r.body["failReason"].as_str().unwrap().contains("24 hours"));
+    assert_eq!(quota_of(&app, s.user_id).await, 1_000_000);
+}
+
+#[actix_web::test]
+async fn one_node_polls_per_period() {
+    use switchboard_api::relay::tasks::{poll_tasks_once, POLL_EVERY};
+    let app = TestApp::new().await;
+    let first = poll_tasks_once(&app.state, "node-a", POLL_EVERY)
+        .await
+        .unwrap();
+    assert!(first.is_some());
+    let second = poll_tasks_once(&app.state, "node-b", POLL_EVERY)
+        .await
+        .unwrap();
+    assert!(second.is_none(), "node-a holds this period");
+}

@@ -388,17 +388,19 @@ async fn submit(
         }
         Platform::Suno => vec![dtask::suno_model(action)],
     };
-    if let Some(m) = models
-        .iter()
-        .find(|m| !switchboard_domain::token::model_allowed(&token.models, m))
-    {
+    // The key's allow-list: the mode's model name or the plain one must be on it.
+    let models: Vec<String> = models
+        .into_iter()
+        .filter(|m| switchboard_domain::token::model_allowed(&token.models, m))
+        .collect();
+    let Some(first) = models.first().cloned() else {
         return task_error(
             p,
             403,
             "model_not_allowed",
-            &format!("This API key may not use the model `{m}`."),
+            &format!("This API key may not use {} tasks of this kind.", p.name()),
         );
-    }
+    };
     let group = token.group().to_owned();
     let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
         return task_error(
@@ -421,7 +423,7 @@ async fn submit(
             p,
             404,
             "model_not_found",
-            &format!("No channel serves `{}` for this key.", models[0]),
+            &format!("No channel serves `{first}` for this key."),
         );
     };
     match pin {

@@ -360,6 +360,22 @@ async fn key_errors_answer_clearly_in_each_protocol() {
         (r.status, r.body["code"].as_str()),
         (402, Some("insufficient_token_quota"))
     );
+    // A key limited to other models.
+    let r = s
+        .user
+        .post(
+            "/api/token",
+            json!({"name": "suno-only", "unlimited_quota": true, "models": "suno_music"}),
+        )
+        .await;
+    let limited = r.ok()["key"].as_str().unwrap().to_owned();
+    let r = post(&app, &limited, "/mj/submit/imagine", json!({"prompt": "x"})).await;
+    assert_eq!(
+        (r.status, r.body["error_code"].as_str()),
+        (403, Some("model_not_allowed")),
+        "{:?}",
+        r.body
+    );
     assert!(logs_of(&app, s.user_id, 2).await.is_empty());
 }
 

@@ -28,6 +28,8 @@
 //! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
 //! | anything else | normal answers |
 //!
+//! Midjourney-proxy and Suno task endpoints live in `tasks.rs` (see there).
+//!
 //! Fixed answers: chat completions say [`CONTENT`] with usage 11 prompt / 7 completion tokens,
 //! completions 5 / 7, embeddings 6, rerank 10 in total, Responses 9 input / 4 output.
 //!
@@ -48,6 +50,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod anthropic;
 mod gemini;
+mod tasks;
 
 /// The text of every chat and text completion.
 pub const CONTENT: &str = "Hello from the mock upstream.";
@@ -231,10 +234,13 @@ fn server(
     signals: bool,
 ) -> std::io::Result<actix_web::dev::Server> {
     let data = web::Data::from(shared);
+    let task_state = web::Data::new(tasks::Tasks::default());
     let mut srv = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
+            .app_data(task_state.clone())
             .app_data(web::PayloadConfig::new(MAX_BODY))
+            .configure(tasks::configure)
             .default_service(web::to(handle))
     })
     .workers(workers)

@@ -23,4 +23,5 @@ mod relay_gemini;
 mod relay_messages;
 mod site;
 mod system;
+mod tasks;
 mod tokens;

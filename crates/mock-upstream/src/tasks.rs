@@ -96,11 +96,23 @@ fn record(shared: &Shared, req: &HttpRequest, body: &Bytes) -> Value {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
+        let authorization = h("mj-api-secret")
+            .or_else(|| h("authorization"))
+            .unwrap_or_default();
+        let key = authorization
+            .strip_prefix("Bearer ")
+            .unwrap_or(&authorization)
+            .to_owned();
         shared.lock().push(Recorded {
             path: req.path().to_owned(),
-            authorization: h("mj-api-secret")
-                .or_else(|| h("authorization"))
-                .unwrap_or_default(),
+            query: req.query_string().to_owned(),
+            authorization,
+            key,
+            headers: req
+                .headers()
+                .iter()
+                .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+                .collect(),
             body: parsed.clone(),
         });
     }

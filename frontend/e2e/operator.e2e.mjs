@@ -42,6 +42,12 @@ async function shot(name) {
   await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true })
 }
 
+/** The page is no wider than the window (wide tables scroll inside their card). */
+async function assertNoHorizontalOverflow(what) {
+  const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth])
+  assert.ok(scroll <= inner, `${what} is wider than the window: ${scroll} > ${inner}`)
+}
+
 async function newPage(viewport, locale = 'zh-CN') {
   const context = await browser.newContext({ locale, viewport })
   context.setDefaultTimeout(TIMEOUT)
@@ -100,7 +106,7 @@ test('operator and user journey', async (t) => {
     await dialog.getByTestId('channel-form-type').selectOption('1')
     await dialog.locator('textarea[name="key"]').fill('sk-mock-ok')
     await dialog.locator('input[name="base_url"]').fill(MOCK_URL)
-    await dialog.locator('textarea[name="models"]').fill('gpt-4o-mini')
+    await dialog.locator('textarea[name="models"]').fill('gpt-4o-mini,e2e-expensive')
     await dialog.locator('input[name="group"]').fill('default')
     await shot('20-channel-form')
     await dialog.getByTestId('channel-form-submit').click()
@@ -128,11 +134,13 @@ test('operator and user journey', async (t) => {
   })
 
   await step(t, 'root chats in the playground through the channel', async () => {
+    // A dear model, so that the cost shows in dollars with two decimals.
+    await apiCall('POST', '/api/prices', { model: 'e2e-expensive', type: 'tokens', channel_type: 1, input: 2000, output: 2000 })
     await page.getByTestId('menu-playground').click()
     await page.waitForURL((url) => url.pathname === '/panel/playground')
     const input = page.getByTestId('playground-input')
     await page.waitForFunction(() => !document.querySelector('[data-testid="playground-input"]')?.disabled)
-    await page.getByTestId('playground-model').selectOption('gpt-4o-mini')
+    await page.getByTestId('playground-model').selectOption('e2e-expensive')
     await input.fill('Hello from the browser')
     await page.getByTestId('playground-send').click()
     const answer = page.getByTestId('playground-message-assistant').last()
@@ -145,7 +153,7 @@ test('operator and user journey', async (t) => {
     await page.getByTestId('menu-log').click()
     await page.waitForURL((url) => url.pathname === '/panel/log')
     // The consume log is written by the ledger flush (about a second): reload until it shows.
-    const row = page.locator('[data-testid="logs-table"] tbody tr', { hasText: 'gpt-4o-mini' }).first()
+    const row = page.locator('[data-testid="logs-table"] tbody tr', { hasText: 'e2e-expensive' }).first()
     for (let i = 0; i < 20 && !(await row.isVisible()); i++) {
       await page.waitForTimeout(500)
       await page.reload()
@@ -153,7 +161,11 @@ test('operator and user journey', async (t) => {
     }
     await row.waitFor()
     const cost = (await row.getByTestId('log-quota').textContent())?.trim() ?? ''
-    assert.match(cost, /[1-9]/, `the log row shows a cost, got ${JSON.stringify(cost)}`)
+    // The same figure as the log's quota through the API, in dollars (500000 units per $1).
+    const logs = await apiCall('GET', '/api/log?page=1&size=10&model_name=e2e-expensive')
+    const quota = logs.data[0].quota
+    assert.ok(quota >= 5_000, `the exchange was charged (${quota} units)`)
+    assert.equal(cost, `$${(quota / 500_000).toFixed(2)}`)
     await shot('24-logs-with-cost')
   })
 
@@ -170,6 +182,7 @@ test('operator and user journey', async (t) => {
       const heading = page.locator('main h1').first()
       await heading.waitFor()
       assert.equal(await page.locator('text=404').count(), 0, `${id} opened a 404`)
+      await assertNoHorizontalOverflow(id)
       await shot(`30-${id.replace('menu-', '')}`)
     }
   })
@@ -182,6 +195,7 @@ test('operator and user journey', async (t) => {
     await page.context().close()
     page = await newPage({ width: 390, height: 844 })
     await signIn(userName, userPassword)
+    await assertNoHorizontalOverflow('the dashboard on a phone')
     await shot('40-mobile-dashboard')
     // The sidebar is a drawer on phones.
     await page.getByTestId('sidebar-toggle').click()
@@ -211,7 +225,15 @@ test('operator and user journey', async (t) => {
     )
     const afterText = (await balance.textContent()) ?? ''
     assert.match(afterText, /2(\.00)?/, `balance after redeeming: ${afterText}`)
+    await assertNoHorizontalOverflow('the top-up screen on a phone')
     await shot('43-mobile-topup')
+    for (const path of ['/panel/token', '/panel/log', '/panel/playground', '/panel/profile']) {
+      await page.goto(`${BASE_URL}${path}`)
+      await page.locator('main h1').first().waitFor()
+      await page.waitForLoadState('networkidle')
+      await assertNoHorizontalOverflow(`${path} on a phone`)
+      await shot(`44-mobile-${path.split('/').pop()}`)
+    }
     const me = await apiCall('GET', '/api/user/self')
     assert.equal(me.quota, 1_000_000)
   })

@@ -76,6 +76,10 @@ pub const TYPE_VERTEX_AI: i32 = 42;
 pub const TYPE_COHERE: i32 = 36;
 pub const TYPE_JINA: i32 = 47;
 pub const TYPE_XAI: i32 = 49;
+/// A midjourney-proxy server (one-hub's Midjourney id; new-api numbers it 2).
+pub const TYPE_MIDJOURNEY: i32 = 34;
+/// A Suno API server (one-hub's Suno id; new-api's 36 is Cohere in one-hub's numbering).
+pub const TYPE_SUNO: i32 = 41;
 
 const fn ct(
     id: i32,
@@ -122,8 +126,10 @@ pub const CHANNEL_TYPES: &[ChannelType] = &[
     ct(30, "Mistral", "https://api.mistral.ai", true),
     ct(31, "Groq", "https://api.groq.com/openai", true),
     ct(TYPE_AWS_BEDROCK, "AWS Bedrock", "", false),
+    ct(TYPE_MIDJOURNEY, "Midjourney Proxy", "", false),
     ct(36, "Cohere", "https://api.cohere.ai", false),
     ct(TYPE_OLLAMA, "Ollama", "http://localhost:11434", true),
+    ct(TYPE_SUNO, "Suno API", "", false),
     ct(TYPE_VERTEX_AI, "Vertex AI", "", false),
     ct(45, "SiliconFlow", "https://api.siliconflow.cn", true),
     ct(47, "Jina", "https://api.jina.ai", false),
@@ -641,6 +647,7 @@ mod tests {
             Some("https://api.deepseek.com")
         );
         assert!(channel_type(2).is_none());
+        assert!(channel_type(TYPE_MIDJOURNEY).is_some_and(|t| t.needs_base_url()));
         assert!(channel_type(TYPE_CUSTOM).is_some_and(|t| t.needs_base_url()));
         assert!(channel_type(TYPE_AZURE).is_some_and(|t| t.needs_base_url()));
         assert!(channel_type(TYPE_OLLAMA).is_some_and(|t| !t.needs_base_url()));

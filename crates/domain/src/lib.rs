@@ -12,6 +12,7 @@ pub mod price;
 pub mod quota;
 pub mod ratelimit;
 pub mod redemption;
+pub mod task;
 pub mod token;
 pub mod user;
 pub mod validate;

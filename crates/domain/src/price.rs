@@ -429,6 +429,8 @@ pub fn default_prices() -> Vec<Price> {
     const ANTHROPIC: i32 = 14;
     const GEMINI: i32 = 25;
     const DEEPSEEK: i32 = crate::channel::TYPE_DEEPSEEK;
+    const MJ: i32 = crate::channel::TYPE_MIDJOURNEY;
+    const SUNO: i32 = crate::channel::TYPE_SUNO;
     let t = Price::tokens;
     vec![
         // OpenAI chat and reasoning models
@@ -474,6 +476,24 @@ pub fn default_prices() -> Vec<Price> {
         // DeepSeek (V3.2 list prices: $0.28 cache miss, $0.028 cache hit, $0.42 output)
         t("deepseek-chat", DEEPSEEK, 0.14, 0.21).with_cached(0.1),
         t("deepseek-reasoner", DEEPSEEK, 0.14, 0.21).with_cached(0.1),
+        // Midjourney (per task; ratio 50 = $0.1) and Suno (per song or lyrics). A mode-specific
+        // row (`mj_turbo_imagine`, `mj_relax_imagine`) wins over these when the operator adds one.
+        Price::times("mj_imagine", MJ, 50.0),
+        Price::times("mj_variation", MJ, 50.0),
+        Price::times("mj_reroll", MJ, 50.0),
+        Price::times("mj_blend", MJ, 50.0),
+        Price::times("mj_modal", MJ, 50.0),
+        Price::times("mj_zoom", MJ, 50.0),
+        Price::times("mj_custom_zoom", MJ, 50.0),
+        Price::times("mj_shorten", MJ, 50.0),
+        Price::times("mj_high_variation", MJ, 50.0),
+        Price::times("mj_low_variation", MJ, 50.0),
+        Price::times("mj_pan", MJ, 50.0),
+        Price::times("mj_inpaint", MJ, 50.0),
+        Price::times("mj_upscale", MJ, 25.0),
+        Price::times("mj_describe", MJ, 25.0),
+        Price::times("suno_music", SUNO, 50.0),
+        Price::times("suno_lyrics", SUNO, 5.0),
     ]
 }
 

@@ -33,7 +33,8 @@
 //! | anything else | normal answers |
 //!
 //! Cohere's Compatibility API (`/compatibility/v1/...`) answers like `/v1/...` but refuses
-//! `stream_options` with 400, as Cohere does.
+//! `stream_options` with 400, as Cohere does. Midjourney-proxy and Suno task endpoints live in
+//! `tasks.rs` (see there).
 //!
 //! Fixed answers: chat completions say [`CONTENT`] with usage 11 prompt / 7 completion tokens
 //! (a request with `tools` whose last message is not a `tool` result is answered with a call of
@@ -58,6 +59,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 mod anthropic;
 mod bedrock;
 mod gemini;
+mod tasks;
 
 /// The text of every chat and text completion.
 pub const CONTENT: &str = "Hello from the mock upstream.";
@@ -241,10 +243,13 @@ fn server(
     signals: bool,
 ) -> std::io::Result<actix_web::dev::Server> {
     let data = web::Data::from(shared);
+    let task_state = web::Data::new(tasks::Tasks::default());
     let mut srv = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
+            .app_data(task_state.clone())
             .app_data(web::PayloadConfig::new(MAX_BODY))
+            .configure(tasks::configure)
             .default_service(web::to(handle))
     })
     .workers(workers)

@@ -233,6 +233,12 @@ fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
             std::process::id(),
             switchboard_api::auth::random_string(8)
         );
+        // Async tasks (Midjourney, Suno): one node per period polls the upstreams.
+        switchboard_api::relay::tasks::spawn_poller(
+            state.clone(),
+            node.clone(),
+            switchboard_api::relay::tasks::POLL_EVERY,
+        );
         loop {
             tick.tick().await;
             n += 1;

@@ -17,6 +17,7 @@ pub mod redemptions;
 pub mod schema;
 pub mod sessions;
 pub mod statistics;
+pub mod tasks;
 pub mod user_groups;
 pub mod users;
 pub mod verification;

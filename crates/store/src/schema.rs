@@ -310,6 +310,11 @@ diesel::table! {
         data -> Text,
         created_at -> BigInt,
         updated_at -> BigInt,
+        token_id -> BigInt,
+        prompt -> Text,
+        prompt_en -> Text,
+        image_url -> Text,
+        refunded -> Bool,
     }
 }
 

@@ -55,7 +55,8 @@ fn invalid_key() -> HttpResponse {
     )
 }
 
-/// The key from `Authorization: Bearer`, `x-api-key`, `x-goog-api-key` or `?key=`.
+/// The key from `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `mj-api-secret`
+/// (Midjourney clients) or `?key=`.
 fn raw_key(req: &HttpRequest) -> Option<String> {
     let h = |name: &str| {
         req.headers()
@@ -71,7 +72,10 @@ fn raw_key(req: &HttpRequest) -> Option<String> {
             .unwrap_or(a);
         return Some(a.trim().to_owned());
     }
-    if let Some(k) = h("x-api-key").or_else(|| h("x-goog-api-key")) {
+    if let Some(k) = h("x-api-key")
+        .or_else(|| h("x-goog-api-key"))
+        .or_else(|| h("mj-api-secret"))
+    {
         return Some(k.to_owned());
     }
     url::form_urlencoded::parse(req.query_string().as_bytes())
@@ -241,6 +245,27 @@ pub async fn get_model(
     }
 }
 
+/// Counts the request against the group's and the key's `api_rate`; false when over either.
+pub(super) async fn within_rate(
+    state: &AppState,
+    token: &AuthToken,
+    group: &str,
+    ginfo: &super::GroupInfo,
+) -> bool {
+    // Limit keys are built only when a limit applies.
+    let group_ok = ginfo.api_rate <= 0
+        || state
+            .relay
+            .allow(&format!("g:{group}:{}", token.user_id), ginfo.api_rate)
+            .await;
+    group_ok
+        && (token.api_rate <= 0
+            || state
+                .relay
+                .allow(&format!("t:{}", token.id), token.api_rate)
+                .await)
+}
+
 fn allowed_models(state: &AppState, token: &AuthToken) -> Vec<String> {
     state
         .relay
@@ -385,7 +410,10 @@ impl Drop for Billing {
 }
 
 /// Gives the ledger the database balances of the user and the key (first use).
-async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> Result<(), HttpResponse> {
+pub(super) async fn load_ledger(
+    state: &web::Data<AppState>,
+    t: &AuthToken,
+) -> Result<(), HttpResponse> {
     let (uid, tid) = (t.user_id, t.id);
     let loaded = state
         .db(move |c| {
@@ -825,19 +853,7 @@ async fn relay_parsed(
             "group_not_available",
         );
     };
-    // Limit keys are built only when a limit applies.
-    let group_ok = ginfo.api_rate <= 0
-        || state
-            .relay
-            .allow(&format!("g:{group}:{}", token.user_id), ginfo.api_rate)
-            .await;
-    if !group_ok
-        || !(token.api_rate <= 0
-            || state
-                .relay
-                .allow(&format!("t:{}", token.id), token.api_rate)
-                .await)
-    {
+    if !within_rate(&state, &token, &group, &ginfo).await {
         return oai_error(
             429,
             "Rate limit reached for this API key; slow down and try again shortly.",

@@ -230,6 +230,19 @@ impl Ledger {
         }
     }
 
+    /// A credit already committed to the database for this key (a refunded task).
+    pub async fn credit_token(&self, token_id: i64, delta: i64) {
+        if let Some(sh) = &self.shared {
+            if let Err(e) = sh.credit_token(token_id, delta).await {
+                tracing::error!("crediting in Redis failed (the next resync repairs it): {e}");
+            }
+            return;
+        }
+        if let Some(t) = self.lock().tokens.get_mut(&token_id) {
+            t.balance += delta;
+        }
+    }
+
     /// Forgets a token (its quota or limits were edited): it is loaded again on next use.
     /// Only possible when nothing of it is reserved or unflushed; callers flush first.
     pub fn forget_token(&self, token_id: i64) {

@@ -12,6 +12,7 @@ pub mod heartbeat;
 pub mod ledger;
 pub mod shared;
 pub mod snapshot;
+pub mod tasks;
 
 use crate::error::{ApiError, ApiResult};
 use crate::AppState;

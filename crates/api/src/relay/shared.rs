@@ -216,6 +216,10 @@ impl Shared {
         self.incr(&self.user(user), "bal", delta).await
     }
 
+    pub async fn credit_token(&self, token: i64, delta: i64) -> redis::RedisResult<()> {
+        self.incr(&self.token(token), "bal", delta).await
+    }
+
     /// After a batch reached the database: that much is no longer unflushed.
     pub async fn flushed(
         &self,

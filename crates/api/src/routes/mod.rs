@@ -13,6 +13,7 @@ pub mod pricing;
 pub mod redemptions;
 pub mod site;
 pub mod system;
+pub mod tasks;
 pub mod tokens;
 pub mod users;
 
@@ -207,6 +208,11 @@ api_routes! {
     get "/analytics/export.csv" => analytics::export_csv, Admin, "analytics", "Per-day, per-user CSV for a period", query = analytics::PeriodQuery;
     get "/system/info" => system::info, Admin, "system", "CPU and memory of this node";
     get "/system/log" => system::log, Root, "system", "Recent server log lines", query = system::LogQuery;
+    // Async tasks: Midjourney and Suno (the relay itself is under /mj and /suno).
+    get "/mj/self" => tasks::list_mj_self, User, "tasks", "The user's Midjourney tasks", query = tasks::TaskQuery;
+    get "/mj" => tasks::list_mj_all, Admin, "tasks", "Every Midjourney task", query = tasks::TaskQuery, alias "/mj/";
+    get "/task/self" => tasks::list_self, User, "tasks", "The user's async tasks (Suno by default)", query = tasks::TaskQuery;
+    get "/task" => tasks::list_all, Admin, "tasks", "Every async task (Suno by default)", query = tasks::TaskQuery, alias "/task/";
     // Invoice generation (root).
     post "/invoice/generate" => invoices::generate, Root, "invoices", "Generate or regenerate a month's invoices", body = invoices::GenerateBody;
     // Settings (root).
@@ -275,6 +281,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .wrap(from_fn(api_rate_limit))
             .default_service(web::to(api_not_found)),
     )
+    .configure(crate::relay::tasks::configure)
     .service(relay_scope())
     .service(gemini_scope())
     .service(

@@ -28,4 +28,5 @@ mod relay_rerank;
 mod relay_vertex;
 mod site;
 mod system;
+mod tasks;
 mod tokens;

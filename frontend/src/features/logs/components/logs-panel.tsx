@@ -91,7 +91,7 @@ export function LogsPanel({ admin }: { admin: boolean }) {
   )
 
   return (
-    <div className="grid gap-4">
+    <div className="grid grid-cols-1 gap-4">
       <Card>
         <CardContent className="p-4">
           <form

@@ -93,7 +93,7 @@ export function TokensPanel() {
   const total = tokens.data?.total_count ?? 0
 
   return (
-    <div className="grid gap-4">
+    <div className="grid grid-cols-1 gap-4">
       <div className="flex flex-wrap items-center gap-2">
         <form onSubmit={onSearch} className="flex min-w-0 flex-1 gap-2 sm:max-w-md" role="search">
           <Input

@@ -1,0 +1,1271 @@
+//! Async tasks: Midjourney (a midjourney-proxy server behind a "Midjourney Proxy" channel) and
+//! Suno (a Suno API server behind a "Suno API" channel). See `docs/tasks.md`.
+//!
+//! - Submit: authenticate the key like `/v1`, name the model from the action
+//!   (`mj_imagine`, `mj_turbo_upscale`, `suno_music`), reserve its per-call price, pick a channel
+//!   through the dispatcher, call the upstream. An accepted submit (midjourney-proxy code 1, 21 or
+//!   22; Suno `code: "success"`) settles the reservation (one consume log, through the ledger)
+//!   and records the task; anything else gives the reservation back and relays the refusal.
+//! - Fetch: answered from the database, which the poller keeps current.
+//! - Poller ([`poll_tasks`]): asks each channel about its unfinished tasks in batches, records
+//!   status, progress and results, and refunds a failed task's charge exactly once
+//!   (`store::tasks::refund`); tasks older than [`TASK_TIMEOUT_SECS`] fail and are refunded.
+
+use super::handler::{authenticate, load_ledger, within_rate};
+use super::ledger::Shortfall;
+use super::snapshot::ChannelInfo;
+use super::AuthToken;
+use crate::error::ApiResult;
+use crate::extract::client_ip;
+use crate::settings::View;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use bytes::Bytes;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use switchboard_domain::channel::{TYPE_MIDJOURNEY, TYPE_SUNO};
+use switchboard_domain::dispatch::{self, Candidate};
+use switchboard_domain::log::LogType;
+use switchboard_domain::options::OptionValues;
+use switchboard_domain::price::{self, Price, Usage};
+use switchboard_domain::task::{self as dtask, MjMode};
+use switchboard_domain::token::ChannelPin;
+use switchboard_relay::provider::{classify_transport, UpstreamFailure};
+use switchboard_store::logs::ConsumeRecord;
+use switchboard_store::now;
+use switchboard_store::tasks::{
+    self, NewTask, TaskProgress, TaskRow, PLATFORM_MIDJOURNEY, PLATFORM_SUNO,
+};
+
+/// A task not finished after this long is failed (and refunded) by the poller.
+pub const TASK_TIMEOUT_SECS: i64 = 24 * 3600;
+/// How often the poller runs (on one node of the cluster at a time).
+pub const POLL_EVERY: Duration = Duration::from_secs(15);
+/// Task ids per upstream fetch.
+const FETCH_BATCH: usize = 100;
+/// Unfinished tasks read from the database per round trip.
+const DB_BATCH: i64 = 500;
+/// Deadline of one upstream call (submit, fetch, image headers).
+const UPSTREAM_CALL: Duration = Duration::from_secs(60);
+/// Largest upstream JSON answer read.
+const MAX_ANSWER: usize = 16 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Platform {
+    Midjourney(MjMode),
+    Suno,
+}
+
+impl Platform {
+    fn name(self) -> &'static str {
+        match self {
+            Platform::Midjourney(_) => PLATFORM_MIDJOURNEY,
+            Platform::Suno => PLATFORM_SUNO,
+        }
+    }
+
+    fn channel_type(self) -> i32 {
+        match self {
+            Platform::Midjourney(_) => TYPE_MIDJOURNEY,
+            Platform::Suno => TYPE_SUNO,
+        }
+    }
+}
+
+/// An error in the client protocol's shape: midjourney-proxy's `{code, description, result}`
+/// (code 4 for a refused request, 3 for an unknown task, 9 for a server-side failure) or the Suno
+/// API's `{code, message, data}`; `error_code` / `code` carry the stable snake_case code.
+fn task_error(p: Platform, status: u16, code: &str, message: &str) -> HttpResponse {
+    let st = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let body = match p {
+        Platform::Midjourney(_) => {
+            let mj_code = match status {
+                404 => 3,
+                s if s >= 500 => 9,
+                _ => 4,
+            };
+            json!({"code": mj_code, "description": message, "result": null, "error_code": code})
+        }
+        Platform::Suno => json!({"code": code, "message": message, "data": null}),
+    };
+    HttpResponse::build(st).json(body)
+}
+
+/// Re-shapes an OpenAI-shaped error answer (from the shared key checks) for the platform.
+async fn reshape(p: Platform, resp: HttpResponse) -> HttpResponse {
+    let status = resp.status().as_u16();
+    let bytes = actix_web::body::to_bytes(resp.into_body())
+        .await
+        .unwrap_or_default();
+    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let message = v
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("request refused");
+    let code = v
+        .pointer("/error/code")
+        .and_then(Value::as_str)
+        .unwrap_or("error");
+    task_error(p, status, code, message)
+}
+
+async fn auth(
+    state: &web::Data<AppState>,
+    req: &HttpRequest,
+    p: Platform,
+) -> Result<(Arc<AuthToken>, ChannelPin), HttpResponse> {
+    match authenticate(state, req).await {
+        Ok(t) => Ok(t),
+        Err(r) => Err(reshape(p, r).await),
+    }
+}
+
+/// The upstream URL path of a relay path: Midjourney keeps the mode prefix (`/mj-fast/mj/...`,
+/// the midjourney-proxy convention), plain `/mj/...` without one.
+fn upstream_path(p: Platform, rest: &str) -> String {
+    match p {
+        Platform::Midjourney(MjMode::Default) => format!("/mj{rest}"),
+        Platform::Midjourney(m) => format!("{}/mj{rest}", m.prefix()),
+        Platform::Suno => format!("/suno{rest}"),
+    }
+}
+
+/// One call to a task upstream: the status and the body (2xx), or why it failed.
+async fn call(
+    state: &AppState,
+    ch: &ChannelInfo,
+    p: Platform,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Vec<u8>>,
+) -> Result<(u16, Bytes), UpstreamFailure> {
+    let fail = |status: u16, m: String, code: &str, retryable: bool| UpstreamFailure {
+        status,
+        message: m,
+        code: Some(code.into()),
+        retryable,
+        auto_disable: false,
+    };
+    let base = ch
+        .target
+        .effective_base_url()
+        .map_err(|e| fail(500, e.to_string(), "channel_config_error", true))?;
+    let client = state
+        .relay
+        .clients
+        .get(ch.target.proxy.as_deref())
+        .map_err(|e| fail(500, e.to_string(), "channel_config_error", true))?;
+    let mut rb = client
+        .request(method, format!("{base}{path}"))
+        .timeout(UPSTREAM_CALL);
+    rb = match p {
+        Platform::Midjourney(_) => rb.header("mj-api-secret", &ch.target.key),
+        Platform::Suno => rb.bearer_auth(&ch.target.key),
+    };
+    if let Some(b) = body {
+        rb = rb.header("content-type", "application/json").body(b);
+    }
+    for (k, v) in &ch.target.custom_headers {
+        rb = rb.header(k.as_str(), v.as_str());
+    }
+    let resp = rb.send().await.map_err(|e| classify_transport(&e))?;
+    let status = resp.status().as_u16();
+    let bytes = read_limited(resp)
+        .await
+        .map_err(|e| classify_transport(&e))?;
+    if (200..300).contains(&status) {
+        return Ok((status, bytes));
+    }
+    let message = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|v| {
+            ["description", "message", "error"]
+                .iter()
+                .find_map(|k| v.get(*k).and_then(Value::as_str).map(str::to_owned))
+        })
+        .unwrap_or_else(|| String::from_utf8_lossy(&bytes[..bytes.len().min(512)]).into_owned());
+    let retryable = status == 429 || (status >= 500 && status != 504 && status != 524);
+    Err(UpstreamFailure {
+        status,
+        message,
+        code: Some("upstream_error".into()),
+        retryable,
+        auto_disable: false,
+    })
+}
+
+async fn read_limited(resp: reqwest::Response) -> Result<Bytes, reqwest::Error> {
+    use futures_util::StreamExt;
+    let mut out = Vec::new();
+    let mut s = resp.bytes_stream();
+    while let Some(chunk) = s.next().await {
+        let chunk = chunk?;
+        let room = MAX_ANSWER.saturating_sub(out.len());
+        out.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if out.len() >= MAX_ANSWER {
+            break;
+        }
+    }
+    Ok(Bytes::from(out))
+}
+
+/// The first of `models` that has channels of the platform's type in `group`, with its
+/// candidates and price (the plain model's price when the mode-specific one has none).
+fn route_model(
+    state: &AppState,
+    p: Platform,
+    group: &str,
+    models: &[String],
+) -> Option<(String, Vec<Candidate>, Option<Price>)> {
+    let snapshot = state.relay.snapshot();
+    let prices = state.relay.prices();
+    for m in models {
+        let mut c = snapshot.candidates(group, m);
+        c.retain(|c| {
+            snapshot
+                .channel(c.id)
+                .is_some_and(|ch| ch.channel_type == p.channel_type())
+        });
+        if !c.is_empty() {
+            let price = models
+                .iter()
+                .skip_while(|x| *x != m)
+                .find_map(|x| prices.lookup(x).cloned());
+            return Some((m.clone(), c, price));
+        }
+    }
+    None
+}
+
+/// Unix seconds from an upstream time (midjourney-proxy sends milliseconds, Suno seconds).
+fn secs(v: Option<&Value>) -> i64 {
+    let n = v.and_then(Value::as_i64).unwrap_or(0);
+    if n > 100_000_000_000 {
+        n / 1000
+    } else {
+        n
+    }
+}
+
+/// The prompt of a submit body (`prompt`, Suno's `gpt_description_prompt`, or a
+/// simple-change's `content`).
+fn prompt_of(body: &Value) -> String {
+    ["prompt", "gpt_description_prompt", "content"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The task an action refers to (`taskId`, or the first word of a simple-change's `content`).
+fn origin_task_id(body: &Value) -> Option<String> {
+    if let Some(t) = body.get("taskId").and_then(Value::as_str) {
+        return Some(t.to_owned());
+    }
+    body.get("content")
+        .and_then(Value::as_str)
+        .and_then(|c| c.split_whitespace().next())
+        .map(str::to_owned)
+}
+
+/// `POST /mj[-mode]/submit/{kind}`.
+pub async fn mj_submit(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    kind: String,
+    mode: MjMode,
+) -> HttpResponse {
+    submit(state, req, body, kind, Platform::Midjourney(mode)).await
+}
+
+/// `POST /suno/submit/{music|lyrics}`.
+pub async fn suno_submit(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    kind: String,
+) -> HttpResponse {
+    submit(state, req, body, kind, Platform::Suno).await
+}
+
+async fn submit(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    kind: String,
+    p: Platform,
+) -> HttpResponse {
+    let (token, pin) = match auth(&state, &req, p).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    if body.len() > state.config.relay_body_bytes {
+        return task_error(
+            p,
+            413,
+            "request_too_large",
+            "The request body is too large.",
+        );
+    }
+    let parsed: Value = match serde_json::from_slice(&body) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => return task_error(p, 400, "invalid_json", "The body must be a JSON object."),
+    };
+    let action = match p {
+        Platform::Midjourney(_) => dtask::mj_action(&kind, &parsed),
+        Platform::Suno => dtask::suno_action(&kind),
+    };
+    let Some(action) = action else {
+        return task_error(
+            p,
+            400,
+            "unknown_action",
+            &format!(
+                "`{kind}` with this body is not a known {} action.",
+                p.name()
+            ),
+        );
+    };
+    // An action on an earlier task must reach the channel that holds that task.
+    let mut pin = pin;
+    let needs_origin = matches!(p, Platform::Midjourney(_))
+        && matches!(
+            kind.as_str(),
+            "action" | "change" | "simple-change" | "modal"
+        );
+    if needs_origin {
+        let Some(origin) = origin_task_id(&parsed) else {
+            return task_error(
+                p,
+                400,
+                "missing_task_id",
+                "taskId is required for this action.",
+            );
+        };
+        let uid = token.user_id;
+        let found = state
+            .db(
+                move |c| match tasks::find_by_task_id(c, PLATFORM_MIDJOURNEY, &origin, Some(uid)) {
+                    Ok(t) => Ok(Some(t)),
+                    Err(e) if e.is_not_found() => Ok(None),
+                    Err(e) => Err(e.into()),
+                },
+            )
+            .await;
+        match found {
+            Ok(Some(t)) => pin = ChannelPin::Only(t.channel_id),
+            Ok(None) => {
+                return task_error(
+                    p,
+                    404,
+                    "task_not_found",
+                    "The task this action refers to does not exist.",
+                )
+            }
+            Err(_) => {
+                return task_error(
+                    p,
+                    500,
+                    "internal_error",
+                    "internal error while finding the task",
+                )
+            }
+        }
+    }
+    let models: Vec<String> = match p {
+        Platform::Midjourney(mode) => {
+            let m = dtask::mj_model(action, mode);
+            let plain = dtask::mj_model(action, MjMode::Default);
+            if m == plain {
+                vec![m]
+            } else {
+                vec![m, plain]
+            }
+        }
+        Platform::Suno => vec![dtask::suno_model(action)],
+    };
+    // The key's allow-list: the mode's model name or the plain one must be on it.
+    let models: Vec<String> = models
+        .into_iter()
+        .filter(|m| switchboard_domain::token::model_allowed(&token.models, m))
+        .collect();
+    let Some(first) = models.first().cloned() else {
+        return task_error(
+            p,
+            403,
+            "model_not_allowed",
+            &format!("This API key may not use {} tasks of this kind.", p.name()),
+        );
+    };
+    let group = token.group().to_owned();
+    let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
+        return task_error(
+            p,
+            403,
+            "group_not_available",
+            &format!("The group `{group}` of this API key is not available."),
+        );
+    };
+    if !within_rate(&state, &token, &group, &ginfo).await {
+        return task_error(
+            p,
+            429,
+            "rate_limit_exceeded",
+            "Rate limit reached for this API key; slow down and try again shortly.",
+        );
+    }
+    let Some((model, mut candidates, price)) = route_model(&state, p, &group, &models) else {
+        return task_error(
+            p,
+            404,
+            "model_not_found",
+            &format!("No channel serves `{first}` for this key."),
+        );
+    };
+    match pin {
+        ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
+        ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
+        ChannelPin::Any => {}
+    }
+    if candidates.is_empty() {
+        return task_error(
+            p,
+            503,
+            "no_available_channel",
+            "The channel that holds this task is not available right now.",
+        );
+    }
+    let Some(price) = price else {
+        return task_error(p, 400, "model_price_not_set", &format!("The model `{model}` has no price yet; an administrator must set one before it can be used."));
+    };
+    let amount = price::reservation(&price, 0, None, ginfo.ratio, 0);
+    let mut loaded = false;
+    let reservation =
+        loop {
+            match state
+                .relay
+                .ledger
+                .reserve(token.user_id, token.id, amount)
+                .await
+            {
+                Ok(r) => break r,
+                Err(Shortfall::NotLoaded) if !loaded => {
+                    if let Err(r) = load_ledger(&state, &token).await {
+                        return reshape(p, r).await;
+                    }
+                    loaded = true;
+                }
+                Err(Shortfall::User) => return task_error(
+                    p,
+                    402,
+                    "insufficient_user_quota",
+                    "Your account's quota is not enough for this request; top up and try again.",
+                ),
+                Err(Shortfall::Token) => {
+                    return task_error(
+                        p,
+                        402,
+                        "insufficient_token_quota",
+                        "This API key's quota is not enough for this request.",
+                    )
+                }
+                Err(_) => {
+                    return task_error(
+                        p,
+                        503,
+                        "ledger_unavailable",
+                        "The quota service is unavailable; try again shortly.",
+                    )
+                }
+            }
+        };
+    let started = Instant::now();
+    let snap = state.view();
+    let o = View(&snap);
+    let retries = usize::try_from(o.int("RetryTimes")).unwrap_or(0);
+    let pinned = matches!(pin, ChannelPin::Only(_));
+    let path = upstream_path(p, &format!("/submit/{kind}"));
+    let mut tried: Vec<i64> = Vec::new();
+    let mut last: Option<UpstreamFailure> = None;
+    let snapshot = state.relay.snapshot();
+    for _ in 0..=retries {
+        let picked = dispatch::pick(
+            &candidates,
+            |id| tried.contains(&id) || (!pinned && state.relay.is_frozen(id)),
+            &mut |n| rand::random_range(0..n.max(1)),
+        );
+        let Some(cid) = picked else { break };
+        tried.push(cid);
+        let Some(ch) = snapshot.channel(cid) else {
+            continue;
+        };
+        match call(
+            &state,
+            &ch,
+            p,
+            reqwest::Method::POST,
+            &path,
+            Some(body.to_vec()),
+        )
+        .await
+        {
+            Ok((status, answer)) => {
+                let v: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
+                let task_id = accepted_task_id(p, &v);
+                let Some(task_id) = task_id else {
+                    // Refused by the upstream: nothing charged, its answer relayed.
+                    state.relay.ledger.refund(reservation);
+                    return HttpResponse::build(
+                        StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
+                    )
+                    .content_type("application/json")
+                    .body(answer);
+                };
+                let quota = price::cost(&price, &Usage::default(), ginfo.ratio);
+                let request_id = crate::auth::random_string(24);
+                let record = ConsumeRecord {
+                    request_id: Some(request_id.clone()),
+                    created_at: now(),
+                    log_type: LogType::Consume.as_i32(),
+                    user_id: token.user_id,
+                    username: token.username.clone(),
+                    token_id: token.id,
+                    token_name: token.name.clone(),
+                    channel_id: ch.id,
+                    model_name: model.clone(),
+                    group_name: group.clone(),
+                    quota,
+                    prompt_tokens: 0,
+                    completion_tokens: 0,
+                    use_time_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
+                    first_response_ms: 0,
+                    is_stream: false,
+                    source_ip: client_ip(&req, state.config.trust_proxy),
+                    content: format!("{} {action} task {task_id}", p.name()),
+                    metadata: json!({
+                        "group_ratio": ginfo.ratio,
+                        "input_ratio": price.input,
+                        "output_ratio": price.output,
+                        "price_type": price.price_type,
+                        "task_id": task_id,
+                    })
+                    .to_string(),
+                };
+                state.relay.ledger.settle(reservation, record);
+                let prompt = prompt_of(&parsed);
+                let mode = match p {
+                    Platform::Midjourney(m) => m.as_str(),
+                    Platform::Suno => "",
+                };
+                let props = json!({"model": model, "mode": mode, "group": group, "request_id": request_id, "kind": kind}).to_string();
+                let (uid, tid, cid, platform) = (token.user_id, token.id, ch.id, p.name());
+                let tid_s = task_id.clone();
+                let saved = state
+                    .db(move |c| {
+                        let t = now();
+                        Ok(tasks::insert(
+                            c,
+                            &NewTask {
+                                task_id: &tid_s,
+                                platform,
+                                user_id: uid,
+                                token_id: tid,
+                                channel_id: cid,
+                                quota,
+                                action,
+                                status: "SUBMITTED",
+                                fail_reason: "",
+                                submit_time: t,
+                                progress: "0%",
+                                prompt: &prompt,
+                                prompt_en: "",
+                                image_url: "",
+                                properties: &props,
+                                data: "{}",
+                                created_at: t,
+                                updated_at: t,
+                            },
+                        )?)
+                    })
+                    .await;
+                if let Err(e) = saved {
+                    tracing::error!(task = %task_id, "recording a submitted task failed: {e}");
+                }
+                return HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
+                    .content_type("application/json")
+                    .body(answer);
+            }
+            Err(f) => {
+                tracing::warn!(
+                    channel = cid,
+                    status = f.status,
+                    "task upstream failed: {}",
+                    f.message
+                );
+                let stop = !f.retryable;
+                if f.retryable {
+                    let cooldown = Duration::from_secs(
+                        u64::try_from(o.int("RetryCooldownSeconds")).unwrap_or(0),
+                    );
+                    state.relay.freeze(cid, cooldown);
+                }
+                last = Some(f);
+                if stop {
+                    break;
+                }
+            }
+        }
+    }
+    state.relay.ledger.refund(reservation);
+    match last {
+        Some(f) => {
+            let status = match f.status {
+                401 | 403 => 502,
+                s => s,
+            };
+            task_error(
+                p,
+                status,
+                f.code.as_deref().unwrap_or("upstream_error"),
+                &f.message,
+            )
+        }
+        None => task_error(
+            p,
+            503,
+            "no_available_channel",
+            "No channel is available right now; try again shortly.",
+        ),
+    }
+}
+
+/// The upstream task id of an accepted submit, `None` when the upstream refused it.
+fn accepted_task_id(p: Platform, v: &Value) -> Option<String> {
+    let id = match p {
+        Platform::Midjourney(_) => {
+            let code = v.get("code").and_then(Value::as_i64)?;
+            if !dtask::mj_submit_accepted(code) {
+                return None;
+            }
+            v.get("result")
+        }
+        Platform::Suno => {
+            if v.get("code").and_then(Value::as_str) != Some("success") {
+                return None;
+            }
+            v.get("data")
+        }
+    }?;
+    let s = match id {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    (!s.is_empty()).then_some(s)
+}
+
+/// A task as a midjourney-proxy client reads it (times in milliseconds).
+pub fn mj_task_json(t: &TaskRow) -> Value {
+    let mut o = match serde_json::from_str::<Value>(&t.data) {
+        Ok(Value::Object(o)) => o,
+        _ => Map::new(),
+    };
+    let ms = |s: i64| if s > 0 { json!(s * 1000) } else { Value::Null };
+    o.insert("id".into(), json!(t.task_id));
+    o.insert("action".into(), json!(t.action));
+    o.insert("prompt".into(), json!(t.prompt));
+    o.insert("promptEn".into(), json!(t.prompt_en));
+    o.insert("status".into(), json!(t.status));
+    o.insert("progress".into(), json!(t.progress));
+    o.insert("failReason".into(), json!(t.fail_reason));
+    o.insert("imageUrl".into(), json!(t.image_url));
+    o.insert("submitTime".into(), ms(t.submit_time));
+    o.insert("startTime".into(), ms(t.start_time));
+    o.insert("finishTime".into(), ms(t.finish_time));
+    o.entry("description").or_insert(json!(""));
+    o.entry("buttons").or_insert(json!([]));
+    o.entry("properties").or_insert(json!({}));
+    Value::Object(o)
+}
+
+/// A task as a Suno API client reads it (times in seconds; `data` the upstream's clips).
+pub fn suno_task_json(t: &TaskRow) -> Value {
+    let upstream: Value = serde_json::from_str(&t.data).unwrap_or(Value::Null);
+    json!({
+        "task_id": t.task_id,
+        "action": t.action,
+        "status": t.status,
+        "fail_reason": t.fail_reason,
+        "submit_time": t.submit_time,
+        "start_time": t.start_time,
+        "finish_time": t.finish_time,
+        "progress": t.progress,
+        "data": upstream.get("data").cloned().unwrap_or(Value::Null),
+    })
+}
+
+/// `GET /mj[-mode]/task/{id}/fetch`: the caller's task.
+pub async fn mj_fetch(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: String,
+    mode: MjMode,
+) -> HttpResponse {
+    let p = Platform::Midjourney(mode);
+    let (token, _) = match auth(&state, &req, p).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let uid = token.user_id;
+    let found = state
+        .db(
+            move |c| match tasks::find_by_task_id(c, PLATFORM_MIDJOURNEY, &id, Some(uid)) {
+                Ok(t) => Ok(Some(t)),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(e) => Err(e.into()),
+            },
+        )
+        .await;
+    match found {
+        Ok(Some(t)) => HttpResponse::Ok().json(mj_task_json(&t)),
+        Ok(None) => task_error(p, 404, "task_not_found", "No such task."),
+        Err(_) => task_error(
+            p,
+            500,
+            "internal_error",
+            "internal error while reading the task",
+        ),
+    }
+}
+
+fn ids_of(body: &[u8]) -> Option<Vec<String>> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    let ids = v.get("ids")?.as_array()?;
+    Some(
+        ids.iter()
+            .filter_map(|i| match i {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .take(1000)
+            .collect(),
+    )
+}
+
+async fn own_tasks(
+    state: &AppState,
+    platform: &'static str,
+    user_id: i64,
+    ids: Vec<String>,
+) -> ApiResult<Vec<TaskRow>> {
+    state
+        .db(move |c| Ok(tasks::find_by_task_ids(c, platform, &ids, Some(user_id))?))
+        .await
+}
+
+/// `POST /mj[-mode]/task/list-by-condition {ids}`: the caller's tasks among `ids`.
+pub async fn mj_list(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    mode: MjMode,
+) -> HttpResponse {
+    let p = Platform::Midjourney(mode);
+    let (token, _) = match auth(&state, &req, p).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let Some(ids) = ids_of(&body) else {
+        return task_error(p, 400, "invalid_json", "The body must be {\"ids\": [...]}.");
+    };
+    match own_tasks(&state, PLATFORM_MIDJOURNEY, token.user_id, ids).await {
+        Ok(rows) => HttpResponse::Ok().json(rows.iter().map(mj_task_json).collect::<Vec<_>>()),
+        Err(_) => task_error(
+            p,
+            500,
+            "internal_error",
+            "internal error while reading tasks",
+        ),
+    }
+}
+
+/// `GET /mj[-mode]/image/{id}`: the task's result image, streamed from the upstream through the
+/// task's channel (its proxy and headers). Public, like the image URLs it stands for: the upstream
+/// task id is the capability.
+pub async fn mj_image(state: web::Data<AppState>, id: String) -> HttpResponse {
+    let p = Platform::Midjourney(MjMode::Default);
+    let found = state
+        .db(
+            move |c| match tasks::find_by_task_id(c, PLATFORM_MIDJOURNEY, &id, None) {
+                Ok(t) => Ok(Some(t)),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(e) => Err(e.into()),
+            },
+        )
+        .await;
+    let t = match found {
+        Ok(Some(t)) if !t.image_url.is_empty() => t,
+        Ok(_) => return task_error(p, 404, "image_not_found", "This task has no image (yet)."),
+        Err(_) => {
+            return task_error(
+                p,
+                500,
+                "internal_error",
+                "internal error while reading the task",
+            )
+        }
+    };
+    let proxy = state
+        .relay
+        .snapshot()
+        .channel(t.channel_id)
+        .and_then(|ch| ch.target.proxy.clone());
+    let client = match state.relay.clients.get(proxy.as_deref()) {
+        Ok(c) => c,
+        Err(_) => return task_error(p, 502, "upstream_error", "The image could not be fetched."),
+    };
+    let resp = match tokio::time::timeout(UPSTREAM_CALL, client.get(&t.image_url).send()).await {
+        Ok(Ok(r)) if r.status().is_success() => r,
+        Ok(Ok(r)) => {
+            return task_error(
+                p,
+                502,
+                "upstream_error",
+                &format!("The image upstream answered {}.", r.status().as_u16()),
+            )
+        }
+        _ => return task_error(p, 502, "upstream_error", "The image could not be fetched."),
+    };
+    let ct = resp
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("image/png")
+        .to_owned();
+    use futures_util::StreamExt;
+    let stream = resp
+        .bytes_stream()
+        .map(|r| r.map_err(|e| actix_web::error::ErrorBadGateway(e.to_string())));
+    HttpResponse::Ok()
+        .content_type(ct)
+        .insert_header(("Cache-Control", "public, max-age=86400"))
+        .streaming(stream)
+}
+
+/// `GET /suno/fetch/{id}`: the caller's task.
+pub async fn suno_fetch_one(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: String,
+) -> HttpResponse {
+    let p = Platform::Suno;
+    let (token, _) = match auth(&state, &req, p).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    match own_tasks(&state, PLATFORM_SUNO, token.user_id, vec![id]).await {
+        Ok(rows) => match rows.first() {
+            Some(t) => HttpResponse::Ok()
+                .json(json!({"code": "success", "message": "", "data": suno_task_json(t)})),
+            None => task_error(p, 404, "task_not_found", "No such task."),
+        },
+        Err(_) => task_error(
+            p,
+            500,
+            "internal_error",
+            "internal error while reading the task",
+        ),
+    }
+}
+
+/// `POST /suno/fetch {ids}`: the caller's tasks among `ids`.
+pub async fn suno_fetch_many(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+) -> HttpResponse {
+    let p = Platform::Suno;
+    let (token, _) = match auth(&state, &req, p).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let Some(ids) = ids_of(&body) else {
+        return task_error(p, 400, "invalid_json", "The body must be {\"ids\": [...]}.");
+    };
+    match own_tasks(&state, PLATFORM_SUNO, token.user_id, ids).await {
+        Ok(rows) => HttpResponse::Ok().json(json!({"code": "success", "message": "", "data": rows.iter().map(suno_task_json).collect::<Vec<_>>()})),
+        Err(_) => task_error(p, 500, "internal_error", "internal error while reading tasks"),
+    }
+}
+
+/// What one poller run did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct PollSummary {
+    /// Unfinished tasks looked at.
+    pub checked: usize,
+    /// Tasks whose state changed.
+    pub updated: usize,
+    /// Tasks that reached SUCCESS or FAILURE (timeouts included).
+    pub finished: usize,
+    /// Failed tasks whose charge went back (this run).
+    pub refunded: usize,
+    /// Quota refunded (this run).
+    pub refunded_quota: i64,
+}
+
+fn mode_of(t: &TaskRow) -> MjMode {
+    let m = serde_json::from_str::<Value>(&t.properties)
+        .ok()
+        .and_then(|v| v.get("mode").and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or_default();
+    MjMode::ALL
+        .into_iter()
+        .find(|x| x.as_str() == m)
+        .unwrap_or(MjMode::Default)
+}
+
+/// The change an upstream task object brings to a row.
+fn progress_from(p: Platform, t: &TaskRow, v: &Value) -> TaskProgress {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let (status, progress, reason, start, finish) = match p {
+        Platform::Midjourney(_) => (
+            s("status"),
+            v.get("progress"),
+            s("failReason"),
+            secs(v.get("startTime")),
+            secs(v.get("finishTime")),
+        ),
+        Platform::Suno => (
+            s("status"),
+            v.get("progress"),
+            s("fail_reason"),
+            secs(v.get("start_time")),
+            secs(v.get("finish_time")),
+        ),
+    };
+    let status = status
+        .map(|x| dtask::normalize_status(&x))
+        .filter(|x| !x.is_empty());
+    let mut progress = progress.and_then(dtask::normalize_progress);
+    if status.as_deref() == Some("SUCCESS") {
+        progress = Some("100%".into());
+    }
+    let finished = status.as_deref().is_some_and(dtask::is_final_status);
+    let mut out = TaskProgress {
+        status: status.clone(),
+        progress,
+        fail_reason: reason.filter(|r| !r.is_empty()),
+        start_time: (start > 0 && t.start_time == 0).then_some(start),
+        finish_time: finished.then(|| if finish > 0 { finish } else { now() }),
+        data: Some(v.to_string()),
+        ..TaskProgress::default()
+    };
+    if let Platform::Midjourney(_) = p {
+        out.image_url = s("imageUrl").filter(|u| !u.is_empty());
+        out.prompt_en = s("promptEn").filter(|u| !u.is_empty());
+    }
+    if status.as_deref() == Some("FAILURE") && out.fail_reason.is_none() {
+        out.fail_reason = Some("the upstream reported a failure".into());
+    }
+    out
+}
+
+fn changed(t: &TaskRow, u: &TaskProgress) -> bool {
+    u.status.as_ref().is_some_and(|s| *s != t.status)
+        || u.progress.as_ref().is_some_and(|s| *s != t.progress)
+        || u.image_url.as_ref().is_some_and(|s| *s != t.image_url)
+        || u.fail_reason.as_ref().is_some_and(|s| *s != t.fail_reason)
+}
+
+/// Applies an update and, when it fails the task, refunds it, in one transaction. Returns
+/// (row changed, quota refunded).
+async fn apply(state: &AppState, t: &TaskRow, u: TaskProgress) -> ApiResult<(bool, i64)> {
+    let id = t.id;
+    let failing = u.status.as_deref() == Some("FAILURE");
+    let (changed, refunded) = state
+        .db(move |c| {
+            switchboard_store::transaction(c, |c| {
+                let changed = tasks::update_progress(c, id, &u)?;
+                let refunded = if failing { tasks::refund(c, id)? } else { 0 };
+                Ok::<_, crate::error::ApiError>((changed, refunded))
+            })
+        })
+        .await?;
+    if refunded > 0 {
+        state.relay.ledger.credit_user(t.user_id, refunded).await;
+        if t.token_id > 0 {
+            state.relay.ledger.credit_token(t.token_id, refunded).await;
+        }
+    }
+    Ok((changed, refunded))
+}
+
+/// Asks the upstream about a batch of tasks of one channel, platform and mode; the answers by
+/// upstream id. `None` when the call failed (the tasks are tried again next time).
+async fn fetch_batch(
+    state: &AppState,
+    ch: &ChannelInfo,
+    p: Platform,
+    batch: &[&TaskRow],
+) -> Option<BTreeMap<String, Value>> {
+    let ids: Vec<&str> = batch.iter().map(|t| t.task_id.as_str()).collect();
+    let (path, body) = match p {
+        Platform::Midjourney(_) => (
+            upstream_path(p, "/task/list-by-condition"),
+            json!({"ids": ids}),
+        ),
+        Platform::Suno => (
+            upstream_path(p, "/fetch"),
+            json!({"ids": ids, "action": batch.first().map(|t| t.action.as_str()).unwrap_or("")}),
+        ),
+    };
+    let body = serde_json::to_vec(&body).ok()?;
+    let (_, answer) = match call(state, ch, p, reqwest::Method::POST, &path, Some(body)).await {
+        Ok(a) => a,
+        Err(f) => {
+            tracing::warn!(channel = ch.id, "fetching tasks failed: {}", f.message);
+            return None;
+        }
+    };
+    let v: Value = serde_json::from_slice(&answer).ok()?;
+    let (list, key) = match p {
+        Platform::Midjourney(_) => (v.as_array().cloned()?, "id"),
+        Platform::Suno => (v.get("data").and_then(Value::as_array).cloned()?, "task_id"),
+    };
+    Some(
+        list.into_iter()
+            .filter_map(|item| {
+                let id = match item.get(key)? {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    _ => return None,
+                };
+                Some((id, item))
+            })
+            .collect(),
+    )
+}
+
+/// One pass over every unfinished task (see the module documentation). Safe to run on several
+/// nodes at once (updates apply to unfinished rows only and refunds happen once), but
+/// [`poll_tasks_once`] keeps it to one node per period.
+pub async fn poll_tasks(state: &AppState) -> ApiResult<PollSummary> {
+    let mut sum = PollSummary::default();
+    let snapshot = state.relay.snapshot();
+    let mut after = 0;
+    loop {
+        let rows = state
+            .db(move |c| Ok(tasks::unfinished(c, after, DB_BATCH)?))
+            .await?;
+        let Some(last) = rows.last() else { break };
+        after = last.id;
+        sum.checked += rows.len();
+        // (channel, platform, mode or action) -> tasks
+        let mut groups: BTreeMap<(i64, &'static str, String), Vec<&TaskRow>> = BTreeMap::new();
+        for t in &rows {
+            let (platform, sub) = if t.platform == PLATFORM_SUNO {
+                (PLATFORM_SUNO, t.action.clone())
+            } else {
+                (PLATFORM_MIDJOURNEY, mode_of(t).as_str().to_owned())
+            };
+            groups
+                .entry((t.channel_id, platform, sub))
+                .or_default()
+                .push(t);
+        }
+        for ((cid, platform, _), list) in groups {
+            let ch = snapshot.channel(cid);
+            for batch in list.chunks(FETCH_BATCH) {
+                let p = if platform == PLATFORM_SUNO {
+                    Platform::Suno
+                } else {
+                    Platform::Midjourney(
+                        batch.first().map(|t| mode_of(t)).unwrap_or(MjMode::Default),
+                    )
+                };
+                let answers = match &ch {
+                    Some(ch) => fetch_batch(state, ch, p, batch).await,
+                    None => None,
+                };
+                for t in batch {
+                    let update = match answers.as_ref().and_then(|a| a.get(&t.task_id)) {
+                        Some(v) => progress_from(p, t, v),
+                        None if now() - t.submit_time > TASK_TIMEOUT_SECS => TaskProgress {
+                            status: Some("FAILURE".into()),
+                            fail_reason: Some(format!(
+                                "the task did not finish within {} hours",
+                                TASK_TIMEOUT_SECS / 3600
+                            )),
+                            finish_time: Some(now()),
+                            ..TaskProgress::default()
+                        },
+                        None => continue,
+                    };
+                    // Still unfinished past the deadline: fail it even though the upstream answers.
+                    let update = if now() - t.submit_time > TASK_TIMEOUT_SECS
+                        && !update.status.as_deref().is_some_and(dtask::is_final_status)
+                    {
+                        TaskProgress {
+                            status: Some("FAILURE".into()),
+                            fail_reason: Some(format!(
+                                "the task did not finish within {} hours",
+                                TASK_TIMEOUT_SECS / 3600
+                            )),
+                            finish_time: Some(now()),
+                            ..update
+                        }
+                    } else {
+                        update
+                    };
+                    if !changed(t, &update) {
+                        continue;
+                    }
+                    let finishing = update.status.as_deref().is_some_and(dtask::is_final_status);
+                    match apply(state, t, update).await {
+                        Ok((ch_changed, refunded)) => {
+                            if ch_changed {
+                                sum.updated += 1;
+                                if finishing {
+                                    sum.finished += 1;
+                                }
+                            }
+                            if refunded > 0 {
+                                sum.refunded += 1;
+                                sum.refunded_quota += refunded;
+                            }
+                        }
+                        Err(e) => tracing::warn!(task = t.id, "updating a task failed: {e}"),
+                    }
+                }
+            }
+        }
+        if (rows.len() as i64) < DB_BATCH {
+            break;
+        }
+    }
+    Ok(sum)
+}
+
+/// The poller as the cluster runs it: the node that takes the `task-poll` lease for this period
+/// polls, the others do nothing. Returns `None` when another node has the period.
+pub async fn poll_tasks_once(
+    state: &AppState,
+    holder: &str,
+    every: Duration,
+) -> ApiResult<Option<PollSummary>> {
+    let holder = holder.to_owned();
+    let ttl = i64::try_from(every.as_secs())
+        .unwrap_or(15)
+        .saturating_sub(1)
+        .max(1);
+    let mine = state
+        .db(move |c| {
+            Ok(switchboard_store::job_locks::try_acquire(
+                c,
+                "task-poll",
+                &holder,
+                now(),
+                ttl,
+            )?)
+        })
+        .await?;
+    if !mine {
+        return Ok(None);
+    }
+    poll_tasks(state).await.map(Some)
+}
+
+/// Runs [`poll_tasks_once`] every `every` for as long as the actix system runs.
+pub fn spawn_poller(state: web::Data<AppState>, holder: String, every: Duration) {
+    actix_web::rt::spawn(async move {
+        let mut tick = actix_web::rt::time::interval(every);
+        loop {
+            tick.tick().await;
+            match poll_tasks_once(&state, &holder, every).await {
+                Ok(Some(s)) if s.updated > 0 || s.refunded > 0 => {
+                    tracing::info!(?s, "async tasks polled")
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("polling async tasks failed: {e}"),
+            }
+        }
+    });
+}
+
+/// Registers the task relay routes: `/mj`, `/mj-fast`, `/mj-turbo`, `/mj-relax` and `/suno`.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    for mode in MjMode::ALL {
+        cfg.service(
+            web::scope(mode.prefix())
+                .app_data(web::PayloadConfig::new(64 << 20))
+                .route(
+                    "/submit/{kind}",
+                    web::post().to(
+                        move |s: web::Data<AppState>,
+                              r: HttpRequest,
+                              b: Bytes,
+                              k: web::Path<String>| {
+                            mj_submit(s, r, b, k.into_inner(), mode)
+                        },
+                    ),
+                )
+                .route(
+                    "/task/list-by-condition",
+                    web::post().to(move |s: web::Data<AppState>, r: HttpRequest, b: Bytes| {
+                        mj_list(s, r, b, mode)
+                    }),
+                )
+                .route(
+                    "/task/{id}/fetch",
+                    web::get().to(
+                        move |s: web::Data<AppState>, r: HttpRequest, id: web::Path<String>| {
+                            mj_fetch(s, r, id.into_inner(), mode)
+                        },
+                    ),
+                )
+                .route(
+                    "/image/{id}",
+                    web::get().to(|s: web::Data<AppState>, id: web::Path<String>| {
+                        mj_image(s, id.into_inner())
+                    }),
+                )
+                .default_service(web::to(move || async move {
+                    task_error(
+                        Platform::Midjourney(mode),
+                        404,
+                        "not_found",
+                        "No such Midjourney route.",
+                    )
+                })),
+        );
+    }
+    cfg.service(
+        web::scope("/suno")
+            .app_data(web::PayloadConfig::new(64 << 20))
+            .route(
+                "/submit/{kind}",
+                web::post().to(
+                    |s: web::Data<AppState>, r: HttpRequest, b: Bytes, k: web::Path<String>| {
+                        suno_submit(s, r, b, k.into_inner())
+                    },
+                ),
+            )
+            .route("/fetch", web::post().to(suno_fetch_many))
+            .route(
+                "/fetch/{id}",
+                web::get().to(
+                    |s: web::Data<AppState>, r: HttpRequest, id: web::Path<String>| {
+                        suno_fetch_one(s, r, id.into_inner())
+                    },
+                ),
+            )
+            .default_service(web::to(|| async {
+                task_error(Platform::Suno, 404, "not_found", "No such Suno route.")
+            })),
+    );
+}

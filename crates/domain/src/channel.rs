@@ -106,8 +106,10 @@ pub const CHANNEL_TYPES: &[ChannelType] = &[
         "https://api.anthropic.com",
         false,
     ),
-    ct(15, "Baidu", "https://aip.baidubce.com", false),
-    ct(16, "Zhipu", "https://open.bigmodel.cn", false),
+    // Baidu Qianfan and Zhipu speak OpenAI's protocol under their own version path
+    // ([`api_version_path`]).
+    ct(15, "Baidu Qianfan", "https://qianfan.baidubce.com", true),
+    ct(16, "Zhipu", "https://open.bigmodel.cn", true),
     ct(
         17,
         "Ali DashScope",
@@ -136,6 +138,25 @@ pub const CHANNEL_TYPES: &[ChannelType] = &[
     // Not in the one-hub list: the next free id after it.
     ct(TYPE_XAI, "xAI", "https://api.x.ai", true),
 ];
+
+/// The path that stands for OpenAI's `/v1` at an OpenAI-compatible vendor: Baidu Qianfan's
+/// OpenAI-compatible API lives under `/v2`, Zhipu's under `/api/paas/v4`; every other vendor
+/// uses `/v1`.
+pub fn api_version_path(channel_type: i32) -> &'static str {
+    match channel_type {
+        15 => "/v2",
+        16 => "/api/paas/v4",
+        _ => "/v1",
+    }
+}
+
+/// `path` (an OpenAI path such as `/v1/chat/completions`) at this channel type's version path.
+pub fn vendor_path(channel_type: i32, path: &str) -> String {
+    match path.strip_prefix("/v1") {
+        Some(rest) => format!("{}{rest}", api_version_path(channel_type)),
+        None => path.to_owned(),
+    }
+}
 
 pub fn channel_type(id: i32) -> Option<&'static ChannelType> {
     CHANNEL_TYPES.iter().find(|t| t.id == id)
@@ -949,5 +970,21 @@ mod tests {
             remove_model("gpt-4*,gpt-4", "gpt-4").as_deref(),
             Some("gpt-4*")
         );
+    }
+
+    #[test]
+    fn vendors_with_their_own_version_path() {
+        assert_eq!(
+            vendor_path(1, "/v1/chat/completions"),
+            "/v1/chat/completions"
+        );
+        assert_eq!(
+            vendor_path(16, "/v1/chat/completions"),
+            "/api/paas/v4/chat/completions"
+        );
+        assert_eq!(vendor_path(15, "/v1/embeddings"), "/v2/embeddings");
+        assert_eq!(vendor_path(16, "/v1/models"), "/api/paas/v4/models");
+        assert!(channel_type(15).is_some_and(|t| t.openai_compatible));
+        assert!(channel_type(16).is_some_and(|t| t.openai_compatible));
     }
 }

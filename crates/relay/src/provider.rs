@@ -554,8 +554,11 @@ mod tests {
             Some(Provider::Vertex(_))
         ));
         assert!(
-            Provider::for_channel_type(15).is_none(),
-            "Baidu has no adapter yet"
+            matches!(
+                Provider::for_channel_type(16),
+                Some(Provider::OpenAiCompatible(_))
+            ),
+            "Zhipu speaks OpenAI's protocol under its own version path"
         );
         assert!(Provider::for_channel_type(9999).is_some());
     }

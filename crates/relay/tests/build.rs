@@ -194,3 +194,42 @@ fn channel_configuration_errors() {
         Err(RelayError::Channel(_))
     ));
 }
+
+#[test]
+fn vendors_with_their_own_version_path_get_it_in_the_url() {
+    let chat = json!({"model": "glm-4-flash", "messages": [{"role": "user", "content": "hi"}]});
+    for (channel_type, base, want) in [
+        (
+            16,
+            "",
+            "https://open.bigmodel.cn/api/paas/v4/chat/completions",
+        ),
+        (15, "", "https://qianfan.baidubce.com/v2/chat/completions"),
+        (
+            17,
+            "",
+            "https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions",
+        ),
+        (
+            16,
+            "https://zhipu.proxy.example",
+            "https://zhipu.proxy.example/api/paas/v4/chat/completions",
+        ),
+    ] {
+        let t = ChannelTarget {
+            channel_type,
+            base_url: base.into(),
+            ..target()
+        };
+        let bytes = serde_json::to_vec(&chat).unwrap();
+        let req = RelayRequest::parse(Endpoint::ChatCompletions, &bytes).unwrap();
+        let r = Provider::for_channel_type(channel_type)
+            .unwrap()
+            .build(&reqwest::Client::new(), &t, &req, Some(&bytes), None)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(r.url().as_str(), want);
+        assert_eq!(r.headers()["authorization"], "Bearer sk-upstream");
+    }
+}

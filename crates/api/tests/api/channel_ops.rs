@@ -265,8 +265,8 @@ async fn fetch_models_lists_the_upstream_models() {
         .get(&format!("/api/channel/fetch_models/{bad}"))
         .await
         .err(502, "fetch_models_failed");
-    // Baidu (15) has no adapter yet.
-    let other = chan(&app, &up.base_url, "sk-mock-ok", json!({"type": 15})).await;
+    // A Midjourney-proxy channel (34) serves tasks, not chat or model lists.
+    let other = chan(&app, &up.base_url, "sk-mock-ok", json!({"type": 34})).await;
     app.root()
         .get(&format!("/api/channel/fetch_models/{other}"))
         .await

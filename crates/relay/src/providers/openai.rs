@@ -37,7 +37,11 @@ impl OpenAiCompatible {
             // Messages are sent as chat requests (see `Provider::build`).
             return Err(RelayError::UnsupportedEndpoint(req.endpoint.path().into()));
         }
-        let url = format!("{}{}", target.effective_base_url()?, req.endpoint.path());
+        let url = format!(
+            "{}{}",
+            target.effective_base_url()?,
+            switchboard_domain::channel::vendor_path(target.channel_type, req.endpoint.path())
+        );
         let url = reqwest::Url::parse(&url)
             .map_err(|e| RelayError::Channel(format!("invalid upstream URL {url}: {e}")))?;
 
@@ -260,7 +264,10 @@ async fn get_json(
     get_json_at(
         client,
         target,
-        &format!("{base}{path}"),
+        &format!(
+            "{base}{}",
+            switchboard_domain::channel::vendor_path(target.channel_type, path)
+        ),
         headers,
         classify_openai,
     )

@@ -9,6 +9,7 @@ const apiTarget = process.env.SWITCHBOARD_API ?? 'http://127.0.0.1:3000'
 const proxy = {
   '/api': { target: apiTarget, changeOrigin: true },
   '/v1': { target: apiTarget, changeOrigin: true },
+  '/mj': { target: apiTarget, changeOrigin: true },
 }
 
 export default defineConfig({

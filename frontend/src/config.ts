@@ -14,6 +14,7 @@ export const STORAGE_KEYS = {
   quotaPerUnit: 'quota_per_unit',
   displayInCurrency: 'display_in_currency',
   language: 'i18nextLng',
+  notice: 'notice',
 } as const
 
 /** Width at or below which the layout counts as mobile. */

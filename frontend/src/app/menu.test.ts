@@ -9,7 +9,7 @@ describe('console menu', () => {
   it('shows the users\' screens to every signed-in user', () => {
     expect(ids(visibleMenu({ role: ROLE.user }))).toEqual([
       ['dashboard', ['dashboard', 'playground']],
-      ['setting', ['token', 'profile']],
+      ['setting', ['token', 'profile', 'guides', 'tools']],
       ['billing', ['topup', 'model_price']],
       ['usage', ['log']],
     ])
@@ -19,7 +19,7 @@ describe('console menu', () => {
     const admin = ids(visibleMenu({ role: ROLE.admin }))
     expect(admin).toContainEqual([
       'setting',
-      ['user', 'channel', 'user_group', 'token', 'pricing', 'model_ownedby', 'redemption', 'profile'],
+      ['user', 'channel', 'user_group', 'token', 'pricing', 'model_ownedby', 'redemption', 'profile', 'guides', 'tools'],
     ])
     expect(admin).toContainEqual(['billing', ['topup', 'model_price']])
   })

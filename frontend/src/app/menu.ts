@@ -1,5 +1,7 @@
 import { MessagesSquareIcon, BoxesIcon, ChartColumnIcon, KeyRoundIcon, LayoutDashboardIcon, ReceiptTextIcon, ScrollTextIcon, ServerIcon, SettingsIcon, TagsIcon, UserRoundIcon, type LucideIcon } from 'lucide-react'
 import { Building2Icon, NetworkIcon, TicketIcon, UsersIcon, UsersRoundIcon, WalletIcon } from 'lucide-react'
+import { ImageIcon, ListTodoIcon } from 'lucide-react'
+import { BookOpenIcon, WrenchIcon } from 'lucide-react'
 import type { ParseKeys } from 'i18next'
 import { isAdmin } from '@/lib/roles'
 import { ROLE, type SiteInfo } from '@/types/api'
@@ -56,6 +58,8 @@ export const MENU: MenuGroup[] = [
       { id: 'redemption', type: 'item', title: 'redemptions:title', url: '/panel/redemption', icon: TicketIcon, isAdmin: true },
       { id: 'profile', type: 'item', title: 'profile:menu', url: '/panel/profile', icon: UserRoundIcon },
       { id: 'setting', type: 'item', title: 'settings:menu', url: '/panel/setting', icon: SettingsIcon, isRoot: true },
+      { id: 'guides', type: 'item', title: 'docs:menu.guides', url: '/panel/guides', icon: BookOpenIcon },
+      { id: 'tools', type: 'item', title: 'docs:menu.tools', url: '/panel/tools', icon: WrenchIcon },
     ],
   },
   {
@@ -81,6 +85,8 @@ export const MENU: MenuGroup[] = [
         icon: ReceiptTextIcon,
         siteFlag: 'UserInvoiceMonth',
       },
+      { id: 'midjourney', type: 'item', title: 'tasks:mj.menu', url: '/panel/midjourney', icon: ImageIcon, isAdmin: true },
+      { id: 'task', type: 'item', title: 'tasks:task.menu', url: '/panel/task', icon: ListTodoIcon, isAdmin: true },
     ],
   },
 ]

@@ -2,6 +2,7 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query'
 import { Suspense, type ReactNode } from 'react'
 import { AppToaster } from '@/components/app-toaster'
 import { FullPageSpinner } from '@/components/full-page-spinner'
+import { NoticeDialog } from '@/features/notice/components/notice-dialog'
 import { SiteStatusLoader } from '@/features/site/components/site-status-loader'
 import { queryClient as defaultQueryClient } from '@/lib/query-client'
 
@@ -18,6 +19,7 @@ export function AppProvider({ children, queryClient = defaultQueryClient }: AppP
       <QueryClientProvider client={queryClient}>
         <SiteStatusLoader />
         {children}
+        <NoticeDialog />
         <AppToaster />
       </QueryClientProvider>
     </Suspense>

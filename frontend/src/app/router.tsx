@@ -31,6 +31,9 @@ const TopupRoute = lazy(() => import('./routes/panel/topup'))
 const UserGroupRoute = lazy(() => import('./routes/panel/user-group'))
 const UserRoute = lazy(() => import('./routes/panel/user'))
 const ChannelRoute = lazy(() => import('./routes/panel/channel'))
+const MidjourneyRoute = lazy(() => import('@/features/tasks/components/midjourney-screen'))
+const TaskRoute = lazy(() => import('@/features/tasks/components/task-screen'))
+const DocsRoute = lazy(() => import('./routes/docs'))
 
 /** All routes in one place (spec section 2). */
 export function AppRoutes() {
@@ -46,6 +49,8 @@ export function AppRoutes() {
         <Route path="price" element={<PriceRoute />} />
         <Route path="playground" element={<Navigate to="/panel/playground" replace />} />
         <Route path="404" element={<NotFoundRoute />} />
+        <Route path="guides/*" element={<DocsRoute section="guides" base="" />} />
+        <Route path="tools/*" element={<DocsRoute section="tools" base="" />} />
       </Route>
 
       <Route path="panel" element={<RequireAuth />}>
@@ -69,6 +74,10 @@ export function AppRoutes() {
           <Route path="user_group" element={<UserGroupRoute />} />
           <Route path="user" element={<UserRoute />} />
           <Route path="channel" element={<ChannelRoute />} />
+          <Route path="midjourney" element={<MidjourneyRoute />} />
+          <Route path="task" element={<TaskRoute />} />
+          <Route path="guides/*" element={<DocsRoute section="guides" base="/panel" />} />
+          <Route path="tools/*" element={<DocsRoute section="tools" base="/panel" />} />
           <Route path="404" element={<NotFoundRoute />} />
           <Route path="*" element={<Navigate to="/panel/404" replace />} />
         </Route>

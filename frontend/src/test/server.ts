@@ -1,4 +1,5 @@
 import { setupServer } from 'msw/node'
+import { noticeHandlers } from '@/features/notice/mocks/handlers'
 import { accountHandlers } from '@/features/account/mocks/handlers'
 import { analyticsHandlers } from '@/features/analytics/mocks/handlers'
 import { authHandlers } from '@/features/auth/mocks/handlers'
@@ -17,8 +18,10 @@ import { userHandlers } from '@/features/users/mocks/handlers'
 import { channelHandlers } from '@/features/channels/mocks/handlers'
 import { siteHandlers } from '@/features/site/mocks/handlers'
 import { tokenHandlers } from '@/features/tokens/mocks/handlers'
+import { taskHandlers } from '@/features/tasks/mocks/handlers'
 
 /** MSW server with every feature's default handlers; tests override with server.use(...). */
-export const server = setupServer(...siteHandlers, ...authHandlers, ...tokenHandlers, ...logHandlers, ...ownerHandlers, ...redemptionHandlers, ...topupHandlers, ...groupHandlers, ...userHandlers, ...channelHandlers,
+export const server = setupServer(...noticeHandlers, ...siteHandlers, ...authHandlers, ...tokenHandlers, ...logHandlers, ...ownerHandlers, ...redemptionHandlers, ...topupHandlers, ...groupHandlers, ...userHandlers, ...channelHandlers,
   ...accountHandlers, ...analyticsHandlers, ...dashboardHandlers, ...invoicesHandlers, ...pricingHandlers, ...profileHandlers, ...settingsHandlers, ...systemHandlers,
+  ...taskHandlers,
 )

@@ -20,13 +20,15 @@ import type analytics from '../../public/locales/zh_CN/analytics.json'
 import type system from '../../public/locales/zh_CN/system.json'
 import type settings from '../../public/locales/zh_CN/settings.json'
 import type publicNs from '../../public/locales/zh_CN/public.json'
+import type tasks from '../../public/locales/zh_CN/tasks.json'
+import type docs from '../../public/locales/zh_CN/docs.json'
 
 // Typed keys: `t('auth:login.title')` is checked at compile time against the zh_CN files;
 // a test checks that the other languages have exactly the same keys. Listing every namespace
 // as default lets any component use any `ns:key` without naming namespaces in useTranslation().
 declare module 'i18next' {
   interface CustomTypeOptions {
-    defaultNS: ['common', 'auth', 'panel', 'errors', 'tokens', 'logs', 'channels', 'users', 'groups', 'redemptions', 'topup', 'owners', 'dashboard', 'profile', 'pricing', 'invoices', 'analytics', 'system', 'settings', 'public', 'playground']
+    defaultNS: ['common', 'auth', 'panel', 'errors', 'tokens', 'logs', 'channels', 'users', 'groups', 'redemptions', 'topup', 'owners', 'dashboard', 'profile', 'pricing', 'invoices', 'analytics', 'system', 'settings', 'public', 'playground', 'tasks', 'docs']
     resources: {
       common: typeof common
       auth: typeof auth
@@ -49,6 +51,8 @@ declare module 'i18next' {
       settings: typeof settings
       public: typeof publicNs
       playground: typeof playground
+      tasks: typeof tasks
+      docs: typeof docs
     }
   }
 }

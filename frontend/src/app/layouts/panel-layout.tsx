@@ -1,4 +1,5 @@
 import { MenuIcon } from 'lucide-react'
+import { NoticeButton } from '@/features/notice/components/notice-button'
 import { Suspense, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Outlet } from 'react-router'
@@ -51,6 +52,7 @@ export default function PanelLayout() {
             <MenuIcon />
           </Button>
           <div className="ml-auto flex items-center gap-1">
+            <NoticeButton />
             <ThemeToggle />
             <LanguageSwitcher />
             {user && <ProfileDrawer user={user} />}

@@ -36,6 +36,12 @@ export function PublicLayout() {
             <NavLink to="/price" className={navLinkClass} data-testid="nav-price">
               {t('public:nav.price')}
             </NavLink>
+            <NavLink to="/guides" className={navLinkClass} data-testid="nav-guides">
+              {t('docs:nav.guides')}
+            </NavLink>
+            <NavLink to="/tools" className={navLinkClass} data-testid="nav-tools">
+              {t('docs:nav.tools')}
+            </NavLink>
           </nav>
           <div className="ml-auto flex items-center gap-1">
             <ThemeToggle />

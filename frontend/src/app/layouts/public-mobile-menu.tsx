@@ -10,6 +10,8 @@ export function PublicMobileMenu() {
   const links = [
     { to: '/', label: t('common:nav.home') },
     { to: '/price', label: t('public:nav.price') },
+    { to: '/guides', label: t('docs:nav.guides') },
+    { to: '/tools', label: t('docs:nav.tools') },
     { to: '/about', label: t('public:nav.about') },
   ]
   return (

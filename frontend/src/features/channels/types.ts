@@ -55,7 +55,7 @@ export const CHANNEL_TYPES: readonly ChannelType[] = [
   { id: 3, name: 'Azure OpenAI', defaultBaseUrl: '' },
   { id: 8, name: 'Custom', defaultBaseUrl: '' },
   { id: 14, name: 'Anthropic', defaultBaseUrl: 'https://api.anthropic.com' },
-  { id: 15, name: 'Baidu', defaultBaseUrl: 'https://aip.baidubce.com' },
+  { id: 15, name: 'Baidu Qianfan', defaultBaseUrl: 'https://qianfan.baidubce.com' },
   { id: 16, name: 'Zhipu', defaultBaseUrl: 'https://open.bigmodel.cn' },
   { id: 17, name: 'Ali DashScope', defaultBaseUrl: 'https://dashscope.aliyuncs.com/compatible-mode' },
   { id: 20, name: 'OpenRouter', defaultBaseUrl: 'https://openrouter.ai/api' },

@@ -1,6 +1,10 @@
 import {
   ActivityIcon,
+  ChevronDownIcon,
   CopyPlusIcon,
+  CloudIcon,
+  EraserIcon,
+  LayersIcon,
   EllipsisIcon,
   PencilIcon,
   PlusIcon,
@@ -37,6 +41,7 @@ import { useSetChannelStatus } from '../api/set-channel-status'
 import { useTestAllChannels, useTestChannel } from '../api/test-channels'
 import { useUpdateBalance } from '../api/update-balance'
 import { CHANNEL_STATUS, CHANNEL_TYPES, channelTypeName, type Channel } from '../types'
+import { BatchEditDialog, type BatchEditMode } from './batch-edit-dialog'
 import { ChannelFormDialog } from './channel-form-dialog'
 import { TagsDialog } from './tags-dialog'
 
@@ -74,7 +79,7 @@ function ResponseTime({ channel }: { channel: Channel }) {
   )
 }
 
-/** Channels: filters, ordering, paging, selection, tests, balances, create/edit, delete. */
+/** Channels: filters, ordering, paging, selection, tests, balances, create/edit, copy, batch edits, delete. */
 export function ChannelsPanel() {
   const { t } = useTranslation()
   const id = useId()
@@ -93,6 +98,7 @@ export function ChannelsPanel() {
   const [confirm, setConfirm] = useState<'batch' | 'disabled' | null>(null)
   const [testingId, setTestingId] = useState<number | null>(null)
   const [balanceId, setBalanceId] = useState<number | null>(null)
+  const [batchMode, setBatchMode] = useState<BatchEditMode | null>(null)
 
   const statusMutation = useSetChannelStatus()
   const deleteMutation = useDeleteChannel()
@@ -307,6 +313,25 @@ export function ChannelsPanel() {
           <Trash2Icon />
           {t('channels:actions.deleteDisabled')}
         </Button>
+        <DropdownMenu>
+          <DropdownMenuTrigger asChild>
+            <Button variant="outline" data-testid="channel-batch">
+              <LayersIcon />
+              {t('channels:actions.batch')}
+              <ChevronDownIcon />
+            </Button>
+          </DropdownMenuTrigger>
+          <DropdownMenuContent align="start">
+            <DropdownMenuItem onSelect={() => setBatchMode('azure')} data-testid="channel-batch-azure">
+              <CloudIcon />
+              {t('channels:actions.azureApi')}
+            </DropdownMenuItem>
+            <DropdownMenuItem onSelect={() => setBatchMode('model')} data-testid="channel-batch-model">
+              <EraserIcon />
+              {t('channels:actions.removeModel')}
+            </DropdownMenuItem>
+          </DropdownMenuContent>
+        </DropdownMenu>
         {selected.size > 0 && (
           <Button variant="destructive" onClick={() => setConfirm('batch')} data-testid="channel-batch-delete">
             <Trash2Icon />
@@ -497,6 +522,7 @@ export function ChannelsPanel() {
         />
       )}
 
+      <BatchEditDialog key={batchMode ?? 'closed'} mode={batchMode} onClose={() => setBatchMode(null)} ids={[...selected]} />
       <ChannelFormDialog open={formOpen} onOpenChange={setFormOpen} channel={editing} />
       <TagsDialog open={tagsOpen} onOpenChange={setTagsOpen} onShowTag={(tag) => {
         setTagsOpen(false)

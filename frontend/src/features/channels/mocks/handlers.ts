@@ -122,6 +122,30 @@ export const channelHandlers = [
     channels = channels.filter((c) => c.status === 1)
     return ok({ deleted: before - channels.length })
   }),
+  http.put('*/api/channel/batch/azure_api', async ({ request }) => {
+    const { ids, value } = (await request.json()) as { ids?: number[]; value: string }
+    const hit = channels.filter((c) => c.type === 3 && (!ids || ids.includes(c.id)) && c.config?.api_version !== value)
+    for (const c of hit) c.config = { ...c.config, api_version: value }
+    return ok({ updated: hit.length, ids: hit.map((c) => c.id) })
+  }),
+  http.put('*/api/channel/batch/del_model', async ({ request }) => {
+    const { ids, value } = (await request.json()) as { ids?: number[]; value: string }
+    const changed: number[] = []
+    const kept: string[] = []
+    for (const c of channels.filter((x) => !ids || ids.includes(x.id))) {
+      const models = c.models.split(',')
+      if (!models.includes(value)) continue
+      const rest = models.filter((m) => m !== value)
+      if (rest.length === 0) {
+        kept.push(c.name)
+        continue
+      }
+      c.models = rest.join(',')
+      if (c.test_model === value) c.test_model = ''
+      changed.push(c.id)
+    }
+    return ok({ updated: changed.length, ids: changed, kept })
+  }),
   http.get('*/api/channel/tags', () => {
     const counts = new Map<string, number>()
     for (const c of channels) if (c.tag) counts.set(c.tag, (counts.get(c.tag) ?? 0) + 1)

@@ -1,8 +1,21 @@
 import { useEffect } from 'react'
+import { APP_VERSION } from '@/config'
 import i18n, { applyServerLanguage } from '@/lib/i18n'
 import { notify } from '@/lib/toast'
 import { keepStoredSiteInfo, setSiteInfo, useSiteInfo } from '@/stores/site'
 import { useStatus } from '../api/get-status'
+
+/**
+ * The version check (spec section 3): the server's version must be the console's (major and
+ * minor, `v` optional); empty and 0.0.0 count as different.
+ */
+export function isVersionMismatch(server: string | undefined, expected: string = APP_VERSION): boolean {
+  const parts = (v: string) => v.trim().replace(/^v/i, '').split('.')
+  const s = parts(server ?? '')
+  if (!server?.trim() || s.every((x) => x === '0')) return true
+  const e = parts(expected)
+  return s[0] !== e[0] || (s[1] ?? '0') !== (e[1] ?? '0')
+}
 
 /**
  * Loads GET /api/status at start-up into app state and localStorage `siteInfo`; on failure
@@ -16,6 +29,9 @@ export function SiteStatusLoader() {
     if (!data) return
     setSiteInfo(data)
     applyServerLanguage(data.language)
+    if (isVersionMismatch(data.version)) {
+      notify.warning(i18n.t('common:version.outdated', { server: data.version || '?', expected: APP_VERSION }))
+    }
   }, [data])
 
   useEffect(() => {

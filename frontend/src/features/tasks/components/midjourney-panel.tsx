@@ -1,0 +1,129 @@
+import { useTranslation } from 'react-i18next'
+import { DataPagination } from '@/components/data-pagination'
+import { ListState } from '@/components/list-kit'
+import { Card, CardContent } from '@/components/ui/card'
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
+import { TaskDuration, TaskProgress, TaskStatusButton, TaskTime } from './task-bits'
+import { TaskFilterForm } from './task-filters'
+import { TaskResultDialog } from './task-result-dialog'
+import { useTaskList } from './use-task-list'
+
+const MJ_ACTIONS = [
+  'IMAGINE',
+  'UPSCALE',
+  'VARIATION',
+  'REROLL',
+  'BLEND',
+  'DESCRIBE',
+  'SHORTEN',
+  'ZOOM',
+  'PAN',
+  'MODAL',
+  'INPAINT',
+  'HIGH_VARIATION',
+  'LOW_VARIATION',
+  'CUSTOM_ZOOM',
+] as const
+
+/** The image of a task through the gateway's proxy (the upstream's URL may not be reachable). */
+export const mjImageUrl = (taskId: string) => `/mj/image/${encodeURIComponent(taskId)}`
+
+/** Midjourney tasks: everyone's for administrators (GET /api/mj), else the user's own (/api/mj/self). */
+export function MidjourneyPanel({ admin }: { admin: boolean }) {
+  const { t } = useTranslation()
+  const list = useTaskList('mj', admin)
+  const { rows, total } = list
+
+  return (
+    <div className="grid grid-cols-1 gap-4">
+      <TaskFilterForm
+        admin={admin}
+        draft={list.draft}
+        onChange={list.setDraft}
+        onSearch={list.search}
+        onReset={list.reset}
+        actions={MJ_ACTIONS.map((a) => ({ value: a, label: a }))}
+      />
+
+      <Card>
+        <CardContent className="p-0">
+          <ListState loading={list.tasks.isPending} empty={rows.length === 0} emptyText={t('tasks:mj.empty')} emptyTestId="mj-empty">
+            <Table data-testid="mj-table">
+              <TableHeader>
+                <TableRow>
+                  <TableHead>{t('tasks:columns.submitTime')}</TableHead>
+                  <TableHead>{t('tasks:columns.taskId')}</TableHead>
+                  {admin && <TableHead>{t('tasks:columns.user')}</TableHead>}
+                  {admin && <TableHead>{t('tasks:columns.channel')}</TableHead>}
+                  <TableHead>{t('tasks:columns.action')}</TableHead>
+                  <TableHead>{t('tasks:columns.status')}</TableHead>
+                  <TableHead>{t('tasks:columns.progress')}</TableHead>
+                  <TableHead>{t('tasks:columns.prompt')}</TableHead>
+                  <TableHead>{t('tasks:columns.promptEn')}</TableHead>
+                  <TableHead>{t('tasks:columns.image')}</TableHead>
+                  <TableHead>{t('tasks:columns.failReason')}</TableHead>
+                  <TableHead className="text-right">{t('tasks:columns.duration')}</TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {rows.map((task) => (
+                  <TableRow key={task.id} data-testid={`mj-row-${task.id}`}>
+                    <TableCell>
+                      <TaskTime value={task.submit_time} />
+                    </TableCell>
+                    <TableCell className="font-mono text-xs" data-testid="task-id">
+                      {task.task_id}
+                    </TableCell>
+                    {admin && <TableCell className="tabular-nums">{task.user_id}</TableCell>}
+                    {admin && <TableCell className="tabular-nums">{task.channel_id ?? '-'}</TableCell>}
+                    <TableCell>{task.action || '-'}</TableCell>
+                    <TableCell>
+                      <TaskStatusButton task={task} onOpen={() => list.setOpened(task)} />
+                    </TableCell>
+                    <TableCell>
+                      <TaskProgress progress={task.progress} />
+                    </TableCell>
+                    <TableCell className="max-w-64 min-w-40 text-xs break-words">{task.prompt || '-'}</TableCell>
+                    <TableCell className="max-w-64 min-w-40 text-xs break-words text-muted-foreground">
+                      {task.prompt_en || '-'}
+                    </TableCell>
+                    <TableCell>
+                      {task.image_url ? (
+                        <a
+                          href={mjImageUrl(task.task_id)}
+                          target="_blank"
+                          rel="noreferrer"
+                          title={t('tasks:openImage')}
+                          data-testid="mj-image"
+                        >
+                          <img
+                            src={mjImageUrl(task.task_id)}
+                            alt={t('tasks:imageOf', { id: task.task_id })}
+                            loading="lazy"
+                            className="size-14 rounded-md border object-cover"
+                          />
+                        </a>
+                      ) : (
+                        '-'
+                      )}
+                    </TableCell>
+                    <TableCell className="max-w-48 text-xs break-words text-destructive">{task.fail_reason || '-'}</TableCell>
+                    <TableCell className="text-right whitespace-nowrap tabular-nums">
+                      <TaskDuration task={task} />
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </ListState>
+        </CardContent>
+      </Card>
+
+      {total > 0 && (
+        <DataPagination page={list.params.page} size={list.params.size} total={total} onPageChange={list.setPage} onSizeChange={list.setSize} />
+      )}
+
+      <TaskResultDialog task={list.opened} onOpenChange={(open) => !open && list.setOpened(null)} />
+    </div>
+  )
+}

@@ -28,7 +28,8 @@
 //! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
 //! | anything else | normal answers |
 //!
-//! Midjourney-proxy and Suno task endpoints live in `tasks.rs` (see there).
+//! Midjourney-proxy and Suno task endpoints live in `tasks.rs`, the Realtime websocket
+//! (`GET /v1/realtime`, `GET /openai/realtime`) in `realtime.rs` (see there).
 //!
 //! Fixed answers: chat completions say [`CONTENT`] with usage 11 prompt / 7 completion tokens,
 //! completions 5 / 7, embeddings 6, rerank 10 in total, Responses 9 input / 4 output.
@@ -50,7 +51,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod anthropic;
 mod gemini;
+mod realtime;
 mod tasks;
+
+pub use realtime::{RealtimeUsage, REALTIME_USAGE};
 
 /// The text of every chat and text completion.
 pub const CONTENT: &str = "Hello from the mock upstream.";
@@ -113,6 +117,7 @@ struct Shared {
     chunk_delay: Duration,
     requests: Mutex<Vec<Recorded>>,
     seq: AtomicU64,
+    realtime: realtime::RealtimeState,
 }
 
 impl Shared {
@@ -122,6 +127,7 @@ impl Shared {
             chunk_delay,
             requests: Mutex::new(Vec::new()),
             seq: AtomicU64::new(1),
+            realtime: realtime::RealtimeState::default(),
         }
     }
 
@@ -204,6 +210,16 @@ impl MockUpstream {
     pub fn count(&self, path: &str) -> usize {
         self.shared.lock().iter().filter(|r| r.path == path).count()
     }
+
+    /// How many Realtime websocket sessions are open now.
+    pub fn realtime_open(&self) -> usize {
+        self.shared.realtime.open.load(Ordering::SeqCst)
+    }
+
+    /// The `type` of every Realtime client event received, in order.
+    pub fn realtime_events(&self) -> Vec<String> {
+        self.shared.realtime.events()
+    }
 }
 
 impl Drop for MockUpstream {
@@ -241,6 +257,7 @@ fn server(
             .app_data(task_state.clone())
             .app_data(web::PayloadConfig::new(MAX_BODY))
             .configure(tasks::configure)
+            .configure(realtime::configure)
             .default_service(web::to(handle))
     })
     .workers(workers)

@@ -13,6 +13,7 @@ pub mod endpoint;
 pub mod error;
 pub mod provider;
 pub mod providers;
+pub mod realtime;
 pub mod remote;
 pub mod request;
 pub mod sse;

@@ -211,7 +211,7 @@ impl Serialize for Patched<'_> {
 }
 
 /// `Authorization: Bearer <key>` (none for an empty key, e.g. a local Ollama).
-fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
+pub(crate) fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
     let mut headers = HeaderMap::new();
     let key = target.key.trim();
     if !key.is_empty() {

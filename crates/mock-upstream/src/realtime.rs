@@ -10,6 +10,8 @@
 //!   [`crate::CONTENT_CHUNKS`], `response.text.done` and a `response.done` whose usage is
 //!   [`REALTIME_USAGE`]. Other events are ignored.
 //! - `{"type": "mock.close", "code": N, "reason": "..."}` makes the server close with that code.
+//! - With `sk-mock-slow`, the events answering `response.create` come after [`SLOW_RESPONSE`]
+//!   (so that a client can leave while a response is in progress).
 //! - Binary frames are echoed, pings are answered with pongs, a close is answered with the same
 //!   close.
 //!
@@ -26,6 +28,9 @@ use std::sync::Mutex;
 
 /// `response.usage` of every `response.done`: 30 input tokens (10 text, 20 audio, 8 of them
 /// cached) and 50 output tokens (20 text, 30 audio).
+/// The pause before a response of an `sk-mock-slow` session.
+pub const SLOW_RESPONSE: std::time::Duration = std::time::Duration::from_millis(300);
+
 pub const REALTIME_USAGE: RealtimeUsage = RealtimeUsage {
     input_tokens: 30,
     input_text_tokens: 10,
@@ -145,6 +150,7 @@ async fn open(
     let model = url_param(&req, "model")
         .or_else(|| url_param(&req, "deployment"))
         .unwrap_or_default();
+    let slow = key == "sk-mock-slow";
     let (resp, session, stream) = actix_ws::handle(&req, body)?;
     let stream = stream
         .max_frame_size(16 << 20)
@@ -152,7 +158,7 @@ async fn open(
         .max_continuation_size(16 << 20);
     shared.realtime.open.fetch_add(1, Ordering::SeqCst);
     actix_web::rt::spawn(async move {
-        serve(&shared, session, stream, &model).await;
+        serve(&shared, session, stream, &model, slow).await;
         shared.realtime.open.fetch_sub(1, Ordering::SeqCst);
     });
     Ok(resp)
@@ -170,6 +176,7 @@ async fn serve(
     mut session: Session,
     mut stream: actix_ws::AggregatedMessageStream,
     model: &str,
+    slow: bool,
 ) {
     let seq = || shared.seq.fetch_add(1, Ordering::Relaxed);
     let created = json!({"type": "session.created", "event_id": format!("event_{}", seq()),
@@ -193,6 +200,9 @@ async fn serve(
                     };
                     let _ = session.close(Some(reason)).await;
                     return;
+                }
+                if slow && kind == "response.create" {
+                    actix_web::rt::time::sleep(SLOW_RESPONSE).await;
                 }
                 let mut ok = true;
                 for reply in answers(&kind, &event, &seq) {

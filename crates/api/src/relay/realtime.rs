@@ -247,6 +247,7 @@ pub async fn realtime(
         session_id: crate::auth::random_string(24),
         turn: 0,
         turn_started: started,
+        in_flight: false,
     };
     actix_web::rt::spawn(relay_session(turns, session, stream, upstream));
     resp
@@ -405,6 +406,9 @@ struct Turns {
     /// When the current turn began: the client's last `response.create`, else the end of the
     /// previous turn (server VAD starts turns by itself).
     turn_started: Instant,
+    /// A response has begun (`response.create` sent or `response.created` seen) and its
+    /// `response.done` has not come yet.
+    in_flight: bool,
 }
 
 impl Turns {
@@ -515,7 +519,7 @@ async fn relay_session(
                 client_frame(msg, &mut turns, &mut client, &mut to_up, &mut from_up).await
             }
             msg = from_up.next() => {
-                upstream_frame(msg, &mut turns, &mut client, &mut to_up).await
+                upstream_frame(msg, &mut turns, &mut client, &mut to_up, &mut from_up).await
             }
         };
         if matches!(next, Next::Stop) {
@@ -535,6 +539,7 @@ async fn client_frame(
         Some(Ok(AggregatedMessage::Text(text))) => {
             if is_response_create(&text) {
                 turns.turn_started = Instant::now();
+                turns.in_flight = true;
             }
             to_up.send(Message::Text(text.to_string().into())).await
         }
@@ -542,22 +547,17 @@ async fn client_frame(
         Some(Ok(AggregatedMessage::Ping(p))) => to_up.send(Message::Ping(p)).await,
         Some(Ok(AggregatedMessage::Pong(p))) => to_up.send(Message::Pong(p)).await,
         Some(Ok(AggregatedMessage::Close(reason))) => {
+            finish_turn(turns, to_up, from_up).await;
             let _ = to_up
                 .send(Message::Close(to_upstream_close(reason.clone())))
                 .await;
-            finish_upstream(from_up).await;
+            finish_upstream(turns, from_up).await;
             let _ = client.clone().close(reason).await;
             return Next::Stop;
         }
         // The client went away (or broke the protocol): end the upstream session too.
         Some(Err(_)) | None => {
-            let _ = to_up
-                .send(Message::Close(Some(CloseFrame {
-                    code: UpCloseCode::Away,
-                    reason: "client disconnected".into(),
-                })))
-                .await;
-            finish_upstream(from_up).await;
+            client_gone(turns, to_up, from_up).await;
             return Next::Stop;
         }
     };
@@ -580,9 +580,88 @@ async fn client_frame(
     }
 }
 
-/// Waits (briefly) for the upstream to acknowledge a close.
-async fn finish_upstream(from_up: &mut SplitStream<Upstream>) {
-    let drain = async { while let Some(Ok(_)) = from_up.next().await {} };
+/// The client went away: the response in progress is cancelled (and billed for what it
+/// produced), then the upstream session is closed.
+async fn client_gone(
+    turns: &mut Turns,
+    to_up: &mut SplitSink<Upstream, Message>,
+    from_up: &mut SplitStream<Upstream>,
+) {
+    finish_turn(turns, to_up, from_up).await;
+    let _ = to_up
+        .send(Message::Close(Some(CloseFrame {
+            code: UpCloseCode::Away,
+            reason: "client disconnected".into(),
+        })))
+        .await;
+    finish_upstream(turns, from_up).await;
+}
+
+/// Bills `response.done` when `text` is one; tracks whether a response is in progress.
+/// Returns whether a turn was settled.
+fn observe(turns: &mut Turns, text: &str) -> bool {
+    let done = text.contains("\"response.done\"");
+    if !done && !text.contains("\"response.created\"") {
+        return false;
+    }
+    let Ok(event) = serde_json::from_str::<Value>(text) else {
+        return false;
+    };
+    match event.get("type").and_then(Value::as_str) {
+        Some("response.created") => {
+            turns.in_flight = true;
+            false
+        }
+        Some("response.done") => {
+            turns.in_flight = false;
+            match usage_of_event(&event) {
+                Some(usage) => {
+                    turns.settle(usage);
+                    true
+                }
+                None => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// With a response in progress and nobody left to read it: `response.cancel`, then wait
+/// (briefly) for its `response.done`, which is billed like any turn.
+async fn finish_turn(
+    turns: &mut Turns,
+    to_up: &mut SplitSink<Upstream, Message>,
+    from_up: &mut SplitStream<Upstream>,
+) {
+    if !turns.in_flight {
+        return;
+    }
+    let cancel = json!({"type": "response.cancel"}).to_string();
+    if to_up.send(Message::Text(cancel.into())).await.is_err() {
+        return;
+    }
+    let wait = async {
+        while let Some(Ok(m)) = from_up.next().await {
+            if let Message::Text(t) = m {
+                observe(turns, t.as_str());
+                if !turns.in_flight {
+                    return;
+                }
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_GRACE, wait).await;
+}
+
+/// Waits (briefly) for the upstream to acknowledge a close, billing any last `response.done`.
+async fn finish_upstream(turns: &mut Turns, from_up: &mut SplitStream<Upstream>) {
+    let drain = async {
+        while let Some(Ok(m)) = from_up.next().await {
+            if let Message::Text(t) = m {
+                observe(turns, t.as_str());
+            }
+        }
+    };
     let _ = tokio::time::timeout(CLOSE_GRACE, drain).await;
 }
 
@@ -591,19 +670,13 @@ async fn upstream_frame(
     turns: &mut Turns,
     client: &mut Session,
     to_up: &mut SplitSink<Upstream, Message>,
+    from_up: &mut SplitStream<Upstream>,
 ) -> Next {
     let sent = match msg {
         Some(Ok(Message::Text(text))) => {
-            let usage = if text.contains("response.done") {
-                serde_json::from_str::<Value>(text.as_str())
-                    .ok()
-                    .and_then(|v| usage_of_event(&v))
-            } else {
-                None
-            };
+            let settled = observe(turns, text.as_str());
             let sent = client.text(text.as_str().to_owned()).await;
-            if let Some(usage) = usage {
-                turns.settle(usage);
+            if settled {
                 if let Some(short) = turns.exhausted().await {
                     out_of_quota(&short, client, to_up).await;
                     return Next::Stop;
@@ -645,12 +718,7 @@ async fn upstream_frame(
         Ok(()) => Next::Continue,
         // The client is gone: end the upstream session.
         Err(_) => {
-            let _ = to_up
-                .send(Message::Close(Some(CloseFrame {
-                    code: UpCloseCode::Away,
-                    reason: "client disconnected".into(),
-                })))
-                .await;
+            client_gone(turns, to_up, from_up).await;
             Next::Stop
         }
     }

@@ -448,3 +448,43 @@ async fn azure_channels_open_their_realtime_deployment() {
     assert_eq!(logs.len(), 1);
     assert_eq!(logs[0].quota, TURN_COST);
 }
+
+#[actix_web::test]
+async fn a_turn_in_progress_when_the_client_leaves_is_still_billed() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    // The slow mock answers a response only after 300 ms.
+    app.channel(&s.upstream.base_url, "sk-mock-slow", MODEL, 0)
+        .await;
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    send(&mut ws, json!({"type": "response.create"})).await;
+    for _ in 0..100 {
+        if s.upstream
+            .realtime_events()
+            .contains(&"response.create".to_owned())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    drop(ws);
+    wait_closed(&s.upstream).await;
+    let mut logs = consume_logs(&app, s.user_id).await;
+    for _ in 0..50 {
+        if !logs.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        logs = consume_logs(&app, s.user_id).await;
+    }
+    assert_eq!(logs.len(), 1, "the upstream's response.done is billed");
+    assert_eq!(
+        s.upstream.realtime_events(),
+        ["response.create", "response.cancel"]
+    );
+    assert_eq!(logs[0].quota, TURN_COST);
+}

@@ -223,7 +223,14 @@ pub async fn realtime(
     };
     let (resp, session, stream) = match actix_ws::handle_with_protocols(&req, body, protocols) {
         Ok(t) => t,
-        Err(e) => return HttpResponse::from_error(e),
+        Err(e) => {
+            return oai_error(
+                400,
+                format!("/v1/realtime is a websocket: open it with a websocket handshake ({e})."),
+                "invalid_request_error",
+                "websocket_required",
+            )
+        }
     };
 
     let started = Instant::now();

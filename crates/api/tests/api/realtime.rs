@@ -488,3 +488,58 @@ async fn a_turn_in_progress_when_the_client_leaves_is_still_billed() {
     );
     assert_eq!(logs[0].quota, TURN_COST);
 }
+
+#[actix_web::test]
+async fn the_key_running_out_closes_the_session_and_plain_http_is_refused() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(
+            1_000_000,
+            json!({"unlimited_quota": false, "remain_quota": TURN_COST - 10}),
+        )
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+
+    // Not a websocket handshake.
+    let r = reqwest::Client::new()
+        .get(app.url(&format!("/v1/realtime?model={MODEL}")))
+        .header("Authorization", format!("Bearer {}", s.key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "websocket_required");
+    // No model.
+    let mut request = format!("{}/v1/realtime", app.base.replacen("http://", "ws://", 1))
+        .into_client_request()
+        .unwrap();
+    request.headers_mut().insert(
+        "authorization",
+        format!("Bearer {}", s.key).parse().unwrap(),
+    );
+    match tokio_tungstenite::connect_async(request).await {
+        Err(WsError::Http(resp)) => assert_eq!(resp.status().as_u16(), 400),
+        other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
+    }
+
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    turn(&mut ws).await;
+    let err = next_event(&mut ws).await;
+    assert_eq!(err["error"]["code"], "insufficient_token_quota");
+    match next_frame(&mut ws).await {
+        Message::Close(Some(f)) => assert_eq!(f.code, CloseCode::Policy),
+        other => panic!("expected a close, got {other:?}"),
+    }
+    match connect(&app, &bearer(&s.key)).await {
+        Err(WsError::Http(resp)) => assert_eq!(resp.status().as_u16(), 402),
+        other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
+    }
+    let logs = consume_logs(&app, s.user_id).await;
+    assert_eq!(logs.len(), 1);
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!(u.quota, 1_000_000 - TURN_COST);
+}

@@ -34,7 +34,8 @@
 //!
 //! Cohere's Compatibility API (`/compatibility/v1/...`) answers like `/v1/...` but refuses
 //! `stream_options` with 400, as Cohere does. Midjourney-proxy and Suno task endpoints live in
-//! `tasks.rs` (see there).
+//! `tasks.rs`, the Realtime websocket (`GET /v1/realtime`, `GET /openai/realtime`) in
+//! `realtime.rs` (see there).
 //!
 //! Fixed answers: chat completions say [`CONTENT`] with usage 11 prompt / 7 completion tokens
 //! (a request with `tools` whose last message is not a `tool` result is answered with a call of
@@ -59,7 +60,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 mod anthropic;
 mod bedrock;
 mod gemini;
+mod realtime;
 mod tasks;
+
+pub use realtime::{RealtimeUsage, REALTIME_USAGE};
 
 /// The text of every chat and text completion.
 pub const CONTENT: &str = "Hello from the mock upstream.";
@@ -122,6 +126,7 @@ struct Shared {
     chunk_delay: Duration,
     requests: Mutex<Vec<Recorded>>,
     seq: AtomicU64,
+    realtime: realtime::RealtimeState,
 }
 
 impl Shared {
@@ -131,6 +136,7 @@ impl Shared {
             chunk_delay,
             requests: Mutex::new(Vec::new()),
             seq: AtomicU64::new(1),
+            realtime: realtime::RealtimeState::default(),
         }
     }
 
@@ -213,6 +219,16 @@ impl MockUpstream {
     pub fn count(&self, path: &str) -> usize {
         self.shared.lock().iter().filter(|r| r.path == path).count()
     }
+
+    /// How many Realtime websocket sessions are open now.
+    pub fn realtime_open(&self) -> usize {
+        self.shared.realtime.open.load(Ordering::SeqCst)
+    }
+
+    /// The `type` of every Realtime client event received, in order.
+    pub fn realtime_events(&self) -> Vec<String> {
+        self.shared.realtime.events()
+    }
 }
 
 impl Drop for MockUpstream {
@@ -250,6 +266,7 @@ fn server(
             .app_data(task_state.clone())
             .app_data(web::PayloadConfig::new(MAX_BODY))
             .configure(tasks::configure)
+            .configure(realtime::configure)
             .default_service(web::to(handle))
     })
     .workers(workers)

@@ -15,6 +15,7 @@ pub mod error;
 pub mod messages;
 pub mod provider;
 pub mod providers;
+pub mod realtime;
 pub mod remote;
 pub mod request;
 pub mod sse;

@@ -57,7 +57,7 @@ fn invalid_key() -> HttpResponse {
 
 /// The key from `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `mj-api-secret`
 /// (Midjourney clients) or `?key=`.
-fn raw_key(req: &HttpRequest) -> Option<String> {
+pub(super) fn raw_key(req: &HttpRequest) -> Option<String> {
     let h = |name: &str| {
         req.headers()
             .get(name)
@@ -88,7 +88,16 @@ pub async fn authenticate(
     state: &web::Data<AppState>,
     req: &HttpRequest,
 ) -> Result<(Arc<AuthToken>, ChannelPin), HttpResponse> {
-    let raw = raw_key(req).ok_or_else(|| {
+    authenticate_key(state, req, raw_key(req)).await
+}
+
+/// [`authenticate`] with the key already taken from the request (`None`: no key was sent).
+pub(super) async fn authenticate_key(
+    state: &web::Data<AppState>,
+    req: &HttpRequest,
+    raw: Option<String>,
+) -> Result<(Arc<AuthToken>, ChannelPin), HttpResponse> {
+    let raw = raw.ok_or_else(|| {
         oai_error(
             401,
             "You didn't provide an API key. Send it as Authorization: Bearer sk-...",
@@ -290,7 +299,7 @@ fn owner_of(state: &AppState, model: &str) -> String {
         .unwrap_or_else(|| "switchboard".into())
 }
 
-fn model_not_found(model: &str) -> HttpResponse {
+pub(super) fn model_not_found(model: &str) -> HttpResponse {
     oai_error(
         404,
         format!("The model `{model}` does not exist or you do not have access to it."),
@@ -301,13 +310,13 @@ fn model_not_found(model: &str) -> HttpResponse {
 
 /// What a consume log keeps about how its cost was computed (`metadata`).
 #[derive(serde::Serialize)]
-struct LogMeta<'a> {
-    group_ratio: f64,
-    input_ratio: f64,
-    output_ratio: f64,
-    price_type: switchboard_domain::price::PriceType,
-    usage: &'a Usage,
-    usage_estimated: bool,
+pub(super) struct LogMeta<'a> {
+    pub group_ratio: f64,
+    pub input_ratio: f64,
+    pub output_ratio: f64,
+    pub price_type: switchboard_domain::price::PriceType,
+    pub usage: &'a Usage,
+    pub usage_estimated: bool,
 }
 
 /// The per-request facts needed to bill it.
@@ -1127,7 +1136,7 @@ async fn read_limited(resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, 
     Ok(out)
 }
 
-async fn disable_channel(state: &web::Data<AppState>, id: i64, reason: &str) {
+pub(super) async fn disable_channel(state: &web::Data<AppState>, id: i64, reason: &str) {
     let changed = state
         .db(move |c| Ok(switchboard_store::channels::set_status(c, id, 3)?))
         .await;

@@ -10,6 +10,7 @@
 pub mod handler;
 pub mod heartbeat;
 pub mod ledger;
+pub mod realtime;
 pub mod shared;
 pub mod snapshot;
 pub mod tasks;

@@ -299,7 +299,8 @@ fn relay_scope() -> actix_web::Scope {
     let mut scope = web::scope("/v1")
         .app_data(web::PayloadConfig::new(64 << 20))
         .route("/models", web::get().to(handler::list_models))
-        .route("/models/{model:.+}", web::get().to(handler::get_model));
+        .route("/models/{model:.+}", web::get().to(handler::get_model))
+        .route("/realtime", web::get().to(crate::relay::realtime::realtime));
     for endpoint in Endpoint::ALL.into_iter().filter(|e| e.under_v1()) {
         let path = endpoint.path().trim_start_matches("/v1");
         scope = scope.route(

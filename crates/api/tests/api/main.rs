@@ -15,6 +15,7 @@ mod mail;
 mod openapi;
 mod options;
 mod pricing;
+mod realtime;
 mod redemptions;
 mod relay;
 mod relay_anthropic;

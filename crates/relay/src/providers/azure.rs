@@ -105,7 +105,7 @@ impl Azure {
 }
 
 /// `api-key: <key>`.
-fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
+pub(crate) fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayError> {
     let mut headers = HeaderMap::new();
     let key = target.key.trim();
     if !key.is_empty() {

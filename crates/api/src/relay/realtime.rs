@@ -1,0 +1,766 @@
+//! `GET /v1/realtime?model=...`: OpenAI's Realtime API, a websocket relayed frame by frame to an
+//! OpenAI or Azure channel and billed per turn.
+//!
+//! Opening: the key comes from `Authorization: Bearer sk-...` (or the other places the relay
+//! reads it) or from the subprotocol `openai-insecure-api-key.sk-...` that OpenAI's browser
+//! clients send beside `realtime`. The key, its model allow-list, its group and the rate limits
+//! are checked as for `/v1`, and the user and the key must have quota left. The upstream
+//! websocket is opened before the client's handshake is answered, so every refusal (bad key,
+//! no quota, no channel, the upstream refusing) is an HTTP error in OpenAI's shape; channels are
+//! tried by priority and weight with the `/v1` retry settings.
+//!
+//! Relaying: text and binary frames, pings and pongs pass through both ways; a close from either
+//! side is passed to the other with its code and reason, and a client that goes away closes the
+//! upstream session.
+//!
+//! Billing: every `response.done` server event carries the turn's usage; it is priced with the
+//! model's price (audio and cached tokens with their extra ratios) and the group ratio, and
+//! settled through the ledger as one consume log. When a turn leaves the user or the key
+//! without quota, the client gets an `error` event and the session is closed with 1008 (policy
+//! violation) after that turn.
+
+use super::handler::{
+    authenticate_key, disable_channel, load_ledger, model_not_found, oai_error, raw_key,
+    within_rate, LogMeta,
+};
+use super::ledger::{Reservation, Shortfall};
+use super::snapshot::ChannelInfo;
+use super::AuthToken;
+use crate::extract::client_ip;
+use crate::settings::View;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
+use futures_util::stream::{SplitSink, SplitStream};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use switchboard_domain::dispatch::{self, Candidate};
+use switchboard_domain::log::LogType;
+use switchboard_domain::options::OptionValues;
+use switchboard_domain::price::{self, Price, Usage};
+use switchboard_domain::token::ChannelPin;
+use switchboard_relay::provider::UpstreamFailure;
+use switchboard_relay::realtime::usage_of_event;
+use switchboard_store::logs::ConsumeRecord;
+use switchboard_store::now;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode as UpCloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// The subprotocol prefix carrying the key in browsers (which cannot set headers).
+pub const KEY_PROTOCOL: &str = "openai-insecure-api-key.";
+/// The subprotocol answered to clients that offer it.
+const REALTIME_PROTOCOL: &str = "realtime";
+/// How long opening the upstream websocket may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a closing side waits for the other to acknowledge.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+/// Largest frame (and reassembled message) accepted from the client: audio is sent base64 in
+/// `input_audio_buffer.append` events.
+const MAX_CLIENT_MESSAGE: usize = 16 << 20;
+/// Largest error body kept from an upstream refusing the handshake.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+type Upstream = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Every subprotocol the client offers (`Sec-WebSocket-Protocol`, comma separated, possibly in
+/// several headers).
+fn offered_protocols(req: &HttpRequest) -> Vec<String> {
+    req.headers()
+        .get_all("sec-websocket-protocol")
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|p| p.trim().to_owned())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The key: the usual places first, else the `openai-insecure-api-key.` subprotocol.
+fn realtime_key(req: &HttpRequest) -> Option<String> {
+    raw_key(req).or_else(|| {
+        offered_protocols(req)
+            .iter()
+            .find_map(|p| p.strip_prefix(KEY_PROTOCOL))
+            .map(str::to_owned)
+    })
+}
+
+fn query_param(req: &HttpRequest, name: &str) -> Option<String> {
+    url::form_urlencoded::parse(req.query_string().as_bytes())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+fn no_quota(shortfall: &Shortfall) -> HttpResponse {
+    match shortfall {
+        Shortfall::Token => oai_error(
+            402,
+            "This API key has no quota left.",
+            "insufficient_quota",
+            "insufficient_token_quota",
+        ),
+        _ => oai_error(
+            402,
+            "Your account has no quota left; top up and try again.",
+            "insufficient_quota",
+            "insufficient_user_quota",
+        ),
+    }
+}
+
+/// Whether the user and the key still have quota (`Err` with the answer when not).
+async fn check_quota(state: &web::Data<AppState>, token: &AuthToken) -> Result<(), HttpResponse> {
+    let mut loaded = false;
+    loop {
+        match state.relay.ledger.reserve(token.user_id, token.id, 0).await {
+            Ok(r) => {
+                state.relay.ledger.refund(r);
+                return Ok(());
+            }
+            Err(Shortfall::NotLoaded) if !loaded => {
+                load_ledger(state, token).await?;
+                loaded = true;
+            }
+            Err(s @ (Shortfall::User | Shortfall::Token)) => return Err(no_quota(&s)),
+            Err(Shortfall::NotLoaded) | Err(Shortfall::Unavailable(_)) => {
+                return Err(oai_error(
+                    503,
+                    "The quota service is unavailable; try again shortly.",
+                    "server_error",
+                    "ledger_unavailable",
+                ))
+            }
+        }
+    }
+}
+
+/// `GET /v1/realtime?model=...`.
+pub async fn realtime(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: web::Payload,
+) -> HttpResponse {
+    let (token, pin) = match authenticate_key(&state, &req, realtime_key(&req)).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let Some(model) = query_param(&req, "model") else {
+        return oai_error(
+            400,
+            "Name the model in the query: /v1/realtime?model=...",
+            "invalid_request_error",
+            "missing_model",
+        );
+    };
+    if !switchboard_domain::token::model_allowed(&token.models, &model) {
+        return oai_error(
+            403,
+            format!("This API key may not use the model `{model}`."),
+            "invalid_request_error",
+            "model_not_allowed",
+        );
+    }
+    let group = token.group().to_owned();
+    let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
+        return oai_error(
+            403,
+            format!("The group `{group}` of this API key is not available."),
+            "invalid_request_error",
+            "group_not_available",
+        );
+    };
+    if !within_rate(&state, &token, &group, &ginfo).await {
+        return oai_error(
+            429,
+            "Rate limit reached for this API key; slow down and try again shortly.",
+            "rate_limit_error",
+            "rate_limit_exceeded",
+        );
+    }
+    let snapshot = state.relay.snapshot();
+    let mut candidates: Vec<Candidate> = snapshot.candidates(&group, &model);
+    match pin {
+        ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
+        ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
+        ChannelPin::Any => {}
+    }
+    // Channel proxies are HTTP clients' settings; a realtime session never bypasses one, so
+    // channels behind a proxy do not serve it.
+    candidates.retain(|c| {
+        snapshot.channel(c.id).is_some_and(|ch| {
+            ch.target.proxy.is_none() && ch.provider.as_ref().is_some_and(|p| p.supports_realtime())
+        })
+    });
+    if candidates.is_empty() {
+        return model_not_found(&model);
+    }
+    let Some(price) = state.relay.prices().lookup(&model).cloned() else {
+        return oai_error(
+            400,
+            format!("The model `{model}` has no price yet; an administrator must set one before it can be used."),
+            "invalid_request_error",
+            "model_price_not_set",
+        );
+    };
+    if let Err(r) = check_quota(&state, &token).await {
+        return r;
+    }
+    // Validates the client's handshake before anything is opened upstream.
+    let offers_realtime = offered_protocols(&req)
+        .iter()
+        .any(|p| p == REALTIME_PROTOCOL);
+    let protocols: &[&str] = if offers_realtime {
+        &[REALTIME_PROTOCOL]
+    } else {
+        &[]
+    };
+    let (resp, session, stream) = match actix_ws::handle_with_protocols(&req, body, protocols) {
+        Ok(t) => t,
+        Err(e) => {
+            return oai_error(
+                400,
+                format!("/v1/realtime is a websocket: open it with a websocket handshake ({e})."),
+                "invalid_request_error",
+                "websocket_required",
+            )
+        }
+    };
+
+    let started = Instant::now();
+    let (upstream, channel_id) = match connect(&state, &snapshot, &candidates, &model, pin).await {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let stream = stream
+        .max_frame_size(MAX_CLIENT_MESSAGE)
+        .aggregate_continuations()
+        .max_continuation_size(MAX_CLIENT_MESSAGE);
+    let turns = Turns {
+        state: state.clone(),
+        token: Arc::clone(&token),
+        price,
+        group,
+        group_ratio: ginfo.ratio,
+        model,
+        channel_id,
+        ip: client_ip(&req, state.config.trust_proxy),
+        session_id: crate::auth::random_string(24),
+        turn: 0,
+        turn_started: started,
+        in_flight: false,
+    };
+    actix_web::rt::spawn(relay_session(turns, session, stream, upstream));
+    resp
+}
+
+/// Opens the upstream websocket on the first channel that accepts it (priority, weight and
+/// the retry settings of `/v1`); on failure, the answer for the client.
+async fn connect(
+    state: &web::Data<AppState>,
+    snapshot: &super::snapshot::Snapshot,
+    candidates: &[Candidate],
+    model: &str,
+    pin: ChannelPin,
+) -> Result<(Upstream, i64), HttpResponse> {
+    let snap = state.view();
+    let o = View(&snap);
+    let retries = usize::try_from(o.int("RetryTimes")).unwrap_or(0);
+    let cooldown = Duration::from_secs(u64::try_from(o.int("RetryCooldownSeconds")).unwrap_or(0));
+    let auto_disable = o.bool("AutomaticDisableChannelEnabled");
+    let keywords_text = o.text("DisableChannelKeywords");
+    let keywords: Vec<&str> = keywords_text
+        .lines()
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .collect();
+    let pinned = matches!(pin, ChannelPin::Only(_));
+    let mut tried: Vec<i64> = Vec::new();
+    let mut last: Option<UpstreamFailure> = None;
+    for _ in 0..=retries {
+        let picked = dispatch::pick(
+            candidates,
+            |id| tried.contains(&id) || (!pinned && state.relay.is_frozen(id)),
+            &mut |n| rand::random_range(0..n.max(1)),
+        );
+        let Some(cid) = picked else { break };
+        tried.push(cid);
+        let Some(ch) = snapshot.channel(cid) else {
+            continue;
+        };
+        let failure = match open_upstream(&ch, model, &keywords).await {
+            Ok(ws) => return Ok((ws, cid)),
+            Err(f) => f,
+        };
+        tracing::warn!(
+            channel = cid,
+            status = failure.status,
+            retryable = failure.retryable,
+            "realtime upstream refused: {}",
+            failure.message
+        );
+        if failure.auto_disable && auto_disable && ch.auto_ban {
+            disable_channel(state, cid, &failure.message).await;
+        }
+        if failure.retryable {
+            state.relay.freeze(cid, cooldown);
+        }
+        let stop = !failure.retryable;
+        last = Some(failure);
+        if stop {
+            break;
+        }
+    }
+    Err(match last {
+        Some(f) => {
+            // An upstream's 401/403 is about the channel's credentials, not the client's key.
+            let status = match f.status {
+                401 | 403 => 502,
+                s => s,
+            };
+            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY))
+                .json(f.to_body())
+        }
+        None => oai_error(
+            503,
+            format!(
+                "No channel is available for the model `{model}` right now; try again shortly."
+            ),
+            "server_error",
+            "no_available_channel",
+        ),
+    })
+}
+
+/// One handshake with one channel.
+async fn open_upstream(
+    ch: &ChannelInfo,
+    model: &str,
+    keywords: &[&str],
+) -> Result<Upstream, UpstreamFailure> {
+    let failure = |status: u16, message: String, code: &str, retryable: bool| UpstreamFailure {
+        status,
+        message,
+        code: Some(code.to_owned()),
+        retryable,
+        auto_disable: false,
+    };
+    let Some(provider) = ch.provider.as_ref() else {
+        return Err(failure(
+            500,
+            format!("channel {} has no adapter", ch.id),
+            "channel_config_error",
+            true,
+        ));
+    };
+    let target = provider
+        .realtime(&ch.target, model)
+        .map_err(|e| failure(500, e.to_string(), "channel_config_error", true))?;
+    let mut request = target
+        .url
+        .as_str()
+        .into_client_request()
+        .map_err(|e| failure(500, e.to_string(), "channel_config_error", true))?;
+    for (name, value) in &target.headers {
+        request.headers_mut().insert(name.clone(), value.clone());
+    }
+    let connected = tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        tokio_tungstenite::connect_async_with_config(request, None, true),
+    )
+    .await;
+    match connected {
+        Ok(Ok((ws, _))) => Ok(ws),
+        Ok(Err(WsError::Http(resp))) => {
+            let status = resp.status().as_u16();
+            let body = resp.body().as_deref().unwrap_or_default();
+            let body = &body[..body.len().min(MAX_ERROR_BODY)];
+            Err(provider.classify(status, body, keywords))
+        }
+        Ok(Err(e)) => Err(failure(
+            502,
+            format!("the realtime upstream could not be reached: {e}"),
+            "upstream_unreachable",
+            true,
+        )),
+        Err(_) => Err(failure(
+            504,
+            "the realtime upstream did not answer in time".into(),
+            "upstream_timeout",
+            true,
+        )),
+    }
+}
+
+/// The facts needed to bill a session's turns.
+struct Turns {
+    state: web::Data<AppState>,
+    token: Arc<AuthToken>,
+    price: Price,
+    group: String,
+    group_ratio: f64,
+    model: String,
+    channel_id: i64,
+    ip: String,
+    session_id: String,
+    turn: u32,
+    /// When the current turn began: the client's last `response.create`, else the end of the
+    /// previous turn (server VAD starts turns by itself).
+    turn_started: Instant,
+    /// A response has begun (`response.create` sent or `response.created` seen) and its
+    /// `response.done` has not come yet.
+    in_flight: bool,
+}
+
+impl Turns {
+    /// Settles one turn as one consume log; returns its quota.
+    fn settle(&mut self, usage: Usage) -> i64 {
+        self.turn += 1;
+        let quota = price::cost(&self.price, &usage, self.group_ratio);
+        let meta = LogMeta {
+            group_ratio: self.group_ratio,
+            input_ratio: self.price.input,
+            output_ratio: self.price.output,
+            price_type: self.price.price_type,
+            usage: &usage,
+            usage_estimated: false,
+        };
+        let record = ConsumeRecord {
+            request_id: Some(format!("{}-{}", self.session_id, self.turn)),
+            created_at: now(),
+            log_type: LogType::Consume.as_i32(),
+            user_id: self.token.user_id,
+            username: self.token.username.clone(),
+            token_id: self.token.id,
+            token_name: self.token.name.clone(),
+            channel_id: self.channel_id,
+            model_name: self.model.clone(),
+            group_name: self.group.clone(),
+            quota,
+            prompt_tokens: i32::try_from(usage.prompt_tokens).unwrap_or(i32::MAX),
+            completion_tokens: i32::try_from(usage.completion_tokens).unwrap_or(i32::MAX),
+            use_time_ms: i32::try_from(self.turn_started.elapsed().as_millis()).unwrap_or(i32::MAX),
+            first_response_ms: 0,
+            is_stream: true,
+            source_ip: self.ip.clone(),
+            content: String::new(),
+            metadata: serde_json::to_string(&meta).unwrap_or_default(),
+        };
+        // The turn has happened: it is charged whatever the balance (nothing was reserved).
+        let nothing = Reservation {
+            user_id: self.token.user_id,
+            token_id: self.token.id,
+            amount: 0,
+        };
+        self.state.relay.ledger.settle(nothing, record);
+        self.turn_started = Instant::now();
+        quota
+    }
+
+    /// `Some(shortfall)` when the user or the key has no quota left.
+    async fn exhausted(&self) -> Option<Shortfall> {
+        match self
+            .state
+            .relay
+            .ledger
+            .reserve(self.token.user_id, self.token.id, 0)
+            .await
+        {
+            Ok(r) => {
+                self.state.relay.ledger.refund(r);
+                None
+            }
+            Err(s @ (Shortfall::User | Shortfall::Token)) => Some(s),
+            // An unavailable ledger does not cut sessions; the next turn checks again.
+            Err(_) => None,
+        }
+    }
+}
+
+fn to_upstream_close(reason: Option<CloseReason>) -> Option<CloseFrame> {
+    reason.map(|r| CloseFrame {
+        code: UpCloseCode::from(u16::from(r.code)),
+        reason: r.description.unwrap_or_default().into(),
+    })
+}
+
+fn to_client_close(frame: Option<CloseFrame>) -> Option<CloseReason> {
+    frame.map(|f| CloseReason {
+        code: CloseCode::from(u16::from(f.code)),
+        description: (!f.reason.is_empty()).then(|| f.reason.to_string()),
+    })
+}
+
+/// Whether a client text frame starts a response (cheap check before parsing).
+fn is_response_create(text: &str) -> bool {
+    text.contains("response.create")
+        && serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
+            .is_some_and(|t| t == "response.create")
+}
+
+/// What the relay loop does after a frame.
+enum Next {
+    Continue,
+    Stop,
+}
+
+/// Relays frames both ways until either side closes; bills every `response.done`.
+async fn relay_session(
+    mut turns: Turns,
+    mut client: Session,
+    mut from_client: AggregatedMessageStream,
+    upstream: Upstream,
+) {
+    let (mut to_up, mut from_up) = upstream.split();
+    loop {
+        let next = tokio::select! {
+            msg = from_client.next() => {
+                client_frame(msg, &mut turns, &mut client, &mut to_up, &mut from_up).await
+            }
+            msg = from_up.next() => {
+                upstream_frame(msg, &mut turns, &mut client, &mut to_up, &mut from_up).await
+            }
+        };
+        if matches!(next, Next::Stop) {
+            break;
+        }
+    }
+}
+
+async fn client_frame(
+    msg: Option<Result<AggregatedMessage, actix_ws::ProtocolError>>,
+    turns: &mut Turns,
+    client: &mut Session,
+    to_up: &mut SplitSink<Upstream, Message>,
+    from_up: &mut SplitStream<Upstream>,
+) -> Next {
+    let sent = match msg {
+        Some(Ok(AggregatedMessage::Text(text))) => {
+            if is_response_create(&text) {
+                turns.turn_started = Instant::now();
+                turns.in_flight = true;
+            }
+            to_up.send(Message::Text(text.to_string().into())).await
+        }
+        Some(Ok(AggregatedMessage::Binary(b))) => to_up.send(Message::Binary(b)).await,
+        Some(Ok(AggregatedMessage::Ping(p))) => to_up.send(Message::Ping(p)).await,
+        Some(Ok(AggregatedMessage::Pong(p))) => to_up.send(Message::Pong(p)).await,
+        Some(Ok(AggregatedMessage::Close(reason))) => {
+            finish_turn(turns, to_up, from_up).await;
+            let _ = to_up
+                .send(Message::Close(to_upstream_close(reason.clone())))
+                .await;
+            finish_upstream(turns, from_up).await;
+            let _ = client.clone().close(reason).await;
+            return Next::Stop;
+        }
+        // The client went away (or broke the protocol): end the upstream session too.
+        Some(Err(_)) | None => {
+            client_gone(turns, to_up, from_up).await;
+            return Next::Stop;
+        }
+    };
+    match sent {
+        Ok(()) => Next::Continue,
+        Err(e) => {
+            tracing::warn!(
+                channel = turns.channel_id,
+                "realtime upstream write failed: {e}"
+            );
+            let _ = client
+                .clone()
+                .close(Some(CloseReason {
+                    code: CloseCode::Error,
+                    description: Some("the upstream connection failed".into()),
+                }))
+                .await;
+            Next::Stop
+        }
+    }
+}
+
+/// The client went away: the response in progress is cancelled (and billed for what it
+/// produced), then the upstream session is closed.
+async fn client_gone(
+    turns: &mut Turns,
+    to_up: &mut SplitSink<Upstream, Message>,
+    from_up: &mut SplitStream<Upstream>,
+) {
+    finish_turn(turns, to_up, from_up).await;
+    let _ = to_up
+        .send(Message::Close(Some(CloseFrame {
+            code: UpCloseCode::Away,
+            reason: "client disconnected".into(),
+        })))
+        .await;
+    finish_upstream(turns, from_up).await;
+}
+
+/// Bills `response.done` when `text` is one; tracks whether a response is in progress.
+/// Returns whether a turn was settled.
+fn observe(turns: &mut Turns, text: &str) -> bool {
+    let done = text.contains("\"response.done\"");
+    if !done && !text.contains("\"response.created\"") {
+        return false;
+    }
+    let Ok(event) = serde_json::from_str::<Value>(text) else {
+        return false;
+    };
+    match event.get("type").and_then(Value::as_str) {
+        Some("response.created") => {
+            turns.in_flight = true;
+            false
+        }
+        Some("response.done") => {
+            turns.in_flight = false;
+            match usage_of_event(&event) {
+                Some(usage) => {
+                    turns.settle(usage);
+                    true
+                }
+                None => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// With a response in progress and nobody left to read it: `response.cancel`, then wait
+/// (briefly) for its `response.done`, which is billed like any turn.
+async fn finish_turn(
+    turns: &mut Turns,
+    to_up: &mut SplitSink<Upstream, Message>,
+    from_up: &mut SplitStream<Upstream>,
+) {
+    if !turns.in_flight {
+        return;
+    }
+    let cancel = json!({"type": "response.cancel"}).to_string();
+    if to_up.send(Message::Text(cancel.into())).await.is_err() {
+        return;
+    }
+    let wait = async {
+        while let Some(Ok(m)) = from_up.next().await {
+            if let Message::Text(t) = m {
+                observe(turns, t.as_str());
+                if !turns.in_flight {
+                    return;
+                }
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_GRACE, wait).await;
+}
+
+/// Waits (briefly) for the upstream to acknowledge a close, billing any last `response.done`.
+async fn finish_upstream(turns: &mut Turns, from_up: &mut SplitStream<Upstream>) {
+    let drain = async {
+        while let Some(Ok(m)) = from_up.next().await {
+            if let Message::Text(t) = m {
+                observe(turns, t.as_str());
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_GRACE, drain).await;
+}
+
+async fn upstream_frame(
+    msg: Option<Result<Message, WsError>>,
+    turns: &mut Turns,
+    client: &mut Session,
+    to_up: &mut SplitSink<Upstream, Message>,
+    from_up: &mut SplitStream<Upstream>,
+) -> Next {
+    let sent = match msg {
+        Some(Ok(Message::Text(text))) => {
+            let settled = observe(turns, text.as_str());
+            let sent = client.text(text.as_str().to_owned()).await;
+            if settled {
+                if let Some(short) = turns.exhausted().await {
+                    out_of_quota(&short, client, to_up).await;
+                    return Next::Stop;
+                }
+            }
+            sent
+        }
+        Some(Ok(Message::Binary(b))) => client.binary(b).await,
+        Some(Ok(Message::Ping(p))) => client.ping(&p).await,
+        Some(Ok(Message::Pong(p))) => client.pong(&p).await,
+        Some(Ok(Message::Frame(_))) => Ok(()),
+        Some(Ok(Message::Close(frame))) => {
+            let _ = client.clone().close(to_client_close(frame)).await;
+            return Next::Stop;
+        }
+        Some(Err(e)) => {
+            tracing::warn!(channel = turns.channel_id, "realtime upstream failed: {e}");
+            let _ = client
+                .clone()
+                .close(Some(CloseReason {
+                    code: CloseCode::Error,
+                    description: Some("the upstream connection failed".into()),
+                }))
+                .await;
+            return Next::Stop;
+        }
+        None => {
+            let _ = client
+                .clone()
+                .close(Some(CloseReason {
+                    code: CloseCode::Error,
+                    description: Some("the upstream closed the connection".into()),
+                }))
+                .await;
+            return Next::Stop;
+        }
+    };
+    match sent {
+        Ok(()) => Next::Continue,
+        // The client is gone: end the upstream session.
+        Err(_) => {
+            client_gone(turns, to_up, from_up).await;
+            Next::Stop
+        }
+    }
+}
+
+/// Tells the client its quota ran out and closes both sides (1008 to the client).
+async fn out_of_quota(
+    short: &Shortfall,
+    client: &mut Session,
+    to_up: &mut SplitSink<Upstream, Message>,
+) {
+    let (code, message) = match short {
+        Shortfall::Token => (
+            "insufficient_token_quota",
+            "This API key has no quota left; the session is closed.",
+        ),
+        _ => (
+            "insufficient_user_quota",
+            "Your account has no quota left; the session is closed.",
+        ),
+    };
+    let event = json!({"type": "error", "event_id": format!("event_{}", crate::auth::random_string(16)),
+        "error": {"type": "insufficient_quota", "code": code, "message": message, "param": null}});
+    let _ = client.text(event.to_string()).await;
+    let _ = client
+        .clone()
+        .close(Some(CloseReason {
+            code: CloseCode::Policy,
+            description: Some(code.to_owned()),
+        }))
+        .await;
+    let _ = to_up
+        .send(Message::Close(Some(CloseFrame {
+            code: UpCloseCode::Normal,
+            reason: "".into(),
+        })))
+        .await;
+}

@@ -1,0 +1,545 @@
+//! `GET /v1/realtime`: a real websocket client through Switchboard to the mock upstream's
+//! Realtime endpoint; keys in the header and in the subprotocol, frames both ways, turns billed
+//! one consume log each, refusals as HTTP errors, quota running out mid-session.
+
+use crate::common::TestApp;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+use switchboard_mock_upstream::{MockUpstream, CONTENT, REALTIME_USAGE};
+use switchboard_store::{logs, users};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+const MODEL: &str = "gpt-4o-realtime-preview";
+/// One turn of the mock (30 input tokens: 20 audio, 8 cached; 50 output tokens: 30 audio) at
+/// input 2.5, output 10, cached 0.5, input audio 8, output audio 2:
+/// prompt 30 - 8 * 0.5 + 20 * 7 = 166, completion 50 + 30 * 1 = 80,
+/// cost ceil(166 * 2.5 + 80 * 10) = 1215.
+const TURN_COST: i64 = 1215;
+
+async fn set_price(app: &TestApp) {
+    app.root()
+        .post(
+            "/api/prices",
+            json!({"model": MODEL, "type": "tokens", "channel_type": 1, "input": 2.5,
+                "output": 10, "extra_ratios": {"cached_tokens": 0.5, "input_audio_tokens": 8,
+                "output_audio_tokens": 2}}),
+        )
+        .await
+        .ok();
+}
+
+fn ws_url(app: &TestApp) -> String {
+    format!(
+        "{}/v1/realtime?model={MODEL}",
+        app.base.replacen("http://", "ws://", 1)
+    )
+}
+
+async fn connect(
+    app: &TestApp,
+    headers: &[(&'static str, String)],
+) -> Result<(Ws, Vec<String>), WsError> {
+    let mut request = ws_url(app).into_client_request().unwrap();
+    for (name, value) in headers {
+        request.headers_mut().insert(*name, value.parse().unwrap());
+    }
+    let (ws, resp) = tokio_tungstenite::connect_async(request).await?;
+    let protocols = resp
+        .headers()
+        .get_all("sec-websocket-protocol")
+        .iter()
+        .filter_map(|v| v.to_str().ok().map(str::to_owned))
+        .collect();
+    Ok((ws, protocols))
+}
+
+fn bearer(key: &str) -> Vec<(&'static str, String)> {
+    vec![("authorization", format!("Bearer {key}"))]
+}
+
+/// The next frame other than ping/pong, within 5 s.
+async fn next_frame(ws: &mut Ws) -> Message {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("a frame within 5 s")
+            .expect("the stream is open")
+            .expect("a valid frame");
+        if !matches!(m, Message::Ping(_) | Message::Pong(_)) {
+            return m;
+        }
+    }
+}
+
+async fn next_event(ws: &mut Ws) -> Value {
+    match next_frame(ws).await {
+        Message::Text(t) => serde_json::from_str(t.as_str()).unwrap(),
+        other => panic!("expected a text event, got {other:?}"),
+    }
+}
+
+async fn send(ws: &mut Ws, event: Value) {
+    ws.send(Message::Text(event.to_string().into()))
+        .await
+        .unwrap();
+}
+
+/// Sends `response.create` and reads up to `response.done`; returns the text deltas joined and
+/// the `response.done` event.
+async fn turn(ws: &mut Ws) -> (String, Value) {
+    send(ws, json!({"type": "response.create"})).await;
+    let mut text = String::new();
+    loop {
+        let e = next_event(ws).await;
+        match e["type"].as_str().unwrap() {
+            "response.text.delta" => text.push_str(e["delta"].as_str().unwrap()),
+            "response.done" => return (text, e),
+            _ => {}
+        }
+    }
+}
+
+async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
+    app.flushed().await;
+    let mut l: Vec<logs::LogRow> = logs::recent_for_user(&mut app.conn(), user_id, 1000)
+        .unwrap()
+        .into_iter()
+        .filter(|l| l.log_type == 2)
+        .collect();
+    l.sort_by_key(|l| l.id);
+    l
+}
+
+async fn wait_closed(upstream: &MockUpstream) {
+    for _ in 0..100 {
+        if upstream.realtime_open() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the upstream session is still open");
+}
+
+#[actix_web::test]
+async fn header_key_two_turns_are_two_consume_logs() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let ch = app
+        .channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    let created = next_event(&mut ws).await;
+    assert_eq!(created["type"], "session.created");
+    assert_eq!(created["session"]["model"], MODEL);
+    send(
+        &mut ws,
+        json!({"type": "session.update", "session": {"modalities": ["text"]}}),
+    )
+    .await;
+    assert_eq!(next_event(&mut ws).await["type"], "session.updated");
+    send(
+        &mut ws,
+        json!({"type": "conversation.item.create", "item": {"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "Say hello"}]}}),
+    )
+    .await;
+    assert_eq!(
+        next_event(&mut ws).await["type"],
+        "conversation.item.created"
+    );
+    let (text, done) = turn(&mut ws).await;
+    assert_eq!(text, CONTENT);
+    assert_eq!(
+        done["response"]["usage"]["input_tokens"],
+        REALTIME_USAGE.input_tokens
+    );
+
+    // Binary frames and pings pass through both ways.
+    ws.send(Message::Binary(vec![1u8, 2, 3].into()))
+        .await
+        .unwrap();
+    assert_eq!(
+        next_frame(&mut ws).await,
+        Message::Binary(vec![1u8, 2, 3].into())
+    );
+    ws.send(Message::Ping(b"hi".to_vec().into())).await.unwrap();
+    let pong = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            if let Some(Ok(Message::Pong(p))) = ws.next().await {
+                return p;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(&pong[..], b"hi");
+
+    let (text, _) = turn(&mut ws).await;
+    assert_eq!(text, CONTENT);
+
+    // A normal close goes through and comes back.
+    ws.send(Message::Close(Some(CloseFrame {
+        code: CloseCode::Normal,
+        reason: "done".into(),
+    })))
+    .await
+    .unwrap();
+    match next_frame(&mut ws).await {
+        Message::Close(Some(f)) => assert_eq!(f.code, CloseCode::Normal),
+        other => panic!("expected a close, got {other:?}"),
+    }
+    wait_closed(&s.upstream).await;
+
+    let seen: Vec<_> = s
+        .upstream
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/realtime")
+        .collect();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].query, format!("model={MODEL}"));
+    assert_eq!(seen[0].authorization, "Bearer sk-mock-rt");
+    assert_eq!(
+        MockUpstream::header(&seen[0], "openai-beta"),
+        Some("realtime=v1")
+    );
+    assert_eq!(
+        s.upstream.realtime_events(),
+        [
+            "session.update",
+            "conversation.item.create",
+            "response.create",
+            "response.create"
+        ]
+    );
+
+    let logs = consume_logs(&app, s.user_id).await;
+    assert_eq!(logs.len(), 2, "one consume log per turn");
+    for l in &logs {
+        assert_eq!(
+            (
+                l.model_name.as_str(),
+                l.channel_id,
+                l.prompt_tokens,
+                l.completion_tokens,
+                l.quota,
+                l.token_id
+            ),
+            (
+                MODEL,
+                ch,
+                REALTIME_USAGE.input_tokens as i32,
+                REALTIME_USAGE.output_tokens as i32,
+                TURN_COST,
+                s.token_id
+            )
+        );
+        let meta: Value = serde_json::from_str(&l.metadata).unwrap();
+        assert_eq!(meta["usage"]["input_audio_tokens"], 20);
+        assert_eq!(meta["usage"]["output_audio_tokens"], 30);
+        assert_eq!(meta["usage"]["cached_tokens"], 8);
+    }
+    assert_ne!(logs[0].request_id, logs[1].request_id);
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!(u.quota, 1_000_000 - 2 * TURN_COST);
+}
+
+#[actix_web::test]
+async fn subprotocol_key_is_accepted_and_not_forwarded() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    let protocols = format!(
+        "realtime, openai-insecure-api-key.{}, openai-beta.realtime-v1",
+        s.key
+    );
+    let (mut ws, chosen) = connect(&app, &[("sec-websocket-protocol", protocols)])
+        .await
+        .unwrap();
+    assert_eq!(chosen, ["realtime"]);
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    let (text, _) = turn(&mut ws).await;
+    assert_eq!(text, CONTENT);
+    ws.close(None).await.unwrap();
+    wait_closed(&s.upstream).await;
+
+    let seen = s.upstream.requests();
+    let rt = seen.iter().find(|r| r.path == "/v1/realtime").unwrap();
+    assert!(
+        rt.headers.iter().all(|(_, v)| !v.contains(&s.key)),
+        "the Switchboard key never reaches the upstream"
+    );
+    assert_eq!(rt.key, "sk-mock-rt");
+    assert_eq!(consume_logs(&app, s.user_id).await.len(), 1);
+}
+
+#[actix_web::test]
+async fn bad_or_missing_key_refuses_the_handshake() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    for headers in [bearer("sk-not-a-real-key"), Vec::new()] {
+        match connect(&app, &headers).await {
+            Err(WsError::Http(resp)) => {
+                assert_eq!(resp.status().as_u16(), 401);
+                let body: Value =
+                    serde_json::from_slice(resp.body().as_deref().unwrap_or_default()).unwrap();
+                assert_eq!(body["error"]["type"], "invalid_request_error");
+            }
+            other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
+        }
+    }
+    assert_eq!(s.upstream.count("/v1/realtime"), 0);
+}
+
+#[actix_web::test]
+async fn a_turn_that_exhausts_the_quota_closes_the_session_and_no_new_one_opens() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    // Enough for one turn, not for two.
+    let s = app
+        .relay_setup(TURN_COST + 300, json!({"unlimited_quota": true}))
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    turn(&mut ws).await;
+    let (_, done) = turn(&mut ws).await;
+    assert_eq!(
+        done["type"], "response.done",
+        "the turn itself is delivered"
+    );
+    let err = next_event(&mut ws).await;
+    assert_eq!(err["type"], "error");
+    assert_eq!(err["error"]["code"], "insufficient_user_quota");
+    match next_frame(&mut ws).await {
+        Message::Close(Some(f)) => assert_eq!(f.code, CloseCode::Policy),
+        other => panic!("expected a close, got {other:?}"),
+    }
+    wait_closed(&s.upstream).await;
+
+    match connect(&app, &bearer(&s.key)).await {
+        Err(WsError::Http(resp)) => assert_eq!(resp.status().as_u16(), 402),
+        other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
+    }
+    let logs = consume_logs(&app, s.user_id).await;
+    assert_eq!(logs.len(), 2);
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!(u.quota, TURN_COST + 300 - 2 * TURN_COST);
+    assert_eq!(s.upstream.count("/v1/realtime"), 1);
+}
+
+#[actix_web::test]
+async fn an_upstream_refusal_is_a_clear_error_and_close_codes_pass_through() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let bad = app
+        .channel(&s.upstream.base_url, "sk-mock-401", MODEL, 0)
+        .await;
+    match connect(&app, &bearer(&s.key)).await {
+        Err(WsError::Http(resp)) => {
+            assert_eq!(resp.status().as_u16(), 502);
+            let body: Value =
+                serde_json::from_slice(resp.body().as_deref().unwrap_or_default()).unwrap();
+            assert!(
+                body["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Incorrect API key"),
+                "{body}"
+            );
+        }
+        other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
+    }
+    assert!(consume_logs(&app, s.user_id).await.is_empty());
+
+    // With a working channel beside it, the upstream's own close code reaches the client.
+    app.root().delete(&format!("/api/channel/{bad}")).await.ok();
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    send(
+        &mut ws,
+        json!({"type": "mock.close", "code": 4001, "reason": "bye"}),
+    )
+    .await;
+    match next_frame(&mut ws).await {
+        Message::Close(Some(f)) => {
+            assert_eq!(u16::from(f.code), 4001);
+            assert_eq!(f.reason.as_str(), "bye");
+        }
+        other => panic!("expected a close, got {other:?}"),
+    }
+}
+
+#[actix_web::test]
+async fn a_client_that_goes_away_ends_the_upstream_session() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    assert_eq!(s.upstream.realtime_open(), 1);
+    drop(ws);
+    wait_closed(&s.upstream).await;
+}
+
+#[actix_web::test]
+async fn azure_channels_open_their_realtime_deployment() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let azure = MockUpstream::start();
+    app.root()
+        .post(
+            "/api/channel",
+            json!({"name": "azure-rt", "type": 3, "key": "az-key", "base_url": azure.base_url,
+                "models": MODEL, "group": "default", "priority": 0,
+                "config": {"api_version": "2024-10-01-preview"}}),
+        )
+        .await
+        .ok();
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    turn(&mut ws).await;
+    ws.close(None).await.unwrap();
+    wait_closed(&azure).await;
+    let seen = azure.requests();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].path, "/openai/realtime");
+    assert_eq!(
+        seen[0].query,
+        format!("api-version=2024-10-01-preview&deployment={MODEL}")
+    );
+    assert_eq!(MockUpstream::header(&seen[0], "api-key"), Some("az-key"));
+    assert_eq!(seen[0].authorization, "");
+    let logs = consume_logs(&app, s.user_id).await;
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0].quota, TURN_COST);
+}
+
+#[actix_web::test]
+async fn a_turn_in_progress_when_the_client_leaves_is_still_billed() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    // The slow mock answers a response only after 300 ms.
+    app.channel(&s.upstream.base_url, "sk-mock-slow", MODEL, 0)
+        .await;
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    send(&mut ws, json!({"type": "response.create"})).await;
+    for _ in 0..100 {
+        if s.upstream
+            .realtime_events()
+            .contains(&"response.create".to_owned())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    drop(ws);
+    wait_closed(&s.upstream).await;
+    let mut logs = consume_logs(&app, s.user_id).await;
+    for _ in 0..50 {
+        if !logs.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        logs = consume_logs(&app, s.user_id).await;
+    }
+    assert_eq!(logs.len(), 1, "the upstream's response.done is billed");
+    assert_eq!(
+        s.upstream.realtime_events(),
+        ["response.create", "response.cancel"]
+    );
+    assert_eq!(logs[0].quota, TURN_COST);
+}
+
+#[actix_web::test]
+async fn the_key_running_out_closes_the_session_and_plain_http_is_refused() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(
+            1_000_000,
+            json!({"unlimited_quota": false, "remain_quota": TURN_COST - 10}),
+        )
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+
+    // Not a websocket handshake.
+    let r = reqwest::Client::new()
+        .get(app.url(&format!("/v1/realtime?model={MODEL}")))
+        .header("Authorization", format!("Bearer {}", s.key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "websocket_required");
+    // No model.
+    let mut request = format!("{}/v1/realtime", app.base.replacen("http://", "ws://", 1))
+        .into_client_request()
+        .unwrap();
+    request.headers_mut().insert(
+        "authorization",
+        format!("Bearer {}", s.key).parse().unwrap(),
+    );
+    match tokio_tungstenite::connect_async(request).await {
+        Err(WsError::Http(resp)) => assert_eq!(resp.status().as_u16(), 400),
+        other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
+    }
+
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    turn(&mut ws).await;
+    let err = next_event(&mut ws).await;
+    assert_eq!(err["error"]["code"], "insufficient_token_quota");
+    match next_frame(&mut ws).await {
+        Message::Close(Some(f)) => assert_eq!(f.code, CloseCode::Policy),
+        other => panic!("expected a close, got {other:?}"),
+    }
+    match connect(&app, &bearer(&s.key)).await {
+        Err(WsError::Http(resp)) => assert_eq!(resp.status().as_u16(), 402),
+        other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
+    }
+    let logs = consume_logs(&app, s.user_id).await;
+    assert_eq!(logs.len(), 1);
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!(u.quota, 1_000_000 - TURN_COST);
+}

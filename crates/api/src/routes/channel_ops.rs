@@ -112,6 +112,10 @@ async fn probe(
     let req = RelayRequest::parse(Endpoint::ChatCompletions, body.to_string().as_bytes())
         .map_err(|e| ApiError::bad_request("invalid_test_model", e.to_string()))?;
     let client = client(state, info)?;
+    // Vertex AI's OAuth token, as the relay gets it; a refusal is the test's failure.
+    if let Err(f) = provider.authorize(&client, &info.target).await {
+        return Ok(Err(f));
+    }
     let rb = provider
         .build(&client, &info.target, &req, None, None)
         .map_err(|e| ApiError::bad_request("invalid_channel", e.to_string()))?;

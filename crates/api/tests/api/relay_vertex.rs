@@ -151,3 +151,24 @@ async fn vertex_token_refusals_fail_the_channel() {
     assert_eq!(r.body["error"]["code"], "vertex_token_error");
     assert!(consume_logs(&app, s.user_id).await.is_empty());
 }
+
+/// The channel test gets the OAuth token itself (no relay request needs to come first).
+#[actix_web::test]
+async fn a_fresh_vertex_channel_passes_its_test() {
+    let app = TestApp::new().await;
+    let up = MockUpstream::start();
+    vertex_channel(
+        &app,
+        &up.base_url,
+        "fresh-test@switchboard-test.iam.gserviceaccount.com",
+    )
+    .await;
+    let list = app.root().get("/api/channel?keyword=vertex").await;
+    let id = list.ok()["data"][0]["id"].as_i64().unwrap();
+    let r = app
+        .root()
+        .get(&format!("/api/channel/test/{id}?model=gemini-2.5-pro"))
+        .await;
+    assert!(r.ok()["time_ms"].as_i64().is_some(), "{:?}", r.body);
+    assert_eq!(up.count("/token"), 1);
+}

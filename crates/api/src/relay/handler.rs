@@ -299,6 +299,80 @@ fn owner_of(state: &AppState, model: &str) -> String {
         .unwrap_or_else(|| "switchboard".into())
 }
 
+/// What a relayed call has once it is admitted: its group, the channels that may serve it (most
+/// preferred first, as the snapshot orders them) and the model's price.
+pub(super) struct Admitted {
+    pub group: String,
+    pub ginfo: super::GroupInfo,
+    pub snapshot: Arc<super::snapshot::Snapshot>,
+    pub candidates: Vec<Candidate>,
+    pub price: Price,
+}
+
+/// The checks every relayed call passes before a channel is tried, in this order: the key may
+/// use the model, its group is available, the rate limits admit the call, some channel of the
+/// group serves the model (after the key's channel pin and `serves`: the family can do the call),
+/// and the model has a price. The error answers are OpenAI-shaped.
+pub(super) async fn admit(
+    state: &web::Data<AppState>,
+    token: &AuthToken,
+    model: &str,
+    pin: ChannelPin,
+    serves: impl Fn(&ChannelInfo) -> bool,
+) -> Result<Admitted, HttpResponse> {
+    if !switchboard_domain::token::model_allowed(&token.models, model) {
+        return Err(oai_error(
+            403,
+            format!("This API key may not use the model `{model}`."),
+            "invalid_request_error",
+            "model_not_allowed",
+        ));
+    }
+    let group = token.group().to_owned();
+    let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
+        return Err(oai_error(
+            403,
+            format!("The group `{group}` of this API key is not available."),
+            "invalid_request_error",
+            "group_not_available",
+        ));
+    };
+    if !within_rate(state, token, &group, &ginfo).await {
+        return Err(oai_error(
+            429,
+            "Rate limit reached for this API key; slow down and try again shortly.",
+            "rate_limit_error",
+            "rate_limit_exceeded",
+        ));
+    }
+    let snapshot = state.relay.snapshot();
+    let mut candidates: Vec<Candidate> = snapshot.candidates(&group, model);
+    match pin {
+        ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
+        ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
+        ChannelPin::Any => {}
+    }
+    candidates.retain(|c| snapshot.channel(c.id).is_some_and(|ch| serves(&ch)));
+    if candidates.is_empty() {
+        return Err(model_not_found(model));
+    }
+    let Some(price) = state.relay.prices().lookup(model).cloned() else {
+        return Err(oai_error(
+            400,
+            format!("The model `{model}` has no price yet; an administrator must set one before it can be used."),
+            "invalid_request_error",
+            "model_price_not_set",
+        ));
+    };
+    Ok(Admitted {
+        group,
+        ginfo,
+        snapshot,
+        candidates,
+        price,
+    })
+}
+
 pub(super) fn model_not_found(model: &str) -> HttpResponse {
     oai_error(
         404,
@@ -845,53 +919,19 @@ async fn relay_parsed(
         }
     };
     let model = rreq.model.clone();
-    if !switchboard_domain::token::model_allowed(&token.models, &model) {
-        return oai_error(
-            403,
-            format!("This API key may not use the model `{model}`."),
-            "invalid_request_error",
-            "model_not_allowed",
-        );
-    }
-    let group = token.group().to_owned();
-    let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
-        return oai_error(
-            403,
-            format!("The group `{group}` of this API key is not available."),
-            "invalid_request_error",
-            "group_not_available",
-        );
-    };
-    if !within_rate(&state, &token, &group, &ginfo).await {
-        return oai_error(
-            429,
-            "Rate limit reached for this API key; slow down and try again shortly.",
-            "rate_limit_error",
-            "rate_limit_exceeded",
-        );
-    }
-    let snapshot = state.relay.snapshot();
-    let mut candidates: Vec<Candidate> = snapshot.candidates(&group, &model);
-    match pin {
-        ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
-        ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
-        ChannelPin::Any => {}
-    }
-    candidates.retain(|c| {
-        snapshot
-            .channel(c.id)
-            .is_some_and(|ch| ch.provider.as_ref().is_some_and(|p| p.supports(endpoint)))
-    });
-    if candidates.is_empty() {
-        return model_not_found(&model);
-    }
-    let Some(price) = state.relay.prices().lookup(&model).cloned() else {
-        return oai_error(
-            400,
-            format!("The model `{model}` has no price yet; an administrator must set one before it can be used."),
-            "invalid_request_error",
-            "model_price_not_set",
-        );
+    let Admitted {
+        group,
+        ginfo,
+        snapshot,
+        candidates,
+        price,
+    } = match admit(&state, &token, &model, pin, |ch| {
+        ch.provider.as_ref().is_some_and(|p| p.supports(endpoint))
+    })
+    .await
+    {
+        Ok(a) => a,
+        Err(r) => return r,
     };
 
     let snap = state.view();

@@ -20,8 +20,7 @@
 //! violation) after that turn.
 
 use super::handler::{
-    authenticate_key, disable_channel, load_ledger, model_not_found, oai_error, raw_key,
-    within_rate, LogMeta,
+    admit, authenticate_key, disable_channel, load_ledger, oai_error, raw_key, Admitted, LogMeta,
 };
 use super::ledger::{Reservation, Shortfall};
 use super::snapshot::ChannelInfo;
@@ -159,55 +158,21 @@ pub async fn realtime(
             "missing_model",
         );
     };
-    if !switchboard_domain::token::model_allowed(&token.models, &model) {
-        return oai_error(
-            403,
-            format!("This API key may not use the model `{model}`."),
-            "invalid_request_error",
-            "model_not_allowed",
-        );
-    }
-    let group = token.group().to_owned();
-    let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
-        return oai_error(
-            403,
-            format!("The group `{group}` of this API key is not available."),
-            "invalid_request_error",
-            "group_not_available",
-        );
-    };
-    if !within_rate(&state, &token, &group, &ginfo).await {
-        return oai_error(
-            429,
-            "Rate limit reached for this API key; slow down and try again shortly.",
-            "rate_limit_error",
-            "rate_limit_exceeded",
-        );
-    }
-    let snapshot = state.relay.snapshot();
-    let mut candidates: Vec<Candidate> = snapshot.candidates(&group, &model);
-    match pin {
-        ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
-        ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
-        ChannelPin::Any => {}
-    }
     // Channel proxies are HTTP clients' settings; a realtime session never bypasses one, so
     // channels behind a proxy do not serve it.
-    candidates.retain(|c| {
-        snapshot.channel(c.id).is_some_and(|ch| {
-            ch.target.proxy.is_none() && ch.provider.as_ref().is_some_and(|p| p.supports_realtime())
-        })
-    });
-    if candidates.is_empty() {
-        return model_not_found(&model);
-    }
-    let Some(price) = state.relay.prices().lookup(&model).cloned() else {
-        return oai_error(
-            400,
-            format!("The model `{model}` has no price yet; an administrator must set one before it can be used."),
-            "invalid_request_error",
-            "model_price_not_set",
-        );
+    let Admitted {
+        group,
+        ginfo,
+        snapshot,
+        candidates,
+        price,
+    } = match admit(&state, &token, &model, pin, |ch| {
+        ch.target.proxy.is_none() && ch.provider.as_ref().is_some_and(|p| p.supports_realtime())
+    })
+    .await
+    {
+        Ok(a) => a,
+        Err(r) => return r,
     };
     if let Err(r) = check_quota(&state, &token).await {
         return r;

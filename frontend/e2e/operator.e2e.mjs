@@ -181,7 +181,9 @@ test('operator and user journey', async (t) => {
       await page.waitForTimeout(400) // let the screen's data arrive (no networkidle: some screens poll)
       const heading = page.locator('main h1').first()
       await heading.waitFor()
-      assert.equal(await page.locator('text=404').count(), 0, `${id} opened a 404`)
+      // The not-found page's own title (not the text "404", which a masked key may contain).
+      assert.equal(await page.getByTestId('not-found-title').count(), 0, `${id} opened the not-found page`)
+      assert.ok(!new URL(page.url()).pathname.endsWith('/404'), `${id} led to ${page.url()}`)
       await assertNoHorizontalOverflow(id)
       await shot(`30-${id.replace('menu-', '')}`)
     }

@@ -44,6 +44,7 @@ test: deps-test test-rust test-frontend test-e2e test-sdk test-compose
 
 test-rust:
 	$(CARGO) test --workspace --all-targets
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) fmt --all -- --check
 
 test-frontend: frontend-deps

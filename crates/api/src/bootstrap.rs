@@ -44,6 +44,7 @@ pub async fn run(
                             extra_ratios: p.extra.to_json(),
                             locked: p.locked,
                             updated_at: t,
+                            max_output_tokens: p.max_output,
                         })
                         .collect();
                 prices::seed_missing(c, &defaults)?;

@@ -50,6 +50,13 @@ impl ApiError {
     }
 }
 
+/// A cause from a layer that only has text (the ledger's shared store): an internal error.
+impl From<String> for ApiError {
+    fn from(cause: String) -> Self {
+        ApiError::internal(cause)
+    }
+}
+
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)

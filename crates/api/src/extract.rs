@@ -7,6 +7,8 @@ use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
+use switchboard_domain::net::{client_address, ForwardedHeaders};
+use switchboard_domain::token::IpAllowList;
 
 /// A JSON request body, parsed with every nested string trimmed (spec section 5). Malformed JSON,
 /// wrong types and missing fields become a 400 naming the problem; oversized bodies a 413.
@@ -81,38 +83,32 @@ fn too_large(limit: usize) -> ApiError {
     )
 }
 
-/// The client's IP: the peer address, or the first `X-Forwarded-For` / `X-Real-IP` hop when the
-/// operator declared a trusted reverse proxy (`TRUST_PROXY_HEADERS`).
-pub fn client_ip(req: &HttpRequest, trust_proxy: bool) -> String {
-    if trust_proxy {
-        if let Some(ip) = req.connection_info().realip_remote_addr() {
-            return strip_port(ip).to_owned();
-        }
+/// The client's IP address: the peer, or, when the peer is a trusted proxy, the right-most
+/// forwarded address that is not a trusted proxy (`X-Forwarded-For`, else `Forwarded: for=`,
+/// else `X-Real-IP`); see [`switchboard_domain::net::client_address`]. The first entries of
+/// `X-Forwarded-For` are the client's own words and never decide the answer.
+pub fn client_ip(req: &HttpRequest, trusted: &IpAllowList) -> String {
+    let Some(peer) = req.peer_addr().map(|a| a.ip()) else {
+        return "unknown".into();
+    };
+    if !trusted.contains(peer) {
+        return peer.to_string();
     }
-    req.peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
-}
-
-fn strip_port(addr: &str) -> &str {
-    if let Some(rest) = addr.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or(rest);
-    }
-    match addr.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') && port.chars().all(|c| c.is_ascii_digit()) => {
-            host
-        }
-        _ => addr,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn strips_ports() {
-        assert_eq!(super::strip_port("1.2.3.4:55"), "1.2.3.4");
-        assert_eq!(super::strip_port("1.2.3.4"), "1.2.3.4");
-        assert_eq!(super::strip_port("[::1]:80"), "::1");
-        assert_eq!(super::strip_port("::1"), "::1");
-    }
+    let joined = |name: &str| {
+        let v: Vec<&str> = req
+            .headers()
+            .get_all(name)
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        (!v.is_empty()).then(|| v.join(","))
+    };
+    let xff = joined("x-forwarded-for");
+    let fwd = joined("forwarded");
+    let real = joined("x-real-ip");
+    let headers = ForwardedHeaders {
+        x_forwarded_for: xff.as_deref(),
+        forwarded: fwd.as_deref(),
+        x_real_ip: real.as_deref(),
+    };
+    client_address(peer, trusted, &headers).to_string()
 }

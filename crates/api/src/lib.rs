@@ -4,8 +4,10 @@
 pub mod auth;
 pub mod bootstrap;
 pub mod crypto;
+pub mod csrf;
 pub mod error;
 pub mod extract;
+pub mod headers;
 pub mod invoice_pdf;
 pub mod limiter;
 pub mod log_buffer;
@@ -30,8 +32,10 @@ pub struct ApiConfig {
     pub session_ttl_secs: i64,
     /// Mark the session cookie `Secure` (serve over HTTPS).
     pub secure_cookie: bool,
-    /// Take the client IP from `X-Forwarded-For` / `X-Real-IP` (behind a trusted proxy only).
-    pub trust_proxy: bool,
+    /// The reverse proxies whose forwarding headers (`X-Forwarded-For`, `Forwarded`,
+    /// `X-Real-IP`) are believed (`TRUSTED_PROXIES`, plus loopback and the private ranges with
+    /// `TRUST_PROXY_HEADERS=true`). Empty: the peer address is the client.
+    pub trusted_proxies: switchboard_domain::token::IpAllowList,
     pub max_body_bytes: usize,
     /// Largest relay (`/v1`) request body (images and audio uploads).
     pub relay_body_bytes: usize,
@@ -49,7 +53,7 @@ impl ApiConfig {
             bcrypt_cost: 4,
             session_ttl_secs: 7 * 24 * 3600,
             secure_cookie: false,
-            trust_proxy: false,
+            trusted_proxies: Default::default(),
             max_body_bytes: 1 << 20,
             relay_body_bytes: 32 << 20,
             api_limit: Limit {

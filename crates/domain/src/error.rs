@@ -22,6 +22,8 @@ pub enum DomainError {
     TooSmall { field: &'static str, min: i64 },
     #[error("unknown setting: {0}")]
     UnknownOption(String),
+    #[error("this password is too common and easy to guess; choose another")]
+    WeakPassword,
 }
 
 impl DomainError {
@@ -34,6 +36,7 @@ impl DomainError {
             DomainError::OutOfRange { .. } => "out_of_range",
             DomainError::TooSmall { .. } => "too_small",
             DomainError::UnknownOption(_) => "unknown_option",
+            DomainError::WeakPassword => "weak_password",
         }
     }
 

@@ -7,6 +7,7 @@ pub mod error;
 pub mod group;
 pub mod invoice;
 pub mod log;
+pub mod net;
 pub mod options;
 pub mod price;
 pub mod quota;

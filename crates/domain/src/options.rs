@@ -126,6 +126,11 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("QuotaForInviter", int(0, i64::MAX), "0"),
     def("QuotaForInvitee", int(0, i64::MAX), "0"),
     def("PreConsumedQuota", int(0, i64::MAX), "500"),
+    // How far a settled request may take a balance below zero (quota; 0: never).
+    def("OverdraftTolerance", int(0, i64::MAX), "0"),
+    // Output tokens reserved for a request without max_tokens when the price row does not know
+    // the model's output limit.
+    def("DefaultMaxOutputTokens", int(1, 10_000_000), "4096"),
     def("QuotaRemindThreshold", int(0, i64::MAX), "1000"),
     def("DefaultPriceEnabled", BOOL, "false"),
     def("ExtraTokenPriceJson", OptionKind::JsonObject, "{}"),

@@ -138,6 +138,10 @@ pub struct Price {
     pub extra: ExtraRatios,
     #[serde(default)]
     pub locked: bool,
+    /// The model's output limit in tokens (0: unknown). Bounds what a request that sets no
+    /// `max_tokens` reserves for its answer (see [`reservation_bounds`]).
+    #[serde(default, rename = "max_output_tokens")]
+    pub max_output: i64,
 }
 
 impl Price {
@@ -151,7 +155,14 @@ impl Price {
             output,
             extra: ExtraRatios::default(),
             locked: false,
+            max_output: 0,
         }
+    }
+
+    /// This price with the model's output limit (tokens).
+    pub fn with_max_output(mut self, tokens: i64) -> Price {
+        self.max_output = tokens.max(0);
+        self
     }
 
     /// A per-call price (`input` is the per-call ratio; output is 0), unlocked.
@@ -345,6 +356,152 @@ pub fn reservation(
     }
 }
 
+/// What a relay request may reserve: at least `min` (else it is refused with 402), at most
+/// `max` (its worst case). The ledger reserves as much of `max` as the balance allows, and the
+/// request is then told to stop where its reservation ends (see [`covered_completion_tokens`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReserveBounds {
+    pub min: i64,
+    pub max: i64,
+}
+
+/// What a request asks for, as far as its reservation is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Demand {
+    /// The estimated prompt tokens.
+    pub prompt_tokens: i64,
+    /// The client's output limit (`max_tokens` and its synonyms), if any.
+    pub max_tokens: Option<i64>,
+    /// Whether the endpoint generates text (chat, completions, responses, messages, Gemini).
+    pub generates: bool,
+    /// Units of a per-call price (images asked for with `n`); 1 otherwise.
+    pub units: i64,
+}
+
+/// The output tokens a request that sets no limit is assumed to produce at most when the price
+/// row does not know the model's limit (`max_output_tokens` 0).
+pub const DEFAULT_OUTPUT_LIMIT: i64 = 4096;
+
+/// The reservation bounds of a request (the balance rule of docs/billing.md).
+///
+/// - `times`: exactly the per-call cost times `units` (images asked for with `n`).
+/// - `tokens`, free (both ratios 0 or group ratio 0): nothing.
+/// - `tokens`: `min` covers the estimated prompt and one output token, `max` the prompt and the
+///   most the answer may produce: the client's `max_tokens` capped by the model's output limit
+///   (the price row's `max_output_tokens`, else `default_limit`), or that limit when the client
+///   set none. Both include `pre_consumed`. Endpoints without generated text (`generates`
+///   false: embeddings, moderations, audio, rerank) reserve the prompt only.
+pub fn reservation_bounds(
+    price: &Price,
+    demand: &Demand,
+    default_limit: i64,
+    group_ratio: f64,
+    pre_consumed: i64,
+) -> ReserveBounds {
+    let Demand {
+        prompt_tokens: estimated_prompt_tokens,
+        max_tokens: client_max_tokens,
+        generates,
+        units,
+    } = *demand;
+    let pre = pre_consumed.max(0);
+    match price.price_type {
+        PriceType::Times => {
+            let c = cost_units(price, &Usage::default(), group_ratio, units);
+            ReserveBounds { min: c, max: c }
+        }
+        PriceType::Tokens => {
+            let free = (ratio(price.input).is_zero() && ratio(price.output).is_zero())
+                || ratio(group_ratio).is_zero();
+            if free {
+                return ReserveBounds { min: 0, max: 0 };
+            }
+            let at = |completion: i64| {
+                let usage = Usage {
+                    prompt_tokens: estimated_prompt_tokens.max(0),
+                    completion_tokens: completion.max(0),
+                    ..Usage::default()
+                };
+                cost(price, &usage, group_ratio).saturating_add(pre)
+            };
+            if !generates {
+                let c = at(0);
+                return ReserveBounds { min: c, max: c };
+            }
+            let limit = if price.max_output > 0 {
+                price.max_output
+            } else {
+                default_limit.max(1)
+            };
+            let most = client_max_tokens.map_or(limit, |m| m.clamp(1, limit));
+            ReserveBounds {
+                min: at(1),
+                max: at(most),
+            }
+        }
+    }
+}
+
+/// The output tokens that `reserved` quota pays for after the estimated prompt and
+/// `pre_consumed`: the largest `c` with `cost(prompt, c) + pre_consumed <= reserved`. `i64::MAX`
+/// when output is free (output ratio or group ratio 0); 0 when the prompt alone uses it up.
+pub fn covered_completion_tokens(
+    price: &Price,
+    estimated_prompt_tokens: i64,
+    reserved: i64,
+    group_ratio: f64,
+    pre_consumed: i64,
+) -> i64 {
+    let group = ratio(group_ratio);
+    let out = ratio(price.output);
+    if price.price_type == PriceType::Times || group.is_zero() || out.is_zero() {
+        return i64::MAX;
+    }
+    let budget = Decimal::from(reserved.saturating_sub(pre_consumed.max(0)).max(0));
+    // c <= (budget / group - prompt * input) / output
+    let Some(per_group) = budget.checked_div(group) else {
+        return i64::MAX;
+    };
+    let room = per_group - mul(count(estimated_prompt_tokens), ratio(price.input));
+    if room <= Decimal::ZERO {
+        return 0;
+    }
+    let Some(c) = room.checked_div(out) else {
+        return i64::MAX;
+    };
+    let c = c.floor().to_i64().unwrap_or(i64::MAX);
+    // Guard the rounding of the formula against the exact cost (at most a step or two).
+    let fits = |c: i64| {
+        let usage = Usage {
+            prompt_tokens: estimated_prompt_tokens.max(0),
+            completion_tokens: c,
+            ..Usage::default()
+        };
+        cost(price, &usage, group_ratio).saturating_add(pre_consumed.max(0)) <= reserved
+    };
+    let mut c = c.max(0);
+    while c > 0 && !fits(c) {
+        c -= 1;
+    }
+    c
+}
+
+/// [`cost`] for `units` of a per-call price (`n` images): `units` times the per-call cost
+/// (`units` below 1 count as 1). Token prices ignore `units`.
+pub fn cost_units(price: &Price, usage: &Usage, group_ratio: f64, units: i64) -> i64 {
+    match price.price_type {
+        PriceType::Times => {
+            let group = ratio(group_ratio);
+            let input = ratio(price.input);
+            ceil_quota(mul(
+                mul(mul(THOUSAND, input), group),
+                Decimal::from(units.max(1)),
+            ))
+        }
+        PriceType::Tokens => cost(price, usage, group_ratio),
+    }
+}
+
 /// Price rows indexed for lookup by requested model.
 #[derive(Debug, Clone, Default)]
 pub struct PriceTable {
@@ -434,19 +591,39 @@ pub fn default_prices() -> Vec<Price> {
     let t = Price::tokens;
     vec![
         // OpenAI chat and reasoning models
-        t("gpt-4o", OPENAI, 1.25, 5.0).with_cached(0.5),
-        t("gpt-4o-mini", OPENAI, 0.075, 0.3).with_cached(0.5),
-        t("chatgpt-4o-latest", OPENAI, 2.5, 7.5),
-        t("gpt-4.1", OPENAI, 1.0, 4.0).with_cached(0.25),
-        t("gpt-4.1-mini", OPENAI, 0.2, 0.8).with_cached(0.25),
-        t("gpt-4.1-nano", OPENAI, 0.05, 0.2).with_cached(0.25),
-        t("gpt-4-turbo", OPENAI, 5.0, 15.0),
-        t("gpt-3.5-turbo", OPENAI, 0.25, 0.75),
-        t("o1", OPENAI, 7.5, 30.0).with_cached(0.5),
-        t("o1-mini", OPENAI, 0.55, 2.2).with_cached(0.5),
-        t("o3", OPENAI, 1.0, 4.0).with_cached(0.25),
-        t("o3-mini", OPENAI, 0.55, 2.2).with_cached(0.5),
-        t("o4-mini", OPENAI, 0.55, 2.2).with_cached(0.25),
+        t("gpt-4o", OPENAI, 1.25, 5.0)
+            .with_cached(0.5)
+            .with_max_output(16384),
+        t("gpt-4o-mini", OPENAI, 0.075, 0.3)
+            .with_cached(0.5)
+            .with_max_output(16384),
+        t("chatgpt-4o-latest", OPENAI, 2.5, 7.5).with_max_output(16384),
+        t("gpt-4.1", OPENAI, 1.0, 4.0)
+            .with_cached(0.25)
+            .with_max_output(32768),
+        t("gpt-4.1-mini", OPENAI, 0.2, 0.8)
+            .with_cached(0.25)
+            .with_max_output(32768),
+        t("gpt-4.1-nano", OPENAI, 0.05, 0.2)
+            .with_cached(0.25)
+            .with_max_output(32768),
+        t("gpt-4-turbo", OPENAI, 5.0, 15.0).with_max_output(4096),
+        t("gpt-3.5-turbo", OPENAI, 0.25, 0.75).with_max_output(4096),
+        t("o1", OPENAI, 7.5, 30.0)
+            .with_cached(0.5)
+            .with_max_output(100000),
+        t("o1-mini", OPENAI, 0.55, 2.2)
+            .with_cached(0.5)
+            .with_max_output(65536),
+        t("o3", OPENAI, 1.0, 4.0)
+            .with_cached(0.25)
+            .with_max_output(100000),
+        t("o3-mini", OPENAI, 0.55, 2.2)
+            .with_cached(0.5)
+            .with_max_output(100000),
+        t("o4-mini", OPENAI, 0.55, 2.2)
+            .with_cached(0.25)
+            .with_max_output(100000),
         // OpenAI embeddings and moderation (output ratio = input: embeddings have no output)
         t("text-embedding-3-small", OPENAI, 0.01, 0.01),
         t("text-embedding-3-large", OPENAI, 0.065, 0.065),
@@ -462,20 +639,34 @@ pub fn default_prices() -> Vec<Price> {
         t("tts-1-hd", OPENAI, 15.0, 15.0),
         Price::times("whisper-1", OPENAI, 3.0),
         // Anthropic
-        t("claude-3-5-sonnet-latest", ANTHROPIC, 1.5, 7.5),
-        t("claude-3-5-haiku-latest", ANTHROPIC, 0.4, 2.0),
-        t("claude-3-7-sonnet-latest", ANTHROPIC, 1.5, 7.5),
-        t("claude-sonnet-4-0", ANTHROPIC, 1.5, 7.5),
-        t("claude-opus-4-0", ANTHROPIC, 7.5, 37.5),
+        t("claude-3-5-sonnet-latest", ANTHROPIC, 1.5, 7.5).with_max_output(8192),
+        t("claude-3-5-haiku-latest", ANTHROPIC, 0.4, 2.0).with_max_output(8192),
+        t("claude-3-7-sonnet-latest", ANTHROPIC, 1.5, 7.5).with_max_output(64000),
+        t("claude-sonnet-4-0", ANTHROPIC, 1.5, 7.5).with_max_output(64000),
+        t("claude-opus-4-0", ANTHROPIC, 7.5, 37.5).with_max_output(32000),
         // Google Gemini (prompts up to 128K / 200K tokens)
-        t("gemini-1.5-pro", GEMINI, 0.625, 2.5).with_cached(0.25),
-        t("gemini-1.5-flash", GEMINI, 0.0375, 0.15).with_cached(0.25),
-        t("gemini-2.0-flash", GEMINI, 0.05, 0.2).with_cached(0.25),
-        t("gemini-2.5-pro", GEMINI, 0.625, 5.0).with_cached(0.25),
-        t("gemini-2.5-flash", GEMINI, 0.15, 1.25).with_cached(0.25),
+        t("gemini-1.5-pro", GEMINI, 0.625, 2.5)
+            .with_cached(0.25)
+            .with_max_output(8192),
+        t("gemini-1.5-flash", GEMINI, 0.0375, 0.15)
+            .with_cached(0.25)
+            .with_max_output(8192),
+        t("gemini-2.0-flash", GEMINI, 0.05, 0.2)
+            .with_cached(0.25)
+            .with_max_output(8192),
+        t("gemini-2.5-pro", GEMINI, 0.625, 5.0)
+            .with_cached(0.25)
+            .with_max_output(65536),
+        t("gemini-2.5-flash", GEMINI, 0.15, 1.25)
+            .with_cached(0.25)
+            .with_max_output(65536),
         // DeepSeek (V3.2 list prices: $0.28 cache miss, $0.028 cache hit, $0.42 output)
-        t("deepseek-chat", DEEPSEEK, 0.14, 0.21).with_cached(0.1),
-        t("deepseek-reasoner", DEEPSEEK, 0.14, 0.21).with_cached(0.1),
+        t("deepseek-chat", DEEPSEEK, 0.14, 0.21)
+            .with_cached(0.1)
+            .with_max_output(8192),
+        t("deepseek-reasoner", DEEPSEEK, 0.14, 0.21)
+            .with_cached(0.1)
+            .with_max_output(65536),
         // Midjourney (per task; ratio 50 = $0.1) and Suno (per song or lyrics). A mode-specific
         // row (`mj_turbo_imagine`, `mj_relax_imagine`) wins over these when the operator adds one.
         Price::times("mj_imagine", MJ, 50.0),
@@ -607,8 +798,14 @@ pub fn plan_sync(local: &[Price], remote: &[Price], mode: SyncMode) -> SyncPlan 
         if !seen.insert(r.model.as_str()) {
             continue;
         }
+        // A remote list that does not know the model's output limit keeps the local one.
+        let max_output = match (r.max_output, by_model.get(r.model.as_str())) {
+            (0, Some(l)) => l.max_output,
+            (n, _) => n,
+        };
         let incoming = Price {
             locked: false,
+            max_output,
             ..r.clone()
         };
         match by_model.get(r.model.as_str()) {
@@ -833,6 +1030,171 @@ mod tests {
     }
 
     #[test]
+    fn reservation_bounds_cover_the_worst_case() {
+        // 1000 prompt tokens at 1.25, output at 5.0, group 1, no pre-consumed quota.
+        let p = Price::tokens("gpt-4o", 1, 1.25, 5.0).with_max_output(16_384);
+        let b = reservation_bounds(
+            &p,
+            &Demand {
+                prompt_tokens: 1000,
+                max_tokens: None,
+                generates: true,
+                units: 1,
+            },
+            4096,
+            1.0,
+            0,
+        );
+        assert_eq!(b.min, 1250 + 5);
+        assert_eq!(b.max, 1250 + 16_384 * 5, "no max_tokens: the model's limit");
+        let b = reservation_bounds(
+            &p,
+            &Demand {
+                prompt_tokens: 1000,
+                max_tokens: Some(100),
+                generates: true,
+                units: 1,
+            },
+            4096,
+            1.0,
+            0,
+        );
+        assert_eq!(b.max, 1250 + 500, "the client's max_tokens");
+        let b = reservation_bounds(
+            &p,
+            &Demand {
+                prompt_tokens: 1000,
+                max_tokens: Some(1_000_000),
+                generates: true,
+                units: 1,
+            },
+            4096,
+            1.0,
+            0,
+        );
+        assert_eq!(b.max, 1250 + 16_384 * 5, "capped by the model's limit");
+        let unknown = Price::tokens("m", 1, 1.0, 2.0);
+        let b = reservation_bounds(
+            &unknown,
+            &Demand {
+                prompt_tokens: 10,
+                max_tokens: None,
+                generates: true,
+                units: 1,
+            },
+            4096,
+            1.0,
+            7,
+        );
+        assert_eq!(
+            b.max,
+            10 + 4096 * 2 + 7,
+            "the default limit, plus pre-consumed quota"
+        );
+        let b = reservation_bounds(
+            &unknown,
+            &Demand {
+                prompt_tokens: 10,
+                max_tokens: None,
+                generates: false,
+                units: 1,
+            },
+            4096,
+            1.0,
+            0,
+        );
+        assert_eq!((b.min, b.max), (10, 10), "embeddings reserve the prompt");
+        let free = Price::tokens("m", 1, 0.0, 0.0);
+        assert_eq!(
+            reservation_bounds(
+                &free,
+                &Demand {
+                    prompt_tokens: 10,
+                    max_tokens: None,
+                    generates: true,
+                    units: 1
+                },
+                4096,
+                1.0,
+                9
+            )
+            .max,
+            0
+        );
+    }
+
+    #[test]
+    fn reservation_bounds_multiply_per_call_prices_by_units() {
+        let img = Price::times("dall-e-2", 1, 10.0);
+        let one = reservation_bounds(
+            &img,
+            &Demand {
+                prompt_tokens: 0,
+                max_tokens: None,
+                generates: false,
+                units: 1,
+            },
+            4096,
+            1.0,
+            0,
+        );
+        assert_eq!((one.min, one.max), (10_000, 10_000));
+        let ten = reservation_bounds(
+            &img,
+            &Demand {
+                prompt_tokens: 0,
+                max_tokens: None,
+                generates: false,
+                units: 10,
+            },
+            4096,
+            1.0,
+            0,
+        );
+        assert_eq!(
+            (ten.min, ten.max),
+            (100_000, 100_000),
+            "ten images reserve ten calls"
+        );
+        assert_eq!(cost_units(&img, &Usage::default(), 1.0, 10), 100_000);
+        assert_eq!(cost_units(&img, &Usage::default(), 1.5, 3), 45_000);
+        assert_eq!(cost_units(&img, &Usage::default(), 1.0, 0), 10_000);
+    }
+
+    #[test]
+    fn covered_completion_tokens_fit_the_reservation() {
+        let p = Price::tokens("gpt-4o", 1, 1.25, 5.0);
+        // 20 000 quota, 1000 prompt tokens (1250): (20000 - 1250) / 5 = 3750 output tokens.
+        assert_eq!(covered_completion_tokens(&p, 1000, 20_000, 1.0, 0), 3750);
+        assert_eq!(covered_completion_tokens(&p, 1000, 1250, 1.0, 0), 0);
+        assert_eq!(covered_completion_tokens(&p, 1000, 100, 1.0, 0), 0);
+        let free_out = Price::tokens("m", 1, 1.0, 0.0);
+        assert_eq!(
+            covered_completion_tokens(&free_out, 10, 100, 1.0, 0),
+            i64::MAX
+        );
+        // Never more than what the reservation pays for, for awkward ratios.
+        for (input, output, group, reserved) in [(0.3, 0.7, 1.3, 9_999), (0.075, 0.3, 0.9, 777)] {
+            let p = Price::tokens("m", 1, input, output);
+            let c = covered_completion_tokens(&p, 100, reserved, group, 3);
+            let usage = Usage {
+                prompt_tokens: 100,
+                completion_tokens: c,
+                ..Usage::default()
+            };
+            assert!(cost(&p, &usage, group) + 3 <= reserved);
+            let more = Usage {
+                completion_tokens: c + 1,
+                ..usage
+            };
+            assert!(
+                cost(&p, &more, group) + 3 > reserved,
+                "the largest such count"
+            );
+        }
+    }
+
+    #[test]
     fn table_lookup() {
         let table = PriceTable::new(vec![
             Price::tokens("gpt-4*", 1, 1.0, 1.0),
@@ -993,6 +1355,7 @@ mod tests {
             output: input * 2.0,
             extra: ExtraRatios::default(),
             locked,
+            max_output: 0,
         }
     }
 

@@ -252,7 +252,21 @@ impl IpAllowList {
 
     /// Whether a client at `ip` may use the token. An empty list allows all.
     pub fn allows(&self, ip: IpAddr) -> bool {
-        self.nets.is_empty() || self.nets.iter().any(|n| n.contains(ip))
+        self.nets.is_empty() || self.contains(ip)
+    }
+
+    /// Whether one of the entries holds `ip` (an empty list holds nothing).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        self.nets.iter().any(|n| n.contains(ip))
+    }
+
+    /// Adds the entries of `other` that this list lacks.
+    pub fn extend(&mut self, other: IpAllowList) {
+        for n in other.nets {
+            if !self.nets.contains(&n) {
+                self.nets.push(n);
+            }
+        }
     }
 }
 

@@ -58,6 +58,140 @@ pub fn username(s: &str) -> Result<(), DomainError> {
     Ok(())
 }
 
+/// Passwords that guessing lists try first (the ones of at least [`PASSWORD_MIN`] characters),
+/// refused whatever their case.
+pub const COMMON_PASSWORDS: &[&str] = &[
+    "12345678",
+    "123456789",
+    "1234567890",
+    "12345678910",
+    "123123123",
+    "11111111",
+    "111111111",
+    "00000000",
+    "0000000000",
+    "87654321",
+    "98765432",
+    "11223344",
+    "12341234",
+    "12344321",
+    "1q2w3e4r",
+    "1q2w3e4r5t",
+    "1qaz2wsx",
+    "1qazxsw2",
+    "zaq12wsx",
+    "qwertyui",
+    "qwertyuiop",
+    "qwerty123",
+    "qwerty1234",
+    "qwer1234",
+    "asdfghjk",
+    "asdfghjkl",
+    "asdf1234",
+    "zxcvbnm1",
+    "zxcvbnm123",
+    "password",
+    "password1",
+    "password12",
+    "password123",
+    "password1234",
+    "passw0rd",
+    "p@ssw0rd",
+    "p@ssword",
+    "pass1234",
+    "password!",
+    "iloveyou",
+    "iloveyou1",
+    "iloveyou2",
+    "sunshine",
+    "sunshine1",
+    "princess",
+    "princess1",
+    "football",
+    "football1",
+    "baseball",
+    "basketball",
+    "superman",
+    "batman123",
+    "starwars",
+    "master123",
+    "whatever",
+    "trustno1",
+    "letmein1",
+    "letmein123",
+    "welcome1",
+    "welcome123",
+    "welcome!",
+    "changeme",
+    "changeme1",
+    "admin123",
+    "admin1234",
+    "administrator",
+    "root1234",
+    "abc12345",
+    "abcd1234",
+    "abcdefgh",
+    "abc123456",
+    "a1234567",
+    "aa123456",
+    "aaaaaaaa",
+    "88888888",
+    "66666666",
+    "12121212",
+    "99999999",
+    "computer",
+    "internet",
+    "michael1",
+    "jennifer",
+    "charlie1",
+    "dragon123",
+    "monkey123",
+    "shadow123",
+    "qazwsxedc",
+    "1234qwer",
+    "q1w2e3r4",
+    "q1w2e3r4t5",
+    "google123",
+    "secret123",
+    "default1",
+    "test1234",
+    "testtest",
+    "guest1234",
+    "chatgpt123",
+    "openai123",
+    "qwertyqwerty",
+    "1q2w3e4r5t6y",
+    "123qweasd",
+    "qweasdzxc",
+    "147258369",
+    "159753123",
+    "password2",
+    "password01",
+    "mypassword",
+    "loveyou1",
+    "hello123",
+    "hello1234",
+    "freedom1",
+    "jordan23",
+    "mustang1",
+    "1password",
+    "access14",
+    "soccer12",
+    "hunter12",
+    "killer123",
+    "pokemon1",
+    "samsung1",
+    "lovelove",
+];
+
+/// Whether `s` is one of [`COMMON_PASSWORDS`] (case-insensitive).
+pub fn is_common_password(s: &str) -> bool {
+    let lower = s.to_lowercase();
+    COMMON_PASSWORDS.contains(&lower.as_str())
+}
+
+/// A new password: at least [`PASSWORD_MIN`] characters (`too_short`), not one of
+/// [`COMMON_PASSWORDS`] (`weak_password`), at most [`PASSWORD_MAX_BYTES`] bytes.
 pub fn password(s: &str) -> Result<(), DomainError> {
     if s.is_empty() {
         return Err(DomainError::Required { field: "password" });
@@ -73,6 +207,9 @@ pub fn password(s: &str) -> Result<(), DomainError> {
             field: "password",
             max: PASSWORD_MAX_BYTES,
         });
+    }
+    if is_common_password(s) {
+        return Err(DomainError::WeakPassword);
     }
     Ok(())
 }
@@ -165,6 +302,50 @@ pub fn normalize_url(field: &'static str, s: &str) -> Result<String, DomainError
     Ok(s.trim_end_matches('/').to_owned())
 }
 
+/// Longest model name a relayed request may ask for (the logs' `model_name` column holds 255).
+pub const RELAY_MODEL_MAX: usize = 128;
+/// Longest client address kept for a log (the logs' `source_ip` column holds 64).
+pub const CLIENT_IP_MAX: usize = 64;
+
+/// The model a relayed request asks for, at admission: not empty (nor only spaces), at most
+/// [`RELAY_MODEL_MAX`] characters, no control characters (NUL included, which PostgreSQL
+/// cannot store). Errors name the field `model`: `required`, `too_long` or `invalid`.
+pub fn relay_model_name(s: &str) -> Result<(), DomainError> {
+    if s.trim().is_empty() {
+        return Err(DomainError::Required { field: "model" });
+    }
+    if s.chars().count() > RELAY_MODEL_MAX {
+        return Err(DomainError::TooLong {
+            field: "model",
+            max: RELAY_MODEL_MAX,
+        });
+    }
+    if s.chars().any(char::is_control) {
+        return Err(DomainError::invalid(
+            "model",
+            "control characters are not allowed",
+        ));
+    }
+    Ok(())
+}
+
+/// A client address as a log may keep it: an IP address (or `ip:port`, as some proxies forward
+/// it) in its canonical form; anything else (a forged or broken `X-Forwarded-For`) without
+/// control characters and cut to [`CLIENT_IP_MAX`] characters.
+pub fn bounded_client_ip(s: &str) -> String {
+    let t = s.trim();
+    if let Ok(ip) = t.parse::<std::net::IpAddr>() {
+        return ip.to_string();
+    }
+    if let Ok(sa) = t.parse::<std::net::SocketAddr>() {
+        return sa.ip().to_string();
+    }
+    t.chars()
+        .filter(|c| !c.is_control())
+        .take(CLIENT_IP_MAX)
+        .collect()
+}
+
 /// Checks that a text field holds valid JSON; returns the parsed value.
 pub fn json_text(field: &'static str, s: &str) -> Result<Value, DomainError> {
     serde_json::from_str(s).map_err(|e| DomainError::invalid(field, format!("invalid JSON: {e}")))
@@ -203,9 +384,82 @@ mod tests {
     }
 
     #[test]
+    fn relay_model_names() {
+        assert!(relay_model_name("gpt-4o-mini").is_ok());
+        assert!(relay_model_name("模型/name:v1@2024").is_ok());
+        assert!(relay_model_name(&"m".repeat(RELAY_MODEL_MAX)).is_ok());
+        assert!(
+            relay_model_name(&"模".repeat(RELAY_MODEL_MAX)).is_ok(),
+            "characters, not bytes"
+        );
+        assert_eq!(
+            relay_model_name(""),
+            Err(DomainError::Required { field: "model" })
+        );
+        assert_eq!(
+            relay_model_name("  "),
+            Err(DomainError::Required { field: "model" })
+        );
+        let long = relay_model_name(&"m".repeat(RELAY_MODEL_MAX + 1)).unwrap_err();
+        assert_eq!(
+            long,
+            DomainError::TooLong {
+                field: "model",
+                max: 128
+            }
+        );
+        assert_eq!(long.code(), "too_long");
+        for bad in ["gpt\0-4o", "gpt-4o\n", "a\u{7}b", "\u{1b}[31m"] {
+            let e = relay_model_name(bad).unwrap_err();
+            assert_eq!(e.code(), "invalid", "{bad:?}");
+            assert!(matches!(e, DomainError::Invalid { field: "model", .. }));
+        }
+    }
+
+    #[test]
+    fn common_passwords_are_weak() {
+        for p in ["12345678", "password", "qwerty123", "PassWord1", "P@ssw0rd"] {
+            assert_eq!(password(p), Err(DomainError::WeakPassword), "{p}");
+        }
+        assert_eq!(DomainError::WeakPassword.code(), "weak_password");
+        assert!(password("password-123").is_ok());
+        assert!(password("correct horse battery").is_ok());
+        assert!(COMMON_PASSWORDS.len() >= 100);
+        assert!(COMMON_PASSWORDS
+            .iter()
+            .all(|p| p.chars().count() >= PASSWORD_MIN && *p == p.to_lowercase()));
+        assert_eq!(
+            password("1234567"),
+            Err(DomainError::TooShort {
+                field: "password",
+                min: PASSWORD_MIN
+            })
+        );
+    }
+
+    #[test]
+    fn client_ips_are_bounded() {
+        assert_eq!(bounded_client_ip("203.0.113.7"), "203.0.113.7");
+        assert_eq!(bounded_client_ip(" 2001:DB8::0:1 "), "2001:db8::1");
+        assert_eq!(bounded_client_ip("203.0.113.7:51234"), "203.0.113.7");
+        assert_eq!(bounded_client_ip("[2001:db8::1]:443"), "2001:db8::1");
+        assert_eq!(
+            bounded_client_ip("::ffff:255.255.255.255"),
+            "::ffff:255.255.255.255"
+        );
+        let forged = "1".repeat(100);
+        assert_eq!(bounded_client_ip(&forged), "1".repeat(CLIENT_IP_MAX));
+        assert_eq!(bounded_client_ip("evil\0host\r\n"), "evilhost");
+        assert_eq!(bounded_client_ip(""), "");
+        let wide = "é".repeat(100);
+        assert_eq!(bounded_client_ip(&wide).chars().count(), CLIENT_IP_MAX);
+    }
+
+    #[test]
     fn passwords() {
-        assert!(password("12345678").is_ok());
+        assert!(password("84f1x9qa").is_ok());
         assert!(password("1234567").is_err());
+        assert!(password("12345678").is_err(), "common");
         assert!(password("").is_err());
         assert!(password(&"x".repeat(73)).is_err());
     }

@@ -29,6 +29,9 @@
 //! | `sk-mock-nousage` | normal answers without any `usage` (streams too) |
 //! | `sk-mock-slow` | 50 ms between stream chunks; non-streamed answers after 200 ms |
 //! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
+//! | `sk-mock-long` | chat answers as long as allowed: [`LONG_ANSWER`] completion tokens, or the request's `max_tokens` / `max_completion_tokens` when lower (`finish_reason` `length`); streams send [`LONG_CHUNKS`] content chunks |
+//! | `sk-mock-longslow` | `sk-mock-long` streamed with 100 ms between chunks (about 4 s) |
+//! | `sk-mock-stall` | Realtime: a response stops after its first delta until `response.cancel` (see `realtime.rs`) |
 //! | `co-...` | rerank answers in Cohere's shape (`meta.billed_units.search_units`, no `usage`) |
 //! | anything else | normal answers |
 //!
@@ -228,6 +231,11 @@ impl MockUpstream {
     /// The `type` of every Realtime client event received, in order.
     pub fn realtime_events(&self) -> Vec<String> {
         self.shared.realtime.events()
+    }
+
+    /// Every Realtime client event received, in order, as sent.
+    pub fn realtime_event_bodies(&self) -> Vec<Value> {
+        self.shared.realtime.bodies()
     }
 }
 
@@ -447,7 +455,17 @@ enum Mode {
     Cache,
     /// Gemini: thinking tokens in the usage.
     Think,
+    /// Chat answers as long as the request allows (`slow`: 100 ms between stream chunks).
+    Long {
+        slow: bool,
+    },
 }
+
+/// Completion tokens of an `sk-mock-long` answer when the request sets no lower limit.
+pub const LONG_ANSWER: i64 = 8000;
+/// Content chunks of an `sk-mock-long` stream.
+pub const LONG_CHUNKS: usize = 40;
+const LONG_SLOW_CHUNK: Duration = Duration::from_millis(100);
 
 fn mode(key: &str) -> Mode {
     match key {
@@ -480,6 +498,8 @@ fn mode(key: &str) -> Mode {
         "sk-mock-cut" => Mode::Cut,
         "sk-mock-cache" => Mode::Cache,
         "sk-mock-think" => Mode::Think,
+        "sk-mock-long" => Mode::Long { slow: false },
+        "sk-mock-longslow" => Mode::Long { slow: true },
         _ => Mode::Normal,
     }
 }
@@ -719,6 +739,8 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
             .unwrap_or(false);
     let delay = if mode == Mode::Slow {
         SLOW_CHUNK
+    } else if mode == (Mode::Long { slow: true }) {
+        LONG_SLOW_CHUNK
     } else {
         shared.chunk_delay
     };
@@ -802,6 +824,34 @@ fn chat_usage() -> Value {
     })
 }
 
+/// The completion tokens of a long answer: [`LONG_ANSWER`], or the request's limit when lower.
+fn long_completion(ctx: &Ctx) -> i64 {
+    ["max_tokens", "max_completion_tokens"]
+        .iter()
+        .filter_map(|f| ctx.body.get(*f).and_then(Value::as_i64))
+        .min()
+        .map_or(LONG_ANSWER, |m| m.clamp(1, LONG_ANSWER))
+}
+
+/// The usage of a chat answer: the fixed one, or a long answer's.
+fn chat_usage_of(ctx: &Ctx) -> Value {
+    let mut u = chat_usage();
+    if let Mode::Long { .. } = ctx.mode {
+        let c = long_completion(ctx);
+        u["completion_tokens"] = json!(c);
+        u["total_tokens"] = json!(11 + c);
+    }
+    u
+}
+
+/// `length` when a long answer was cut by the request's limit.
+fn chat_finish(ctx: &Ctx) -> &'static str {
+    match ctx.mode {
+        Mode::Long { .. } if long_completion(ctx) < LONG_ANSWER => "length",
+        _ => "stop",
+    }
+}
+
 fn completion_usage() -> Value {
     json!({"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12})
 }
@@ -857,12 +907,12 @@ fn chat(ctx: &Ctx) -> Value {
             "index": 0,
             "message": {"role": "assistant", "content": CONTENT, "refusal": null, "annotations": []},
             "logprobs": null,
-            "finish_reason": "stop"
+            "finish_reason": chat_finish(ctx)
         }],
         "service_tier": "default"
     });
     if ctx.usage() {
-        v["usage"] = chat_usage();
+        v["usage"] = chat_usage_of(ctx);
     }
     v
 }
@@ -914,6 +964,10 @@ fn chat_stream(ctx: &Ctx) -> HttpResponse {
                 Value::Null,
             ));
         }
+    } else if let Mode::Long { .. } = ctx.mode {
+        for i in 0..LONG_CHUNKS {
+            events.push(chunk(json!({"content": format!("word{i} ")}), Value::Null));
+        }
     } else {
         for piece in CONTENT_CHUNKS {
             events.push(chunk(json!({"content": piece}), Value::Null));
@@ -923,7 +977,11 @@ fn chat_stream(ctx: &Ctx) -> HttpResponse {
         events.truncate(3);
         return sse(events, ctx.delay, true);
     }
-    let finish = if tool.is_some() { "tool_calls" } else { "stop" };
+    let finish = if tool.is_some() {
+        "tool_calls"
+    } else {
+        chat_finish(ctx)
+    };
     events.push(chunk(json!({}), json!(finish)));
     if with_usage {
         events.push(data(&json!({
@@ -933,7 +991,7 @@ fn chat_stream(ctx: &Ctx) -> HttpResponse {
             "model": ctx.model,
             "system_fingerprint": "fp_mock",
             "choices": [],
-            "usage": chat_usage()
+            "usage": chat_usage_of(ctx)
         })));
     }
     events.push(Bytes::from_static(b"data: [DONE]\n\n"));

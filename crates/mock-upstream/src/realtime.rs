@@ -12,11 +12,16 @@
 //! - `{"type": "mock.close", "code": N, "reason": "..."}` makes the server close with that code.
 //! - With `sk-mock-slow`, the events answering `response.create` come after [`SLOW_RESPONSE`]
 //!   (so that a client can leave while a response is in progress).
+//! - With `sk-mock-stall`, `response.create` is answered with `response.created` and the first
+//!   text delta only; the response then stays in progress until `response.cancel`, which ends it
+//!   with a `response.done` of status `cancelled` and no usage (an upstream that reports none),
+//!   or until the session closes (`mock.close` closes it mid-response).
 //! - Binary frames are echoed, pings are answered with pongs, a close is answered with the same
 //!   close.
 //!
 //! [`crate::MockUpstream::realtime_open`] counts the sessions still open and
-//! [`crate::MockUpstream::realtime_events`] lists the type of every client event received.
+//! [`crate::MockUpstream::realtime_events`] lists the type of every client event received,
+//! [`crate::MockUpstream::realtime_event_bodies`] the events themselves.
 
 use crate::{request_key, status_code, Recorded, Shared, CONTENT, CONTENT_CHUNKS};
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -58,6 +63,7 @@ pub struct RealtimeUsage {
 pub(crate) struct RealtimeState {
     pub(crate) open: AtomicUsize,
     pub(crate) events: Mutex<Vec<String>>,
+    pub(crate) bodies: Mutex<Vec<Value>>,
 }
 
 impl RealtimeState {
@@ -68,10 +74,21 @@ impl RealtimeState {
         }
     }
 
-    fn push(&self, kind: &str) {
+    pub(crate) fn bodies(&self) -> Vec<Value> {
+        match self.bodies.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    fn push(&self, kind: &str, event: &Value) {
         match self.events.lock() {
             Ok(mut g) => g.push(kind.to_owned()),
             Err(p) => p.into_inner().push(kind.to_owned()),
+        }
+        match self.bodies.lock() {
+            Ok(mut g) => g.push(event.clone()),
+            Err(p) => p.into_inner().push(event.clone()),
         }
     }
 }
@@ -151,6 +168,7 @@ async fn open(
         .or_else(|| url_param(&req, "deployment"))
         .unwrap_or_default();
     let slow = key == "sk-mock-slow";
+    let stall = key == "sk-mock-stall";
     let (resp, session, stream) = actix_ws::handle(&req, body)?;
     let stream = stream
         .max_frame_size(16 << 20)
@@ -158,7 +176,7 @@ async fn open(
         .max_continuation_size(16 << 20);
     shared.realtime.open.fetch_add(1, Ordering::SeqCst);
     actix_web::rt::spawn(async move {
-        serve(&shared, session, stream, &model, slow).await;
+        serve(&shared, session, stream, &model, slow, stall).await;
         shared.realtime.open.fetch_sub(1, Ordering::SeqCst);
     });
     Ok(resp)
@@ -177,8 +195,11 @@ async fn serve(
     mut stream: actix_ws::AggregatedMessageStream,
     model: &str,
     slow: bool,
+    stall: bool,
 ) {
     let seq = || shared.seq.fetch_add(1, Ordering::Relaxed);
+    // `sk-mock-stall`: the response left in progress.
+    let mut stalled: Option<String> = None;
     let created = json!({"type": "session.created", "event_id": format!("event_{}", seq()),
         "session": {"id": format!("sess_{}", seq()), "object": "realtime.session", "model": model,
             "modalities": ["text", "audio"]}});
@@ -191,7 +212,7 @@ async fn serve(
             AggregatedMessage::Text(text) => {
                 let event: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
                 let kind = event["type"].as_str().unwrap_or("").to_owned();
-                shared.realtime.push(&kind);
+                shared.realtime.push(&kind, &event);
                 if kind == "mock.close" {
                     let code = event["code"].as_u64().and_then(|c| u16::try_from(c).ok());
                     let reason = CloseReason {
@@ -204,8 +225,25 @@ async fn serve(
                 if slow && kind == "response.create" {
                     actix_web::rt::time::sleep(SLOW_RESPONSE).await;
                 }
+                let replies = match (stall, kind.as_str()) {
+                    (true, "response.create") => {
+                        let mut out = answers(&kind, &event, &seq);
+                        out.truncate(2);
+                        stalled = out[0]["response"]["id"].as_str().map(str::to_owned);
+                        out
+                    }
+                    (true, "response.cancel") => stalled
+                        .take()
+                        .map(|id| {
+                            vec![json!({"type": "response.done", "event_id": format!("event_{}", seq()),
+                                "response": {"id": id, "object": "realtime.response",
+                                    "status": "cancelled", "output": [], "usage": null}})]
+                        })
+                        .unwrap_or_default(),
+                    _ => answers(&kind, &event, &seq),
+                };
                 let mut ok = true;
-                for reply in answers(&kind, &event, &seq) {
+                for reply in replies {
                     if session.text(reply.to_string()).await.is_err() {
                         ok = false;
                         break;

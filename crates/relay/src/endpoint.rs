@@ -81,6 +81,19 @@ impl Endpoint {
         matches!(self, Endpoint::ChatCompletions | Endpoint::Completions)
     }
 
+    /// Endpoints whose answer is generated text priced per output token, bounded by an output
+    /// limit the relay can set (`max_tokens` and its equivalents).
+    pub fn generates_text(self) -> bool {
+        matches!(
+            self,
+            Endpoint::ChatCompletions
+                | Endpoint::Completions
+                | Endpoint::Responses
+                | Endpoint::Messages
+                | Endpoint::GenerateContent
+        )
+    }
+
     /// Whether the client speaks Anthropic's protocol (requests, answers and errors).
     pub fn is_anthropic(self) -> bool {
         self == Endpoint::Messages

@@ -80,6 +80,53 @@ impl RelayRequest {
         })
     }
 
+    /// Lowers the request's output limit to `tokens` (the relay's balance rule: the answer may
+    /// not cost more than its reservation), in the field the endpoint's protocol reads: the one
+    /// the client used, else `max_completion_tokens` for OpenAI's reasoning models and
+    /// `max_tokens` for other chat models, `max_output_tokens` (Responses),
+    /// `generationConfig.maxOutputTokens` (Gemini). Adapters that translate read
+    /// [`RelayRequest::max_tokens`], which is set too. A limit the client set lower stays.
+    pub fn limit_output(&mut self, tokens: i64) {
+        let tokens = tokens.max(1);
+        if self.max_tokens.is_some_and(|m| m <= tokens) {
+            return;
+        }
+        self.max_tokens = Some(tokens);
+        let Some(obj) = self.body.as_object_mut() else {
+            return;
+        };
+        let field = match self.endpoint {
+            Endpoint::Responses => "max_output_tokens",
+            Endpoint::GenerateContent => {
+                let config = obj
+                    .entry("generationConfig")
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()));
+                if let Some(c) = config.as_object_mut() {
+                    c.insert("maxOutputTokens".into(), Value::from(tokens));
+                }
+                return;
+            }
+            Endpoint::ChatCompletions => {
+                let reasoning = ["o1", "o3", "o4", "gpt-5"].iter().any(|p| {
+                    self.model.starts_with(p)
+                        && self.model[p.len()..]
+                            .chars()
+                            .next()
+                            .is_none_or(|c| c == '-' || c == '.')
+                });
+                if obj.contains_key("max_completion_tokens")
+                    || (!obj.contains_key("max_tokens") && reasoning)
+                {
+                    "max_completion_tokens"
+                } else {
+                    "max_tokens"
+                }
+            }
+            _ => "max_tokens",
+        };
+        obj.insert(field.into(), Value::from(tokens));
+    }
+
     /// Parses a Gemini `generateContent` body for `model` (from the path; a `models/` prefix is
     /// dropped). `stream` is the method (`streamGenerateContent`); the output limit is
     /// `generationConfig.maxOutputTokens`.
@@ -296,6 +343,63 @@ mod tests {
         assert!(RelayRequest::parse_gemini("", false, b"{}").is_err());
         let bad = json!({"generationConfig": {"maxOutputTokens": "many"}});
         assert!(RelayRequest::parse_gemini("m", false, bad.to_string().as_bytes()).is_err());
+    }
+
+    #[test]
+    fn the_output_limit_is_lowered_in_the_protocol_s_own_field() {
+        let mut r = RelayRequest::parse(
+            Endpoint::ChatCompletions,
+            json!({"model": "gpt-4o", "messages": []})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+        r.limit_output(300);
+        assert_eq!(
+            (r.body["max_tokens"].as_i64(), r.max_tokens),
+            (Some(300), Some(300))
+        );
+        r.limit_output(500);
+        assert_eq!(r.max_tokens, Some(300), "a lower limit stays");
+        let mut r = RelayRequest::parse(
+            Endpoint::ChatCompletions,
+            json!({"model": "o3-mini", "messages": []})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+        r.limit_output(10);
+        assert_eq!(r.body["max_completion_tokens"], 10);
+        assert!(r.body.get("max_tokens").is_none());
+        let mut r = RelayRequest::parse(
+            Endpoint::ChatCompletions,
+            json!({"model": "gpt-4o", "max_completion_tokens": 900})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+        r.limit_output(10);
+        assert_eq!(r.body["max_completion_tokens"], 10);
+        let mut r = RelayRequest::parse(
+            Endpoint::Responses,
+            json!({"model": "gpt-4o", "input": "hi"})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+        r.limit_output(7);
+        assert_eq!(r.body["max_output_tokens"], 7);
+        let mut r = RelayRequest::parse_gemini(
+            "gemini-2.0-flash",
+            false,
+            json!({"contents": [], "generationConfig": {"temperature": 1}})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+        r.limit_output(8);
+        assert_eq!(r.body["generationConfig"]["maxOutputTokens"], 8);
+        assert_eq!(r.body["generationConfig"]["temperature"], 1);
     }
 
     #[test]

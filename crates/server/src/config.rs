@@ -103,10 +103,17 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..=87_600))]
     pub session_ttl_hours: u32,
 
-    /// Trust X-Forwarded-For / X-Real-IP for the client IP (only behind your own proxy).
+    /// Trust the forwarding headers (X-Forwarded-For, Forwarded, X-Real-IP) of proxies at
+    /// loopback and private addresses (127.0.0.0/8, ::1, 10/8, 172.16/12, 192.168/16, fc00::/7).
+    /// Prefer TRUSTED_PROXIES with your proxies' exact addresses.
     #[arg(long, env = "TRUST_PROXY_HEADERS", value_name = "TRUST_PROXY_HEADERS", default_value_t = false,
           action = clap::ArgAction::Set)]
     pub trust_proxy_headers: bool,
+
+    /// Addresses and CIDR blocks of your reverse proxies (comma separated), whose forwarding
+    /// headers are believed; the client is the right-most forwarded address that is not one.
+    #[arg(long, env = "TRUSTED_PROXIES", value_name = "TRUSTED_PROXIES")]
+    pub trusted_proxies: Option<String>,
 
     /// Requests per IP per window on /api (0 disables).
     #[arg(
@@ -155,6 +162,23 @@ pub struct Config {
     #[arg(long, env = "LEDGER_FLUSH_MS", value_name = "LEDGER_FLUSH_MS", default_value_t = 500,
           value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub ledger_flush_ms: u64,
+
+    /// Directory of this node's own files: the generated session secret, the node id and the
+    /// ledger journal (consume records that could not be written at shutdown, written at the
+    /// next start). Keep it across restarts (a volume in a container).
+    #[arg(
+        long,
+        env = "DATA_DIR",
+        value_name = "DATA_DIR",
+        default_value = "./data"
+    )]
+    pub data_dir: PathBuf,
+
+    /// Seconds that requests in progress (long streams) get to finish after SIGTERM; a stream
+    /// still running then is cut and billed for what it delivered.
+    #[arg(long, env = "SHUTDOWN_TIMEOUT", value_name = "SHUTDOWN_TIMEOUT", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub shutdown_timeout: u64,
 
     /// Largest relay (/v1) request body in MiB (image and audio uploads).
     #[arg(long, env = "RELAY_BODY_LIMIT_MB", value_name = "RELAY_BODY_LIMIT_MB", default_value_t = 32,
@@ -206,6 +230,10 @@ pub fn validate(c: &Config) -> Result<(), String> {
             ));
         }
     }
+    if let Some(t) = &c.trusted_proxies {
+        switchboard_domain::net::trusted_proxies(t, false)
+            .map_err(|e| format!("TRUSTED_PROXIES: {e}"))?;
+    }
     if c.workers == Some(0) {
         return Err("WORKERS: must be at least 1".into());
     }
@@ -249,6 +277,11 @@ mod tests {
             .err()
             .unwrap_or_default();
         assert!(e.starts_with("INITIAL_ROOT_PASSWORD:"), "{e}");
+        let e = parse(&["--trusted-proxies", "10.0.0.1, 10.0.0.0/99"])
+            .err()
+            .unwrap_or_default();
+        assert!(e.starts_with("TRUSTED_PROXIES:"), "{e}");
+        assert!(parse(&["--trusted-proxies", "10.0.0.1, fd00::/8"]).is_ok());
         let e = parse(&["--bcrypt-cost", "99"]).err().unwrap_or_default();
         assert!(e.contains("BCRYPT_COST"), "{e}");
         let e = parse(&["--frontend-dir", "/nonexistent"])

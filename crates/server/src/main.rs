@@ -57,14 +57,15 @@ fn session_secret(cfg: &Config) -> Result<Vec<u8>, String> {
     if let Some(s) = &cfg.session_secret {
         return Ok(s.as_bytes().to_vec());
     }
-    let path = Path::new("data").join("session_secret");
+    let path = cfg.data_dir.join("session_secret");
     if let Ok(s) = std::fs::read_to_string(&path) {
         let s = s.trim();
         if s.len() >= 16 {
             return Ok(s.as_bytes().to_vec());
         }
     }
-    std::fs::create_dir_all("data").map_err(|e| format!("cannot create ./data: {e}"))?;
+    std::fs::create_dir_all(&cfg.data_dir)
+        .map_err(|e| format!("cannot create {} (DATA_DIR): {e}", cfg.data_dir.display()))?;
     let secret = switchboard_api::auth::random_string(48);
     write_private(&path, &secret).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     tracing::warn!(
@@ -72,6 +73,96 @@ fn session_secret(cfg: &Config) -> Result<Vec<u8>, String> {
         path.display()
     );
     Ok(secret.into_bytes())
+}
+
+/// This node's name in shared state (Redis fields, leases): kept in `<DATA_DIR>/node_id` so that
+/// a restarted node recognises what it left behind.
+fn node_id(cfg: &Config) -> Result<String, String> {
+    let path = cfg.data_dir.join("node_id");
+    if let Ok(s) = std::fs::read_to_string(&path) {
+        let s = s.trim();
+        if !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Ok(s.to_owned());
+        }
+    }
+    std::fs::create_dir_all(&cfg.data_dir)
+        .map_err(|e| format!("cannot create {} (DATA_DIR): {e}", cfg.data_dir.display()))?;
+    let id = switchboard_api::auth::random_string(12);
+    write_private(&path, &id).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(id)
+}
+
+/// Consume records kept on disk when the database could not take them at shutdown.
+fn journal_path(cfg: &Config) -> PathBuf {
+    cfg.data_dir.join("ledger-journal.jsonl")
+}
+
+/// Appends `records` to the journal and syncs it to disk.
+fn write_journal(
+    path: &Path,
+    records: &[switchboard_store::logs::ConsumeRecord],
+) -> Result<(), String> {
+    use std::io::Write;
+    let mut text = String::new();
+    for r in records {
+        text.push_str(&serde_json::to_string(r).map_err(|e| e.to_string())?);
+        text.push('\n');
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(path).map_err(|e| e.to_string())?;
+    f.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    f.sync_all().map_err(|e| e.to_string())
+}
+
+/// The journal of an earlier run (empty when there is none). A line that does not parse (a
+/// write cut by a crash) is skipped with a warning.
+fn read_journal(path: &Path) -> Result<Vec<switchboard_store::logs::ConsumeRecord>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut out = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        match serde_json::from_str(line) {
+            Ok(r) => out.push(r),
+            Err(e) => tracing::warn!(line = i + 1, "unreadable ledger journal line skipped: {e}"),
+        }
+    }
+    Ok(out)
+}
+
+/// The lease that makes a node without Redis the only one on its database.
+const LOCAL_LEDGER_LEASE: &str = "ledger:local";
+const LOCAL_LEDGER_TTL: i64 = 30;
+
+/// Takes (or renews) the local-ledger lease for `node`. Its own lease from an earlier run of the
+/// same node is taken over at once.
+async fn hold_local_ledger(state: &AppState, node: &str) -> Result<bool, String> {
+    let node = node.to_owned();
+    state
+        .db(move |c| {
+            let now = switchboard_store::now();
+            Ok(switchboard_store::job_locks::acquire_or_renew(
+                c,
+                LOCAL_LEDGER_LEASE,
+                &node,
+                now,
+                LOCAL_LEDGER_TTL,
+            )?)
+        })
+        .await
+        .map_err(|e| e.to_string())
 }
 
 fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
@@ -126,7 +217,11 @@ async fn run(cfg: Config) -> Result<(), String> {
         bcrypt_cost: cfg.bcrypt_cost,
         session_ttl_secs: i64::from(cfg.session_ttl_hours) * 3600,
         secure_cookie: cfg.session_secure_cookie,
-        trust_proxy: cfg.trust_proxy_headers,
+        trusted_proxies: switchboard_domain::net::trusted_proxies(
+            cfg.trusted_proxies.as_deref().unwrap_or_default(),
+            cfg.trust_proxy_headers,
+        )
+        .map_err(|e| format!("TRUSTED_PROXIES: {e}"))?,
         max_body_bytes: cfg.api_body_limit_kb as usize * 1024,
         relay_body_bytes: cfg.relay_body_limit_mb as usize * 1024 * 1024,
         api_limit: Limit {
@@ -138,15 +233,59 @@ async fn run(cfg: Config) -> Result<(), String> {
             window: Duration::from_secs(cfg.critical_rate_limit_duration),
         },
     };
+    let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;
-    if let Some(url) = cfg.redis_conn_string.as_deref().filter(|s| !s.is_empty()) {
-        let shared = switchboard_api::relay::shared::Shared::connect(url, &cfg.redis_key_prefix)
-            .await
-            .map_err(|e| format!("REDIS_CONN_STRING: cannot connect: {e}"))?;
+    let redis = cfg.redis_conn_string.as_deref().filter(|s| !s.is_empty());
+    if let Some(url) = redis {
+        let shared =
+            switchboard_api::relay::shared::Shared::connect(url, &cfg.redis_key_prefix, &node)
+                .await
+                .map_err(|e| format!("REDIS_CONN_STRING: cannot connect: {e}"))?;
         app_state.relay.attach(shared);
         tracing::info!("balances, reservations and relay rate limits are shared through Redis");
     }
     let state = web::Data::new(app_state);
+    // Without Redis the balances live in this process: a second node on the same database
+    // would admit against its own copy and overdraw. Refuse that instead.
+    if redis.is_none() && !hold_local_ledger(&state, &node).await? {
+        return Err(format!(
+            "another Switchboard node is using this database with its own in-memory ledger; \
+             several nodes must share balances through Redis: set REDIS_CONN_STRING on every \
+             node (or stop the other node; its claim lapses {LOCAL_LEDGER_TTL} s after it stops)"
+        ));
+    }
+    // Consume records an earlier run could not write (the database was away at shutdown).
+    let journal = journal_path(&cfg);
+    let journaled = read_journal(&journal)?;
+    if !journaled.is_empty() {
+        let n = journaled.len();
+        state.relay.ledger.requeue(journaled);
+        switchboard_api::relay::flush_ledger(&state)
+            .await
+            .map_err(|e| {
+                format!(
+                    "cannot write the {n} journaled consume records ({}): {e}",
+                    journal.display()
+                )
+            })?;
+        std::fs::remove_file(&journal)
+            .map_err(|e| format!("cannot remove {}: {e}", journal.display()))?;
+        tracing::warn!(
+            records = n,
+            "consume records of an earlier run written from the journal"
+        );
+    }
+    if redis.is_some() {
+        let n = switchboard_api::relay::reconcile_ledger(&state)
+            .await
+            .map_err(|e| format!("cannot reconcile the shared ledger: {e}"))?;
+        if n > 0 {
+            tracing::info!(
+                accounts = n,
+                "balances left by an earlier run of this node set from the database"
+            );
+        }
+    }
     let boot = bootstrap::run(
         &state,
         cfg.initial_root_password.clone(),
@@ -164,6 +303,24 @@ async fn run(cfg: Config) -> Result<(), String> {
         state.clone(),
         Duration::from_millis(cfg.ledger_flush_ms),
     );
+    switchboard_api::relay::spawn_applier(state.clone());
+    if redis.is_none() {
+        let st = state.clone();
+        let node = node.clone();
+        actix_web::rt::spawn(async move {
+            let every = Duration::from_secs((LOCAL_LEDGER_TTL / 3).unsigned_abs());
+            loop {
+                actix_web::rt::time::sleep(every).await;
+                match hold_local_ledger(&st, &node).await {
+                    Ok(true) => {}
+                    Ok(false) => tracing::error!(
+                        "another node took this database's local-ledger lease: several nodes need REDIS_CONN_STRING"
+                    ),
+                    Err(e) => tracing::warn!("renewing the local-ledger lease failed: {e}"),
+                }
+            }
+        });
+    }
 
     let body_limit = cfg.api_body_limit_kb as usize * 1024;
     let access_log = tracing::enabled!(tracing::Level::INFO);
@@ -172,6 +329,9 @@ async fn run(cfg: Config) -> Result<(), String> {
         let app = App::new()
             .app_data(st.clone())
             .app_data(web::PayloadConfig::new(body_limit + 1))
+            .wrap(actix_web::middleware::from_fn(
+                switchboard_api::headers::security_headers,
+            ))
             // The access log costs per request; it is only installed when it would be shown.
             .wrap(actix_web::middleware::Condition::new(
                 access_log,
@@ -184,7 +344,7 @@ async fn run(cfg: Config) -> Result<(), String> {
             None => app.default_service(web::to(|| async { switchboard_api::spa::no_console() })),
         }
     })
-    .shutdown_timeout(30)
+    .shutdown_timeout(cfg.shutdown_timeout)
     // Small SSE events must leave at once, not wait for the peer's delayed ACK.
     .tcp_nodelay(true);
     if let Some(w) = cfg.workers {
@@ -203,11 +363,25 @@ async fn run(cfg: Config) -> Result<(), String> {
         cfg.port
     );
     server.run().await.map_err(|e| e.to_string())?;
-    // Every request has finished: write what the ledger still holds before exiting.
-    for attempt in 1..=5 {
+    // The server has stopped; requests cut at the end of the grace period settle as their
+    // streams are dropped on the worker threads: wait for them (bounded).
+    let waited = std::time::Instant::now();
+    while state.relay.ledger.outstanding() > 0 && waited.elapsed() < Duration::from_secs(10) {
+        actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+    }
+    if state.relay.ledger.outstanding() > 0 {
+        tracing::warn!(
+            reservations = state.relay.ledger.outstanding(),
+            "requests still unsettled at exit (their reservations are released at the next start)"
+        );
+    }
+    // Write what the ledger still holds before exiting.
+    let mut written = false;
+    for attempt in 1..=3 {
         match switchboard_api::relay::flush_ledger(&state).await {
             Ok(n) => {
                 tracing::info!(records = n, "ledger flushed");
+                written = true;
                 break;
             }
             Err(e) => {
@@ -215,6 +389,38 @@ async fn run(cfg: Config) -> Result<(), String> {
                 actix_web::rt::time::sleep(Duration::from_secs(1)).await;
             }
         }
+    }
+    if redis.is_none() {
+        let node = node.clone();
+        let _ = state
+            .db(move |c| {
+                Ok(switchboard_store::job_locks::release(
+                    c,
+                    LOCAL_LEDGER_LEASE,
+                    &node,
+                )?)
+            })
+            .await;
+    }
+    if state.relay.ledger.redis_backlog() > 0 {
+        tracing::warn!(
+            operations = state.relay.ledger.redis_backlog(),
+            "ledger operations Redis did not take; the next start of this node sets the balances from the database"
+        );
+    }
+    if !written {
+        let records = state.relay.ledger.take_pending().await;
+        let n = records.len();
+        write_journal(&journal, &records).map_err(|e| {
+            format!(
+                "{n} consume records could not be written to the database nor to {}: {e}",
+                journal.display()
+            )
+        })?;
+        return Err(format!(
+            "the database did not take {n} consume records; they are kept in {} and written at the next start",
+            journal.display()
+        ));
     }
     tracing::info!("stopped");
     Ok(())

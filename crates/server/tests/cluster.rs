@@ -26,6 +26,8 @@ fn start(dsn: &str, redis: &str, prefix: &str, dir: &std::path::Path) -> Node {
     let port = free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .current_dir(dir)
+        // Each node keeps its own files (node id, journal), as on separate machines.
+        .env("DATA_DIR", dir.join(format!("data-{port}")))
         .env("SQL_DSN", dsn)
         .env("REDIS_CONN_STRING", redis)
         .env("REDIS_KEY_PREFIX", prefix)
@@ -145,10 +147,11 @@ fn two_nodes_share_balances_and_limits() {
     let b = start(&db.dsn, &redis, &prefix, &dir);
 
     // The limit of 10 per minute holds across both nodes.
-    let ok = (0..20)
-        .filter(|i| chat(&http, if i % 2 == 0 { &a.base } else { &b.base }, &limited) == 200)
-        .count();
-    assert_eq!(ok, 10, "api_rate shared through Redis");
+    let statuses: Vec<u16> = (0..20)
+        .map(|i| chat(&http, if i % 2 == 0 { &a.base } else { &b.base }, &limited))
+        .collect();
+    let ok = statuses.iter().filter(|s| **s == 200).count();
+    assert_eq!(ok, 10, "api_rate shared through Redis: {statuses:?}");
 
     // Many concurrent requests on both nodes against one small balance.
     let bases = [a.base.clone(), b.base.clone()];

@@ -52,6 +52,25 @@ pub fn try_acquire(
     }
 }
 
+/// Like [`try_acquire`], but the current holder also renews its own lease (or takes over its
+/// own lease of an earlier run) before it expires.
+pub fn acquire_or_renew(
+    conn: &mut DbConn,
+    name: &str,
+    holder: &str,
+    now: i64,
+    ttl_secs: i64,
+) -> StoreResult<bool> {
+    let renewed = diesel::update(
+        job_locks::table
+            .filter(job_locks::name.eq(name))
+            .filter(job_locks::holder.eq(holder)),
+    )
+    .set(job_locks::expires_at.eq(now.saturating_add(ttl_secs.max(1))))
+    .execute(conn)?;
+    Ok(renewed > 0 || try_acquire(conn, name, holder, now, ttl_secs)?)
+}
+
 /// Gives the lease up (only the holder's own). Returns whether a lease was removed.
 pub fn release(conn: &mut DbConn, name: &str, holder: &str) -> StoreResult<bool> {
     let n = diesel::delete(

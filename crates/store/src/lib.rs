@@ -6,6 +6,7 @@
 pub mod analytics;
 pub mod channels;
 pub mod conn;
+pub mod dead_letters;
 pub mod error;
 pub mod invoices;
 pub mod job_locks;
@@ -18,6 +19,7 @@ pub mod schema;
 pub mod sessions;
 pub mod statistics;
 pub mod tasks;
+mod text;
 pub mod user_groups;
 pub mod users;
 pub mod verification;
@@ -37,8 +39,9 @@ pub struct PageReq {
 }
 
 impl PageReq {
+    /// The row offset; saturates rather than overflows (callers bound `page` first).
     pub fn offset(&self) -> i64 {
-        (self.page.max(1) - 1) * self.size
+        (self.page.max(1) - 1).saturating_mul(self.size)
     }
 }
 

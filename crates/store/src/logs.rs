@@ -66,7 +66,7 @@ pub fn recent_for_user(conn: &mut DbConn, user_id: i64, limit: i64) -> StoreResu
 }
 
 /// One settled relay request, as the ledger hands it to the database.
-#[derive(Debug, Clone, PartialEq, Insertable)]
+#[derive(Debug, Clone, PartialEq, Insertable, serde::Serialize, serde::Deserialize)]
 #[diesel(table_name = logs)]
 pub struct ConsumeRecord {
     /// Unique per request: a batch written twice inserts (and counts) each request once.
@@ -220,6 +220,221 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
         }
         Ok(fresh.len())
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Isolating flush: one record the database refuses never blocks the others.
+// ---------------------------------------------------------------------------------------------
+
+/// Column sizes of `logs` on PostgreSQL and MySQL (`VARCHAR(n)` holds `n` characters there;
+/// SQLite does not enforce them). `content` and `metadata` are `TEXT`: 65,535 bytes on MySQL.
+pub const USERNAME_MAX_CHARS: usize = 64;
+pub const TOKEN_NAME_MAX_CHARS: usize = 64;
+pub const MODEL_NAME_MAX_CHARS: usize = 255;
+pub const GROUP_NAME_MAX_CHARS: usize = 64;
+pub const SOURCE_IP_MAX_CHARS: usize = 64;
+pub const TEXT_MAX_BYTES: usize = 65_535;
+
+impl ConsumeRecord {
+    /// The record made storable on every backend: control characters (NUL among them, which
+    /// PostgreSQL refuses) removed from its strings (tabs and line breaks stay in `content` and
+    /// `metadata`), and the strings cut to their columns' sizes. Who is charged, by which key
+    /// and channel, how much and under which request id are unchanged, so the consumption still
+    /// reaches the balances (and a replay still finds the request written).
+    pub fn sanitised(&self) -> ConsumeRecord {
+        use crate::text::{truncate_bytes, truncate_chars, without_controls};
+        let short =
+            |s: &str, max: usize| truncate_chars(&without_controls(s, false), max).to_owned();
+        let long = |s: &str| truncate_bytes(&without_controls(s, true), TEXT_MAX_BYTES).to_owned();
+        ConsumeRecord {
+            username: short(&self.username, USERNAME_MAX_CHARS),
+            token_name: short(&self.token_name, TOKEN_NAME_MAX_CHARS),
+            model_name: short(&self.model_name, MODEL_NAME_MAX_CHARS),
+            group_name: short(&self.group_name, GROUP_NAME_MAX_CHARS),
+            source_ip: short(&self.source_ip, SOURCE_IP_MAX_CHARS),
+            content: long(&self.content),
+            metadata: long(&self.metadata),
+            ..self.clone()
+        }
+    }
+
+    /// The record as JSON for a dead letter, bounded to fit one: JSON escapes control
+    /// characters (`\u0000`), and every string is cut shorter until the whole fits.
+    fn dead_letter_payload(&self) -> String {
+        let max = crate::dead_letters::PAYLOAD_MAX_BYTES;
+        let full = serde_json::to_string(self).unwrap_or_default();
+        if full.len() <= max {
+            return full;
+        }
+        for keep in [8_000, 1_000, 100] {
+            let cut = |s: &str| crate::text::truncate_chars(s, keep).to_owned();
+            let shorter = ConsumeRecord {
+                request_id: self.request_id.as_deref().map(cut),
+                username: cut(&self.username),
+                token_name: cut(&self.token_name),
+                model_name: cut(&self.model_name),
+                group_name: cut(&self.group_name),
+                source_ip: cut(&self.source_ip),
+                content: cut(&self.content),
+                metadata: cut(&self.metadata),
+                ..self.clone()
+            };
+            let mut v = serde_json::to_value(&shorter).unwrap_or_default();
+            v["truncated"] = serde_json::Value::Bool(true);
+            let text = v.to_string();
+            if text.len() <= max {
+                return text;
+            }
+        }
+        String::new()
+    }
+}
+
+/// A record the database refused even sanitised, parked in `dead_letters` and not applied to
+/// any balance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parked {
+    pub request_id: Option<String>,
+    pub user_id: i64,
+    pub token_id: i64,
+    pub quota: i64,
+    /// The database's error message.
+    pub reason: String,
+}
+
+/// What [`settle_isolated`] did with a batch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettleOutcome {
+    /// Log rows inserted (and applied to the balances); a request already written counts 0.
+    pub written: usize,
+    /// Of the `written`, those inserted in their sanitised form (see
+    /// [`ConsumeRecord::sanitised`]).
+    pub sanitised: usize,
+    /// Records parked in `dead_letters`.
+    pub parked: Vec<Parked>,
+}
+
+/// Writes a batch so that one record the database refuses never blocks the others:
+///
+/// 1. The whole batch in one transaction ([`settle_new_batch`], then [`settle_batch`] when a
+///    request id was already written), the usual case.
+/// 2. If the database refused the data ([`crate::StoreError::is_about_data`]), each record on
+///    its own, through [`settle_batch`] (idempotent by request id; once more on a conflict, a
+///    concurrent writer of the same rollup row). A record refused is tried once more
+///    [`ConsumeRecord::sanitised`], so the customer's consumption still reaches the balances
+///    and the logs.
+/// 3. A record refused even sanitised is parked in `dead_letters` with the reason, and is not
+///    applied to any balance: every balance delta still comes from log rows inserted.
+///
+/// Errors that are not about the data (the pool, a lost connection, a lock, or a failure to
+/// park) are returned, and the caller keeps the whole batch queued: what was written already
+/// is skipped on the next try, by request id. (Records without a request id would be written
+/// again; the relay always sets one.) So is the batch's error when none of two or more records
+/// could be written: that points at the database rather than at each record's data.
+///
+/// A record parked by an earlier attempt of the same batch is listed in `parked` again but not
+/// stored twice.
+pub fn settle_isolated(conn: &mut DbConn, batch: &[ConsumeRecord]) -> StoreResult<SettleOutcome> {
+    let whole = match settle_new_batch(conn, batch) {
+        Err(crate::StoreError::Conflict(_)) => settle_batch(conn, batch),
+        other => other,
+    };
+    let refused = match whole {
+        Ok(written) => {
+            return Ok(SettleOutcome {
+                written,
+                ..SettleOutcome::default()
+            })
+        }
+        Err(e) if !e.is_about_data() => return Err(e),
+        Err(e) => e,
+    };
+    tracing::warn!(
+        "a batch of {} consume records was refused ({refused}); writing them one by one",
+        batch.len()
+    );
+    let mut out = SettleOutcome::default();
+    let mut unstorable: Vec<(&ConsumeRecord, String)> = Vec::new();
+    let mut accepted = 0usize;
+    for record in batch {
+        let first = match settle_one(conn, record) {
+            Ok(n) => {
+                out.written += n;
+                accepted += 1;
+                continue;
+            }
+            Err(e) if !e.is_about_data() => return Err(e),
+            Err(e) => e,
+        };
+        let clean = record.sanitised();
+        if clean == *record {
+            unstorable.push((record, first.to_string()));
+            continue;
+        }
+        match settle_one(conn, &clean) {
+            Ok(n) => {
+                out.written += n;
+                out.sanitised += n;
+                accepted += 1;
+            }
+            Err(e) if !e.is_about_data() => return Err(e),
+            Err(e) => unstorable.push((record, format!("{first} (sanitised: {e})"))),
+        }
+    }
+    if unstorable.is_empty() {
+        return Ok(out);
+    }
+    if accepted == 0 && batch.len() > 1 {
+        // Not one record could be written: the database (a missing table, a permission) is
+        // more likely the cause than every record's data. Nothing is parked; the batch stays
+        // queued, and a bad record is parked once it meets a good one.
+        return Err(refused);
+    }
+    // A connection that broke in a way not recognised above fails here too: nothing is parked
+    // then, and the batch stays queued.
+    diesel::sql_query("SELECT 1").execute(conn)?;
+    crate::transaction(conn, |c| {
+        for (record, reason) in &unstorable {
+            crate::dead_letters::insert(
+                c,
+                &crate::dead_letters::NewDeadLetter {
+                    kind: crate::dead_letters::KIND_CONSUME.to_owned(),
+                    request_id: record.request_id.clone(),
+                    user_id: record.user_id,
+                    token_id: record.token_id,
+                    quota: record.quota,
+                    reason: reason.clone(),
+                    payload: record.dead_letter_payload(),
+                },
+            )?;
+        }
+        Ok::<_, crate::StoreError>(())
+    })?;
+    out.parked = unstorable
+        .into_iter()
+        .map(|(r, reason)| Parked {
+            request_id: r.request_id.clone(),
+            user_id: r.user_id,
+            token_id: r.token_id,
+            quota: r.quota,
+            reason: crate::text::truncate_chars(
+                &crate::text::without_controls(&reason, true),
+                crate::dead_letters::REASON_MAX_CHARS,
+            )
+            .to_owned(),
+        })
+        .collect();
+    Ok(out)
+}
+
+/// One record through the checked path; once more on a conflict (another writer inserted the
+/// same rollup row between the update and the insert).
+fn settle_one(conn: &mut DbConn, record: &ConsumeRecord) -> StoreResult<usize> {
+    let one = std::slice::from_ref(record);
+    match settle_batch(conn, one) {
+        Err(crate::StoreError::Conflict(_)) => settle_batch(conn, one),
+        other => other,
+    }
 }
 
 /// Sum of consume-log quota of a user (invariant checks and reconciliation; not a hot path).
@@ -553,4 +768,78 @@ pub fn set_created_at(conn: &mut DbConn, id: i64, created_at: i64) -> StoreResul
         .set(logs::created_at.eq(created_at))
         .execute(conn)?;
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn record() -> ConsumeRecord {
+        ConsumeRecord {
+            request_id: Some("req-\0-1".into()),
+            created_at: 1,
+            log_type: 2,
+            user_id: 3,
+            username: "bob\0".into(),
+            token_id: 4,
+            token_name: "k".repeat(100),
+            channel_id: 5,
+            model_name: format!("m\0{}", "é".repeat(300)),
+            group_name: "g\u{7}".into(),
+            quota: 6,
+            prompt_tokens: 7,
+            completion_tokens: 8,
+            use_time_ms: 9,
+            first_response_ms: 10,
+            is_stream: true,
+            source_ip: "1".repeat(100),
+            content: format!("line\n\0{}", "c".repeat(70_000)),
+            metadata: "{\"a\":\"\0\"}".into(),
+        }
+    }
+
+    #[test]
+    fn sanitising_keeps_who_and_how_much_and_makes_strings_fit() {
+        let r = record();
+        let s = r.sanitised();
+        assert_eq!(
+            (
+                s.request_id.as_deref(),
+                s.user_id,
+                s.token_id,
+                s.channel_id,
+                s.quota
+            ),
+            (Some("req-\0-1"), 3, 4, 5, 6),
+            "identity and amounts unchanged"
+        );
+        assert_eq!(s.username, "bob");
+        assert_eq!(s.token_name.chars().count(), TOKEN_NAME_MAX_CHARS);
+        assert_eq!(s.model_name, format!("m{}", "é".repeat(254)));
+        assert_eq!(s.group_name, "g");
+        assert_eq!(s.source_ip, "1".repeat(SOURCE_IP_MAX_CHARS));
+        assert!(s.content.starts_with("line\nccc") && s.content.len() == TEXT_MAX_BYTES);
+        assert_eq!(s.metadata, "{\"a\":\"\"}");
+        assert_eq!(s.sanitised(), s, "sanitising twice changes nothing");
+    }
+
+    #[test]
+    fn a_dead_letter_payload_is_json_that_fits() {
+        let small = ConsumeRecord {
+            content: String::new(),
+            ..record()
+        };
+        let v: serde_json::Value = serde_json::from_str(&small.dead_letter_payload()).unwrap();
+        assert_eq!(v["model_name"], small.model_name.as_str());
+        assert!(v.get("truncated").is_none());
+        let big = record().dead_letter_payload();
+        assert!(big.len() <= crate::dead_letters::PAYLOAD_MAX_BYTES && !big.contains('\0'));
+        let v: serde_json::Value = serde_json::from_str(&big).unwrap();
+        assert_eq!(
+            (v["truncated"].as_bool(), v["quota"].as_i64()),
+            (Some(true), Some(6))
+        );
+        assert_eq!(v["content"].as_str().unwrap().chars().count(), 8_000);
+    }
 }

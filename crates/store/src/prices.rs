@@ -17,6 +17,7 @@ pub struct PriceRow {
     pub locked: bool,
     pub created_at: i64,
     pub updated_at: i64,
+    pub max_output_tokens: i64,
 }
 
 #[derive(Debug, Clone, Insertable, AsChangeset)]
@@ -30,6 +31,7 @@ pub struct PriceFields {
     pub extra_ratios: String,
     pub locked: bool,
     pub updated_at: i64,
+    pub max_output_tokens: i64,
 }
 
 pub fn all(conn: &mut DbConn) -> StoreResult<Vec<PriceRow>> {
@@ -122,6 +124,7 @@ impl PriceFields {
             extra_ratios: p.extra.to_json(),
             locked: p.locked,
             updated_at: now(),
+            max_output_tokens: p.max_output,
         }
     }
 }
@@ -141,6 +144,7 @@ pub fn all_prices(conn: &mut DbConn) -> StoreResult<Vec<switchboard_domain::pric
                 input: r.input,
                 output: r.output,
                 locked: r.locked,
+                max_output: r.max_output_tokens,
             })
         })
         .collect())

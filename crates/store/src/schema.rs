@@ -56,6 +56,7 @@ diesel::table! {
         code_hash -> Text,
         created_at -> BigInt,
         expires_at -> BigInt,
+        attempts -> Integer,
     }
 }
 
@@ -207,6 +208,7 @@ diesel::table! {
         locked -> Bool,
         created_at -> BigInt,
         updated_at -> BigInt,
+        max_output_tokens -> BigInt,
     }
 }
 
@@ -361,6 +363,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    dead_letters (id) {
+        id -> BigInt,
+        created_at -> BigInt,
+        kind -> Text,
+        request_id -> Nullable<Text>,
+        user_id -> BigInt,
+        token_id -> BigInt,
+        quota -> BigInt,
+        reason -> Text,
+        payload -> Text,
+        resolved_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     sessions,
@@ -382,4 +399,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     midjourneys,
     telegram_menus,
     job_locks,
+    dead_letters,
 );

@@ -99,6 +99,50 @@ impl TestDb {
     }
 }
 
+/// Makes the database refuse every log row with this request id: a trigger that raises an
+/// error, as a database refuses a value it cannot store. The refusal is about the data (the
+/// connection stays usable) and sanitising cannot lift it (it keeps the request id), so tests of
+/// the isolating flush can park a record on every backend.
+pub fn refuse_log_request_id(conn: &mut crate::DbConn, request_id: &str) {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let rid = request_id.replace('\'', "''");
+    let sql = match conn.backend() {
+        Backend::Sqlite => format!(
+            "CREATE TRIGGER sb_refuse_{n} BEFORE INSERT ON logs WHEN NEW.request_id = '{rid}' \
+             BEGIN SELECT RAISE(ABORT, 'refused by test trigger'); END;"
+        ),
+        Backend::Postgres => format!(
+            "CREATE FUNCTION sb_refuse_{n}() RETURNS trigger AS $$ BEGIN \
+             IF NEW.request_id = '{rid}' THEN RAISE EXCEPTION 'refused by test trigger'; END IF; \
+             RETURN NEW; END $$ LANGUAGE plpgsql; \
+             CREATE TRIGGER sb_refuse_{n} BEFORE INSERT ON logs \
+             FOR EACH ROW EXECUTE FUNCTION sb_refuse_{n}();"
+        ),
+        Backend::Mysql => format!(
+            "CREATE TRIGGER sb_refuse_{n} BEFORE INSERT ON logs FOR EACH ROW \
+             BEGIN IF NEW.request_id = '{rid}' THEN \
+             SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by test trigger'; END IF; END"
+        ),
+    };
+    conn.batch_execute(&sql)
+        .unwrap_or_else(|e| panic!("create trigger: {e}"));
+}
+
+/// SQLite does not enforce `VARCHAR(n)`: this trigger makes it refuse log rows whose model
+/// name or source IP is longer than its column (255 and 64 characters), as PostgreSQL and MySQL
+/// do, so that tests on SQLite meet the refusal those backends give. Nothing on the others.
+pub fn enforce_log_lengths_on_sqlite(conn: &mut crate::DbConn) {
+    if conn.backend() != Backend::Sqlite {
+        return;
+    }
+    conn.batch_execute(
+        "CREATE TRIGGER sb_log_lengths BEFORE INSERT ON logs \
+         WHEN length(NEW.model_name) > 255 OR length(NEW.source_ip) > 64 \
+         BEGIN SELECT RAISE(ABORT, 'value too long (test trigger)'); END;",
+    )
+    .unwrap_or_else(|e| panic!("create trigger: {e}"));
+}
+
 /// Swaps the database name (the URL path) of a DSN.
 fn replace_db(dsn: &str, name: &str) -> String {
     let (base, query) = match dsn.split_once('?') {

@@ -202,6 +202,21 @@ pub fn update(conn: &mut DbConn, id: i64, changes: &TokenChangeset) -> StoreResu
     Ok(())
 }
 
+/// The remaining quota and unlimited flag of keys (for the ledger's resync), by id, in chunks
+/// of 500.
+pub fn remains(conn: &mut DbConn, ids: &[i64]) -> StoreResult<Vec<(i64, i64, bool)>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        out.extend(
+            tokens::table
+                .filter(tokens::id.eq_any(chunk))
+                .select((tokens::id, tokens::remain_quota, tokens::unlimited_quota))
+                .load::<(i64, i64, bool)>(conn)?,
+        );
+    }
+    Ok(out)
+}
+
 pub fn delete_owned(conn: &mut DbConn, id: i64, user_id: i64) -> StoreResult<()> {
     let n =
         diesel::delete(tokens::table.find(id).filter(tokens::user_id.eq(user_id))).execute(conn)?;

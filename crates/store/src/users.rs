@@ -293,6 +293,20 @@ pub fn add_quota(conn: &mut DbConn, id: i64, delta: i64) -> StoreResult<bool> {
     Ok(true)
 }
 
+/// The balances of users (for the ledger's resync), by id, in chunks of 500.
+pub fn quotas(conn: &mut DbConn, ids: &[i64]) -> StoreResult<Vec<(i64, i64)>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        out.extend(
+            users::table
+                .filter(users::id.eq_any(chunk))
+                .select((users::id, users::quota))
+                .load::<(i64, i64)>(conn)?,
+        );
+    }
+    Ok(out)
+}
+
 pub fn delete(conn: &mut DbConn, id: i64) -> StoreResult<()> {
     let n = diesel::delete(users::table.find(id)).execute(conn)?;
     if n == 0 {

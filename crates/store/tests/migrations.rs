@@ -28,7 +28,7 @@ const MYSQL_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations
 const TABLES: &[(&str, i64)] = &[
     ("users", 27),
     ("sessions", 7),
-    ("verification_codes", 6),
+    ("verification_codes", 7),
     ("options", 2),
     ("tokens", 22),
     ("channels", 26),
@@ -36,7 +36,7 @@ const TABLES: &[(&str, i64)] = &[
     ("redemptions", 9),
     ("logs", 20),
     ("user_groups", 12),
-    ("prices", 10),
+    ("prices", 11),
     ("model_owners", 5),
     ("payments", 14),
     ("orders", 14),
@@ -46,6 +46,7 @@ const TABLES: &[(&str, i64)] = &[
     ("midjourneys", 20),
     ("telegram_menus", 5),
     ("job_locks", 3),
+    ("dead_letters", 10),
 ];
 
 #[derive(QueryableByName)]
@@ -365,6 +366,7 @@ macro_rules! roundtrip_all {
             code_hash: String = s("00ff"),
             created_at: i64 = 1,
             expires_at: i64 = 2,
+            attempts: i32 = 4,
         });
         roundtrip!(conn, options {
             key: String = s("SystemName"),
@@ -489,6 +491,7 @@ macro_rules! roundtrip_all {
             locked: bool = true,
             created_at: i64 = 1,
             updated_at: i64 = 2,
+            max_output_tokens: i64 = 16_384,
         });
         roundtrip!(conn, model_owners {
             id: i64 = 1000,
@@ -612,6 +615,18 @@ macro_rules! roundtrip_all {
             name: String = s("statistics"),
             holder: String = s("node-1"),
             expires_at: i64 = 99,
+        });
+        roundtrip!(conn, dead_letters {
+            id: i64 = 900_000_001,
+            created_at: i64 = 1_700_000_000,
+            kind: String = s("consume"),
+            request_id: Option<String> = Some(s("req-1")),
+            user_id: i64 = 900_000_007,
+            token_id: i64 = 1,
+            quota: i64 = 5_000_000_000,
+            reason: String = s("value too long for type character varying(255)"),
+            payload: String = s("{\"model_name\":\"m\\u0000\"}"),
+            resolved_at: i64 = 0,
         });
     }};
 }
@@ -818,6 +833,9 @@ const INDEXES: &[&str] = &[
     "idx_midjourneys_mj_id",
     "idx_midjourneys_status",
     "uq_telegram_menus_command",
+    "idx_dead_letters_created_at",
+    "idx_dead_letters_resolved_at",
+    "idx_dead_letters_request_id",
 ];
 
 fn check_structure<C: Catalog>(conn: &mut C) {

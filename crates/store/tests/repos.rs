@@ -215,18 +215,38 @@ fn verification_codes_are_single_use() {
         verification::put(c, "register", "a@x.io", "h1", 100, 600).unwrap();
         verification::put(c, "register", "a@x.io", "h2", 100, 600).unwrap();
         assert!(
-            !verification::take(c, "register", "a@x.io", "h1", 101).unwrap(),
+            !verification::take(c, "register", "a@x.io", "h1", 101, 5).unwrap(),
             "replaced by the newer code"
         );
         assert!(
-            !verification::take(c, "register", "a@x.io", "h2", 700).unwrap(),
+            !verification::take(c, "register", "a@x.io", "h2", 700, 5).unwrap(),
             "expired"
         );
-        assert!(verification::take(c, "register", "a@x.io", "h2", 101).unwrap());
+        assert!(verification::take(c, "register", "a@x.io", "h2", 101, 5).unwrap());
         assert!(
-            !verification::take(c, "register", "a@x.io", "h2", 101).unwrap(),
+            !verification::take(c, "register", "a@x.io", "h2", 101, 5).unwrap(),
             "used once"
         );
+    }
+}
+
+#[test]
+fn wrong_verification_codes_void_the_code_at_the_limit() {
+    for db in TestDb::all() {
+        let c = &mut db.conn();
+        verification::put(c, "register", "a@x.io", "good", 100, 600).unwrap();
+        for _ in 0..2 {
+            assert!(!verification::check(c, "register", "a@x.io", "bad", 101, 3).unwrap());
+        }
+        assert!(verification::check(c, "register", "a@x.io", "good", 101, 3).unwrap());
+        assert!(!verification::check(c, "register", "a@x.io", "bad", 101, 3).unwrap());
+        assert!(
+            !verification::check(c, "register", "a@x.io", "good", 101, 3).unwrap(),
+            "void after the third wrong try"
+        );
+        assert!(!verification::take(c, "register", "a@x.io", "good", 101, 3).unwrap());
+        // Wrong tries for an address without a code change nothing.
+        assert!(!verification::check(c, "reset", "none@x.io", "bad", 101, 3).unwrap());
     }
 }
 

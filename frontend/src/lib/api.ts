@@ -77,8 +77,10 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     headers: { Accept: 'application/json', ...headers },
     signal,
   }
-  if (body !== undefined) {
-    init.body = JSON.stringify(body)
+  if (body !== undefined) init.body = JSON.stringify(body)
+  // The server refuses a signed-in state change that is not declared JSON (its CSRF rule), so
+  // every non-GET call says so, with a body or without (DELETE).
+  if (body !== undefined || method !== 'GET') {
     ;(init.headers as Record<string, string>)['Content-Type'] = 'application/json'
   }
 

@@ -200,7 +200,7 @@ pub(super) async fn authenticate_key(
         }
     }
     if !token.subnet.is_empty() {
-        let ip = client_ip(req, state.config.trust_proxy);
+        let ip = client_ip(req, &state.config.trusted_proxies);
         let allowed = ip
             .parse()
             .map(|ip| token.subnet.allows(ip))
@@ -320,6 +320,15 @@ pub(super) async fn admit(
     pin: ChannelPin,
     serves: impl Fn(&ChannelInfo) -> bool,
 ) -> Result<Admitted, HttpResponse> {
+    // Every field of the consume record is bounded at admission, so that its write can't fail.
+    if let Err(e) = switchboard_domain::validate::relay_model_name(model) {
+        return Err(oai_error(
+            400,
+            format!("The model name is not valid: {e}."),
+            "invalid_request_error",
+            "invalid_model_name",
+        ));
+    }
     if !switchboard_domain::token::model_allowed(&token.models, model) {
         return Err(oai_error(
             403,
@@ -397,6 +406,10 @@ pub(super) struct LogMeta<'a> {
 struct Billing {
     state: web::Data<AppState>,
     token: Arc<AuthToken>,
+    /// `OverdraftTolerance`: how far a settlement may take a balance below zero.
+    tolerance: i64,
+    /// Units of a per-call price (images asked for with `n`).
+    units: i64,
     price: Price,
     group: String,
     group_ratio: f64,
@@ -442,7 +455,7 @@ impl Billing {
         let Some(r) = self.reservation.take() else {
             return 0;
         };
-        let quota = price::cost(&self.price, &usage, self.group_ratio);
+        let quota = price::cost_units(&self.price, &usage, self.group_ratio, self.units);
         let meta = LogMeta {
             group_ratio: self.group_ratio,
             input_ratio: self.price.input,
@@ -473,13 +486,16 @@ impl Billing {
             content: String::new(),
             metadata: serde_json::to_string(&meta).unwrap_or_default(),
         };
-        self.state.relay.ledger.settle(r, record);
+        // Redis mode applies the settlement later: a non-streamed answer awaits it before it
+        // returns (`answer`), a stream kicks it when it ends (`MeteredStream::finish`).
+        self.state.relay.ledger.settle(r, record, self.tolerance);
         quota
     }
 
     fn refund(&mut self) {
         if let Some(r) = self.reservation.take() {
             self.state.relay.ledger.refund(r);
+            super::kick_applier(&self.state);
         }
     }
 }
@@ -489,6 +505,22 @@ impl Drop for Billing {
     /// for a non-streamed answer) gives its reservation back.
     fn drop(&mut self) {
         self.refund();
+    }
+}
+
+/// Images one generation request may ask for (`n`), as OpenAI allows.
+const MAX_IMAGES: i64 = 10;
+
+/// How many units of a per-call price a request asks for: the images of an image generation
+/// (`n`, 1 when absent); 1 otherwise. An `n` that is not a whole number from 1 to
+/// [`MAX_IMAGES`] is refused: it decides the charge.
+fn billed_units(endpoint: Endpoint, body: &Value) -> Option<i64> {
+    if endpoint != Endpoint::ImagesGenerations {
+        return Some(1);
+    }
+    match body.get("n") {
+        None | Some(Value::Null) => Some(1),
+        Some(v) => v.as_i64().filter(|n| (1..=MAX_IMAGES).contains(n)),
     }
 }
 
@@ -909,7 +941,7 @@ async fn relay_parsed(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let parsed = parse(&body, content_type.as_deref());
-    let rreq = match parsed {
+    let mut rreq = match parsed {
         Ok(r) => r,
         Err(e) => {
             return HttpResponse::build(
@@ -943,12 +975,26 @@ async fn relay_parsed(
     } else {
         tokenizer::estimate_prompt_fast(endpoint, &rreq.body)
     };
-    let amount = price::reservation(
+    let pre_consumed = o.int("PreConsumedQuota");
+    let Some(units) = billed_units(endpoint, &rreq.body) else {
+        return oai_error(
+            400,
+            format!("n must be a whole number from 1 to {MAX_IMAGES}."),
+            "invalid_request_error",
+            "invalid_n",
+        );
+    };
+    let bounds = price::reservation_bounds(
         &price,
-        prompt_estimate,
-        rreq.max_tokens,
+        &price::Demand {
+            prompt_tokens: prompt_estimate,
+            max_tokens: rreq.max_tokens,
+            generates: endpoint.generates_text(),
+            units,
+        },
+        o.int("DefaultMaxOutputTokens"),
         ginfo.ratio,
-        o.int("PreConsumedQuota"),
+        pre_consumed,
     );
     let mut loaded = false;
     let reservation =
@@ -956,7 +1002,7 @@ async fn relay_parsed(
             match state
                 .relay
                 .ledger
-                .reserve(token.user_id, token.id, amount)
+                .reserve_between(token.user_id, token.id, bounds)
                 .await
             {
                 Ok(r) => break r,
@@ -990,9 +1036,23 @@ async fn relay_parsed(
                 }
             }
         };
+    // The balance rule: the answer may not cost more than the reservation covers. When the
+    // balance did not cover the worst case, the upstream is told to stop there.
+    if endpoint.generates_text() && reservation.amount < bounds.max {
+        let covered = price::covered_completion_tokens(
+            &price,
+            prompt_estimate,
+            reservation.amount,
+            ginfo.ratio,
+            pre_consumed,
+        );
+        rreq.limit_output(covered.max(1));
+    }
     let mut billing = Billing {
         state: state.clone(),
         token: Arc::clone(&token),
+        tolerance: o.int("OverdraftTolerance"),
+        units,
         price,
         group,
         group_ratio: ginfo.ratio,
@@ -1002,7 +1062,7 @@ async fn relay_parsed(
         body: Value::Null,
         approximate: o.bool("ApproximateTokenEnabled"),
         is_stream: rreq.stream,
-        ip: client_ip(&req, state.config.trust_proxy),
+        ip: client_ip(&req, &state.config.trusted_proxies),
         started: Instant::now(),
         request_id: crate::auth::random_string(24),
         reservation: Some(reservation),
@@ -1288,6 +1348,8 @@ async fn answer(
         }
     };
     billing.settle(ch.id, usage, estimated, Some(first));
+    // The client's next request sees this one settled (Redis mode applies it before answering).
+    billing.state.relay.ledger.apply_queued().await;
     HttpResponse::build(status)
         .insert_header((header::CONTENT_TYPE, content_type))
         .insert_header(("X-Request-Id", request_id))
@@ -1422,6 +1484,7 @@ impl MeteredStream {
             },
         };
         billing.settle(self.channel_id, usage, outcome.usage.is_none(), self.first);
+        super::kick_applier(&billing.state);
     }
 }
 

@@ -3,18 +3,32 @@
 //! state. Settled requests are queued as consume records and written in batches by
 //! [`Ledger::flush`]; each batch is one idempotent transaction (`store::logs::settle_batch`).
 //!
-//! Invariant: for every account, `balance = database value - unflushed consumption`. Credits
-//! (admin changes, redemptions, payments) are database transactions followed by
-//! [`Ledger::credit_user`]; [`Ledger::resync`] re-reads loaded accounts so changes made by other
-//! nodes converge.
+//! **The balance rule.** Requests admitted against a balance spend at most that balance (plus the
+//! `OverdraftTolerance` setting) together: a reservation is between the request's minimum and its
+//! worst case, as much as the balance allows ([`Ledger::reserve`]); a settlement charges the real
+//! cost but never more than the reservation plus what nobody else holds reserved
+//! ([`Ledger::settle`]); the consume record says what was charged (`metadata.uncapped_quota` keeps
+//! the cost when the cap applied).
+//!
+//! Invariant: for every account, `balance = database value - unflushed consumption`. Changes made
+//! outside the relay (credits, key edits) are database transactions followed by
+//! [`Ledger::credit`]; every credit and flush bumps the account's version so that a resync
+//! ([`Ledger::resync_with`]) that read the database before one of them does not apply stale
+//! values.
 //!
 //! With Redis configured ([`Ledger::attach`]), balances, reservations and unflushed amounts live
 //! in Redis instead (see [`super::shared`]) so that every node admits against the same numbers;
-//! the queue of consume records stays with the node that served the requests.
+//! the queue of consume records stays with the node that served the requests. Settlements and
+//! refunds (which may happen in a `Drop`) are queued and applied by [`Ledger::apply_queued`];
+//! an operation Redis does not take is retried in order until it is applied (each carries an id,
+//! so applying twice is a no-op), and a settlement that could not reach Redis charges at most its
+//! reservation.
 
-use super::shared::{Reserve, Shared};
-use std::collections::HashMap;
+use super::shared::{Account as SharedAccount, Reserve, Shared};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
+use switchboard_domain::price::ReserveBounds;
 use switchboard_store::logs::ConsumeRecord;
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -23,21 +37,99 @@ struct Account {
     reserved: i64,
     unflushed: i64,
     unlimited: bool,
+    /// Bumped by every credit and flush (see [`Ledger::resync_with`]).
+    version: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    user_id: i64,
+    token_id: i64,
+    amount: i64,
 }
 
 #[derive(Debug, Default)]
 struct Inner {
     users: HashMap<i64, Account>,
     tokens: HashMap<i64, Account>,
+    /// Open reservations (local mode): settling or refunding one twice does nothing.
+    held: HashMap<u64, Held>,
     pending: Vec<ConsumeRecord>,
 }
 
-#[derive(Default)]
+/// A settlement or refund waiting for Redis.
+#[derive(Debug)]
+enum Queued {
+    Settle {
+        r: Reservation,
+        record: Box<ConsumeRecord>,
+        tolerance: i64,
+    },
+    Refund(Reservation),
+}
+
+/// A Redis operation that failed, retried in order.
+#[derive(Debug, Clone)]
+enum Op {
+    /// A settlement whose charge is fixed already (its record is queued with it).
+    Settle {
+        r: Reservation,
+        charge: i64,
+    },
+    Refund(Reservation),
+    Credit {
+        account: SharedAccount,
+        delta: i64,
+        unlimited: Option<bool>,
+        id: u64,
+    },
+    Flushed {
+        amounts: Vec<(SharedAccount, i64)>,
+        id: u64,
+    },
+}
+
 pub struct Ledger {
     inner: Mutex<Inner>,
     /// Serialises flushes and resyncs (one writer at a time).
     flush_lock: tokio::sync::Mutex<()>,
     shared: Option<Shared>,
+    next_id: AtomicU64,
+    /// Reservations handed out and not yet settled or refunded (shutdown waits for them).
+    outstanding: AtomicI64,
+    queued: Mutex<VecDeque<Queued>>,
+    queued_signal: tokio::sync::Notify,
+    /// One applier at a time, so that a flush waits for settlements being applied.
+    apply_lock: tokio::sync::Mutex<()>,
+    retry: Mutex<VecDeque<Op>>,
+}
+
+impl Default for Ledger {
+    fn default() -> Self {
+        Ledger {
+            inner: Mutex::default(),
+            flush_lock: tokio::sync::Mutex::new(()),
+            shared: None,
+            // Ids are unique per node and run: a restarted node must not reuse the ids of the
+            // reservations it left in Redis.
+            next_id: AtomicU64::new(start_id()),
+            outstanding: AtomicI64::new(0),
+            queued: Mutex::default(),
+            queued_signal: tokio::sync::Notify::new(),
+            apply_lock: tokio::sync::Mutex::new(()),
+            retry: Mutex::default(),
+        }
+    }
+}
+
+/// The first reservation id of this run: the start time in microseconds, so ids never repeat
+/// across restarts of a node.
+fn start_id() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_micros()).unwrap_or(1))
+        .unwrap_or(1)
+        .max(1)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,12 +142,26 @@ pub enum Shortfall {
     Unavailable(String),
 }
 
-/// Quota set aside for one request until it settles or is refunded.
-#[derive(Debug)]
+/// Quota set aside for one request until it settles or is refunded. `id` 0 holds nothing (a
+/// charge without a reservation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reservation {
+    pub id: u64,
     pub user_id: i64,
     pub token_id: i64,
     pub amount: i64,
+}
+
+impl Reservation {
+    /// No reservation: [`Ledger::settle`] then only charges (capped by the balance rule).
+    pub fn none(user_id: i64, token_id: i64) -> Reservation {
+        Reservation {
+            id: 0,
+            user_id,
+            token_id,
+            amount: 0,
+        }
+    }
 }
 
 /// What the database says about an account when it is first used.
@@ -68,6 +174,49 @@ pub struct Loaded {
     pub token_unlimited: bool,
 }
 
+/// Which account a credit is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credit {
+    User(i64),
+    /// A key; `unlimited` replaces its flag when given.
+    Token {
+        id: i64,
+        unlimited: Option<bool>,
+    },
+}
+
+/// What the database says about tracked accounts (for [`Ledger::resync_with`]).
+#[derive(Debug, Default, Clone)]
+pub struct DbValues {
+    pub users: Vec<(i64, i64)>,
+    /// (id, remain quota, unlimited)
+    pub tokens: Vec<(i64, i64, bool)>,
+}
+
+/// The charge of a settlement under the balance rule: the cost, but no more than what the
+/// account can give after its other reservations (its room, `balance - reserved + tolerance`,
+/// never below 0).
+fn capped(cost: i64, room: i64) -> i64 {
+    cost.min(room.max(0)).max(0)
+}
+
+/// Notes in the record's metadata (a JSON object) the cost that the balance rule cut.
+fn note_cap(record: &mut ConsumeRecord, charge: i64) {
+    if charge == record.quota {
+        return;
+    }
+    let uncapped = record.quota;
+    record.quota = charge;
+    let body = record.metadata.trim();
+    record.metadata = match body.strip_prefix('{') {
+        Some(rest) if rest.trim_start().starts_with('}') => {
+            format!("{{\"uncapped_quota\":{uncapped}}}")
+        }
+        Some(rest) => format!("{{\"uncapped_quota\":{uncapped},{rest}"),
+        None => format!("{{\"uncapped_quota\":{uncapped}}}"),
+    };
+}
+
 impl Ledger {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         match self.inner.lock() {
@@ -76,9 +225,24 @@ impl Ledger {
         }
     }
 
+    fn lock_queue<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        match m.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
     /// Keeps balances in Redis from now on (call before serving requests).
     pub fn attach(&mut self, shared: Shared) {
         self.shared = Some(shared);
+    }
+
+    pub fn shared(&self) -> Option<&Shared> {
+        self.shared.as_ref()
+    }
+
+    fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Records the database values of accounts seen for the first time (never overwrites an
@@ -112,7 +276,7 @@ impl Ledger {
         Ok(())
     }
 
-    /// Reserves `amount` on the user and the token when both can afford it; nothing otherwise.
+    /// Reserves `amount` exactly (per-call prices, tasks).
     pub async fn reserve(
         &self,
         user_id: i64,
@@ -120,28 +284,46 @@ impl Ledger {
         amount: i64,
     ) -> Result<Reservation, Shortfall> {
         let amount = amount.max(0);
+        self.reserve_between(
+            user_id,
+            token_id,
+            ReserveBounds {
+                min: amount,
+                max: amount,
+            },
+        )
+        .await
+    }
+
+    /// Reserves as much of `bounds.max` as the user's and the key's balances allow, at least
+    /// `bounds.min`; nothing (a shortfall) otherwise. An empty balance admits nothing, not even
+    /// a free request.
+    pub async fn reserve_between(
+        &self,
+        user_id: i64,
+        token_id: i64,
+        bounds: ReserveBounds,
+    ) -> Result<Reservation, Shortfall> {
+        let min = bounds.min.max(0);
+        let max = bounds.max.max(min);
+        let id = self.next_id();
         if let Some(sh) = &self.shared {
-            return match sh.reserve(user_id, token_id, amount).await {
-                Ok(Reserve::Ok) => Ok(Reservation {
-                    user_id,
-                    token_id,
-                    amount,
-                }),
+            return match sh.reserve(id, user_id, token_id, min, max).await {
+                Ok(Reserve::Ok(amount)) => {
+                    self.outstanding.fetch_add(1, Ordering::SeqCst);
+                    Ok(Reservation {
+                        id,
+                        user_id,
+                        token_id,
+                        amount,
+                    })
+                }
                 Ok(Reserve::UserShort) => Err(Shortfall::User),
                 Ok(Reserve::TokenShort) => Err(Shortfall::Token),
                 Ok(Reserve::NotLoaded) => Err(Shortfall::NotLoaded),
                 Err(e) => Err(Shortfall::Unavailable(e.to_string())),
             };
         }
-        self.reserve_local(user_id, token_id, amount)
-    }
-
-    fn reserve_local(
-        &self,
-        user_id: i64,
-        token_id: i64,
-        amount: i64,
-    ) -> Result<Reservation, Shortfall> {
         let mut g = self.lock();
         let Some(user) = g.users.get(&user_id).copied() else {
             return Err(Shortfall::NotLoaded);
@@ -149,106 +331,314 @@ impl Ledger {
         if token_id > 0 && !g.tokens.contains_key(&token_id) {
             return Err(Shortfall::NotLoaded);
         }
-        if user.balance - user.reserved < amount || user.balance <= 0 {
+        let mut avail = user.balance - user.reserved;
+        if user.balance <= 0 || avail < min {
             return Err(Shortfall::User);
         }
         if token_id > 0 {
             let t = g.tokens.get(&token_id).copied().unwrap_or_default();
-            if !t.unlimited && (t.balance - t.reserved < amount || t.balance <= 0) {
-                return Err(Shortfall::Token);
-            }
-            if let Some(t) = g.tokens.get_mut(&token_id) {
-                t.reserved += amount;
+            if !t.unlimited {
+                let ta = t.balance - t.reserved;
+                if t.balance <= 0 || ta < min {
+                    return Err(Shortfall::Token);
+                }
+                avail = avail.min(ta);
             }
         }
+        let amount = max.min(avail).max(0);
         if let Some(u) = g.users.get_mut(&user_id) {
             u.reserved += amount;
         }
+        if let Some(t) = g.tokens.get_mut(&token_id) {
+            t.reserved += amount;
+        }
+        g.held.insert(
+            id,
+            Held {
+                user_id,
+                token_id,
+                amount,
+            },
+        );
+        self.outstanding.fetch_add(1, Ordering::SeqCst);
         Ok(Reservation {
+            id,
             user_id,
             token_id,
             amount,
         })
     }
 
-    /// Releases a reservation without charging (upstream failed before any output).
+    /// Releases a reservation without charging (upstream failed before any output). Releasing
+    /// one twice does nothing.
     pub fn refund(&self, r: Reservation) {
-        if let Some(sh) = self.shared.clone() {
-            tokio::spawn(async move {
-                if let Err(e) = sh.refund(r.user_id, r.token_id, r.amount).await {
-                    tracing::error!("releasing a reservation in Redis failed: {e}");
-                }
-            });
+        if r.id == 0 {
+            return;
+        }
+        if self.shared.is_some() {
+            self.outstanding.fetch_sub(1, Ordering::SeqCst);
+            Self::lock_queue(&self.queued).push_back(Queued::Refund(r));
+            self.queued_signal.notify_one();
             return;
         }
         let mut g = self.lock();
-        if let Some(u) = g.users.get_mut(&r.user_id) {
-            u.reserved -= r.amount;
-        }
-        if let Some(t) = g.tokens.get_mut(&r.token_id) {
-            t.reserved -= r.amount;
-        }
+        self.release_local(&mut g, r.id);
     }
 
-    /// Replaces the reservation by the real cost and queues the consume record.
-    pub fn settle(&self, r: Reservation, record: ConsumeRecord) {
-        let cost = record.quota;
-        if let Some(sh) = self.shared.clone() {
-            self.lock().pending.push(record);
-            tokio::spawn(async move {
-                // If this fails, the next resync repairs the balance from the database.
-                if let Err(e) = sh.settle(r.user_id, r.token_id, r.amount, cost).await {
-                    tracing::error!("settling in Redis failed: {e}");
-                }
+    /// Local mode: releases reservation `id` if it is still open; false when it is not (settled
+    /// or refunded already).
+    fn release_local(&self, g: &mut Inner, id: u64) -> bool {
+        let Some(h) = g.held.remove(&id) else {
+            return false;
+        };
+        self.outstanding.fetch_sub(1, Ordering::SeqCst);
+        if let Some(u) = g.users.get_mut(&h.user_id) {
+            u.reserved -= h.amount;
+        }
+        if let Some(t) = g.tokens.get_mut(&h.token_id) {
+            t.reserved -= h.amount;
+        }
+        true
+    }
+
+    /// Replaces the reservation by the real cost (capped by the balance rule) and queues the
+    /// consume record with what was charged. Settling one reservation twice does nothing.
+    pub fn settle(&self, r: Reservation, mut record: ConsumeRecord, tolerance: i64) {
+        if self.shared.is_some() {
+            if r.id != 0 {
+                self.outstanding.fetch_sub(1, Ordering::SeqCst);
+            }
+            Self::lock_queue(&self.queued).push_back(Queued::Settle {
+                r,
+                record: Box::new(record),
+                tolerance,
             });
+            self.queued_signal.notify_one();
             return;
         }
         let mut g = self.lock();
+        if r.id != 0 && !self.release_local(&mut g, r.id) {
+            tracing::warn!(reservation = r.id, "a reservation was settled twice");
+            return;
+        }
+        let tolerance = tolerance.max(0);
+        let mut charge = record.quota.max(0);
+        if let Some(u) = g.users.get(&r.user_id) {
+            charge = capped(charge, u.balance - u.reserved + tolerance);
+        }
+        if let Some(t) = g.tokens.get(&r.token_id) {
+            if !t.unlimited {
+                charge = capped(charge, t.balance - t.reserved + tolerance);
+            }
+        }
+        note_cap(&mut record, charge);
         if let Some(u) = g.users.get_mut(&r.user_id) {
-            u.reserved -= r.amount;
-            u.balance -= cost;
-            u.unflushed += cost;
+            u.balance -= charge;
+            u.unflushed += charge;
         }
         if let Some(t) = g.tokens.get_mut(&r.token_id) {
-            t.reserved -= r.amount;
-            t.balance -= cost;
-            t.unflushed += cost;
+            t.balance -= charge;
+            t.unflushed += charge;
         }
         g.pending.push(record);
     }
 
-    /// A credit (or debit) already committed to the database for this user.
-    pub async fn credit_user(&self, user_id: i64, delta: i64) {
-        if let Some(sh) = &self.shared {
-            if let Err(e) = sh.credit_user(user_id, delta).await {
-                tracing::error!("crediting in Redis failed (the next resync repairs it): {e}");
+    /// Redis mode: applies the queued settlements and refunds, then retries what failed before.
+    /// A settlement Redis does not take charges at most its reservation (which the balance
+    /// covered), its record is queued with that charge and the settlement retried until applied.
+    pub async fn apply_queued(&self) {
+        let Some(sh) = &self.shared else {
+            return;
+        };
+        let _one_applier = self.apply_lock.lock().await;
+        self.apply_locked(sh).await;
+    }
+
+    /// [`Ledger::apply_queued`] for at most a few seconds: a flush does not wait long for Redis
+    /// (what is still queued goes with the next flush).
+    async fn apply_queued_briefly(&self) {
+        if self.shared.is_some() {
+            let _ =
+                tokio::time::timeout(std::time::Duration::from_secs(5), self.apply_queued()).await;
+        }
+    }
+
+    async fn apply_locked(&self, sh: &Shared) {
+        self.retry_failed().await;
+        loop {
+            let next = Self::lock_queue(&self.queued).pop_front();
+            let Some(q) = next else { break };
+            let backlog = !Self::lock_queue(&self.retry).is_empty();
+            match q {
+                Queued::Refund(r) => {
+                    if backlog
+                        || sh
+                            .refund(r.id, r.user_id, r.token_id, r.amount)
+                            .await
+                            .is_err()
+                    {
+                        Self::lock_queue(&self.retry).push_back(Op::Refund(r));
+                    }
+                }
+                Queued::Settle {
+                    r,
+                    mut record,
+                    tolerance,
+                } => {
+                    let cost = record.quota.max(0);
+                    let applied = if backlog {
+                        None
+                    } else {
+                        sh.settle(
+                            r.id, r.user_id, r.token_id, r.amount, cost, tolerance, false,
+                        )
+                        .await
+                        .map_err(|e| tracing::error!("settling in Redis failed (retried): {e}"))
+                        .ok()
+                    };
+                    match applied {
+                        Some(charge) => note_cap(&mut record, charge),
+                        None => {
+                            let charge = cost.min(r.amount);
+                            note_cap(&mut record, charge);
+                            Self::lock_queue(&self.retry).push_back(Op::Settle { r, charge });
+                        }
+                    }
+                    self.lock().pending.push(*record);
+                }
             }
+        }
+    }
+
+    /// Runs the Redis operations that failed before, in order, until one fails again.
+    async fn retry_failed(&self) {
+        let Some(sh) = &self.shared else {
+            return;
+        };
+        loop {
+            let next = Self::lock_queue(&self.retry).front().cloned();
+            let Some(op) = next else { return };
+            let res = match &op {
+                Op::Settle { r, charge } => sh
+                    .settle(r.id, r.user_id, r.token_id, r.amount, *charge, 0, true)
+                    .await
+                    .map(|_| ()),
+                Op::Refund(r) => sh.refund(r.id, r.user_id, r.token_id, r.amount).await,
+                Op::Credit {
+                    account,
+                    delta,
+                    unlimited,
+                    id,
+                } => sh.credit(*account, *delta, *unlimited, *id).await,
+                Op::Flushed { amounts, id } => sh.flushed(amounts, *id).await,
+            };
+            if let Err(e) = res {
+                tracing::warn!("Redis still refuses a ledger operation (retried): {e}");
+                return;
+            }
+            Self::lock_queue(&self.retry).pop_front();
+        }
+    }
+
+    /// Runs `op` now, or queues it behind the operations waiting for a retry.
+    async fn run_or_queue(&self, op: Op) {
+        let Some(sh) = &self.shared else {
+            return;
+        };
+        if Self::lock_queue(&self.retry).is_empty() {
+            let res = match &op {
+                Op::Credit {
+                    account,
+                    delta,
+                    unlimited,
+                    id,
+                } => sh.credit(*account, *delta, *unlimited, *id).await,
+                Op::Flushed { amounts, id } => sh.flushed(amounts, *id).await,
+                Op::Settle { .. } | Op::Refund(_) => Err(redis::RedisError::from((
+                    redis::ErrorKind::Client,
+                    "queued",
+                ))),
+            };
+            match res {
+                Ok(()) => return,
+                Err(e) => tracing::error!("a ledger operation in Redis failed (retried): {e}"),
+            }
+        }
+        Self::lock_queue(&self.retry).push_back(op);
+    }
+
+    /// Waits until something is queued for Redis (the applier's loop).
+    pub async fn queued_changed(&self) {
+        self.queued_signal.notified().await;
+    }
+
+    /// Operations waiting for Redis (queued and failed).
+    pub fn redis_backlog(&self) -> usize {
+        Self::lock_queue(&self.queued).len() + Self::lock_queue(&self.retry).len()
+    }
+
+    /// Reservations handed out and not settled or refunded yet.
+    pub fn outstanding(&self) -> i64 {
+        self.outstanding.load(Ordering::SeqCst)
+    }
+
+    /// A change already committed to the database (a credit, a debit, a key's new quota): the
+    /// balance moves by `delta` at once, on every node when the ledger is in Redis.
+    pub async fn credit(&self, what: Credit, delta: i64) {
+        if self.shared.is_some() {
+            let (account, unlimited) = match what {
+                Credit::User(id) => (SharedAccount::User(id), None),
+                Credit::Token { id, unlimited } => (SharedAccount::Token(id), unlimited),
+            };
+            let id = self.next_id();
+            self.run_or_queue(Op::Credit {
+                account,
+                delta,
+                unlimited,
+                id,
+            })
+            .await;
             return;
         }
-        if let Some(u) = self.lock().users.get_mut(&user_id) {
-            u.balance += delta;
+        let mut g = self.lock();
+        let acct = match what {
+            Credit::User(id) => g.users.get_mut(&id),
+            Credit::Token { id, unlimited } => {
+                let t = g.tokens.get_mut(&id);
+                if let (Some(t), Some(u)) = (t, unlimited) {
+                    t.unlimited = u;
+                }
+                g.tokens.get_mut(&id)
+            }
+        };
+        if let Some(a) = acct {
+            a.balance += delta;
+            a.version += 1;
         }
+    }
+
+    /// A credit (or debit) already committed to the database for this user.
+    pub async fn credit_user(&self, user_id: i64, delta: i64) {
+        self.credit(Credit::User(user_id), delta).await;
     }
 
     /// A credit already committed to the database for this key (a refunded task).
     pub async fn credit_token(&self, token_id: i64, delta: i64) {
-        if let Some(sh) = &self.shared {
-            if let Err(e) = sh.credit_token(token_id, delta).await {
-                tracing::error!("crediting in Redis failed (the next resync repairs it): {e}");
-            }
-            return;
-        }
-        if let Some(t) = self.lock().tokens.get_mut(&token_id) {
-            t.balance += delta;
-        }
+        self.credit(
+            Credit::Token {
+                id: token_id,
+                unlimited: None,
+            },
+            delta,
+        )
+        .await;
     }
 
-    /// Forgets a token (its quota or limits were edited): it is loaded again on next use.
-    /// Only possible when nothing of it is reserved or unflushed; callers flush first.
+    /// Forgets a deleted key (when nothing of it is reserved or unflushed).
     pub fn forget_token(&self, token_id: i64) {
         if let Some(sh) = self.shared.clone() {
             tokio::spawn(async move {
-                let _ = sh.forget(None, Some(token_id)).await;
+                let _ = sh.forget(SharedAccount::Token(token_id)).await;
             });
         }
         let mut g = self.lock();
@@ -260,10 +650,11 @@ impl Ledger {
         }
     }
 
+    /// Forgets a user (when nothing of it is reserved or unflushed); loaded again on next use.
     pub fn forget_user(&self, user_id: i64) {
         if let Some(sh) = self.shared.clone() {
             tokio::spawn(async move {
-                let _ = sh.forget(Some(user_id), None).await;
+                let _ = sh.forget(SharedAccount::User(user_id)).await;
             });
         }
         let mut g = self.lock();
@@ -280,8 +671,60 @@ impl Ledger {
         self.lock().users.get(&user_id).map(|u| u.balance)
     }
 
+    /// What a user can still spend: balance minus reservations (from Redis when shared).
+    /// `None` when the ledger does not track the user.
+    pub async fn user_available(&self, user_id: i64) -> Result<Option<i64>, String> {
+        if let Some(sh) = &self.shared {
+            return sh.user_available(user_id).await.map_err(|e| e.to_string());
+        }
+        Ok(self
+            .lock()
+            .users
+            .get(&user_id)
+            .map(|u| u.balance - u.reserved))
+    }
+
+    /// Sets a key's balance to `value` at once (its remaining quota was set by its owner) and
+    /// returns the balance it replaced, `None` when the ledger does not track the key. The
+    /// caller writes `value` plus what was consumed and not written yet (database value minus
+    /// the returned balance) to the database, so that both end at `value`; settlements that land
+    /// in between are charged against the new value (never below zero).
+    pub async fn set_token_balance(
+        &self,
+        token_id: i64,
+        value: i64,
+    ) -> Result<Option<i64>, String> {
+        if let Some(sh) = &self.shared {
+            return sh
+                .set_balance(SharedAccount::Token(token_id), value)
+                .await
+                .map_err(|e| e.to_string());
+        }
+        let mut g = self.lock();
+        Ok(g.tokens.get_mut(&token_id).map(|t| {
+            let old = t.balance;
+            t.balance = value;
+            t.version += 1;
+            old
+        }))
+    }
+
     pub fn pending_len(&self) -> usize {
         self.lock().pending.len()
+    }
+
+    /// Takes every queued record out (the journal at shutdown when the database is away),
+    /// waiting for a flush in progress to put its batch back or write it.
+    pub async fn take_pending(&self) -> Vec<ConsumeRecord> {
+        let _one_writer = self.flush_lock.lock().await;
+        std::mem::take(&mut self.lock().pending)
+    }
+
+    /// Queues records from the journal of an earlier run (written to the database by the next
+    /// flush; idempotent by request id). Their consumption is already in the balances the
+    /// database will show once they are written, so no account is charged here.
+    pub fn requeue(&self, records: Vec<ConsumeRecord>) {
+        self.lock().pending.extend(records);
     }
 
     /// Writes every queued record in one transaction through `write` (which runs the store's
@@ -291,6 +734,7 @@ impl Ledger {
         F: FnOnce(Vec<ConsumeRecord>) -> Fut,
         Fut: std::future::Future<Output = Result<(), (Vec<ConsumeRecord>, E)>>,
     {
+        self.apply_queued_briefly().await;
         let _one_writer = self.flush_lock.lock().await;
         let batch = std::mem::take(&mut self.lock().pending);
         if batch.is_empty() {
@@ -307,23 +751,31 @@ impl Ledger {
         let n = batch.len();
         match write(batch).await {
             Ok(()) => {
-                if let Some(sh) = &self.shared {
-                    let users: Vec<(i64, i64)> = by_user.into_iter().collect();
-                    let tokens: Vec<(i64, i64)> = by_token.into_iter().collect();
-                    if let Err(e) = sh.flushed(&users, &tokens).await {
-                        tracing::error!("recording a flush in Redis failed: {e}");
-                    }
+                if self.shared.is_some() {
+                    let mut amounts: Vec<(SharedAccount, i64)> = by_user
+                        .into_iter()
+                        .map(|(id, q)| (SharedAccount::User(id), q))
+                        .collect();
+                    amounts.extend(
+                        by_token
+                            .into_iter()
+                            .map(|(id, q)| (SharedAccount::Token(id), q)),
+                    );
+                    let id = self.next_id();
+                    self.run_or_queue(Op::Flushed { amounts, id }).await;
                     return Ok(n);
                 }
                 let mut g = self.lock();
                 for (id, q) in by_user {
                     if let Some(u) = g.users.get_mut(&id) {
                         u.unflushed -= q;
+                        u.version += 1;
                     }
                 }
                 for (id, q) in by_token {
                     if let Some(t) = g.tokens.get_mut(&id) {
                         t.unflushed -= q;
+                        t.version += 1;
                     }
                 }
                 Ok(n)
@@ -337,56 +789,159 @@ impl Ledger {
         }
     }
 
-    /// Ids of the tracked accounts (for [`Ledger::resync`]).
-    pub fn tracked(&self) -> (Vec<i64>, Vec<i64>) {
-        let g = self.lock();
-        (
-            g.users.keys().copied().collect(),
-            g.tokens.keys().copied().collect(),
-        )
-    }
-
-    /// Replaces tracked balances by fresh database values minus what this node has not written
-    /// yet. Call it under the same writer lock as flushes (see [`Ledger::resync_with`]).
-    fn apply_db_values(&self, users: &[(i64, i64)], tokens: &[(i64, i64, bool)]) {
-        let mut g = self.lock();
-        for (id, quota) in users {
-            if let Some(u) = g.users.get_mut(id) {
-                u.balance = quota - u.unflushed;
-            }
-        }
-        for (id, remain, unlimited) in tokens {
-            if let Some(t) = g.tokens.get_mut(id) {
-                t.balance = remain - t.unflushed;
-                t.unlimited = *unlimited;
-            }
-        }
-    }
-
-    /// Reads the database values of the tracked accounts through `read` and applies them,
-    /// holding the writer lock so no flush runs in between.
-    pub async fn resync_with<F, Fut, E>(&self, read: F) -> Result<(), E>
+    /// Re-reads the database values of every tracked account through `read` and applies them
+    /// (`balance = database value - unflushed`), holding the writer lock so that no flush of this
+    /// node runs in between; an account credited or flushed (on any node) after its version was
+    /// read keeps its balance until the next resync. In Redis mode the tracked accounts are
+    /// every account any node loaded. Returns how many accounts were set.
+    pub async fn resync_with<F, Fut, E>(&self, read: F) -> Result<usize, E>
     where
         F: FnOnce(Vec<i64>, Vec<i64>) -> Fut,
-        Fut: std::future::Future<Output = Result<(Vec<(i64, i64)>, Vec<(i64, i64, bool)>), E>>,
+        Fut: std::future::Future<Output = Result<DbValues, E>>,
+        E: From<String>,
     {
         let _one_writer = self.flush_lock.lock().await;
-        let (u, t) = self.tracked();
-        let (users, tokens) = read(u, t).await?;
         if let Some(sh) = &self.shared {
-            if let Err(e) = sh.resync(&users, &tokens).await {
-                tracing::error!("resyncing balances in Redis failed: {e}");
+            let accounts = sh.accounts().await.map_err(|e| E::from(e.to_string()))?;
+            self.resync_shared(sh, accounts, read).await
+        } else {
+            let (users, tokens, versions) = {
+                let g = self.lock();
+                let users: Vec<(i64, u64)> = g.users.iter().map(|(k, a)| (*k, a.version)).collect();
+                let tokens: Vec<(i64, u64)> =
+                    g.tokens.iter().map(|(k, a)| (*k, a.version)).collect();
+                (
+                    users.iter().map(|u| u.0).collect::<Vec<_>>(),
+                    tokens.iter().map(|t| t.0).collect::<Vec<_>>(),
+                    (
+                        users.into_iter().collect::<HashMap<_, _>>(),
+                        tokens.into_iter().collect::<HashMap<_, _>>(),
+                    ),
+                )
+            };
+            let db = read(users, tokens).await?;
+            let mut g = self.lock();
+            let mut n = 0;
+            for (id, quota) in db.users {
+                if let Some(u) = g.users.get_mut(&id) {
+                    if versions.0.get(&id) == Some(&u.version) {
+                        u.balance = quota - u.unflushed;
+                        n += 1;
+                    }
+                }
             }
-            return Ok(());
+            for (id, remain, unlimited) in db.tokens {
+                if let Some(t) = g.tokens.get_mut(&id) {
+                    if versions.1.get(&id) == Some(&t.version) {
+                        t.balance = remain - t.unflushed;
+                        t.unlimited = unlimited;
+                        n += 1;
+                    }
+                }
+            }
+            Ok(n)
         }
-        self.apply_db_values(&users, &tokens);
-        Ok(())
+    }
+
+    async fn resync_shared<F, Fut, E>(
+        &self,
+        sh: &Shared,
+        accounts: Vec<SharedAccount>,
+        read: F,
+    ) -> Result<usize, E>
+    where
+        F: FnOnce(Vec<i64>, Vec<i64>) -> Fut,
+        Fut: std::future::Future<Output = Result<DbValues, E>>,
+        E: From<String>,
+    {
+        let versions = sh
+            .versions(&accounts)
+            .await
+            .map_err(|e| E::from(e.to_string()))?;
+        let mut ver: HashMap<SharedAccount, i64> = HashMap::new();
+        for (a, v) in accounts.iter().zip(versions) {
+            ver.insert(*a, v);
+        }
+        let users = accounts
+            .iter()
+            .filter_map(|a| match a {
+                SharedAccount::User(id) => Some(*id),
+                SharedAccount::Token(_) => None,
+            })
+            .collect();
+        let tokens = accounts
+            .iter()
+            .filter_map(|a| match a {
+                SharedAccount::Token(id) => Some(*id),
+                SharedAccount::User(_) => None,
+            })
+            .collect();
+        let db = read(users, tokens).await?;
+        let mut values = Vec::with_capacity(db.users.len() + db.tokens.len());
+        for (id, q) in db.users {
+            let a = SharedAccount::User(id);
+            values.push((a, q, None, ver.get(&a).copied().unwrap_or(0)));
+        }
+        for (id, q, unl) in db.tokens {
+            let a = SharedAccount::Token(id);
+            values.push((a, q, Some(unl), ver.get(&a).copied().unwrap_or(0)));
+        }
+        sh.resync(&values).await.map_err(|e| E::from(e.to_string()))
+    }
+
+    /// Redis mode: drops what dead nodes left unwritten or reserved and sets the accounts they
+    /// touched from the database through `read`. Returns how many accounts were set.
+    pub async fn reclaim_dead_with<F, Fut, E>(&self, read: F) -> Result<usize, E>
+    where
+        F: FnOnce(Vec<i64>, Vec<i64>) -> Fut,
+        Fut: std::future::Future<Output = Result<DbValues, E>>,
+        E: From<String>,
+    {
+        self.reclaim_with(false, read).await
+    }
+
+    /// Redis mode, at start: this node's unwritten consumption and reservations of an earlier
+    /// run are dropped (the journal of that run was written to the database before) and the
+    /// accounts they touched are set from the database through `read`. Returns how many.
+    pub async fn reconcile_with<F, Fut, E>(&self, read: F) -> Result<usize, E>
+    where
+        F: FnOnce(Vec<i64>, Vec<i64>) -> Fut,
+        Fut: std::future::Future<Output = Result<DbValues, E>>,
+        E: From<String>,
+    {
+        self.reclaim_with(true, read).await
+    }
+
+    /// What this node (`own`: at start, after a heartbeat) or dead nodes left in Redis is dropped,
+    /// then the accounts it touched are set from the database.
+    async fn reclaim_with<F, Fut, E>(&self, own: bool, read: F) -> Result<usize, E>
+    where
+        F: FnOnce(Vec<i64>, Vec<i64>) -> Fut,
+        Fut: std::future::Future<Output = Result<DbValues, E>>,
+        E: From<String>,
+    {
+        let Some(sh) = &self.shared else {
+            return Ok(0);
+        };
+        let _one_writer = self.flush_lock.lock().await;
+        let accounts = if own {
+            sh.heartbeat().await.map_err(|e| E::from(e.to_string()))?;
+            sh.reclaim().await
+        } else {
+            sh.reclaim_dead().await
+        }
+        .map_err(|e| E::from(e.to_string()))?;
+        if accounts.is_empty() {
+            return Ok(0);
+        }
+        self.resync_shared(sh, accounts, read).await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn record(user_id: i64, token_id: i64, quota: i64) -> ConsumeRecord {
         ConsumeRecord {
@@ -408,7 +963,7 @@ mod tests {
             is_stream: false,
             source_ip: String::new(),
             content: String::new(),
-            metadata: String::new(),
+            metadata: "{\"group_ratio\":1.0}".into(),
         }
     }
 
@@ -425,6 +980,13 @@ mod tests {
         l
     }
 
+    fn values(user: i64, token: i64) -> DbValues {
+        DbValues {
+            users: vec![(1, user)],
+            tokens: vec![(7, token, false)],
+        }
+    }
+
     #[actix_web::test]
     async fn reservations_never_exceed_the_balance() {
         let l = ledger(100, 1000, false).await;
@@ -433,9 +995,74 @@ mod tests {
         assert_eq!(l.reserve(1, 7, 41).await.unwrap_err(), Shortfall::User);
         let b = l.reserve(1, 7, 40).await.unwrap();
         l.refund(a);
-        l.settle(b, record(1, 7, 25));
+        l.settle(b, record(1, 7, 25), 0);
         assert_eq!(l.user_balance(1), Some(75));
         assert!(l.reserve(1, 7, 75).await.is_ok());
+        assert_eq!(l.outstanding(), 1);
+    }
+
+    #[actix_web::test]
+    async fn a_flexible_reservation_takes_what_the_balance_allows() {
+        let l = ledger(100, 1000, false).await;
+        let wide = ReserveBounds { min: 10, max: 500 };
+        let a = l.reserve_between(1, 7, wide).await.unwrap();
+        assert_eq!(a.amount, 100, "all of the balance, not the worst case");
+        assert_eq!(
+            l.reserve_between(1, 7, wide).await.unwrap_err(),
+            Shortfall::User,
+            "nothing left for a second request"
+        );
+        l.refund(a);
+        let l = ledger(1000, 30, false).await;
+        let a = l.reserve_between(1, 7, wide).await.unwrap();
+        assert_eq!(a.amount, 30, "the key's quota limits too");
+        assert_eq!(
+            l.reserve_between(1, 7, ReserveBounds { min: 1, max: 1 })
+                .await
+                .unwrap_err(),
+            Shortfall::Token
+        );
+    }
+
+    #[actix_web::test]
+    async fn a_settlement_never_takes_the_balance_below_zero() {
+        let l = ledger(100, 1000, false).await;
+        let a = l.reserve(1, 7, 30).await.unwrap();
+        let b = l.reserve(1, 7, 30).await.unwrap();
+        // The first request cost far more than it reserved: it may take what nobody holds
+        // (100 - 30 held by b = 70), not b's reservation.
+        l.settle(a, record(1, 7, 500), 0);
+        assert_eq!(l.user_balance(1), Some(30));
+        l.settle(b, record(1, 7, 500), 0);
+        assert_eq!(l.user_balance(1), Some(0));
+        let written = l.take_pending().await;
+        assert_eq!(written[0].quota, 70);
+        assert_eq!(written[1].quota, 30);
+        assert!(
+            written[0]
+                .metadata
+                .starts_with("{\"uncapped_quota\":500,\"group_ratio\""),
+            "{}",
+            written[0].metadata
+        );
+        // With a tolerance the balance may go that far below zero, and no further.
+        let l = ledger(100, 1000, true).await;
+        let a = l.reserve(1, 7, 100).await.unwrap();
+        l.settle(a, record(1, 7, 1000), 50);
+        assert_eq!(l.user_balance(1), Some(-50));
+    }
+
+    #[actix_web::test]
+    async fn settling_or_refunding_twice_does_nothing() {
+        let l = ledger(100, 1000, false).await;
+        let a = l.reserve(1, 7, 10).await.unwrap();
+        l.settle(a, record(1, 7, 10), 0);
+        l.settle(a, record(1, 7, 10), 0);
+        l.refund(a);
+        assert_eq!(l.user_balance(1), Some(90));
+        assert_eq!(l.pending_len(), 1);
+        assert_eq!(l.outstanding(), 0);
+        assert!(l.reserve(1, 7, 90).await.is_ok(), "nothing is held twice");
     }
 
     #[actix_web::test]
@@ -456,12 +1083,12 @@ mod tests {
     async fn flush_keeps_records_on_failure_and_balances_converge() {
         let l = ledger(100, 100, false).await;
         let r = l.reserve(1, 7, 10).await.unwrap();
-        l.settle(r, record(1, 7, 10));
+        l.settle(r, record(1, 7, 10), 0);
         let failed: Result<usize, &str> = l.flush(|b| async move { Err((b, "db down")) }).await;
         assert!(failed.is_err());
         assert_eq!(l.pending_len(), 1);
         let r = l.reserve(1, 7, 5).await.unwrap();
-        l.settle(r, record(1, 7, 5));
+        l.settle(r, record(1, 7, 5), 0);
         let ok: Result<usize, &str> = l
             .flush(|b| async move {
                 assert_eq!(b.len(), 2);
@@ -470,18 +1097,34 @@ mod tests {
             .await;
         assert_eq!(ok, Ok(2));
         // The database now holds 85; a resync keeps 85 (nothing unflushed).
-        let res: Result<(), ()> = l
-            .resync_with(|_, _| async { Ok((vec![(1, 85)], vec![(7, 85, false)])) })
-            .await;
-        assert!(res.is_ok());
+        let res: Result<usize, String> = l.resync_with(|_, _| async { Ok(values(85, 85)) }).await;
+        assert_eq!(res, Ok(2));
         assert_eq!(l.user_balance(1), Some(85));
         // Another node spent 20: the resync brings the balance down, minus what is unflushed here.
         let r = l.reserve(1, 7, 5).await.unwrap();
-        l.settle(r, record(1, 7, 5));
-        let res: Result<(), ()> = l
-            .resync_with(|_, _| async { Ok((vec![(1, 65)], vec![(7, 65, false)])) })
-            .await;
+        l.settle(r, record(1, 7, 5), 0);
+        let res: Result<usize, String> = l.resync_with(|_, _| async { Ok(values(65, 65)) }).await;
         assert!(res.is_ok());
         assert_eq!(l.user_balance(1), Some(60));
+    }
+
+    #[actix_web::test]
+    async fn a_credit_racing_a_resync_is_counted_once() {
+        let l = Arc::new(ledger(100, 100, false).await);
+        // The resync reads the database after a credit of 50 was committed, but the credit
+        // reaches the ledger only after that read: the stale read must not be applied on top.
+        let l2 = Arc::clone(&l);
+        let res: Result<usize, String> = l
+            .resync_with(|_, _| async move {
+                l2.credit_user(1, 50).await;
+                Ok(values(150, 100))
+            })
+            .await;
+        assert_eq!(res, Ok(1), "only the key was set");
+        assert_eq!(l.user_balance(1), Some(150), "the credit counted once");
+        // A credit committed and applied before the read: the resync sets the same value.
+        let res: Result<usize, String> = l.resync_with(|_, _| async { Ok(values(150, 100)) }).await;
+        assert_eq!(res, Ok(2));
+        assert_eq!(l.user_balance(1), Some(150));
     }
 }

@@ -166,6 +166,21 @@ impl RelayState {
         self.ledger.forget_token(id);
     }
 
+    /// A key was edited: drop it from the cache; its balance moves by `delta` (the change of its
+    /// remaining quota) and takes the new unlimited flag.
+    pub async fn token_changed(&self, id: i64, digest: &str, delta: i64, unlimited: bool) {
+        self.tokens.remove(digest);
+        self.ledger
+            .credit(
+                ledger::Credit::Token {
+                    id,
+                    unlimited: Some(unlimited),
+                },
+                delta,
+            )
+            .await;
+    }
+
     /// A user changed (status, group, role, quota): drop every cached key.
     pub fn forget_user(&self, user_id: i64) {
         self.tokens.retain(|_, v| v.0.user_id != user_id);
@@ -290,6 +305,7 @@ impl RelayState {
                 extra: switchboard_domain::price::ExtraRatios::parse(&r.extra_ratios)
                     .unwrap_or_default(),
                 locked: r.locked,
+                max_output: r.max_output_tokens,
             });
         }
         let groups = group_rows
@@ -310,7 +326,12 @@ impl RelayState {
     }
 }
 
-/// Writes the ledger's queued consume records (one idempotent transaction).
+/// Writes the ledger's queued consume records through `store::logs::settle_isolated`: one
+/// idempotent transaction in the usual case; when the database refuses a record, the others are
+/// written all the same, the refused one sanitised or else parked in `dead_letters` (an error
+/// in the system log for each, with its request id, user and the database's reason, never its
+/// content). Parked records leave the queue like written ones. Errors that are not about the
+/// data (the pool, a lost connection) keep the whole batch queued for the next try.
 pub async fn flush_ledger(state: &AppState) -> ApiResult<usize> {
     let pool = state.pool.clone();
     state
@@ -321,54 +342,140 @@ pub async fn flush_ledger(state: &AppState) -> ApiResult<usize> {
             let for_db = Arc::clone(&batch);
             let res = actix_web::web::block(move || {
                 let mut c = pool.get().map_err(ApiError::internal)?;
-                // The fast path first; a request id already written (a batch whose commit was
-                // acknowledged too late) makes it fail whole, and the checked path sorts it out.
-                match switchboard_store::logs::settle_new_batch(&mut c, &for_db) {
-                    Err(switchboard_store::StoreError::Conflict(_)) => {
-                        switchboard_store::logs::settle_batch(&mut c, &for_db)
-                            .map_err(ApiError::from)
-                    }
-                    other => other.map_err(ApiError::from),
-                }
+                switchboard_store::logs::settle_isolated(&mut c, &for_db).map_err(ApiError::from)
             })
             .await
             .map_err(ApiError::internal)
             .and_then(|r| r);
             match res {
-                Ok(_) => Ok(()),
+                Ok(outcome) => {
+                    if outcome.sanitised > 0 {
+                        tracing::warn!(
+                            "{} consume records were refused by the database and written sanitised",
+                            outcome.sanitised
+                        );
+                    }
+                    for p in &outcome.parked {
+                        tracing::error!(
+                            request_id = p.request_id.as_deref().unwrap_or(""),
+                            user_id = p.user_id,
+                            token_id = p.token_id,
+                            quota = p.quota,
+                            "a consume record the database refused was parked in dead_letters \
+                             and not charged: {}",
+                            p.reason
+                        );
+                    }
+                    Ok(())
+                }
                 Err(e) => Err((Arc::try_unwrap(batch).unwrap_or_else(|b| (*b).clone()), e)),
             }
         })
         .await
 }
 
-/// Re-reads the balances of every tracked account (changes made by other nodes or by hand).
-pub async fn resync_ledger(state: &AppState) -> ApiResult<()> {
+/// Reads the database values of users and keys (for the ledger's resync and reconcile).
+async fn read_balances(
+    state: &AppState,
+    users: Vec<i64>,
+    tokens: Vec<i64>,
+) -> Result<ledger::DbValues, ApiError> {
     let pool = state.pool.clone();
+    actix_web::web::block(move || {
+        let mut c = pool.get().map_err(ApiError::internal)?;
+        Ok(ledger::DbValues {
+            users: switchboard_store::users::quotas(&mut c, &users)?,
+            tokens: switchboard_store::tokens::remains(&mut c, &tokens)?,
+        })
+    })
+    .await
+    .map_err(ApiError::internal)?
+}
+
+/// Re-reads the balances of every tracked account (changes made by other nodes or by hand; in
+/// Redis mode every account any node loaded).
+pub async fn resync_ledger(state: &AppState) -> ApiResult<usize> {
     state
         .relay
         .ledger
-        .resync_with(|users, tokens| async move {
-            actix_web::web::block(move || {
-                let mut c = pool.get().map_err(ApiError::internal)?;
-                let mut u = Vec::with_capacity(users.len());
-                for id in users {
-                    if let Ok(row) = switchboard_store::users::find(&mut c, id) {
-                        u.push((id, row.quota));
-                    }
-                }
-                let mut t = Vec::with_capacity(tokens.len());
-                for id in tokens {
-                    if let Ok(row) = switchboard_store::tokens::find(&mut c, id) {
-                        t.push((id, row.remain_quota, row.unlimited_quota));
-                    }
-                }
-                Ok((u, t))
-            })
-            .await
-            .map_err(ApiError::internal)?
-        })
+        .resync_with(|users, tokens| read_balances(state, users, tokens))
         .await
+}
+
+/// Redis mode, at start: drops what this node left unwritten or reserved in an earlier run and
+/// sets the accounts it touched from the database (after the journal was written).
+pub async fn reconcile_ledger(state: &AppState) -> ApiResult<usize> {
+    state
+        .relay
+        .ledger
+        .reconcile_with(|users, tokens| read_balances(state, users, tokens))
+        .await
+}
+
+/// Redis mode: drops what nodes without a heartbeat for [`shared::NODE_TTL_SECS`] left unwritten
+/// or reserved, and sets the accounts they touched from the database.
+pub async fn reclaim_dead_nodes(state: &AppState) -> ApiResult<usize> {
+    state
+        .relay
+        .ledger
+        .reclaim_dead_with(|users, tokens| read_balances(state, users, tokens))
+        .await
+}
+
+/// Redis mode: applies what was just queued (a settlement or a refund, possibly from a `Drop`)
+/// at once on the current runtime, so that the next request of the same client sees it; the
+/// applier task ([`spawn_applier`]) catches anything this misses (a runtime shutting down).
+pub fn kick_applier(state: &actix_web::web::Data<AppState>) {
+    if state.relay.ledger.shared().is_none() {
+        return;
+    }
+    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+        let state = state.clone();
+        rt.spawn(async move { state.relay.ledger.apply_queued().await });
+    }
+}
+
+/// Redis mode: applies queued settlements and refunds as they come (they may be queued from a
+/// `Drop`), retries failed ledger operations every second and releases expired reservations
+/// every minute, for as long as the actix system runs.
+pub fn spawn_applier(state: actix_web::web::Data<AppState>) {
+    if state.relay.ledger.shared().is_none() {
+        return;
+    }
+    actix_web::rt::spawn(async move {
+        let mut last_reap = Instant::now();
+        loop {
+            let _ = actix_web::rt::time::timeout(
+                Duration::from_secs(1),
+                state.relay.ledger.queued_changed(),
+            )
+            .await;
+            state.relay.ledger.apply_queued().await;
+            if last_reap.elapsed() >= Duration::from_secs(60) {
+                last_reap = Instant::now();
+                if let Some(sh) = state.relay.ledger.shared() {
+                    if let Err(e) = sh.heartbeat().await {
+                        tracing::warn!("the node heartbeat in Redis failed: {e}");
+                    }
+                    match reclaim_dead_nodes(&state).await {
+                        Ok(n) if n > 0 => tracing::warn!(
+                            accounts = n,
+                            "balances left by dead nodes set from the database"
+                        ),
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!("reclaiming what dead nodes left failed: {e}"),
+                    }
+                    match sh.reap().await {
+                        Ok(n) if n > 0 => {
+                            tracing::warn!(released = n, "expired reservations released")
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!("releasing expired reservations failed: {e}"),
+                    }
+                }
+            }
+        }
+    });
 }
 
 /// Writes settled relay requests to the database every `every`, for as long as the actix

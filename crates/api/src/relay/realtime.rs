@@ -13,11 +13,21 @@
 //! side is passed to the other with its code and reason, and a client that goes away closes the
 //! upstream session.
 //!
-//! Billing: every `response.done` server event carries the turn's usage; it is priced with the
-//! model's price (audio and cached tokens with their extra ratios) and the group ratio, and
-//! settled through the ledger as one consume log. When a turn leaves the user or the key
-//! without quota, the client gets an `error` event and the session is closed with 1008 (policy
-//! violation) after that turn.
+//! Billing (the balance rule of the ledger): each `response.create` from the client reserves
+//! the turn before it is forwarded, between one output token and the turn's worst case (its
+//! `max_response_output_tokens`, else the model's output limit, at the output ratio, plus
+//! `PreConsumedQuota`); when the balance covers less than the worst case, the forwarded
+//! `response.create` carries `response.max_response_output_tokens` set to what it covers, and
+//! when it cannot cover the minimum the turn is refused (an `error` event, then a close with 1008)
+//! without reaching the upstream. Responses the upstream starts by itself (server VAD) are
+//! reserved at their `response.created`. Every `response.done` settles its turn with its
+//! reservation: its usage priced with the model's price (audio and cached tokens with their
+//! extra ratios) and the group ratio, as one consume log, the charge capped by the balance rule.
+//! A turn cut before its `response.done` (either side leaving, the upstream failing) is settled
+//! when the session ends from what was seen: its text and audio-transcript deltas counted as
+//! output tokens (audio and the input cannot be counted then); a turn that produced nothing is
+//! refunded. When a turn leaves the user or the key without quota, the client gets an `error`
+//! event and the session is closed with 1008 (policy violation) after that turn.
 
 use super::handler::{
     admit, authenticate_key, disable_channel, load_ledger, oai_error, raw_key, Admitted, LogMeta,
@@ -34,15 +44,17 @@ use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReaso
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use switchboard_domain::dispatch::{self, Candidate};
 use switchboard_domain::log::LogType;
 use switchboard_domain::options::OptionValues;
-use switchboard_domain::price::{self, Price, Usage};
+use switchboard_domain::price::{self, Price, ReserveBounds, Usage};
 use switchboard_domain::token::ChannelPin;
 use switchboard_relay::provider::UpstreamFailure;
 use switchboard_relay::realtime::usage_of_event;
+use switchboard_relay::tokenizer;
 use switchboard_store::logs::ConsumeRecord;
 use switchboard_store::now;
 use tokio::net::TcpStream;
@@ -121,6 +133,7 @@ async fn check_quota(state: &web::Data<AppState>, token: &AuthToken) -> Result<(
         match state.relay.ledger.reserve(token.user_id, token.id, 0).await {
             Ok(r) => {
                 state.relay.ledger.refund(r);
+                state.relay.ledger.apply_queued().await;
                 return Ok(());
             }
             Err(Shortfall::NotLoaded) if !loaded => {
@@ -198,7 +211,6 @@ pub async fn realtime(
         }
     };
 
-    let started = Instant::now();
     let (upstream, channel_id) = match connect(&state, &snapshot, &candidates, &model, pin).await {
         Ok(u) => u,
         Err(r) => return r,
@@ -215,11 +227,11 @@ pub async fn realtime(
         group_ratio: ginfo.ratio,
         model,
         channel_id,
-        ip: client_ip(&req, state.config.trust_proxy),
+        ip: client_ip(&req, &state.config.trusted_proxies),
         session_id: crate::auth::random_string(24),
         turn: 0,
-        turn_started: started,
-        in_flight: false,
+        session_max: None,
+        pending: VecDeque::new(),
     };
     actix_web::rt::spawn(relay_session(turns, session, stream, upstream));
     resp
@@ -363,6 +375,34 @@ async fn open_upstream(
     }
 }
 
+/// The most output tokens a Realtime response may be given (`max_response_output_tokens` is
+/// 1 to 4096 or `"inf"`): a turn's worst case never assumes more.
+const REALTIME_OUTPUT_LIMIT: i64 = 4096;
+
+/// One response in progress: its reservation and what it has produced so far.
+struct Turn {
+    reservation: Reservation,
+    started: Instant,
+    /// The `event_id` of its `response.create` (the client's, else one Switchboard set), to
+    /// match the `error` an upstream answers a refused `response.create` with.
+    event_id: Option<String>,
+    /// The upstream's id of the response, from `response.created`.
+    response_id: Option<String>,
+    /// The text and audio-transcript deltas seen so far: billed as output tokens when the turn
+    /// ends without usage.
+    text: String,
+}
+
+/// What to do with a client event.
+enum ClientEvent {
+    /// Forward this text.
+    Forward(String),
+    /// The turn it starts is refused: the balance cannot cover its minimum.
+    Refused(Shortfall),
+    /// The turn cannot be reserved now (the quota service is unavailable): not forwarded.
+    Unavailable,
+}
+
 /// The facts needed to bill a session's turns.
 struct Turns {
     state: web::Data<AppState>,
@@ -375,17 +415,263 @@ struct Turns {
     ip: String,
     session_id: String,
     turn: u32,
-    /// When the current turn began: the client's last `response.create`, else the end of the
-    /// previous turn (server VAD starts turns by itself).
-    turn_started: Instant,
-    /// A response has begun (`response.create` sent or `response.created` seen) and its
-    /// `response.done` has not come yet.
-    in_flight: bool,
+    /// The session's `max_response_output_tokens` (`None`: not set, or `"inf"`).
+    session_max: Option<i64>,
+    /// The responses begun (`response.create` sent, or `response.created` seen for a response
+    /// the upstream started by itself) whose `response.done` has not come yet, oldest first;
+    /// each holds its reservation.
+    pending: VecDeque<Turn>,
+}
+
+/// A `max_response_output_tokens` value: `Some(None)` for `"inf"`, `None` when absent.
+fn output_limit(v: Option<&Value>) -> Option<Option<i64>> {
+    match v? {
+        Value::Number(n) => Some(n.as_i64().filter(|n| *n > 0)),
+        _ => Some(None),
+    }
 }
 
 impl Turns {
-    /// Settles one turn as one consume log; returns its quota.
-    fn settle(&mut self, usage: Usage) -> i64 {
+    fn options(&self) -> (i64, i64, i64) {
+        let snap = self.state.view();
+        let o = View(&snap);
+        (
+            o.int("PreConsumedQuota"),
+            o.int("DefaultMaxOutputTokens"),
+            o.int("OverdraftTolerance"),
+        )
+    }
+
+    /// A turn's bounds: its input is unknown (audio, the conversation so far), so the worst
+    /// case is the most output it may produce (`max_tokens`, else the model's output limit or
+    /// `DefaultMaxOutputTokens`, never more than 4096) at the output ratio, plus
+    /// `PreConsumedQuota`; the minimum one output token plus `PreConsumedQuota`.
+    fn bounds(&self, max_tokens: Option<i64>) -> (ReserveBounds, i64) {
+        let (pre_consumed, default_limit, _) = self.options();
+        let demand = price::Demand {
+            prompt_tokens: 0,
+            max_tokens: Some(
+                max_tokens
+                    .unwrap_or(REALTIME_OUTPUT_LIMIT)
+                    .min(REALTIME_OUTPUT_LIMIT),
+            ),
+            generates: true,
+            units: 1,
+        };
+        let bounds = price::reservation_bounds(
+            &self.price,
+            &demand,
+            default_limit,
+            self.group_ratio,
+            pre_consumed,
+        );
+        (bounds, pre_consumed)
+    }
+
+    /// Reserves a turn (loading the accounts once if the ledger forgot them).
+    async fn reserve(&self, bounds: ReserveBounds) -> Result<Reservation, Shortfall> {
+        let ledger = &self.state.relay.ledger;
+        let (user, token) = (self.token.user_id, self.token.id);
+        match ledger.reserve_between(user, token, bounds).await {
+            Err(Shortfall::NotLoaded) => {
+                if load_ledger(&self.state, &self.token).await.is_err() {
+                    return Err(Shortfall::Unavailable(
+                        "the accounts could not be loaded".into(),
+                    ));
+                }
+                ledger.reserve_between(user, token, bounds).await
+            }
+            r => r,
+        }
+    }
+
+    /// The client's `response.create` (a turn begins): reserved before it is forwarded, with
+    /// the upstream told to stop where the reservation ends. `session.update` sets the
+    /// session's output limit. Other events pass unchanged.
+    async fn client_event(&mut self, text: &str) -> ClientEvent {
+        if !text.contains("response.create") && !text.contains("session.update") {
+            return ClientEvent::Forward(text.to_owned());
+        }
+        let Ok(mut event) = serde_json::from_str::<Value>(text) else {
+            return ClientEvent::Forward(text.to_owned());
+        };
+        match event.get("type").and_then(Value::as_str) {
+            Some("session.update") => {
+                if let Some(limit) =
+                    output_limit(event.pointer("/session/max_response_output_tokens"))
+                {
+                    self.session_max = limit;
+                }
+                ClientEvent::Forward(text.to_owned())
+            }
+            Some("response.create") => {
+                let asked = output_limit(event.pointer("/response/max_response_output_tokens"))
+                    .unwrap_or(self.session_max);
+                let (bounds, pre_consumed) = self.bounds(asked);
+                let reservation = match self.reserve(bounds).await {
+                    Ok(r) => r,
+                    Err(s @ (Shortfall::User | Shortfall::Token)) => {
+                        return ClientEvent::Refused(s)
+                    }
+                    Err(Shortfall::NotLoaded | Shortfall::Unavailable(_)) => {
+                        return ClientEvent::Unavailable
+                    }
+                };
+                if reservation.amount < bounds.max {
+                    let covered = price::covered_completion_tokens(
+                        &self.price,
+                        0,
+                        reservation.amount,
+                        self.group_ratio,
+                        pre_consumed,
+                    )
+                    .clamp(1, REALTIME_OUTPUT_LIMIT);
+                    if event.get("response").is_none_or(Value::is_null) {
+                        event["response"] = json!({});
+                    }
+                    if let Some(r) = event.get_mut("response").and_then(Value::as_object_mut) {
+                        r.insert("max_response_output_tokens".into(), json!(covered));
+                    }
+                }
+                let event_id = match event.get("event_id").and_then(Value::as_str) {
+                    Some(id) => id.to_owned(),
+                    None => {
+                        let id = format!("event_sb{}", crate::auth::random_string(16));
+                        event["event_id"] = json!(id);
+                        id
+                    }
+                };
+                self.pending.push_back(Turn {
+                    reservation,
+                    started: Instant::now(),
+                    event_id: Some(event_id),
+                    response_id: None,
+                    text: String::new(),
+                });
+                ClientEvent::Forward(event.to_string())
+            }
+            _ => ClientEvent::Forward(text.to_owned()),
+        }
+    }
+
+    /// Follows the server events of the turns: `response.created` (a response the upstream
+    /// started by itself, e.g. server VAD, is reserved then), text and transcript deltas,
+    /// `response.done` (the turn is settled) and an `error` answering a `response.create` (its
+    /// reservation is refunded). Returns whether a turn was settled.
+    async fn observe(&mut self, text: &str) -> bool {
+        const WATCHED: [&str; 7] = [
+            "\"response.created\"",
+            "\"response.done\"",
+            "\"response.text.delta\"",
+            "\"response.audio_transcript.delta\"",
+            "\"response.output_text.delta\"",
+            "\"response.output_audio_transcript.delta\"",
+            "\"error\"",
+        ];
+        if !WATCHED.iter().any(|w| text.contains(w)) {
+            return false;
+        }
+        let Ok(event) = serde_json::from_str::<Value>(text) else {
+            return false;
+        };
+        let response_id = event
+            .pointer("/response/id")
+            .or_else(|| event.get("response_id"))
+            .and_then(Value::as_str);
+        let by_id = |pending: &VecDeque<Turn>| {
+            response_id.and_then(|id| {
+                pending
+                    .iter()
+                    .position(|t| t.response_id.as_deref() == Some(id))
+            })
+        };
+        match event.get("type").and_then(Value::as_str) {
+            Some("response.created") => {
+                if let Some(t) = self.pending.iter_mut().find(|t| t.response_id.is_none()) {
+                    t.response_id = response_id.map(str::to_owned);
+                    return false;
+                }
+                // Started by the upstream: reserved now; a turn the balance cannot cover has
+                // begun all the same and is charged within the balance rule at its end.
+                let (bounds, _) = self.bounds(self.session_max);
+                let reservation = self
+                    .reserve(bounds)
+                    .await
+                    .unwrap_or_else(|_| Reservation::none(self.token.user_id, self.token.id));
+                self.pending.push_back(Turn {
+                    reservation,
+                    started: Instant::now(),
+                    event_id: None,
+                    response_id: response_id.map(str::to_owned),
+                    text: String::new(),
+                });
+                false
+            }
+            Some(
+                "response.text.delta"
+                | "response.audio_transcript.delta"
+                | "response.output_text.delta"
+                | "response.output_audio_transcript.delta",
+            ) => {
+                let i = by_id(&self.pending).unwrap_or(0);
+                if let (Some(t), Some(delta)) = (
+                    self.pending.get_mut(i),
+                    event.get("delta").and_then(Value::as_str),
+                ) {
+                    t.text.push_str(delta);
+                }
+                false
+            }
+            Some("response.done") => {
+                let Some(turn) = by_id(&self.pending)
+                    .or_else(|| (!self.pending.is_empty()).then_some(0))
+                    .and_then(|i| self.pending.remove(i))
+                else {
+                    return false;
+                };
+                self.settle(turn, usage_of_event(&event))
+            }
+            Some("error") => {
+                let refused = event
+                    .pointer("/error/event_id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| {
+                        self.pending.iter().position(|t| {
+                            t.response_id.is_none() && t.event_id.as_deref() == Some(id)
+                        })
+                    })
+                    .and_then(|i| self.pending.remove(i));
+                if let Some(t) = refused {
+                    self.state.relay.ledger.refund(t.reservation);
+                    super::kick_applier(&self.state);
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// Settles one turn as one consume log with its reservation: the upstream's usage, else its
+    /// text and transcript deltas counted as output tokens (audio itself and the input cannot
+    /// be counted and are not billed then). A turn that produced nothing is refunded. Returns
+    /// whether a consume log was queued.
+    fn settle(&mut self, turn: Turn, usage: Option<Usage>) -> bool {
+        let (usage, estimated) = match usage {
+            Some(u) => (u, false),
+            None => {
+                let counted = tokenizer::count_text(&self.model, &turn.text);
+                if counted <= 0 {
+                    self.state.relay.ledger.refund(turn.reservation);
+                    super::kick_applier(&self.state);
+                    return false;
+                }
+                let u = Usage {
+                    completion_tokens: counted,
+                    ..Usage::default()
+                };
+                (u, true)
+            }
+        };
         self.turn += 1;
         let quota = price::cost(&self.price, &usage, self.group_ratio);
         let meta = LogMeta {
@@ -394,7 +680,7 @@ impl Turns {
             output_ratio: self.price.output,
             price_type: self.price.price_type,
             usage: &usage,
-            usage_estimated: false,
+            usage_estimated: estimated,
         };
         let record = ConsumeRecord {
             request_id: Some(format!("{}-{}", self.session_id, self.turn)),
@@ -410,22 +696,31 @@ impl Turns {
             quota,
             prompt_tokens: i32::try_from(usage.prompt_tokens).unwrap_or(i32::MAX),
             completion_tokens: i32::try_from(usage.completion_tokens).unwrap_or(i32::MAX),
-            use_time_ms: i32::try_from(self.turn_started.elapsed().as_millis()).unwrap_or(i32::MAX),
+            use_time_ms: i32::try_from(turn.started.elapsed().as_millis()).unwrap_or(i32::MAX),
             first_response_ms: 0,
             is_stream: true,
             source_ip: self.ip.clone(),
             content: String::new(),
             metadata: serde_json::to_string(&meta).unwrap_or_default(),
         };
-        // The turn has happened: it is charged whatever the balance (nothing was reserved).
-        let nothing = Reservation {
-            user_id: self.token.user_id,
-            token_id: self.token.id,
-            amount: 0,
-        };
-        self.state.relay.ledger.settle(nothing, record);
-        self.turn_started = Instant::now();
-        quota
+        // The real cost, capped by the balance rule: the reservation plus what nobody else
+        // holds.
+        let (_, _, tolerance) = self.options();
+        self.state
+            .relay
+            .ledger
+            .settle(turn.reservation, record, tolerance);
+        super::kick_applier(&self.state);
+        true
+    }
+
+    /// The session is over: every turn still in progress is settled from what it produced
+    /// (or refunded).
+    async fn settle_unfinished(&mut self) {
+        while let Some(turn) = self.pending.pop_front() {
+            self.settle(turn, None);
+        }
+        self.state.relay.ledger.apply_queued().await;
     }
 
     /// `Some(shortfall)` when the user or the key has no quota left.
@@ -439,12 +734,27 @@ impl Turns {
         {
             Ok(r) => {
                 self.state.relay.ledger.refund(r);
+                self.state.relay.ledger.apply_queued().await;
                 None
             }
             Err(s @ (Shortfall::User | Shortfall::Token)) => Some(s),
             // An unavailable ledger does not cut sessions; the next turn checks again.
             Err(_) => None,
         }
+    }
+}
+
+impl Drop for Turns {
+    /// A session task dropped before it could settle (the server stopping): nothing stays
+    /// reserved.
+    fn drop(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        for turn in self.pending.drain(..) {
+            self.state.relay.ledger.refund(turn.reservation);
+        }
+        super::kick_applier(&self.state);
     }
 }
 
@@ -460,15 +770,6 @@ fn to_client_close(frame: Option<CloseFrame>) -> Option<CloseReason> {
         code: CloseCode::from(u16::from(f.code)),
         description: (!f.reason.is_empty()).then(|| f.reason.to_string()),
     })
-}
-
-/// Whether a client text frame starts a response (cheap check before parsing).
-fn is_response_create(text: &str) -> bool {
-    text.contains("response.create")
-        && serde_json::from_str::<Value>(text)
-            .ok()
-            .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
-            .is_some_and(|t| t == "response.create")
 }
 
 /// What the relay loop does after a frame.
@@ -498,6 +799,7 @@ async fn relay_session(
             break;
         }
     }
+    turns.settle_unfinished().await;
 }
 
 async fn client_frame(
@@ -508,13 +810,26 @@ async fn client_frame(
     from_up: &mut SplitStream<Upstream>,
 ) -> Next {
     let sent = match msg {
-        Some(Ok(AggregatedMessage::Text(text))) => {
-            if is_response_create(&text) {
-                turns.turn_started = Instant::now();
-                turns.in_flight = true;
+        Some(Ok(AggregatedMessage::Text(text))) => match turns.client_event(&text).await {
+            ClientEvent::Forward(text) => to_up.send(Message::Text(text.into())).await,
+            // Refused before it reaches the upstream.
+            ClientEvent::Refused(short) => {
+                out_of_quota(&short, turns, client, to_up, from_up).await;
+                return Next::Stop;
             }
-            to_up.send(Message::Text(text.to_string().into())).await
-        }
+            ClientEvent::Unavailable => {
+                let event = json!({"type": "error",
+                    "event_id": format!("event_{}", crate::auth::random_string(16)),
+                    "error": {"type": "server_error", "code": "ledger_unavailable",
+                        "message": "The quota service is unavailable; the response was not started. Try again shortly.",
+                        "param": null}});
+                if client.text(event.to_string()).await.is_err() {
+                    client_gone(turns, to_up, from_up).await;
+                    return Next::Stop;
+                }
+                return Next::Continue;
+            }
+        },
         Some(Ok(AggregatedMessage::Binary(b))) => to_up.send(Message::Binary(b)).await,
         Some(Ok(AggregatedMessage::Ping(p))) => to_up.send(Message::Ping(p)).await,
         Some(Ok(AggregatedMessage::Pong(p))) => to_up.send(Message::Pong(p)).await,
@@ -569,35 +884,6 @@ async fn client_gone(
     finish_upstream(turns, from_up).await;
 }
 
-/// Bills `response.done` when `text` is one; tracks whether a response is in progress.
-/// Returns whether a turn was settled.
-fn observe(turns: &mut Turns, text: &str) -> bool {
-    let done = text.contains("\"response.done\"");
-    if !done && !text.contains("\"response.created\"") {
-        return false;
-    }
-    let Ok(event) = serde_json::from_str::<Value>(text) else {
-        return false;
-    };
-    match event.get("type").and_then(Value::as_str) {
-        Some("response.created") => {
-            turns.in_flight = true;
-            false
-        }
-        Some("response.done") => {
-            turns.in_flight = false;
-            match usage_of_event(&event) {
-                Some(usage) => {
-                    turns.settle(usage);
-                    true
-                }
-                None => false,
-            }
-        }
-        _ => false,
-    }
-}
-
 /// With a response in progress and nobody left to read it: `response.cancel`, then wait
 /// (briefly) for its `response.done`, which is billed like any turn.
 async fn finish_turn(
@@ -605,7 +891,7 @@ async fn finish_turn(
     to_up: &mut SplitSink<Upstream, Message>,
     from_up: &mut SplitStream<Upstream>,
 ) {
-    if !turns.in_flight {
+    if turns.pending.is_empty() {
         return;
     }
     let cancel = json!({"type": "response.cancel"}).to_string();
@@ -615,8 +901,8 @@ async fn finish_turn(
     let wait = async {
         while let Some(Ok(m)) = from_up.next().await {
             if let Message::Text(t) = m {
-                observe(turns, t.as_str());
-                if !turns.in_flight {
+                turns.observe(t.as_str()).await;
+                if turns.pending.is_empty() {
                     return;
                 }
             }
@@ -630,7 +916,7 @@ async fn finish_upstream(turns: &mut Turns, from_up: &mut SplitStream<Upstream>)
     let drain = async {
         while let Some(Ok(m)) = from_up.next().await {
             if let Message::Text(t) = m {
-                observe(turns, t.as_str());
+                turns.observe(t.as_str()).await;
             }
         }
     };
@@ -646,11 +932,11 @@ async fn upstream_frame(
 ) -> Next {
     let sent = match msg {
         Some(Ok(Message::Text(text))) => {
-            let settled = observe(turns, text.as_str());
+            let settled = turns.observe(text.as_str()).await;
             let sent = client.text(text.as_str().to_owned()).await;
             if settled {
                 if let Some(short) = turns.exhausted().await {
-                    out_of_quota(&short, client, to_up).await;
+                    out_of_quota(&short, turns, client, to_up, from_up).await;
                     return Next::Stop;
                 }
             }
@@ -696,11 +982,14 @@ async fn upstream_frame(
     }
 }
 
-/// Tells the client its quota ran out and closes both sides (1008 to the client).
+/// Tells the client its quota ran out (or cannot cover the turn it asked for) and closes both
+/// sides (1008 to the client); a response still in progress is cancelled and billed first.
 async fn out_of_quota(
     short: &Shortfall,
+    turns: &mut Turns,
     client: &mut Session,
     to_up: &mut SplitSink<Upstream, Message>,
+    from_up: &mut SplitStream<Upstream>,
 ) {
     let (code, message) = match short {
         Shortfall::Token => (
@@ -722,6 +1011,7 @@ async fn out_of_quota(
             description: Some(code.to_owned()),
         }))
         .await;
+    finish_turn(turns, to_up, from_up).await;
     let _ = to_up
         .send(Message::Close(Some(CloseFrame {
             code: UpCloseCode::Normal,

@@ -1,93 +1,268 @@
 //! State shared by every node through Redis (when `REDIS_CONN_STRING` is set): the balances and
 //! reservations of the ledger and the relay's rate limits, each changed by one atomic Lua script
-//! so that several nodes admit exactly what one node would.
+//! so that several nodes admit exactly what one node would. A single Redis (or a primary with
+//! replicas) is assumed, not Redis Cluster: the scripts touch keys they derive.
 //!
-//! Keys (under a configurable prefix): `{p}u:{id}` and `{p}t:{id}` hashes with `bal` (balance
-//! as this cluster sees it), `res` (reserved), `unfl` (consumed but not yet in the database) and,
-//! for keys, `unl` (unlimited); `{p}rl:{name}` rate-limit state.
+//! Keys (under a configurable prefix):
+//! - `{p}u:{id}` and `{p}t:{id}`: hashes with `bal` (the balance as the cluster sees it:
+//!   database value minus what nodes consumed but have not written yet), `res` (reserved),
+//!   `unl` (keys: unlimited), `ver` (bumped by every credit and flush, so that a resync that read
+//!   the database before one of them does not apply stale values) and `uf:{node}` (consumed on
+//!   `node`, not yet in the database; per node so that a node that died can be reconciled).
+//! - `{p}rz`: the open reservations, a sorted set scored by expiry (milliseconds); a member is
+//!   `{user key}|{token key}|{amount}|{node}:{id}`. Expired ones are released by
+//!   [`Shared::reap`] (a node that died mid-request leaves them behind).
+//! - `{p}done:{node}:{op}`: an operation applied (24 h), so that a retried settlement, credit or
+//!   flush is applied once.
+//! - `{p}acc`: every account key loaded (for the periodic resync); `{p}nacc:{node}`: the
+//!   accounts with unwritten consumption of `node`.
+//! - `{p}rl:{name}`: rate-limit state.
 
 use redis::aio::ConnectionManager;
 use redis::Script;
+use std::sync::LazyLock;
 
 #[derive(Clone)]
 pub struct Shared {
     conn: ConnectionManager,
     prefix: String,
+    node: String,
 }
 
 /// Outcome of a reservation script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reserve {
-    Ok,
+    /// Reserved this much (between the asked minimum and maximum).
+    Ok(i64),
     UserShort,
     TokenShort,
     /// An account is not in Redis yet (first use, or Redis lost its data): load it and retry.
     NotLoaded,
 }
 
-const RESERVE: &str = r"
-local amt = tonumber(ARGV[1])
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
-local ub = tonumber(redis.call('HGET', KEYS[1], 'bal') or '0')
-local ur = tonumber(redis.call('HGET', KEYS[1], 'res') or '0')
-if ub <= 0 or ub - ur < amt then return 1 end
-if redis.call('HGET', KEYS[2], 'unl') ~= '1' then
-  local tb = tonumber(redis.call('HGET', KEYS[2], 'bal') or '0')
-  local tr = tonumber(redis.call('HGET', KEYS[2], 'res') or '0')
-  if tb <= 0 or tb - tr < amt then return 2 end
-end
-redis.call('HINCRBY', KEYS[1], 'res', amt)
-redis.call('HINCRBY', KEYS[2], 'res', amt)
-return 0
-";
+/// Which account a key names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Account {
+    User(i64),
+    Token(i64),
+}
 
-/// KEYS: user, token. ARGV: reserved, cost.
-const SETTLE: &str = r"
-local r = tonumber(ARGV[1])
-local c = tonumber(ARGV[2])
-for i = 1, 2 do
-  if redis.call('EXISTS', KEYS[i]) == 1 then
-    redis.call('HINCRBY', KEYS[i], 'res', -r)
-    redis.call('HINCRBY', KEYS[i], 'bal', -c)
-    redis.call('HINCRBY', KEYS[i], 'unfl', c)
+/// KEYS: user, token, rz. ARGV: min, max, "{node}:{id}", expiry ms, has token.
+/// Returns the amount reserved, or -1 not loaded, -2 user short, -3 token short.
+const RESERVE: &str = r"
+local min = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+local tok = ARGV[5] == '1'
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if tok and redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+local u = redis.call('HMGET', KEYS[1], 'bal', 'res')
+local ub = tonumber(u[1] or '0')
+local avail = ub - tonumber(u[2] or '0')
+if ub <= 0 or avail < min then return -2 end
+if tok then
+  local t = redis.call('HMGET', KEYS[2], 'bal', 'res', 'unl')
+  if t[3] ~= '1' then
+    local tb = tonumber(t[1] or '0')
+    local ta = tb - tonumber(t[2] or '0')
+    if tb <= 0 or ta < min then return -3 end
+    if ta < avail then avail = ta end
   end
 end
+local amt = max
+if avail < amt then amt = avail end
+if amt < 0 then amt = 0 end
+redis.call('HINCRBY', KEYS[1], 'res', amt)
+local tkey = ''
+if tok then
+  redis.call('HINCRBY', KEYS[2], 'res', amt)
+  tkey = KEYS[2]
+end
+redis.call('ZADD', KEYS[3], tonumber(ARGV[4]), KEYS[1] .. '|' .. tkey .. '|' .. amt .. '|' .. ARGV[3])
+return amt
+";
+
+/// Releases a reservation member if it is still open. Used inside other scripts.
+// Lua 5.1 turns `-x` of 0 into -0, which HINCRBY refuses: negations are written `0 - x`.
+const RELEASE_FN: &str = r"
+local function release(rz, member)
+  if member == '' or redis.call('ZREM', rz, member) == 0 then return end
+  local u, t, a = string.match(member, '^([^|]*)|([^|]*)|(%-?%d+)|')
+  local amt = tonumber(a)
+  for _, k in ipairs({u, t}) do
+    if k ~= '' and redis.call('EXISTS', k) == 1 then redis.call('HINCRBY', k, 'res', 0 - amt) end
+  end
+end
+";
+
+/// KEYS: user, token, rz, done. ARGV: member, cost, tolerance, node field, nacc key, has token,
+/// force. Releases the reservation and charges the cost, capped (unless forced) so that no
+/// balance goes below `-tolerance` beyond what other requests hold reserved. Returns the charge
+/// (the earlier charge when this settlement was applied already).
+const SETTLE: &str = r"
+local prev = redis.call('GET', KEYS[4])
+if prev then return tonumber(prev) end
+release(KEYS[3], ARGV[1])
+local charge = tonumber(ARGV[2])
+local tol = tonumber(ARGV[3])
+local tok = ARGV[6] == '1'
+local keys = {KEYS[1]}
+if tok then keys[2] = KEYS[2] end
+if ARGV[7] ~= '1' then
+  for _, k in ipairs(keys) do
+    if redis.call('EXISTS', k) == 1 then
+      local h = redis.call('HMGET', k, 'bal', 'res', 'unl')
+      if h[3] ~= '1' or k == KEYS[1] then
+        local room = tonumber(h[1] or '0') - tonumber(h[2] or '0') + tol
+        if room < charge then charge = room end
+      end
+    end
+  end
+  if charge < 0 then charge = 0 end
+end
+for _, k in ipairs(keys) do
+  if redis.call('EXISTS', k) == 1 then
+    redis.call('HINCRBY', k, 'bal', 0 - charge)
+    redis.call('HINCRBY', k, ARGV[4], charge)
+    redis.call('SADD', ARGV[5], k)
+  end
+end
+redis.call('SET', KEYS[4], charge, 'EX', 86400)
+return charge
+";
+
+/// KEYS: rz. ARGV: member.
+const REFUND: &str = r"
+release(KEYS[1], ARGV[1])
 return 0
 ";
 
-/// KEYS: account. ARGV: bal, unl. Creates the account unless it exists.
+/// KEYS: account, done. ARGV: delta, unl ('' keeps it). A credit (or debit) already committed to
+/// the database.
+const CREDIT: &str = r"
+if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', 86400) then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'bal', tonumber(ARGV[1]))
+  redis.call('HINCRBY', KEYS[1], 'ver', 1)
+  if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'unl', ARGV[2]) end
+end
+return 1
+";
+
+/// KEYS: account. ARGV: balance. Sets the balance of a tracked account (a key's new remaining
+/// quota) and returns the one it replaces; nil when the account is not tracked.
+const SETBAL: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local old = tonumber(redis.call('HGET', KEYS[1], 'bal') or '0')
+redis.call('HSET', KEYS[1], 'bal', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'ver', 1)
+return old
+";
+
+/// KEYS: done, accounts... ARGV: node field, amounts... A batch reached the database.
+const FLUSHED: &str = r"
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', 86400) then return 0 end
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    redis.call('HINCRBY', KEYS[i], ARGV[1], 0 - tonumber(ARGV[i]))
+    redis.call('HINCRBY', KEYS[i], 'ver', 1)
+  end
+end
+return 1
+";
+
+/// KEYS: account, account set. ARGV: bal, unl. Creates the account unless it exists.
 const LOAD: &str = r"
 if redis.call('HSETNX', KEYS[1], 'bal', ARGV[1]) == 1 then
-  redis.call('HSET', KEYS[1], 'res', 0, 'unfl', 0, 'unl', ARGV[2])
+  redis.call('HSET', KEYS[1], 'res', 0, 'ver', 0, 'unl', ARGV[2])
 else
   redis.call('HSET', KEYS[1], 'unl', ARGV[2])
 end
+redis.call('SADD', KEYS[2], KEYS[1])
 return 0
 ";
 
-/// KEYS: account. ARGV: field, delta. Changes an existing account only.
-const INCR_IF_EXISTS: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('HINCRBY', KEYS[1], ARGV[1], tonumber(ARGV[2]))
-end
-return 0
+/// KEYS: accounts... Their `ver` (0 when missing).
+const VERS: &str = r"
+local out = {}
+for i = 1, #KEYS do out[i] = tonumber(redis.call('HGET', KEYS[i], 'ver') or '0') end
+return out
 ";
 
-/// KEYS: account. ARGV: database value, unl. bal = database value - unflushed.
+/// KEYS: account. ARGV: database value, unl ('' keeps it), expected ver.
+/// bal = database value - every node's unwritten consumption, unless a credit or flush came in
+/// since the database was read (then the next resync does it).
 const RESYNC: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  local unfl = tonumber(redis.call('HGET', KEYS[1], 'unfl') or '0')
-  redis.call('HSET', KEYS[1], 'bal', tonumber(ARGV[1]) - unfl, 'unl', ARGV[2])
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'ver') or '0') ~= tonumber(ARGV[3]) then return 0 end
+local h = redis.call('HGETALL', KEYS[1])
+local unflushed = 0
+for i = 1, #h, 2 do
+  if string.sub(h[i], 1, 3) == 'uf:' then unflushed = unflushed + tonumber(h[i + 1]) end
 end
-return 0
+redis.call('HSET', KEYS[1], 'bal', tonumber(ARGV[1]) - unflushed)
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'unl', ARGV[2]) end
+return 1
 ";
 
-/// KEYS: account. Drops it when nothing is reserved or unflushed.
+/// KEYS: account, account set. Drops it when nothing is reserved or unwritten.
 const FORGET: &str = r"
-local res = tonumber(redis.call('HGET', KEYS[1], 'res') or '0')
-local unfl = tonumber(redis.call('HGET', KEYS[1], 'unfl') or '0')
-if res == 0 and unfl == 0 then redis.call('DEL', KEYS[1]) end
-return 0
+local h = redis.call('HGETALL', KEYS[1])
+for i = 1, #h, 2 do
+  if (h[i] == 'res' or string.sub(h[i], 1, 3) == 'uf:') and tonumber(h[i + 1]) ~= 0 then
+    return 0
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], KEYS[1])
+return 1
+";
+
+/// KEYS: nacc of the node, rz. ARGV: node field, '|{node}:' (the members' node part).
+/// A node starts again: what it consumed and did not write is gone (its journal was written
+/// already), its reservations belong to requests that no longer exist. Returns the accounts
+/// touched (to be resynced from the database).
+const RECLAIM: &str = r"
+local accts = redis.call('SMEMBERS', KEYS[1])
+for _, k in ipairs(accts) do
+  redis.call('HDEL', k, ARGV[1])
+  redis.call('HINCRBY', k, 'ver', 1)
+end
+redis.call('DEL', KEYS[1])
+local all = redis.call('ZRANGE', KEYS[2], 0, -1)
+for _, m in ipairs(all) do
+  if string.find(m, ARGV[2], 1, true) then release(KEYS[2], m) end
+end
+return accts
+";
+
+/// KEYS: nodes set, rz. ARGV: prefix, this node. Nodes whose heartbeat lapsed (they died and did
+/// not come back, or came back with another data directory): what they left unwritten is gone
+/// and their reservations belong to requests that no longer exist. Returns the accounts touched.
+const RECLAIM_DEAD: &str = r"
+local out = {}
+for _, n in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if n ~= ARGV[2] and redis.call('EXISTS', ARGV[1] .. 'node:' .. n) == 0 then
+    local nacc = ARGV[1] .. 'nacc:' .. n
+    for _, k in ipairs(redis.call('SMEMBERS', nacc)) do
+      redis.call('HDEL', k, 'uf:' .. n)
+      redis.call('HINCRBY', k, 'ver', 1)
+      out[#out + 1] = k
+    end
+    redis.call('DEL', nacc)
+    for _, m in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+      if string.find(m, '|' .. n .. ':', 1, true) then release(KEYS[2], m) end
+    end
+    redis.call('SREM', KEYS[1], n)
+  end
+end
+return out
+";
+
+/// KEYS: rz. ARGV: now ms, limit. Releases expired reservations; returns how many.
+const REAP: &str = r"
+local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, m in ipairs(old) do release(KEYS[1], m) end
+return #old
 ";
 
 /// Fixed one-minute window. KEYS: counter. ARGV: limit, window ms.
@@ -119,15 +294,67 @@ fn script(src: &'static str) -> Script {
     Script::new(src)
 }
 
+/// A script that calls `release`.
+fn with_release(src: &'static str) -> Script {
+    Script::new(&format!("{RELEASE_FN}\n{src}"))
+}
+
+// Each script is hashed once.
+static BUCKET_S: LazyLock<Script> = LazyLock::new(|| script(BUCKET));
+static CREDIT_S: LazyLock<Script> = LazyLock::new(|| script(CREDIT));
+static FLUSHED_S: LazyLock<Script> = LazyLock::new(|| script(FLUSHED));
+static FORGET_S: LazyLock<Script> = LazyLock::new(|| script(FORGET));
+static LOAD_S: LazyLock<Script> = LazyLock::new(|| script(LOAD));
+static RECLAIM_DEAD_S: LazyLock<Script> = LazyLock::new(|| with_release(RECLAIM_DEAD));
+static REAP_S: LazyLock<Script> = LazyLock::new(|| with_release(REAP));
+static RECLAIM_S: LazyLock<Script> = LazyLock::new(|| with_release(RECLAIM));
+static REFUND_S: LazyLock<Script> = LazyLock::new(|| with_release(REFUND));
+static RESERVE_S: LazyLock<Script> = LazyLock::new(|| script(RESERVE));
+static RESYNC_S: LazyLock<Script> = LazyLock::new(|| script(RESYNC));
+static SETBAL_S: LazyLock<Script> = LazyLock::new(|| script(SETBAL));
+static SETTLE_S: LazyLock<Script> = LazyLock::new(|| with_release(SETTLE));
+static VERS_S: LazyLock<Script> = LazyLock::new(|| script(VERS));
+static WINDOW_S: LazyLock<Script> = LazyLock::new(|| script(WINDOW));
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or_default()
+}
+
+/// A node silent this long (no heartbeat) is taken for dead by the others.
+pub const NODE_TTL_SECS: u64 = 600;
+
+/// How long a reservation may stay open before [`Shared::reap`] releases it.
+pub const RESERVATION_TTL_MS: i64 = 2 * 3600 * 1000;
+
 impl Shared {
-    /// Connects (the manager reconnects by itself afterwards).
-    pub async fn connect(url: &str, prefix: &str) -> redis::RedisResult<Shared> {
+    /// Connects (the manager reconnects by itself afterwards). `node` names this process in the
+    /// shared state (stable across restarts: see the server's data directory).
+    pub async fn connect(url: &str, prefix: &str, node: &str) -> redis::RedisResult<Shared> {
         let client = redis::Client::open(url)?;
-        let conn = ConnectionManager::new(client).await?;
+        // A Redis that does not answer must fail a request quickly (it is refused with 503, or
+        // the operation is retried later), never hold it: bounded connect and response times.
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(std::time::Duration::from_secs(2)))
+            .set_response_timeout(Some(std::time::Duration::from_secs(2)))
+            .set_number_of_retries(2)
+            .set_max_delay(std::time::Duration::from_millis(500));
+        let conn = ConnectionManager::new_with_config(client, config).await?;
         Ok(Shared {
             conn,
             prefix: prefix.to_owned(),
+            node: node.to_owned(),
         })
+    }
+
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    pub fn prefix(&self) -> &str {
+        &self.prefix
     }
 
     fn user(&self, id: i64) -> String {
@@ -138,43 +365,140 @@ impl Shared {
         format!("{}t:{id}", self.prefix)
     }
 
-    pub async fn reserve(&self, user: i64, token: i64, amount: i64) -> redis::RedisResult<Reserve> {
+    fn key(&self, a: Account) -> String {
+        match a {
+            Account::User(id) => self.user(id),
+            Account::Token(id) => self.token(id),
+        }
+    }
+
+    fn parse_key(&self, k: &str) -> Option<Account> {
+        let rest = k.strip_prefix(&self.prefix)?;
+        if let Some(id) = rest.strip_prefix("u:") {
+            return id.parse().ok().map(Account::User);
+        }
+        rest.strip_prefix("t:")?.parse().ok().map(Account::Token)
+    }
+
+    fn rz(&self) -> String {
+        format!("{}rz", self.prefix)
+    }
+
+    fn acc(&self) -> String {
+        format!("{}acc", self.prefix)
+    }
+
+    fn nacc(&self) -> String {
+        format!("{}nacc:{}", self.prefix, self.node)
+    }
+
+    fn uf(&self) -> String {
+        format!("uf:{}", self.node)
+    }
+
+    fn done(&self, op: &str) -> String {
+        format!("{}done:{}:{op}", self.prefix, self.node)
+    }
+
+    /// The reservation member's last part.
+    fn tag(&self, id: u64) -> String {
+        format!("{}:{id}", self.node)
+    }
+
+    /// The sorted-set member of a reservation of `amount`.
+    pub fn member(&self, id: u64, user: i64, token: i64, amount: i64) -> String {
+        let t = if token > 0 {
+            self.token(token)
+        } else {
+            String::new()
+        };
+        format!("{}|{t}|{amount}|{}", self.user(user), self.tag(id))
+    }
+
+    /// Reserves between `min` and `max` (as much of `max` as both balances allow).
+    pub async fn reserve(
+        &self,
+        id: u64,
+        user: i64,
+        token: i64,
+        min: i64,
+        max: i64,
+    ) -> redis::RedisResult<Reserve> {
         let mut c = self.conn.clone();
-        let r: i64 = script(RESERVE)
+        let r: i64 = RESERVE_S
             .key(self.user(user))
-            .key(self.token(token))
-            .arg(amount)
+            .key(self.token(token.max(0)))
+            .key(self.rz())
+            .arg(min)
+            .arg(max)
+            .arg(self.tag(id))
+            .arg(now_ms().saturating_add(RESERVATION_TTL_MS))
+            .arg(if token > 0 { "1" } else { "0" })
             .invoke_async(&mut c)
             .await?;
         Ok(match r {
-            0 => Reserve::Ok,
-            1 => Reserve::UserShort,
-            2 => Reserve::TokenShort,
+            r if r >= 0 => Reserve::Ok(r),
+            -2 => Reserve::UserShort,
+            -3 => Reserve::TokenShort,
             _ => Reserve::NotLoaded,
         })
     }
 
+    /// Releases reservation `id` (of `amount`) and charges `cost`, capped by the balance rule
+    /// unless `force`. Applying the same `id` twice charges once. Returns the charge.
+    #[allow(clippy::too_many_arguments)]
     pub async fn settle(
         &self,
+        id: u64,
         user: i64,
         token: i64,
-        reserved: i64,
+        amount: i64,
         cost: i64,
+        tolerance: i64,
+        force: bool,
+    ) -> redis::RedisResult<i64> {
+        let mut c = self.conn.clone();
+        let member = if id == 0 {
+            String::new()
+        } else {
+            self.member(id, user, token, amount)
+        };
+        let op = if id == 0 {
+            format!("x{}", crate::auth::random_string(16))
+        } else {
+            format!("s{id}")
+        };
+        SETTLE_S
+            .key(self.user(user))
+            .key(self.token(token.max(0)))
+            .key(self.rz())
+            .key(self.done(&op))
+            .arg(member)
+            .arg(cost.max(0))
+            .arg(tolerance.max(0))
+            .arg(self.uf())
+            .arg(self.nacc())
+            .arg(if token > 0 { "1" } else { "0" })
+            .arg(if force { "1" } else { "0" })
+            .invoke_async(&mut c)
+            .await
+    }
+
+    /// Releases reservation `id` without charging (nothing when it was released already).
+    pub async fn refund(
+        &self,
+        id: u64,
+        user: i64,
+        token: i64,
+        amount: i64,
     ) -> redis::RedisResult<()> {
         let mut c = self.conn.clone();
-        script(SETTLE)
-            .key(self.user(user))
-            .key(self.token(token))
-            .arg(reserved)
-            .arg(cost)
+        REFUND_S
+            .key(self.rz())
+            .arg(self.member(id, user, token, amount))
             .invoke_async::<i64>(&mut c)
             .await?;
         Ok(())
-    }
-
-    pub async fn refund(&self, user: i64, token: i64, reserved: i64) -> redis::RedisResult<()> {
-        self.incr(&self.user(user), "res", -reserved).await?;
-        self.incr(&self.token(token), "res", -reserved).await
     }
 
     pub async fn load(
@@ -186,105 +510,221 @@ impl Shared {
         unlimited: bool,
     ) -> redis::RedisResult<()> {
         let mut c = self.conn.clone();
-        script(LOAD)
+        LOAD_S
             .key(self.user(user))
+            .key(self.acc())
             .arg(user_quota)
             .arg("0")
             .invoke_async::<i64>(&mut c)
             .await?;
-        script(LOAD)
-            .key(self.token(token))
-            .arg(remain)
-            .arg(if unlimited { "1" } else { "0" })
-            .invoke_async::<i64>(&mut c)
-            .await?;
+        if token > 0 {
+            LOAD_S
+                .key(self.token(token))
+                .key(self.acc())
+                .arg(remain)
+                .arg(if unlimited { "1" } else { "0" })
+                .invoke_async::<i64>(&mut c)
+                .await?;
+        }
         Ok(())
     }
 
-    async fn incr(&self, key: &str, field: &str, delta: i64) -> redis::RedisResult<()> {
-        let mut c = self.conn.clone();
-        script(INCR_IF_EXISTS)
-            .key(key)
-            .arg(field)
-            .arg(delta)
-            .invoke_async::<i64>(&mut c)
-            .await?;
-        Ok(())
-    }
-
-    pub async fn credit_user(&self, user: i64, delta: i64) -> redis::RedisResult<()> {
-        self.incr(&self.user(user), "bal", delta).await
-    }
-
-    pub async fn credit_token(&self, token: i64, delta: i64) -> redis::RedisResult<()> {
-        self.incr(&self.token(token), "bal", delta).await
-    }
-
-    /// After a batch reached the database: that much is no longer unflushed.
-    pub async fn flushed(
+    /// A change already committed to the database: `delta` on the balance (and, for keys, the
+    /// unlimited flag when given). `op` makes a retry apply once.
+    pub async fn credit(
         &self,
-        users: &[(i64, i64)],
-        tokens: &[(i64, i64)],
+        account: Account,
+        delta: i64,
+        unlimited: Option<bool>,
+        op: u64,
     ) -> redis::RedisResult<()> {
-        for (id, q) in users {
-            self.incr(&self.user(*id), "unfl", -q).await?;
-        }
-        for (id, q) in tokens {
-            self.incr(&self.token(*id), "unfl", -q).await?;
-        }
+        let mut c = self.conn.clone();
+        CREDIT_S
+            .key(self.key(account))
+            .key(self.done(&format!("c{op}")))
+            .arg(delta)
+            .arg(match unlimited {
+                None => "",
+                Some(true) => "1",
+                Some(false) => "0",
+            })
+            .invoke_async::<i64>(&mut c)
+            .await?;
         Ok(())
     }
 
+    /// Sets a tracked account's balance; returns the balance it replaced (`None`: not tracked).
+    pub async fn set_balance(
+        &self,
+        account: Account,
+        value: i64,
+    ) -> redis::RedisResult<Option<i64>> {
+        let mut c = self.conn.clone();
+        SETBAL_S
+            .key(self.key(account))
+            .arg(value)
+            .invoke_async(&mut c)
+            .await
+    }
+
+    /// After a batch reached the database: that much of this node's consumption is written.
+    pub async fn flushed(&self, amounts: &[(Account, i64)], op: u64) -> redis::RedisResult<()> {
+        if amounts.is_empty() {
+            return Ok(());
+        }
+        let mut c = self.conn.clone();
+        let mut s = FLUSHED_S.prepare_invoke();
+        s.key(self.done(&format!("f{op}"))).arg(self.uf());
+        for (a, q) in amounts {
+            s.key(self.key(*a)).arg(*q);
+        }
+        s.invoke_async::<i64>(&mut c).await?;
+        Ok(())
+    }
+
+    /// Every account loaded by any node.
+    pub async fn accounts(&self) -> redis::RedisResult<Vec<Account>> {
+        let mut c = self.conn.clone();
+        let keys: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(self.acc())
+            .query_async(&mut c)
+            .await?;
+        Ok(keys.iter().filter_map(|k| self.parse_key(k)).collect())
+    }
+
+    /// The accounts' change counters (read before the database, passed to [`Shared::resync`]).
+    pub async fn versions(&self, accounts: &[Account]) -> redis::RedisResult<Vec<i64>> {
+        if accounts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut c = self.conn.clone();
+        let mut s = VERS_S.prepare_invoke();
+        for a in accounts {
+            s.key(self.key(*a));
+        }
+        s.invoke_async(&mut c).await
+    }
+
+    /// Sets each account to its database value minus every node's unwritten consumption,
+    /// unless it changed since its version was read. `values`: (account, database value,
+    /// unlimited for keys, version read before the database).
     pub async fn resync(
         &self,
-        users: &[(i64, i64)],
-        tokens: &[(i64, i64, bool)],
-    ) -> redis::RedisResult<()> {
+        values: &[(Account, i64, Option<bool>, i64)],
+    ) -> redis::RedisResult<usize> {
         let mut c = self.conn.clone();
-        for (id, q) in users {
-            script(RESYNC)
-                .key(self.user(*id))
+        let mut applied = 0;
+        for (a, q, unl, ver) in values {
+            let n: i64 = RESYNC_S
+                .key(self.key(*a))
                 .arg(q)
-                .arg("0")
-                .invoke_async::<i64>(&mut c)
+                .arg(match unl {
+                    None => "",
+                    Some(true) => "1",
+                    Some(false) => "0",
+                })
+                .arg(ver)
+                .invoke_async(&mut c)
                 .await?;
+            applied += usize::from(n == 1);
         }
-        for (id, q, unl) in tokens {
-            script(RESYNC)
-                .key(self.token(*id))
-                .arg(q)
-                .arg(if *unl { "1" } else { "0" })
-                .invoke_async::<i64>(&mut c)
-                .await?;
-        }
+        Ok(applied)
+    }
+
+    pub async fn forget(&self, account: Account) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        FORGET_S
+            .key(self.key(account))
+            .key(self.acc())
+            .invoke_async::<i64>(&mut c)
+            .await?;
         Ok(())
     }
 
-    pub async fn forget(&self, user: Option<i64>, token: Option<i64>) -> redis::RedisResult<()> {
+    /// At start: forgets this node's unwritten consumption of an earlier run (whatever of it was
+    /// kept is in the journal, written to the database before this) and releases its
+    /// reservations. Returns the accounts to resync from the database.
+    pub async fn reclaim(&self) -> redis::RedisResult<Vec<Account>> {
         let mut c = self.conn.clone();
-        if let Some(u) = user {
-            script(FORGET)
-                .key(self.user(u))
-                .invoke_async::<i64>(&mut c)
-                .await?;
-        }
-        if let Some(t) = token {
-            script(FORGET)
-                .key(self.token(t))
-                .invoke_async::<i64>(&mut c)
-                .await?;
-        }
-        Ok(())
+        let keys: Vec<String> = RECLAIM_S
+            .key(self.nacc())
+            .key(self.rz())
+            .arg(self.uf())
+            .arg(format!("|{}:", self.node))
+            .invoke_async(&mut c)
+            .await?;
+        Ok(keys.iter().filter_map(|k| self.parse_key(k)).collect())
+    }
+
+    /// Says this node is alive (for [`Shared::reclaim_dead`] on the other nodes): a key that
+    /// lapses after [`NODE_TTL_SECS`] without a new heartbeat.
+    pub async fn heartbeat(&self) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        redis::pipe()
+            .cmd("SET")
+            .arg(format!("{}node:{}", self.prefix, self.node))
+            .arg(1)
+            .arg("EX")
+            .arg(NODE_TTL_SECS)
+            .ignore()
+            .cmd("SADD")
+            .arg(format!("{}nodes", self.prefix))
+            .arg(&self.node)
+            .ignore()
+            .query_async::<()>(&mut c)
+            .await
+    }
+
+    /// Drops what dead nodes (no heartbeat for [`NODE_TTL_SECS`]) left in Redis: their unwritten
+    /// consumption and their reservations. Returns the accounts to resync from the database.
+    pub async fn reclaim_dead(&self) -> redis::RedisResult<Vec<Account>> {
+        let mut c = self.conn.clone();
+        let keys: Vec<String> = RECLAIM_DEAD_S
+            .key(format!("{}nodes", self.prefix))
+            .key(self.rz())
+            .arg(&self.prefix)
+            .arg(&self.node)
+            .invoke_async(&mut c)
+            .await?;
+        Ok(keys.iter().filter_map(|k| self.parse_key(k)).collect())
+    }
+
+    /// Releases reservations past their expiry (their node died); returns how many.
+    pub async fn reap(&self) -> redis::RedisResult<i64> {
+        let mut c = self.conn.clone();
+        REAP_S
+            .key(self.rz())
+            .arg(now_ms())
+            .arg(500)
+            .invoke_async(&mut c)
+            .await
+    }
+
+    /// One account's hash field (tests and diagnostics).
+    pub async fn field(&self, account: Account, field: &str) -> redis::RedisResult<Option<i64>> {
+        let mut c = self.conn.clone();
+        redis::cmd("HGET")
+            .arg(self.key(account))
+            .arg(field)
+            .query_async(&mut c)
+            .await
     }
 
     /// A user's balance as Redis holds it (tests and diagnostics).
     pub async fn user_balance(&self, user: i64) -> redis::RedisResult<Option<i64>> {
+        self.field(Account::User(user), "bal").await
+    }
+
+    /// A user's available balance (balance minus reservations) as Redis holds it.
+    pub async fn user_available(&self, user: i64) -> redis::RedisResult<Option<i64>> {
         let mut c = self.conn.clone();
-        redis::cmd("HGET")
+        let v: (Option<i64>, Option<i64>) = redis::cmd("HMGET")
             .arg(self.user(user))
             .arg("bal")
+            .arg("res")
             .query_async(&mut c)
-            .await
+            .await?;
+        Ok(v.0.map(|b| b - v.1.unwrap_or(0)))
     }
 
     pub async fn allow_window(
@@ -300,7 +740,7 @@ impl Shared {
             .unwrap_or_default();
         // One counter per window: the window index is part of the key.
         let key = format!("{}rl:{name}:{}", self.prefix, now_ms / window_ms.max(1));
-        let ok: i64 = script(WINDOW)
+        let ok: i64 = WINDOW_S
             .key(key)
             .arg(limit)
             .arg(window_ms)
@@ -317,7 +757,7 @@ impl Shared {
     ) -> redis::RedisResult<bool> {
         let mut c = self.conn.clone();
         let key = format!("{}rl:{name}", self.prefix);
-        let ok: i64 = script(BUCKET)
+        let ok: i64 = BUCKET_S
             .key(key)
             .arg(capacity)
             .arg(refill_per_ms)

@@ -519,6 +519,8 @@ async fn submit(
                 let Some(task_id) = task_id else {
                     // Refused by the upstream: nothing charged, its answer relayed.
                     state.relay.ledger.refund(reservation);
+                    state.relay.ledger.apply_queued().await;
+                    state.relay.ledger.apply_queued().await;
                     return HttpResponse::build(
                         StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
                     )
@@ -544,7 +546,7 @@ async fn submit(
                     use_time_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
                     first_response_ms: 0,
                     is_stream: false,
-                    source_ip: client_ip(&req, state.config.trust_proxy),
+                    source_ip: client_ip(&req, &state.config.trusted_proxies),
                     content: format!("{} {action} task {task_id}", p.name()),
                     metadata: json!({
                         "group_ratio": ginfo.ratio,
@@ -555,7 +557,9 @@ async fn submit(
                     })
                     .to_string(),
                 };
-                state.relay.ledger.settle(reservation, record);
+                // A per-call price: the reservation is the charge.
+                state.relay.ledger.settle(reservation, record, 0);
+                state.relay.ledger.apply_queued().await;
                 let prompt = prompt_of(&parsed);
                 let mode = match p {
                     Platform::Midjourney(m) => m.as_str(),

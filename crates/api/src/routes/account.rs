@@ -23,6 +23,22 @@ use switchboard_store::{logs, now, sessions, user_groups, users, verification, D
 const CODE_TTL_SECS: i64 = 15 * 60;
 const PURPOSE_REGISTER: &str = "register";
 const PURPOSE_RESET: &str = "reset";
+/// Wrong codes (or reset tokens) an address may send before its code is void.
+pub const MAX_CODE_ATTEMPTS: i32 = 5;
+
+fn invalid_code() -> ApiError {
+    ApiError::bad_request(
+        "invalid_verification_code",
+        "the verification code is wrong or has expired",
+    )
+}
+
+fn invalid_reset_link() -> ApiError {
+    ApiError::bad_request(
+        "invalid_reset_link",
+        "the reset link is invalid or has expired",
+    )
+}
 
 /// A user as the API shows it: never the password hash or the access-token hash.
 pub fn user_json(u: &UserRow) -> Value {
@@ -123,9 +139,24 @@ pub async fn register(
     let quota_invitee = o.int("QuotaForInvitee");
     let quota_inviter = o.int("QuotaForInviter");
     let cost = state.config.bcrypt_cost;
-    let user = state
+    let (user, inviter_id) = state
         .db(move |c| {
             let hash = auth::hash_password(&body.password, cost)?;
+            let code_hash = auth::sha256_hex(&body.verification_code);
+            // Checked (and a wrong one counted) outside the transaction, which a refusal rolls
+            // back; consumed inside it.
+            if verify_email
+                && !verification::check(
+                    c,
+                    PURPOSE_REGISTER,
+                    &body.email,
+                    &code_hash,
+                    now(),
+                    MAX_CODE_ATTEMPTS,
+                )?
+            {
+                return Err(invalid_code());
+            }
             switchboard_store::transaction(c, |c| {
                 if users::username_taken(c, &body.username, 0)? {
                     return Err(ApiError::conflict(
@@ -139,14 +170,17 @@ pub async fn register(
                         "this e-mail address is already in use",
                     ));
                 }
-                if verify_email {
-                    let code_hash = auth::sha256_hex(&body.verification_code);
-                    if !verification::take(c, PURPOSE_REGISTER, &body.email, &code_hash, now())? {
-                        return Err(ApiError::bad_request(
-                            "invalid_verification_code",
-                            "the verification code is wrong or has expired",
-                        ));
-                    }
+                if verify_email
+                    && !verification::take(
+                        c,
+                        PURPOSE_REGISTER,
+                        &body.email,
+                        &code_hash,
+                        now(),
+                        MAX_CODE_ATTEMPTS,
+                    )?
+                {
+                    return Err(invalid_code());
                 }
                 let inviter = if body.aff_code.is_empty() {
                     None
@@ -184,6 +218,7 @@ pub async fn register(
                     }
                     other => other.into(),
                 })?;
+                let inviter_id = inviter.as_ref().map(|u| u.id);
                 if let Some(inv) = inviter {
                     users::credit_inviter(c, inv.id, quota_inviter)?;
                     if quota_inviter > 0 {
@@ -209,10 +244,15 @@ pub async fn register(
                         "{}",
                     )?;
                 }
-                Ok(users::find(c, id)?)
+                Ok((users::find(c, id)?, inviter_id))
             })
         })
         .await?;
+    // Committed: the inviter's reward reaches the relay's ledger at once (every node's, in
+    // Redis mode).
+    if let (Some(inviter), true) = (inviter_id, quota_inviter > 0) {
+        state.relay.ledger.credit_user(inviter, quota_inviter).await;
+    }
     tracing::info!(user_id = user.id, username = %user.username, "user registered");
     Ok(HttpResponse::Created()
         .json(json!({"success": true, "message": "", "data": user_json(&user)})))
@@ -261,7 +301,7 @@ pub async fn login(
             "username (or e-mail) and password cannot be empty",
         ));
     }
-    let ip = client_ip(&req, state.config.trust_proxy);
+    let ip = client_ip(&req, &state.config.trusted_proxies);
     let ua: String = req
         .headers()
         .get(actix_web::http::header::USER_AGENT)
@@ -337,6 +377,13 @@ pub async fn logout(state: web::Data<AppState>, req: HttpRequest) -> ApiResult<H
         .json(json!({"success": true, "message": ""})))
 }
 
+/// `GET /api/user/logout`: the old form, for access-token callers only (a cookie-only GET is
+/// refused: a link on another site must not sign the user out).
+pub async fn logout_get(state: web::Data<AppState>, req: HttpRequest) -> ApiResult<HttpResponse> {
+    crate::csrf::require_access_token(&req)?;
+    logout(state, req).await
+}
+
 pub async fn get_self(
     state: web::Data<AppState>,
     AuthUser(me): AuthUser,
@@ -399,11 +446,12 @@ pub async fn update_self(
             }
             users::update(c, me.id, &changes)?;
             if new_password.is_some() {
-                // Sign out every other session of this user.
+                // Sign out every other session of this user, and revoke the access token.
                 match &me.session_hash {
                     Some(keep) => sessions::delete_for_user_except(c, me.id, keep)?,
                     None => sessions::delete_for_user(c, me.id)?,
                 };
+                users::set_access_token_hash(c, me.id, None)?;
             }
             load_user(c, me.id)
         })
@@ -411,7 +459,18 @@ pub async fn update_self(
     Ok(ok(user_json(&user)))
 }
 
-/// `GET /api/user/token`: makes a new access token (replacing the old one) and returns it once;
+/// `GET /api/user/token`: the old form of [`generate_access_token`], for access-token callers
+/// only (the console uses POST).
+pub async fn generate_access_token_get(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    me: AuthUser,
+) -> ApiResult<HttpResponse> {
+    crate::csrf::require_access_token(&req)?;
+    generate_access_token(state, me).await
+}
+
+/// `POST /api/user/token`: makes a new access token (replacing the old one) and returns it once;
 /// scripts send it as `Authorization: <token>` on the management API.
 pub async fn generate_access_token(
     state: web::Data<AppState>,
@@ -551,20 +610,30 @@ pub async fn confirm_reset(
     let cost = state.config.bcrypt_cost;
     let password = state
         .db(move |c| {
+            let hash = auth::sha256_hex(&body.token);
+            if !verification::check(
+                c,
+                PURPOSE_RESET,
+                &body.email,
+                &hash,
+                now(),
+                MAX_CODE_ATTEMPTS,
+            )? {
+                return Err(invalid_reset_link());
+            }
             switchboard_store::transaction(c, |c| {
-                let hash = auth::sha256_hex(&body.token);
-                if !verification::take(c, PURPOSE_RESET, &body.email, &hash, now())? {
-                    return Err(ApiError::bad_request(
-                        "invalid_reset_link",
-                        "the reset link is invalid or has expired",
-                    ));
+                if !verification::take(
+                    c,
+                    PURPOSE_RESET,
+                    &body.email,
+                    &hash,
+                    now(),
+                    MAX_CODE_ATTEMPTS,
+                )? {
+                    return Err(invalid_reset_link());
                 }
-                let user = users::find_by_login(c, &body.email).map_err(|_| {
-                    ApiError::bad_request(
-                        "invalid_reset_link",
-                        "the reset link is invalid or has expired",
-                    )
-                })?;
+                let user =
+                    users::find_by_login(c, &body.email).map_err(|_| invalid_reset_link())?;
                 let password = auth::random_string(12);
                 let changes = UserChangeset {
                     password: Some(auth::hash_password(&password, cost)?),
@@ -572,6 +641,7 @@ pub async fn confirm_reset(
                 };
                 users::update(c, user.id, &changes)?;
                 sessions::delete_for_user(c, user.id)?;
+                users::set_access_token_hash(c, user.id, None)?;
                 Ok(password)
             })
         })

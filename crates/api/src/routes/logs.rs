@@ -15,8 +15,10 @@
 //! - Stats sum the consume logs among the filtered ones (as one-api does), so `type=1` sums to 0.
 //! - Deleting logs (by root, or by retention) leaves the daily rollup alone: dashboards and
 //!   invoices keep their history.
+//! - Dead letters (`/api/log/dead_letters`, administrators): consume records the database
+//!   refused even sanitised, parked by the ledger flush so that they block nobody else's.
 
-use super::users::page_req;
+use super::users::{page_json, page_req};
 use crate::auth::{AdminUser, AuthUser, RootUser};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::settings::View;
@@ -27,6 +29,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use switchboard_domain::log::{day_start, LogType, DAY_SECS};
 use switchboard_domain::options::OptionValues;
+use switchboard_store::dead_letters::{self, DeadLetterRow};
 use switchboard_store::logs::{self, LogFilter, LogRow};
 use switchboard_store::{now, statistics, PageReq};
 
@@ -184,7 +187,7 @@ enum Paging {
 }
 
 fn paging(q: &LogQuery) -> ApiResult<Paging> {
-    let page = int("page", &q.page)?.or(int("p", &q.p)?.map(|p| p + 1));
+    let page = int("page", &q.page)?.or(int("p", &q.p)?.map(|p| p.saturating_add(1)));
     let size = int("size", &q.size)?;
     if let Some(before_id) = int("before_id", &q.before_id)? {
         if page.is_some_and(|p| p != 1) {
@@ -325,6 +328,48 @@ pub async fn stat_all(
     q: web::Query<LogQuery>,
 ) -> ApiResult<HttpResponse> {
     stat(&state, q.into_inner(), None).await
+}
+
+/// Query of `GET /api/log/dead_letters`.
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct DeadLetterQuery {
+    page: Option<i64>,
+    size: Option<i64>,
+}
+
+/// One dead letter as the API shows it; `payload` is the record as JSON (a string if it is not
+/// JSON).
+fn dead_letter_json(d: &DeadLetterRow) -> Value {
+    let payload = serde_json::from_str::<Value>(&d.payload)
+        .unwrap_or_else(|_| Value::String(d.payload.clone()));
+    json!({
+        "id": d.id,
+        "created_at": d.created_at,
+        "kind": d.kind,
+        "request_id": d.request_id,
+        "user_id": d.user_id,
+        "token_id": d.token_id,
+        "quota": d.quota,
+        "reason": d.reason,
+        "payload": payload,
+        "resolved_at": d.resolved_at,
+    })
+}
+
+/// `GET /api/log/dead_letters` (administrators): consume records the database refused even
+/// sanitised, parked by the ledger flush and charged to nobody, newest first, with their
+/// reason and the record itself.
+pub async fn dead_letters(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    q: web::Query<DeadLetterQuery>,
+) -> ApiResult<HttpResponse> {
+    let page = page_req(q.page, q.size)?;
+    let r = state
+        .db(move |c| Ok(dead_letters::list_page(c, page)?))
+        .await?;
+    let data: Vec<Value> = r.items.iter().map(dead_letter_json).collect();
+    Ok(ok(page_json(data, page, r.total)))
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]

@@ -121,11 +121,13 @@ api_routes! {
     post "/user/reset" => account::confirm_reset, Public, "account", "Confirm a reset: sets and returns a new password", body = account::ResetBody;
     post "/user/register" => account::register, Public, "account", "Register", body = account::RegisterBody;
     post "/user/login" => account::login, Public, "account", "Sign in (sets the session cookie)", body = account::LoginBody;
-    get "/user/logout" => account::logout, Public, "account", "Sign out (ends the session)";
+    post "/user/logout" => account::logout, Public, "account", "Sign out (ends the session)";
+    get "/user/logout" => account::logout_get, Public, "account", "Sign out, the GET form for access-token callers (browsers: POST)";
     // The signed-in user.
     get "/user/self" => account::get_self, User, "account", "The signed-in user";
     put "/user/self" => account::update_self, User, "account", "Change own name or password", body = account::UpdateSelfBody;
-    get "/user/token" => account::generate_access_token, User, "account", "Generate a new access token (shown once)";
+    post "/user/token" => account::generate_access_token, User, "account", "Generate a new access token (shown once)";
+    get "/user/token" => account::generate_access_token_get, User, "account", "Generate a new access token, the GET form for access-token callers (browsers: POST)";
     // Redeem a code (before `/user/{id}`, which would take it).
     post "/user/topup" => redemptions::redeem, User, "redemptions", "Redeem a code", body = redemptions::TopupBody;
     // Usage logs and the user's dashboard (before `/user/{id}`).
@@ -133,6 +135,7 @@ api_routes! {
     get "/log/self" => logs::list_self, User, "logs", "The user's own logs", query = logs::LogQuery, alias "/log/self/";
     get "/log/self/stat" => logs::stat_self, User, "logs", "Statistics of the user's own logs", query = logs::LogQuery;
     get "/log/stat" => logs::stat_all, Admin, "logs", "Statistics of all logs", query = logs::LogQuery;
+    get "/log/dead_letters" => logs::dead_letters, Admin, "logs", "Consume records the database refused, parked (newest first)", query = logs::DeadLetterQuery;
     get "/log" => logs::list_all, Admin, "logs", "All logs", query = logs::LogQuery, alias "/log/";
     delete "/log" => logs::delete_before, Root, "logs", "Delete logs before a time", query = logs::DeleteQuery, alias "/log/";
     // Monthly invoices: the user's own (before `/user/{id}`).
@@ -229,6 +232,21 @@ async fn gate(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    // A refusal is answered here (not returned as an error), so that it passes through the
+    // outer middleware like any answer (the security headers).
+    match admit(access, &req).await {
+        Ok(user) => {
+            req.extensions_mut().insert(user);
+            next.call(req)
+                .await
+                .map(ServiceResponse::map_into_left_body)
+        }
+        Err(e) => Ok(req.error_response(e).map_into_right_body()),
+    }
+}
+
+/// The caller of a route with this access, or the 401/403 that refuses them.
+async fn admit(access: Access, req: &ServiceRequest) -> Result<crate::auth::CurrentUser, ApiError> {
     use switchboard_domain::user::Role;
     let user = crate::auth::authenticate(req.request().clone()).await?;
     let allowed = match access {
@@ -242,10 +260,9 @@ async fn gate(
         } else {
             crate::auth::ADMIN_ONLY
         };
-        return Err(ApiError::forbidden("forbidden", msg).into());
+        return Err(ApiError::forbidden("forbidden", msg));
     }
-    req.extensions_mut().insert(user);
-    next.call(req).await
+    Ok(user)
 }
 
 async fn gate_user(
@@ -278,6 +295,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     }))
     .service(
         register_api(web::scope("/api"))
+            .wrap(from_fn(crate::csrf::guard))
             .wrap(from_fn(api_rate_limit))
             .default_service(web::to(api_not_found)),
     )
@@ -361,13 +379,19 @@ async fn api_rate_limit(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    if let Some(state) = req.app_data::<web::Data<AppState>>() {
-        let ip = client_ip(req.request(), state.config.trust_proxy);
-        if !state.api_limiter.check(&ip) {
-            return Err(too_many_requests().into());
-        }
+    let limited = req.app_data::<web::Data<AppState>>().is_some_and(|state| {
+        let ip = client_ip(req.request(), &state.config.trusted_proxies);
+        !state.api_limiter.check(&ip)
+    });
+    if limited {
+        // Answered here (not returned as an error) so that it carries the security headers.
+        return Ok(req
+            .error_response(too_many_requests())
+            .map_into_right_body());
     }
-    next.call(req).await
+    next.call(req)
+        .await
+        .map(ServiceResponse::map_into_left_body)
 }
 
 pub fn too_many_requests() -> ApiError {
@@ -380,7 +404,7 @@ pub fn too_many_requests() -> ApiError {
 
 /// Applies the tight per-IP limit of login, registration, verification and reset.
 pub fn check_critical(state: &AppState, req: &HttpRequest) -> Result<(), ApiError> {
-    let ip = client_ip(req, state.config.trust_proxy);
+    let ip = client_ip(req, &state.config.trusted_proxies);
     if state.critical_limiter.check(&ip) {
         Ok(())
     } else {

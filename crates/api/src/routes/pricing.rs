@@ -32,6 +32,7 @@ fn price_json(r: &PriceRow) -> Value {
         "output": r.output,
         "extra_ratios": extra,
         "locked": r.locked,
+        "max_output_tokens": r.max_output_tokens,
         "updated_at": r.updated_at,
     })
 }
@@ -56,6 +57,10 @@ pub struct PriceBody {
     extra_ratios: Option<Value>,
     #[serde(default)]
     locked: bool,
+    /// The model's output limit in tokens (0 or absent: unknown); bounds the reservation of a
+    /// request that sets no `max_tokens` (docs/billing.md).
+    #[serde(default)]
+    max_output_tokens: i64,
 }
 
 fn to_price(b: PriceBody) -> ApiResult<Price> {
@@ -82,7 +87,14 @@ fn to_price(b: PriceBody) -> ApiResult<Price> {
         },
         extra,
         locked: b.locked,
+        max_output: b.max_output_tokens,
     };
+    if !(0..=10_000_000).contains(&b.max_output_tokens) {
+        return Err(ApiError::bad_request(
+            "invalid_max_output_tokens",
+            "max_output_tokens must be between 0 (unknown) and 10000000",
+        ));
+    }
     validate_price(&price)?;
     Ok(price)
 }
@@ -249,6 +261,8 @@ struct RemotePrice {
     #[serde(default)]
     output: f64,
     extra_ratios: Option<Value>,
+    #[serde(default)]
+    max_output_tokens: i64,
 }
 
 /// The price rows of a remote document: a bare array, or `{data: [...]}` (the one-api family's
@@ -295,6 +309,7 @@ fn remote_prices(doc: Value) -> ApiResult<(Vec<Price>, usize, Vec<String>)> {
                     output: r.output,
                     extra_ratios: r.extra_ratios,
                     locked: false,
+                    max_output_tokens: r.max_output_tokens,
                 })
                 .map_err(|e| e.message)
             });

@@ -388,17 +388,38 @@ pub async fn update(
     }
     // Unwritten consumption must reach the database before quota fields are replaced.
     crate::relay::flush_ledger(&state).await?;
+    // What other nodes (or settlements still on their way) consumed and did not write yet: a new
+    // remaining quota means "this much left from now on", so the database gets that much more
+    // and ends at the new value once it is written.
+    let new_remain = b.remain_quota;
+    if new_remain.is_some() {
+        // Only the owner's key may be set: check before touching the ledger.
+        let owner = me.id;
+        state
+            .db(move |c| load_owned(c, id, owner).map(|_| ()))
+            .await?;
+    }
+    let replaced = match new_remain {
+        Some(q) => state
+            .relay
+            .ledger
+            .set_token_balance(id, q)
+            .await
+            .map_err(ApiError::internal)?,
+        None => None,
+    };
     let row = state
         .db(move |c| {
             let cur = load_owned(c, id, me.id)?;
             if let Some(g) = &b.group {
                 check_group(c, &me, g)?;
             }
+            let unwritten = replaced.map_or(0, |bal| (cur.remain_quota - bal).max(0));
             let ch = TokenChangeset {
                 name: b.name,
                 status: b.status,
                 expired_at: b.expired_at,
-                remain_quota: b.remain_quota,
+                remain_quota: b.remain_quota.map(|q| q.saturating_add(unwritten)),
                 unlimited_quota: b.unlimited_quota,
                 group_name: b.group,
                 models,
@@ -424,10 +445,29 @@ pub async fn update(
                 }
             }
             tokens::update(c, id, &ch)?;
-            Ok(tokens::find(c, id)?)
+            let row = tokens::find(c, id)?;
+            Ok((row.remain_quota - cur.remain_quota, row))
         })
-        .await?;
-    state.relay.forget_token(row.id, &row.key_hash);
+        .await;
+    let (delta, row) = match row {
+        Ok(r) => r,
+        Err(e) => {
+            // Nothing was written: give the ledger its balance back.
+            if let (Some(q), Some(old)) = (new_remain, replaced) {
+                state.relay.ledger.credit_token(id, old - q).await;
+            }
+            return Err(e);
+        }
+    };
+    // The ledger holds the new balance already when it tracked the key.
+    let delta = if replaced.is_some() { 0 } else { delta };
+    // Committed: the relay's ledger (every node's, in Redis mode) moves the key's balance by
+    // what changed, so requests in flight keep their reservations and the new quota holds at
+    // once.
+    state
+        .relay
+        .token_changed(row.id, &row.key_hash, delta, row.unlimited_quota)
+        .await;
     Ok(ok(token_json(&row)))
 }
 

@@ -32,7 +32,7 @@ pub struct ListQuery {
     status: Option<i32>,
 }
 
-/// Validates page/size (1-based page; size 1..=100, default 10).
+/// Validates page/size (1-based page; size 1..=100, default 10; the row offset must not overflow).
 pub fn page_req(page: Option<i64>, size: Option<i64>) -> ApiResult<PageReq> {
     let page = page.unwrap_or(1);
     let size = size.unwrap_or(DEFAULT_PAGE_SIZE);
@@ -47,6 +47,10 @@ pub fn page_req(page: Option<i64>, size: Option<i64>) -> ApiResult<PageReq> {
             "invalid_size",
             format!("size must be between 1 and {MAX_PAGE_SIZE}"),
         ));
+    }
+    // The row offset, (page - 1) * size, must exist: a huge page would overflow it.
+    if (page - 1).checked_mul(size).is_none() {
+        return Err(ApiError::bad_request("invalid_page", "page is too large"));
     }
     Ok(PageReq { page, size })
 }
@@ -80,7 +84,7 @@ pub async fn list(
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     let q = q.into_inner();
-    let page = page_req(q.page.or(q.p.map(|p| p + 1)), q.size)?;
+    let page = page_req(q.page.or(q.p.map(|p| p.saturating_add(1))), q.size)?;
     let order = order_param(q.order, ORDER_FIELDS, "-id")?;
     let keyword = q.keyword.map(|k| k.trim().to_owned());
     let group = q.group.filter(|g| !g.is_empty());
@@ -340,6 +344,7 @@ pub async fn update(
                 users::update(c, target.id, &ch)?;
                 if password.is_some() {
                     sessions::delete_for_user(c, target.id)?;
+                    users::set_access_token_hash(c, target.id, None)?;
                 }
                 load_user(c, target.id)
             })
@@ -503,6 +508,12 @@ pub async fn change_quota(
     Body(body): Body<QuotaBody>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
+    if body.quota == i64::MIN {
+        return Err(ApiError::bad_request(
+            "invalid_quota",
+            "the quota change is out of range",
+        ));
+    }
     if body.quota == 0 {
         return Err(ApiError::bad_request(
             "required",
@@ -518,6 +529,26 @@ pub async fn change_quota(
     let snap = state.view();
     let per_unit = crate::settings::View(&snap);
     let per_unit = switchboard_domain::options::OptionValues::int(&per_unit, "QuotaPerUnit");
+    if body.quota < 0 {
+        // The ledger knows what requests in flight hold and what is not written yet: a
+        // deduction may take only what is really free.
+        let available = state
+            .relay
+            .ledger
+            .user_available(id)
+            .await
+            .map_err(ApiError::internal)?;
+        if let Some(a) = available.filter(|a| *a < -body.quota) {
+            return Err(ApiError::bad_request(
+                "insufficient_balance",
+                format!(
+                    "cannot deduct {} quota: the user can spend only {} right now (the rest is unwritten or held by requests in progress)",
+                    -body.quota,
+                    a.max(0)
+                ),
+            ));
+        }
+    }
     let user = state
         .db(move |c| {
             let target = load_user(c, id)?;

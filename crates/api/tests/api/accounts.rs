@@ -47,7 +47,7 @@ async fn register_then_login_then_logout() {
     let row = users::find_by_username(&mut app.conn(), "alice").unwrap();
     assert!(row.password.starts_with("$2"), "{}", row.password);
 
-    let r = c.get("/api/user/logout").await;
+    let r = c.post("/api/user/logout", json!({})).await;
     assert_eq!(r.status, 200);
     c.get("/api/user/self").await.err(401, "not_logged_in");
 }
@@ -89,8 +89,9 @@ async fn logout_really_ends_the_session_on_the_server() {
     };
     assert_eq!(get_self().await.unwrap().status(), 200);
     let r = replay
-        .get(app.url("/api/user/logout"))
+        .post(app.url("/api/user/logout"))
         .header("Cookie", format!("session={cookie_value}"))
+        .header("Content-Type", "application/json")
         .send()
         .await
         .unwrap();
@@ -412,7 +413,7 @@ async fn access_tokens_authenticate_scripts_and_can_be_rotated() {
     let app = TestApp::new().await;
     let (c, id) = app.user("ida").await;
     let t1 = c
-        .get("/api/user/token")
+        .post("/api/user/token", json!({}))
         .await
         .ok()
         .as_str()
@@ -436,7 +437,7 @@ async fn access_tokens_authenticate_scripts_and_can_be_rotated() {
     let r = script(&format!("Bearer {t1}")).await;
     assert_eq!(r.status(), 200, "Bearer prefix accepted too");
     let t2 = c
-        .get("/api/user/token")
+        .post("/api/user/token", json!({}))
         .await
         .ok()
         .as_str()

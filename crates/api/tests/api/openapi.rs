@@ -3,7 +3,7 @@
 
 use crate::common::{Client, Resp, TestApp};
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// The concrete path of a documented one: `{id}` becomes an id nobody has (so that a let-in
 /// caller reaches "not found" instead of acting on a real record), other parameters `x`.
@@ -191,8 +191,18 @@ async fn every_operation_exists_and_enforces_its_declared_access() {
     // The two credential-changing calls: an access token for the signed-in user, then sign-out.
     let r = anonymous.get("/api/user/token").await;
     assert_eq!(r.status, 401);
-    assert!(user.get("/api/user/token").await.ok().is_string());
+    assert_eq!(
+        anonymous.post("/api/user/token", json!({})).await.status,
+        401
+    );
+    assert!(user
+        .post("/api/user/token", json!({}))
+        .await
+        .ok()
+        .is_string());
+    assert!(root.get("/api/user/token").await.ok().is_string());
     assert!(anonymous.get("/api/user/logout").await.status < 300);
-    assert!(user.get("/api/user/logout").await.status < 300);
+    assert!(anonymous.post("/api/user/logout", json!({})).await.status < 300);
+    assert!(user.post("/api/user/logout", json!({})).await.status < 300);
     assert_eq!(user.get("/api/user/self").await.status, 401);
 }

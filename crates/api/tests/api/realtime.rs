@@ -1,13 +1,16 @@
 //! `GET /v1/realtime`: a real websocket client through Switchboard to the mock upstream's
 //! Realtime endpoint; keys in the header and in the subprotocol, frames both ways, turns billed
-//! one consume log each, refusals as HTTP errors, quota running out mid-session.
+//! one consume log each, refusals as HTTP errors, quota running out mid-session, turns reserved
+//! before they start (refused, or capped with `max_response_output_tokens`, when the balance is
+//! low) and turns cut mid-way billed from what they produced.
 
 use crate::common::TestApp;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::Duration;
 use switchboard_mock_upstream::{MockUpstream, CONTENT, REALTIME_USAGE};
-use switchboard_store::{logs, users};
+use switchboard_store::testing::TestDb;
+use switchboard_store::{logs, tokens, users};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -23,6 +26,11 @@ const MODEL: &str = "gpt-4o-realtime-preview";
 /// prompt 30 - 8 * 0.5 + 20 * 7 = 166, completion 50 + 30 * 1 = 80,
 /// cost ceil(166 * 2.5 + 80 * 10) = 1215.
 const TURN_COST: i64 = 1215;
+/// `PreConsumedQuota` (default): part of every turn's reservation.
+const PRE_CONSUMED: i64 = 500;
+/// The output ratio of the test price: a turn's reservation covers
+/// `(reserved - PRE_CONSUMED) / OUTPUT` output tokens.
+const OUTPUT: i64 = 10;
 
 async fn set_price(app: &TestApp) {
     app.root()
@@ -105,6 +113,36 @@ async fn turn(ws: &mut Ws) -> (String, Value) {
             _ => {}
         }
     }
+}
+
+async fn set_option(app: &TestApp, key: &str, value: &str) {
+    app.root()
+        .put("/api/option", json!({"key": key, "value": value}))
+        .await
+        .ok();
+}
+
+/// The `response.create` events the upstream received, as sent.
+fn response_creates(upstream: &MockUpstream) -> Vec<Value> {
+    upstream
+        .realtime_event_bodies()
+        .into_iter()
+        .filter(|e| e["type"] == "response.create")
+        .collect()
+}
+
+/// Waits until every reservation is settled or refunded (the session ends asynchronously).
+async fn wait_settled(app: &TestApp) {
+    for _ in 0..100 {
+        if app.state.relay.ledger.outstanding() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!(
+        "{} reservation(s) still outstanding",
+        app.state.relay.ledger.outstanding()
+    );
 }
 
 async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
@@ -224,6 +262,14 @@ async fn header_key_two_turns_are_two_consume_logs() {
             "response.create"
         ]
     );
+    // The balance covers each turn's worst case: the responses are forwarded without a limit.
+    for e in response_creates(&s.upstream) {
+        assert!(
+            e.pointer("/response/max_response_output_tokens").is_none(),
+            "{e}"
+        );
+    }
+    assert_eq!(app.state.relay.ledger.outstanding(), 0);
 
     let logs = consume_logs(&app, s.user_id).await;
     assert_eq!(logs.len(), 2, "one consume log per turn");
@@ -316,7 +362,9 @@ async fn bad_or_missing_key_refuses_the_handshake() {
 async fn a_turn_that_exhausts_the_quota_closes_the_session_and_no_new_one_opens() {
     let app = TestApp::new().await;
     set_price(&app).await;
-    // Enough for one turn, not for two.
+    // Enough for one turn, not for two; without pre-consumed quota the second turn's minimum
+    // (one output token) fits in what is left, so it starts (capped) and exhausts the balance.
+    set_option(&app, "PreConsumedQuota", "0").await;
     let s = app
         .relay_setup(TURN_COST + 300, json!({"unlimited_quota": true}))
         .await;
@@ -345,8 +393,14 @@ async fn a_turn_that_exhausts_the_quota_closes_the_session_and_no_new_one_opens(
     }
     let logs = consume_logs(&app, s.user_id).await;
     assert_eq!(logs.len(), 2);
+    // The balance rule: the second turn is charged what was left (300), not its full cost;
+    // the log says what it would have cost.
+    assert_eq!(logs.iter().map(|l| l.quota).sum::<i64>(), TURN_COST + 300);
+    assert!(logs.iter().any(|l| l.quota == 300
+        && l.metadata
+            .contains(&format!("\"uncapped_quota\":{TURN_COST}"))));
     let u = users::find(&mut app.conn(), s.user_id).unwrap();
-    assert_eq!(u.quota, TURN_COST + 300 - 2 * TURN_COST);
+    assert_eq!(u.quota, 0, "never below zero");
     assert_eq!(s.upstream.count("/v1/realtime"), 1);
 }
 
@@ -540,6 +594,187 @@ async fn the_key_running_out_closes_the_session_and_plain_http_is_refused() {
     }
     let logs = consume_logs(&app, s.user_id).await;
     assert_eq!(logs.len(), 1);
+    // The key had TURN_COST - 10 left: the turn is charged that much (the balance rule), and
+    // the key ends at zero, not below.
+    assert_eq!(logs[0].quota, TURN_COST - 10);
     let u = users::find(&mut app.conn(), s.user_id).unwrap();
-    assert_eq!(u.quota, 1_000_000 - TURN_COST);
+    assert_eq!(u.quota, 1_000_000 - (TURN_COST - 10));
+    let t = tokens::find(&mut app.conn(), s.token_id).unwrap();
+    assert_eq!(t.remain_quota, 0);
+}
+
+/// Refusals before the upstream: a balance (the user's, then the key's) below a turn's minimum
+/// (one output token plus `PreConsumedQuota`) refuses `response.create` with an `error` event and
+/// a 1008 close; the upstream never sees it and nothing is charged or left reserved.
+#[actix_web::test]
+async fn a_turn_the_balance_cannot_start_never_reaches_the_upstream() {
+    let min = OUTPUT + PRE_CONSUMED;
+    for (user_quota, key, code) in [
+        (
+            min - 1,
+            json!({"unlimited_quota": true}),
+            "insufficient_user_quota",
+        ),
+        (
+            1_000_000,
+            json!({"unlimited_quota": false, "remain_quota": min - 1}),
+            "insufficient_token_quota",
+        ),
+    ] {
+        let app = TestApp::new().await;
+        set_price(&app).await;
+        let s = app.relay_setup(user_quota, key).await;
+        app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+            .await;
+        // The session opens (there is quota), the turn does not start.
+        let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+        assert_eq!(next_event(&mut ws).await["type"], "session.created");
+        send(&mut ws, json!({"type": "response.create"})).await;
+        let err = next_event(&mut ws).await;
+        assert_eq!(err["type"], "error", "{err}");
+        assert_eq!(err["error"]["code"], code);
+        match next_frame(&mut ws).await {
+            Message::Close(Some(f)) => assert_eq!(f.code, CloseCode::Policy),
+            other => panic!("expected a close, got {other:?}"),
+        }
+        wait_closed(&s.upstream).await;
+        assert!(
+            !s.upstream
+                .realtime_events()
+                .contains(&"response.create".to_owned()),
+            "{:?}",
+            s.upstream.realtime_events()
+        );
+        wait_settled(&app).await;
+        assert!(consume_logs(&app, s.user_id).await.is_empty());
+        let u = users::find(&mut app.conn(), s.user_id).unwrap();
+        assert_eq!(u.quota, user_quota);
+    }
+}
+
+/// A low balance: each turn reserves what is left and the forwarded `response.create` carries
+/// `max_response_output_tokens` set to what that covers (a client's own lower limit is kept);
+/// the charges (capped by the balance rule: the mock ignores the limit) never take the balance
+/// below zero, and the turn that empties it closes the session.
+#[actix_web::test]
+async fn a_low_balance_limits_each_turn_and_never_goes_below_zero() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(3_000, json!({"unlimited_quota": true}))
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    // 1: 3000 reserved of 4096 * 10 + 500: covers (3000 - 500) / 10 = 250 tokens.
+    turn(&mut ws).await;
+    // 2: 1785 left; the client's own limit (20 tokens: 700 with pre-consumed quota) fits.
+    send(
+        &mut ws,
+        json!({"type": "response.create", "response": {"max_response_output_tokens": 20}}),
+    )
+    .await;
+    loop {
+        if next_event(&mut ws).await["type"] == "response.done" {
+            break;
+        }
+    }
+    // 3: 570 left: covers (570 - 500) / 10 = 7 tokens; charged 570, not 1215.
+    let (_, done) = turn(&mut ws).await;
+    assert_eq!(done["type"], "response.done");
+    let err = next_event(&mut ws).await;
+    assert_eq!(err["error"]["code"], "insufficient_user_quota");
+    match next_frame(&mut ws).await {
+        Message::Close(Some(f)) => assert_eq!(f.code, CloseCode::Policy),
+        other => panic!("expected a close, got {other:?}"),
+    }
+    wait_closed(&s.upstream).await;
+
+    let limits: Vec<Value> = response_creates(&s.upstream)
+        .iter()
+        .map(|e| e["response"]["max_response_output_tokens"].clone())
+        .collect();
+    assert_eq!(limits, [json!(250), json!(20), json!(7)]);
+    wait_settled(&app).await;
+    let logs = consume_logs(&app, s.user_id).await;
+    let charged: Vec<i64> = logs.iter().map(|l| l.quota).collect();
+    assert_eq!(charged, [TURN_COST, TURN_COST, 3_000 - 2 * TURN_COST]);
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!(u.quota, 0, "never below zero");
+}
+
+/// Turns cut before their `response.done` are billed from their counted text deltas, and
+/// nothing stays reserved: the client closing mid-response (the upstream's `response.done` for
+/// the cancel has no usage), then the upstream closing mid-response.
+async fn cut_turns_are_billed(app: TestApp) {
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    // The stalling mock sends `response.created` and one delta, then holds the response.
+    app.channel(&s.upstream.base_url, "sk-mock-stall", MODEL, 0)
+        .await;
+    for upstream_cuts in [false, true] {
+        let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+        assert_eq!(next_event(&mut ws).await["type"], "session.created");
+        send(&mut ws, json!({"type": "response.create"})).await;
+        assert_eq!(next_event(&mut ws).await["type"], "response.created");
+        let delta = next_event(&mut ws).await;
+        assert_eq!(delta["type"], "response.text.delta");
+        if upstream_cuts {
+            send(
+                &mut ws,
+                json!({"type": "mock.close", "code": 4000, "reason": "cut"}),
+            )
+            .await;
+        } else {
+            ws.send(Message::Close(None)).await.unwrap();
+        }
+        match next_frame(&mut ws).await {
+            Message::Close(_) => {}
+            other => panic!("expected a close, got {other:?}"),
+        }
+        wait_closed(&s.upstream).await;
+        wait_settled(&app).await;
+    }
+    assert_eq!(
+        s.upstream.realtime_events(),
+        [
+            "response.create",
+            "response.cancel",
+            "response.create",
+            "mock.close"
+        ]
+    );
+    app.state.relay.ledger.apply_queued().await;
+    let logs = consume_logs(&app, s.user_id).await;
+    assert_eq!(logs.len(), 2, "each cut turn is one consume log");
+    for l in &logs {
+        assert!(l.completion_tokens > 0, "the delta is counted");
+        assert_eq!(l.prompt_tokens, 0);
+        assert_eq!(l.quota, i64::from(l.completion_tokens) * OUTPUT);
+        let meta: Value = serde_json::from_str(&l.metadata).unwrap();
+        assert_eq!(meta["usage_estimated"], true, "{meta}");
+    }
+    assert_eq!(app.state.relay.ledger.outstanding(), 0);
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!(
+        u.quota,
+        1_000_000 - logs.iter().map(|l| l.quota).sum::<i64>()
+    );
+}
+
+#[actix_web::test]
+async fn a_turn_cut_mid_way_is_billed_and_nothing_stays_reserved() {
+    cut_turns_are_billed(TestApp::new().await).await;
+}
+
+#[actix_web::test]
+async fn a_turn_cut_mid_way_with_the_ledger_in_redis() {
+    let Some(app) = TestApp::with_redis(TestDb::sqlite()).await else {
+        println!("TEST_REDIS_URL not set: Redis realtime reservations not run");
+        return;
+    };
+    cut_turns_are_billed(app).await;
 }

@@ -6,7 +6,7 @@ use crate::common::TestApp;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::{MockUpstream, CONTENT, CONTENT_CHUNKS};
-use switchboard_store::{channels, logs, users};
+use switchboard_store::{channels, users};
 
 async fn anthropic_channel(app: &TestApp, base_url: &str, key: &str, priority: i64) -> i64 {
     let r = app
@@ -19,15 +19,6 @@ async fn anthropic_channel(app: &TestApp, base_url: &str, key: &str, priority: i
         )
         .await;
     r.ok()["ids"][0].as_i64().unwrap()
-}
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
 }
 
 fn chat() -> Value {
@@ -107,7 +98,7 @@ async fn anthropic_chat_is_translated_charged_and_logged() {
             "messages": [{"role": "user", "content": "Say hello"}]})
     );
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     let l = &logs[0];
     assert_eq!(
@@ -147,7 +138,7 @@ async fn anthropic_cache_tokens_are_billed_at_cache_prices() {
     let mut body = chat();
     body["stream"] = json!(true);
     stream_text(&app, &s.key, &body).await;
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     for l in &logs {
         assert_eq!(
@@ -206,7 +197,7 @@ async fn anthropic_streams_become_openai_chunks() {
     assert_eq!(last["usage"]["prompt_tokens"], 11);
     assert_eq!(last["usage"]["completion_tokens"], 7);
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     assert!(logs.iter().all(
         |l| (l.quota, l.prompt_tokens, l.completion_tokens, l.is_stream) == (COST, 11, 7, true)
@@ -280,7 +271,7 @@ async fn anthropic_tool_use_round_trip() {
         "tool_calls"
     );
     streamed["stream"] = json!(false);
-    assert_eq!(consume_logs(&app, s.user_id).await.len(), 3);
+    assert_eq!(app.consume_logs(s.user_id).await.len(), 3);
 }
 
 #[actix_web::test]
@@ -296,7 +287,7 @@ async fn anthropic_errors_retry_disable_or_reach_the_client() {
     assert_eq!(r.status, 529, "{:?}", r.body);
     assert_eq!(r.body["error"]["code"], "overloaded_error");
     assert_eq!(r.body["error"]["message"], "Overloaded");
-    assert!(consume_logs(&app, s.user_id).await.is_empty());
+    assert!(app.consume_logs(s.user_id).await.is_empty());
 
     // With retries: overloaded is retried, a bad key disables its channel, a good one answers.
     for (k, v) in [
@@ -318,7 +309,7 @@ async fn anthropic_errors_retry_disable_or_reach_the_client() {
         channels::find(&mut app.conn(), overloaded).unwrap().status,
         1
     );
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     assert_eq!((logs[0].channel_id, logs[0].quota), (good, COST));
 
@@ -363,7 +354,7 @@ async fn anthropic_cut_streams_are_billed_for_what_was_produced() {
     assert!(!got.contains("[DONE]"), "{got}");
     let mut logs = Vec::new();
     for _ in 0..100 {
-        logs = consume_logs(&app, s.user_id).await;
+        logs = app.consume_logs(s.user_id).await;
         if !logs.is_empty() {
             break;
         }

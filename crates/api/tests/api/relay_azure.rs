@@ -4,7 +4,7 @@
 use crate::common::TestApp;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::{MockUpstream, CONTENT, CONTENT_CHUNKS};
-use switchboard_store::{channels, logs, users};
+use switchboard_store::{channels, users};
 
 async fn azure_channel(
     app: &TestApp,
@@ -23,15 +23,6 @@ async fn azure_channel(
         )
         .await;
     r.ok()["ids"][0].as_i64().unwrap()
-}
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
 }
 
 fn chat(model: &str) -> Value {
@@ -103,7 +94,7 @@ async fn azure_chat_embeddings_and_images_reach_their_deployments() {
         ]
     );
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 3);
     let by_model = |m: &str| logs.iter().find(|l| l.model_name == m).unwrap();
     let l = by_model("gpt-3.5-turbo");
@@ -153,7 +144,7 @@ async fn azure_streams_carry_forced_usage_and_default_api_version() {
     let seen = &azure.requests()[0];
     assert_eq!(seen.query, "api-version=2024-10-21");
     assert_eq!(seen.body["stream_options"]["include_usage"], true);
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     assert_eq!(
         (
@@ -199,7 +190,7 @@ async fn azure_bad_key_fails_over_and_disables() {
         .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     assert_eq!(channels::find(&mut app.conn(), bad).unwrap().status, 3);
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     assert_eq!(logs[0].channel_id, good);
 }

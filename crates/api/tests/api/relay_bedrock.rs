@@ -5,7 +5,6 @@
 use crate::common::TestApp;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::{MockUpstream, CONTENT, CONTENT_CHUNKS};
-use switchboard_store::logs;
 
 const MODEL_ID: &str = "anthropic.claude-sonnet-4-20250514-v1:0";
 
@@ -19,15 +18,6 @@ async fn bedrock_channel(app: &TestApp, base_url: &str, key: &str) {
         )
         .await
         .ok();
-}
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
 }
 
 fn chat() -> Value {
@@ -111,7 +101,7 @@ async fn bedrock_chat_is_signed_translated_and_billed() {
         "/model/anthropic.claude-sonnet-4-20250514-v1%3A0/invoke-with-response-stream"
     );
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     assert!(logs
         .iter()
@@ -133,5 +123,5 @@ async fn bedrock_errors_and_bad_keys() {
         r.body["error"]["message"],
         "The security token included in the request is invalid."
     );
-    assert!(consume_logs(&app, s.user_id).await.is_empty());
+    assert!(app.consume_logs(s.user_id).await.is_empty());
 }

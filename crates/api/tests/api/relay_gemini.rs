@@ -5,7 +5,7 @@
 use crate::common::TestApp;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::{MockUpstream, CONTENT, CONTENT_CHUNKS};
-use switchboard_store::{channels, logs, users};
+use switchboard_store::{channels, users};
 
 async fn gemini_channel(app: &TestApp, base_url: &str, key: &str, priority: i64) -> i64 {
     let r = app
@@ -17,15 +17,6 @@ async fn gemini_channel(app: &TestApp, base_url: &str, key: &str, priority: i64)
         )
         .await;
     r.ok()["ids"][0].as_i64().unwrap()
-}
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
 }
 
 fn chat() -> Value {
@@ -98,7 +89,7 @@ async fn gemini_chat_is_translated_charged_and_logged() {
             "generationConfig": {"maxOutputTokens": 100}})
     );
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     let l = &logs[0];
     assert_eq!(
@@ -148,7 +139,7 @@ async fn gemini_streams_become_openai_chunks() {
     let events = data_events(&text);
     assert_eq!(events.last().unwrap()["usage"]["completion_tokens"], 7);
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     assert!(logs.iter().all(
         |l| (l.quota, l.prompt_tokens, l.completion_tokens, l.is_stream) == (COST, 11, 7, true)
@@ -173,7 +164,7 @@ async fn gemini_thinking_tokens_are_billed_as_completion() {
     let mut body = chat();
     body["stream"] = json!(true);
     stream_text(&app, &s.key, &body).await;
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     for l in &logs {
         assert_eq!((l.quota, l.completion_tokens), (THINK_COST, 12));
@@ -257,7 +248,7 @@ async fn gemini_embeddings_and_errors() {
     let r = app.relay(&s.key, "/v1/chat/completions", chat()).await;
     assert_eq!(r.status, 502, "{:?}", r.body);
     assert_eq!(r.body["error"]["code"], "INVALID_ARGUMENT");
-    assert!(consume_logs(&app, s.user_id).await.is_empty());
+    assert!(app.consume_logs(s.user_id).await.is_empty());
     for (k, v) in [
         ("AutomaticDisableChannelEnabled", json!(true)),
         ("RetryTimes", json!(1)),
@@ -295,7 +286,7 @@ async fn gemini_embeddings_and_errors() {
         "bye"
     );
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     let emb = logs
         .iter()

@@ -7,7 +7,6 @@
 use crate::common::TestApp;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::{MockUpstream, CONTENT, CONTENT_CHUNKS};
-use switchboard_store::logs;
 
 async fn gemini_channel(app: &TestApp, base_url: &str, key: &str, models: &str, mapping: Value) {
     let r = app
@@ -19,15 +18,6 @@ async fn gemini_channel(app: &TestApp, base_url: &str, key: &str, models: &str, 
         )
         .await;
     r.ok();
-}
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
 }
 
 fn generate() -> Value {
@@ -105,7 +95,7 @@ async fn generate_content_is_passed_through_and_billed() {
     );
     assert_eq!(seen[0].body, generate(), "the body is passed through");
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     for l in &logs {
         assert_eq!(
@@ -164,7 +154,7 @@ async fn stream_generate_content_with_query_key() {
     );
     assert_eq!(seen[0].query, "alt=sse", "the client's key stays here");
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     let l = &logs[0];
     // 5 thinking tokens billed as completion: ceil(11 * 0.625 + 12 * 5) = 67.
@@ -203,7 +193,7 @@ async fn stream_generate_content_without_alt_sse_is_a_json_array() {
         "alt=sse",
         "upstream streams are SSE"
     );
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     assert_eq!((logs[0].quota, logs[0].is_stream), (COST, true));
 }
@@ -274,7 +264,7 @@ async fn gemini_errors_come_in_google_shape() {
         v,
         json!({"error": {"code": 400, "message": "The input token count exceeds the maximum number of tokens allowed.", "status": "INVALID_ARGUMENT"}})
     );
-    assert!(consume_logs(&app, s.user_id).await.is_empty());
+    assert!(app.consume_logs(s.user_id).await.is_empty());
 }
 
 #[actix_web::test]

@@ -5,7 +5,7 @@
 use crate::common::TestApp;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::{MockUpstream, CONTENT, CONTENT_CHUNKS};
-use switchboard_store::{logs, users};
+use switchboard_store::users;
 
 async fn anthropic_channel(app: &TestApp, base_url: &str, key: &str) -> i64 {
     let r = app
@@ -17,15 +17,6 @@ async fn anthropic_channel(app: &TestApp, base_url: &str, key: &str) -> i64 {
         )
         .await;
     r.ok()["ids"][0].as_i64().unwrap()
-}
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
 }
 
 async fn post(app: &TestApp, path: &str, key: &str, body: &Value) -> (u16, String) {
@@ -76,7 +67,7 @@ async fn messages_are_passed_through_and_billed() {
     );
     assert_eq!(seen[0].body, message(), "the body is passed through");
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     assert!(logs
         .iter()
@@ -107,7 +98,7 @@ async fn message_streams_are_passed_through_and_billed_with_cache_prices() {
     for piece in CONTENT_CHUNKS {
         assert!(text.contains(&format!("\"text\":\"{piece}\"")), "{text}");
     }
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     let l = &logs[0];
     assert_eq!(
@@ -150,5 +141,5 @@ async fn message_errors_come_in_anthropic_shape() {
         v,
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
     );
-    assert!(consume_logs(&app, s.user_id).await.is_empty());
+    assert!(app.consume_logs(s.user_id).await.is_empty());
 }

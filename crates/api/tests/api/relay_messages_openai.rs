@@ -5,16 +5,6 @@
 use crate::common::TestApp;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::{MockUpstream, CONTENT, CONTENT_CHUNKS};
-use switchboard_store::logs;
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
-}
 
 async fn post(app: &TestApp, path: &str, key: &str, body: &Value) -> (u16, String) {
     let r = reqwest::Client::new()
@@ -97,7 +87,7 @@ async fn messages_on_openai_channels_are_translated_and_billed() {
             {"role": "user", "content": "Say hello"}
         ]})
     );
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     assert!(logs
         .iter()
@@ -147,7 +137,7 @@ async fn message_streams_on_openai_channels_become_anthropic_events() {
         json!({"include_usage": true})
     );
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     assert_eq!(
         (
@@ -221,7 +211,7 @@ async fn message_tool_use_on_openai_channels() {
         sent["messages"][2],
         json!({"role": "tool", "tool_call_id": call["id"], "content": "found"})
     );
-    assert_eq!(consume_logs(&app, s.user_id).await.len(), 3);
+    assert_eq!(app.consume_logs(s.user_id).await.len(), 3);
 }
 
 #[actix_web::test]
@@ -247,5 +237,5 @@ async fn message_errors_from_openai_channels_come_in_anthropic_shape() {
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["type"], "error");
     assert_eq!(v["error"]["type"], "rate_limit_error");
-    assert!(consume_logs(&app, s.user_id).await.is_empty());
+    assert!(app.consume_logs(s.user_id).await.is_empty());
 }

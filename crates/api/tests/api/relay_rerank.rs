@@ -4,16 +4,6 @@
 use crate::common::TestApp;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::MockUpstream;
-use switchboard_store::logs;
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
-}
 
 async fn setup(app: &TestApp, base_url: &str, channel_type: i64, key: &str, model: &str) {
     app.root()
@@ -68,7 +58,7 @@ async fn jina_rerank_is_billed_per_token() {
     assert_eq!(seen[0].authorization, "Bearer jina-ok");
     assert_eq!(seen[0].body, rerank("jina-reranker-v2"));
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 1);
     // The 10 tokens are input, at ratio 1.
     assert_eq!(
@@ -111,7 +101,7 @@ async fn cohere_rerank_takes_the_common_shape_and_is_billed_per_call() {
         assert!(r.body["usage"]["prompt_tokens"].as_i64().unwrap() > 0);
     }
     assert_eq!(up.requests()[0].authorization, "Bearer co-key");
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     for l in &logs {
         assert_eq!((l.quota, l.completion_tokens), (2, 0));
@@ -133,7 +123,7 @@ async fn rerank_upstream_errors_are_relayed() {
         .await;
     assert_eq!(r.status, 400, "{:?}", r.body);
     assert_eq!(r.body["error"]["code"], "context_length_exceeded");
-    assert!(consume_logs(&app, s.user_id).await.is_empty());
+    assert!(app.consume_logs(s.user_id).await.is_empty());
 }
 
 #[actix_web::test]
@@ -174,7 +164,7 @@ async fn cohere_chat_goes_through_its_compatibility_api() {
     assert_eq!(seen[0].authorization, "Bearer co-key");
     assert!(seen[1].body.get("stream_options").is_none());
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 2);
     // 11 prompt tokens at ratio 1 (output ratio 0); the stream reported no usage, so its
     // text was counted.

@@ -5,7 +5,6 @@
 use crate::common::TestApp;
 use serde_json::{json, Value};
 use switchboard_mock_upstream::{MockUpstream, CONTENT, CONTENT_CHUNKS};
-use switchboard_store::logs;
 
 const KEY: &str = include_str!("../../../relay/tests/fixtures/vertex/service_account.json");
 
@@ -24,15 +23,6 @@ async fn vertex_channel(app: &TestApp, base_url: &str, email: &str) {
         )
         .await
         .ok();
-}
-
-async fn consume_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
-    app.flushed().await;
-    logs::recent_for_user(&mut app.conn(), user_id, 1000)
-        .unwrap()
-        .into_iter()
-        .filter(|l| l.log_type == 2)
-        .collect()
 }
 
 fn chat(model: &str) -> Value {
@@ -117,7 +107,7 @@ async fn vertex_gemini_and_claude_with_a_cached_token() {
     assert!(seen[3].body.get("model").is_none());
     assert_eq!(seen[4].body["stream"], true);
 
-    let logs = consume_logs(&app, s.user_id).await;
+    let logs = app.consume_logs(s.user_id).await;
     assert_eq!(logs.len(), 4);
     let mut quotas: Vec<i64> = logs.iter().map(|l| l.quota).collect();
     quotas.sort_unstable();
@@ -149,7 +139,7 @@ async fn vertex_token_refusals_fail_the_channel() {
         .await;
     assert_eq!(r.status, 502, "{:?}", r.body);
     assert_eq!(r.body["error"]["code"], "vertex_token_error");
-    assert!(consume_logs(&app, s.user_id).await.is_empty());
+    assert!(app.consume_logs(s.user_id).await.is_empty());
 }
 
 /// The channel test gets the OAuth token itself (no relay request needs to come first).

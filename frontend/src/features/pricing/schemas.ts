@@ -11,6 +11,8 @@ export interface PriceFormValues {
   output: string
   extra: Record<keyof ExtraRatios, string>
   locked: boolean
+  /** The model's output limit in tokens; empty or 0 = unknown. */
+  max_output_tokens: string
 }
 
 export function priceFormDefaults(price?: Price): PriceFormValues {
@@ -23,6 +25,7 @@ export function priceFormDefaults(price?: Price): PriceFormValues {
     output: price ? String(price.output) : '',
     extra: Object.fromEntries(EXTRA_RATIO_KEYS.map((k) => [k, String(extra[k])])) as Record<keyof ExtraRatios, string>,
     locked: price?.locked ?? false,
+    max_output_tokens: price?.max_output_tokens ? String(price.max_output_tokens) : '',
   }
 }
 
@@ -49,6 +52,7 @@ export function createPriceSchema(t: TFunction) {
       output: ratio,
       extra: z.object(Object.fromEntries(EXTRA_RATIO_KEYS.map((k) => [k, ratio])) as Record<keyof ExtraRatios, typeof ratio>),
       locked: z.boolean(),
+      max_output_tokens: z.string().trim(),
     })
     .superRefine((v, ctx) => {
       if (v.model && !isValidModelName(v.model)) {
@@ -57,6 +61,10 @@ export function createPriceSchema(t: TFunction) {
       if (!isRatio(v.input)) ctx.addIssue({ code: 'custom', path: ['input'], message: t('pricing:validation.ratio') })
       if (v.type === 'tokens' && !isRatio(v.output)) {
         ctx.addIssue({ code: 'custom', path: ['output'], message: t('pricing:validation.ratio') })
+      }
+      const limit = v.max_output_tokens
+      if (limit !== '' && !(Number.isInteger(Number(limit)) && Number(limit) >= 0 && Number(limit) <= 10_000_000)) {
+        ctx.addIssue({ code: 'custom', path: ['max_output_tokens'], message: t('pricing:validation.maxOutput') })
       }
       for (const k of EXTRA_RATIO_KEYS) {
         if (!isRatio(v.extra[k])) ctx.addIssue({ code: 'custom', path: ['extra', k], message: t('pricing:validation.ratio') })
@@ -71,6 +79,7 @@ export function createPriceSchema(t: TFunction) {
         output: v.type === 'times' ? 0 : Number(v.output),
         extra_ratios: Object.fromEntries(EXTRA_RATIO_KEYS.map((k) => [k, Number(v.extra[k])])) as unknown as ExtraRatios,
         locked: v.locked,
+        max_output_tokens: v.type === 'times' || v.max_output_tokens === '' ? 0 : Number(v.max_output_tokens),
       }),
     )
 }

@@ -38,6 +38,8 @@ export interface Price {
   output: number
   extra_ratios: Partial<ExtraRatios>
   locked: boolean
+  /** The model's output limit in tokens (0 or absent: unknown); bounds reservations. */
+  max_output_tokens?: number
   updated_at: number
 }
 
@@ -50,6 +52,7 @@ export interface PricePayload {
   output: number
   extra_ratios: ExtraRatios
   locked: boolean
+  max_output_tokens: number
 }
 
 /** A row of GET /api/available_model: `price` is null while nobody priced the model. */

@@ -45,6 +45,8 @@ export const SECTIONS = [
       ['QuotaForInviter', int(0)],
       ['QuotaForInvitee', int(0)],
       ['PreConsumedQuota', int(0)],
+      ['OverdraftTolerance', int(0)],
+      ['DefaultMaxOutputTokens', int(1, 10_000_000)],
       ['QuotaRemindThreshold', int(0)],
     ],
   },

@@ -38,7 +38,7 @@ impl TestApp {
             .ok()
             .filter(|u| !u.is_empty())?;
         let prefix = format!("sbtest:{}:", unique());
-        let shared = switchboard_api::relay::shared::Shared::connect(&url, &prefix)
+        let shared = switchboard_api::relay::shared::Shared::connect(&url, &prefix, "n1")
             .await
             .unwrap();
         Some(Self::build(db, Some(shared), |_| {}).await)
@@ -69,6 +69,9 @@ impl TestApp {
                     App::new()
                         .app_data(st.clone())
                         .app_data(web::PayloadConfig::new(limit + 1))
+                        .wrap(actix_web::middleware::from_fn(
+                            switchboard_api::headers::security_headers,
+                        ))
                         .configure(switchboard_api::configure)
                 })
                 .workers(2)
@@ -77,6 +80,7 @@ impl TestApp {
                 .unwrap();
                 let addr = server.addrs()[0];
                 let server = server.run();
+                switchboard_api::relay::spawn_applier(flusher_state.clone());
                 switchboard_api::relay::spawn_flusher(
                     flusher_state,
                     std::time::Duration::from_millis(20),
@@ -227,9 +231,14 @@ impl Client {
             .await
     }
 
+    /// A DELETE as the console sends it (declared JSON, which the CSRF rule asks of browsers).
     pub async fn delete(&self, path: &str) -> Resp {
-        self.send(self.http.delete(format!("{}{path}", self.base)))
-            .await
+        self.send(
+            self.http
+                .delete(format!("{}{path}", self.base))
+                .header("Content-Type", "application/json"),
+        )
+        .await
     }
 
     pub async fn post(&self, path: &str, body: Value) -> Resp {
@@ -343,6 +352,16 @@ impl TestApp {
     }
 
     /// Waits until the ledger has written everything it holds.
+    /// The user's consume logs (type 2), newest first, after writing what the ledger holds.
+    pub async fn consume_logs(&self, user_id: i64) -> Vec<switchboard_store::logs::LogRow> {
+        self.flushed().await;
+        switchboard_store::logs::recent_for_user(&mut self.conn(), user_id, 1000)
+            .unwrap()
+            .into_iter()
+            .filter(|l| l.log_type == 2)
+            .collect()
+    }
+
     pub async fn flushed(&self) {
         switchboard_api::relay::flush_ledger(&self.state)
             .await

@@ -4,11 +4,11 @@ import { clearUser } from '@/stores/session'
 import { authKeys } from './keys'
 
 export function logout(): Promise<unknown> {
-  return api.get<unknown>('/api/user/logout')
+  return api.post<unknown>('/api/user/logout')
 }
 
 /**
- * GET /api/user/logout, then forget the user whatever the server said. The caller navigates
+ * POST /api/user/logout, then forget the user whatever the server said. The caller navigates
  * to /; the route guard does the same if it sees the session end first.
  */
 export function useLogout() {

@@ -38,7 +38,7 @@ export const authHandlers = [
       ? HttpResponse.json({ success: true, message: '', data: signedIn })
       : HttpResponse.json({ success: false, message: '无权进行此操作，未登录且未提供 access token' }, { status: 401 }),
   ),
-  http.get('*/api/user/logout', () => {
+  http.post('*/api/user/logout', () => {
     signedIn = null
     return HttpResponse.json({ success: true, message: '' })
   }),

@@ -62,6 +62,7 @@ export function QuickStartCard({ model }: { model?: string }) {
               <span className="text-sm font-medium">{t('dashboard:quickStart.key')}</span>
               <CopyField value={key} label={t('dashboard:quickStart.key')} testId="quick-start-key" />
               <p className="text-xs text-muted-foreground">{t('dashboard:quickStart.keyHint')}</p>
+              <p className="text-xs text-muted-foreground">{t('dashboard:quickStart.balanceRule')}</p>
             </div>
             <div className="grid gap-1.5">
               <span className="text-sm font-medium">{t('dashboard:quickStart.example')}</span>

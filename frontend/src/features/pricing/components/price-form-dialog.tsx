@@ -153,6 +153,22 @@ export function PriceFormDialog({ open, onOpenChange, price, owners }: PriceForm
                   )}
                 />
               )}
+              {type === 'tokens' && (
+                <FormField
+                  control={form.control}
+                  name="max_output_tokens"
+                  render={({ field }) => (
+                    <FormItem>
+                      <FormLabel>{t('pricing:form.maxOutput')}</FormLabel>
+                      <FormControl>
+                        <Input type="number" min={0} step={1} inputMode="numeric" {...field} />
+                      </FormControl>
+                      <FormDescription>{t('pricing:form.maxOutputHint')}</FormDescription>
+                      <FormMessage />
+                    </FormItem>
+                  )}
+                />
+              )}
             </div>
             <fieldset className="grid gap-3 rounded-lg border p-3">
               <legend className="px-1 text-sm font-medium">{t('pricing:form.extra')}</legend>

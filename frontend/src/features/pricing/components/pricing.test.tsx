@@ -155,13 +155,14 @@ describe('pricing editor', () => {
           reasoning_tokens: 1,
         },
         locked: true,
+        max_output_tokens: 0,
       }),
     )
     await waitFor(() => expect(screen.queryByTestId('price-form-dialog')).not.toBeInTheDocument())
   })
 
   it('edits a row with PUT {model, price}, deletes selected rows, and batch-saves JSON', async () => {
-    resetPricingMocks([mockPrice(), mockPrice({ model: 'gpt-4o', input: 1.25, output: 5 })])
+    resetPricingMocks([mockPrice(), mockPrice({ model: 'gpt-4o', input: 1.25, output: 5, max_output_tokens: 16384 })])
     const puts: unknown[] = []
     const deletes: unknown[] = []
     const batches: unknown[] = []
@@ -186,11 +187,15 @@ describe('pricing editor', () => {
     await user.click(within(row).getByTestId('price-edit'))
     const dialog = await screen.findByTestId('price-form-dialog')
     expect(within(dialog).getByLabelText('输入倍率')).toHaveValue(1.25)
+    expect(within(dialog).getByLabelText('输出上限（token）')).toHaveValue(16384)
     await user.clear(within(dialog).getByLabelText('输出倍率'))
     await user.type(within(dialog).getByLabelText('输出倍率'), '4')
     await user.click(within(dialog).getByTestId('price-form-submit'))
     await waitFor(() => expect(puts).toHaveLength(1))
-    expect(puts[0]).toMatchObject({ model: 'gpt-4o', price: { model: 'gpt-4o', input: 1.25, output: 4, type: 'tokens' } })
+    expect(puts[0]).toMatchObject({
+      model: 'gpt-4o',
+      price: { model: 'gpt-4o', input: 1.25, output: 4, type: 'tokens', max_output_tokens: 16384 },
+    })
 
     await user.click(screen.getByLabelText('全选'))
     await user.click(screen.getByTestId('price-delete-selected'))

@@ -15,5 +15,5 @@ export const profileHandlers = [
     const { password: _p, original_password: _o, ...fields } = body
     return HttpResponse.json({ success: true, message: '', data: { ...mockRoot, ...fields } })
   }),
-  http.get('*/api/user/token', () => HttpResponse.json({ success: true, message: '', data: ACCESS_TOKEN })),
+  http.post('*/api/user/token', () => HttpResponse.json({ success: true, message: '', data: ACCESS_TOKEN })),
 ]

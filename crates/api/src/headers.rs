@@ -1,0 +1,43 @@
+//! Security headers on every response (console, API and relay), installed on the whole app.
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+
+/// The console's Content-Security-Policy: its own scripts only (no inline script), inline styles
+/// (the component library sets some), images from anywhere over HTTPS (logos, avatars), frames
+/// from itself and HTTPS (the About page may frame the operator's URL), and nobody may frame it.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data: https:; \
+     style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; \
+     frame-src 'self' https:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; \
+     object-src 'none'";
+
+const HEADERS: [(&str, &str); 4] = [
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "strict-origin-when-cross-origin"),
+    ("x-frame-options", "DENY"),
+    ("content-security-policy", CONTENT_SECURITY_POLICY),
+];
+
+/// Middleware (`.wrap(from_fn(security_headers))` on the app): `X-Content-Type-Options:
+/// nosniff`, `Referrer-Policy: strict-origin-when-cross-origin`, `X-Frame-Options: DENY` and
+/// [`CONTENT_SECURITY_POLICY`] on every answer, refusals of the access gate, CSRF guard and
+/// rate limit (401, 403, 429) included. A response that sets one of them itself keeps its own (`/api/docs` has its own
+/// policy).
+pub async fn security_headers(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    // Inner middleware answers its refusals (never returns them as errors), so every answer
+    // comes through here.
+    let mut res = next.call(req).await?.map_into_boxed_body();
+    let headers = res.headers_mut();
+    for (name, value) in HEADERS {
+        let name = HeaderName::from_static(name);
+        if !headers.contains_key(&name) {
+            headers.insert(name, HeaderValue::from_static(value));
+        }
+    }
+    Ok(res)
+}

@@ -1,0 +1,520 @@
+//! The protections listed in docs/security.md, each tested the way an attacker would try it.
+
+use crate::common::TestApp;
+use serde_json::json;
+
+/// A relay call from this test (peer 127.0.0.1) with extra headers; returns the status.
+async fn relay_from(app: &TestApp, key: &str, headers: &[(&str, &str)]) -> u16 {
+    let mut rb = reqwest::Client::new()
+        .post(app.url("/v1/chat/completions"))
+        .bearer_auth(key)
+        .json(&json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}));
+    for (k, v) in headers {
+        rb = rb.header(*k, *v);
+    }
+    rb.send().await.unwrap().status().as_u16()
+}
+
+/// A key limited to 10.0.0.0/8 cannot be used from 127.0.0.1 by claiming `X-Forwarded-For:
+/// 10.0.0.5`: the peer is not a trusted proxy, so its headers are not believed; and behind a
+/// trusted proxy only the right-most untrusted hop counts, not a spoofed first entry.
+#[actix_web::test]
+async fn a_forwarded_address_cannot_be_forged() {
+    // Trusted proxy elsewhere: 127.0.0.1 is a client, its header is its own word.
+    let app = TestApp::with_config(|c| {
+        c.trusted_proxies = switchboard_domain::net::trusted_proxies("203.0.113.1", false).unwrap()
+    })
+    .await;
+    let s = app
+        .relay_setup(
+            10_000_000,
+            json!({"subnet": "10.0.0.0/8", "unlimited_quota": true}),
+        )
+        .await;
+    for h in [
+        ("X-Forwarded-For", "10.0.0.5"),
+        ("X-Real-IP", "10.0.0.5"),
+        ("Forwarded", "for=10.0.0.5"),
+    ] {
+        assert_eq!(relay_from(&app, &s.key, &[h]).await, 403, "{h:?}");
+    }
+
+    // TRUST_PROXY_HEADERS=true (loopback and private ranges trusted): the proxy at 127.0.0.1
+    // appended the real client last; what the client put first does not count.
+    let app = TestApp::with_config(|c| {
+        c.trusted_proxies = switchboard_domain::net::trusted_proxies("", true).unwrap()
+    })
+    .await;
+    let s = app
+        .relay_setup(
+            10_000_000,
+            json!({"subnet": "10.0.0.0/8", "unlimited_quota": true}),
+        )
+        .await;
+    let spoofed = [("X-Forwarded-For", "10.0.0.5, 198.51.100.7")];
+    assert_eq!(relay_from(&app, &s.key, &spoofed).await, 403);
+    let spoofed = [
+        ("X-Forwarded-For", "10.0.0.5"),
+        ("X-Forwarded-For", "198.51.100.7"),
+    ];
+    assert_eq!(relay_from(&app, &s.key, &spoofed).await, 403);
+    let garbage = [("X-Forwarded-For", "10.0.0.5, bogus")];
+    assert_eq!(relay_from(&app, &s.key, &garbage).await, 403);
+    // The proxy's own word about the client is believed.
+    assert_eq!(
+        relay_from(&app, &s.key, &[("X-Forwarded-For", "10.0.0.5")]).await,
+        200
+    );
+    assert_eq!(
+        relay_from(&app, &s.key, &[("X-Real-IP", "10.0.0.5")]).await,
+        200
+    );
+}
+
+/// Puts an e-mail code (as the mailer would) for `purpose` and `email`.
+fn put_code(app: &TestApp, purpose: &str, email: &str, code: &str) {
+    switchboard_store::verification::put(
+        &mut app.conn(),
+        purpose,
+        email,
+        &switchboard_api::auth::sha256_hex(code),
+        switchboard_store::now(),
+        900,
+    )
+    .unwrap();
+}
+
+/// Five wrong codes for an address void its code: the right one is refused afterwards, so a
+/// six-digit code cannot be guessed. Four wrong tries still leave it usable.
+#[actix_web::test]
+async fn verification_codes_die_after_five_wrong_tries() {
+    let app = TestApp::new().await;
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "EmailVerificationEnabled", "value": true}),
+        )
+        .await
+        .ok();
+    let c = app.client();
+    let register = |name: &str, email: &str, code: &str| json!({"username": name, "password": "password-123", "email": email, "verification_code": code});
+    put_code(&app, "register", "four@x.io", "123456");
+    for wrong in ["000001", "000002", "000003", "000004"] {
+        c.post("/api/user/register", register("four", "four@x.io", wrong))
+            .await
+            .err(400, "invalid_verification_code");
+    }
+    let r = c
+        .post(
+            "/api/user/register",
+            register("four", "four@x.io", "123456"),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+
+    put_code(&app, "register", "five@x.io", "654321");
+    for wrong in ["000001", "000002", "000003", "000004", "000005"] {
+        c.post("/api/user/register", register("five", "five@x.io", wrong))
+            .await
+            .err(400, "invalid_verification_code");
+    }
+    c.post(
+        "/api/user/register",
+        register("five", "five@x.io", "654321"),
+    )
+    .await
+    .err(400, "invalid_verification_code");
+    // A new code (a new e-mail) starts again from zero.
+    put_code(&app, "register", "five@x.io", "111111");
+    let r = c
+        .post(
+            "/api/user/register",
+            register("five", "five@x.io", "111111"),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+
+    // The same for reset links: five wrong tokens for the address void the real one.
+    put_code(&app, "reset", "four@x.io", "the-real-token");
+    for i in 0..5 {
+        c.post(
+            "/api/user/reset",
+            json!({"email": "four@x.io", "token": format!("guess-{i}")}),
+        )
+        .await
+        .err(400, "invalid_reset_link");
+    }
+    c.post(
+        "/api/user/reset",
+        json!({"email": "four@x.io", "token": "the-real-token"}),
+    )
+    .await
+    .err(400, "invalid_reset_link");
+}
+
+/// A POST to `/api/token` as a signed-in browser session, with the given content type and extra
+/// headers (the session cookie is in `user`'s jar).
+async fn cookie_post(
+    user: &crate::common::Client,
+    path: &str,
+    content_type: &str,
+    headers: &[(&str, &str)],
+) -> crate::common::Resp {
+    let mut rb = user
+        .http
+        .post(format!("{}{path}", user.base))
+        .header("Content-Type", content_type)
+        .body(json!({"name": "csrf"}).to_string());
+    for (k, v) in headers {
+        rb = rb.header(*k, *v);
+    }
+    let r = rb.send().await.unwrap();
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    let text = r.text().await.unwrap();
+    crate::common::Resp {
+        status,
+        body: serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
+        headers,
+    }
+}
+
+/// A forged cross-site request riding on the session cookie (a form's text/plain POST, a
+/// foreign Origin, `Sec-Fetch-Site: cross-site`) is refused with 403 `csrf_rejected` and changes
+/// nothing; the console's own same-origin JSON call works; access-token callers are unaffected.
+#[actix_web::test]
+async fn cross_site_requests_with_the_session_cookie_are_refused() {
+    let app = TestApp::new().await;
+    let (user, _) = app.user("csrf-victim").await;
+    let own = app.base.clone();
+    let forged: [(&str, Vec<(&str, &str)>); 5] = [
+        ("text/plain", vec![("Origin", "https://evil.example")]),
+        ("text/plain", vec![]),
+        (
+            "application/x-www-form-urlencoded",
+            vec![("Origin", own.as_str())],
+        ),
+        ("application/json", vec![("Origin", "https://evil.example")]),
+        (
+            "application/json",
+            vec![("Sec-Fetch-Site", "cross-site"), ("Origin", own.as_str())],
+        ),
+    ];
+    for (ct, headers) in &forged {
+        cookie_post(&user, "/api/token", ct, headers)
+            .await
+            .err(403, "csrf_rejected");
+    }
+    // A bodiless DELETE without the JSON content type is refused too.
+    let r = user
+        .http
+        .delete(format!("{}/api/token/1", user.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let listed = user.get("/api/token").await;
+    assert_eq!(listed.ok()["total_count"], 0, "{:?}", listed.body);
+
+    // The console: same origin, JSON.
+    for headers in [
+        vec![("Origin", own.as_str()), ("Sec-Fetch-Site", "same-origin")],
+        vec![("Origin", own.as_str())],
+        vec![],
+    ] {
+        let r = cookie_post(
+            &user,
+            "/api/token",
+            "application/json; charset=utf-8",
+            &headers,
+        )
+        .await;
+        assert_eq!(r.status, 201, "{headers:?} {:?}", r.body);
+    }
+
+    // A script with an access token: no browser rules.
+    let token = user
+        .post("/api/user/token", json!({}))
+        .await
+        .ok()
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = reqwest::Client::new()
+        .post(app.url("/api/token"))
+        .header("Authorization", &token)
+        .header("Content-Type", "text/plain")
+        .header("Origin", "https://evil.example")
+        .body(json!({"name": "script"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+}
+
+/// Logout and access-token generation change state: POST for the console; the GET forms remain
+/// for access-token callers only, so a link or image on another site cannot trigger them.
+#[actix_web::test]
+async fn logout_and_token_generation_are_posts_for_browsers() {
+    let app = TestApp::new().await;
+    let (user, id) = app.user("poster").await;
+    user.get("/api/user/token").await.err(403, "csrf_rejected");
+    let token = user
+        .post("/api/user/token", json!({}))
+        .await
+        .ok()
+        .as_str()
+        .unwrap()
+        .to_owned();
+    user.get("/api/user/logout").await.err(403, "csrf_rejected");
+    assert_eq!(user.get("/api/user/self").await.ok()["id"], id);
+    // The script's GET form still works with its token.
+    let script = crate::common::Client {
+        token: Some(token),
+        ..app.client()
+    };
+    let again = script
+        .get("/api/user/token")
+        .await
+        .ok()
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(again.len(), 32);
+    // Sign-out by POST ends the session.
+    assert_eq!(user.post("/api/user/logout", json!({})).await.status, 200);
+    user.get("/api/user/self").await.err(401, "not_logged_in");
+}
+
+/// A huge `page` (or one-api's 0-based `p`) never overflows the row offset: 400 `invalid_page`
+/// (or the log list's own depth limit), never a crash or a 500.
+#[actix_web::test]
+async fn huge_pages_do_not_overflow_the_offset() {
+    let app = TestApp::new().await;
+    let (user, _) = app.user("pager").await;
+    let max = i64::MAX;
+    for path in [
+        format!("/api/token?page={max}&size=100"),
+        format!("/api/token?page={max}"),
+        format!("/api/user?page={max}&size=100"),
+        format!("/api/user?p={max}&size=100"),
+        format!("/api/redemption?page={max}&size=100"),
+        format!("/api/channel?page={max}&size=100"),
+        format!("/api/user_group?page={max}&size=100"),
+    ] {
+        app.root().get(&path).await.err(400, "invalid_page");
+    }
+    user.get(&format!("/api/log/self?page={max}&size=100"))
+        .await
+        .err(400, "invalid_page");
+    let r = user.get(&format!("/api/log/self?p={max}&size=100")).await;
+    assert_eq!(r.status, 400, "{:?}", r.body);
+    // The last page that exists still answers (empty).
+    let last = max / 100;
+    let r = app
+        .root()
+        .get(&format!("/api/token?page={last}&size=100"))
+        .await;
+    assert_eq!(r.ok()["data"], json!([]), "{:?}", r.body);
+}
+
+fn assert_security_headers(what: &str, h: &reqwest::header::HeaderMap) {
+    let get = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).unwrap_or("");
+    assert_eq!(get("x-content-type-options"), "nosniff", "{what}");
+    assert_eq!(
+        get("referrer-policy"),
+        "strict-origin-when-cross-origin",
+        "{what}"
+    );
+    assert_eq!(get("x-frame-options"), "DENY", "{what}");
+    let csp = get("content-security-policy");
+    for part in [
+        "default-src 'self'",
+        "script-src 'self';",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(part), "{what}: {csp}");
+    }
+    assert!(!csp.contains("unsafe-eval"), "{what}: {csp}");
+}
+
+/// Every answer (API, errors, relay, the console and its client-side routes) carries the
+/// security headers; the console may not be framed and runs only its own scripts.
+#[actix_web::test]
+async fn security_headers_are_on_every_answer() {
+    let app = TestApp::new().await;
+    for path in [
+        "/api/status",
+        "/api/no-such-route",
+        "/api/user/self",
+        "/v1/models",
+    ] {
+        let r = app.client().get(path).await;
+        assert_security_headers(path, &r.headers);
+    }
+    // The browsable API page keeps its own policy (inline script) but gets the rest.
+    let r = app.client().get("/api/docs").await;
+    assert_eq!(r.headers["x-frame-options"], "DENY");
+    assert!(r.headers["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("'unsafe-inline'"));
+
+    // The console, served as the server serves it.
+    let dir = std::env::temp_dir().join(format!("sb-console-{}", crate::common::unique()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), "<!doctype html><title>c</title>").unwrap();
+    std::fs::write(dir.join("theme.js"), "// theme").unwrap();
+    let svc = actix_web::test::init_service(
+        actix_web::App::new()
+            .wrap(actix_web::middleware::from_fn(
+                switchboard_api::headers::security_headers,
+            ))
+            .service(switchboard_api::spa::service(&dir)),
+    )
+    .await;
+    for path in ["/", "/theme.js", "/console/tokens"] {
+        let res = actix_web::test::call_service(
+            &svc,
+            actix_web::test::TestRequest::get().uri(path).to_request(),
+        )
+        .await;
+        assert_eq!(res.status(), 200, "{path}");
+        let mut h = reqwest::header::HeaderMap::new();
+        for (k, v) in res.headers() {
+            h.insert(
+                reqwest::header::HeaderName::from_bytes(k.as_str().as_bytes()).unwrap(),
+                reqwest::header::HeaderValue::from_bytes(v.as_bytes()).unwrap(),
+            );
+        }
+        assert_security_headers(path, &h);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Common passwords are refused with `weak_password` wherever a password is set (registration,
+/// own change, administrators); too short ones keep `too_short`.
+#[actix_web::test]
+async fn common_passwords_are_refused() {
+    let app = TestApp::new().await;
+    let c = app.client();
+    for weak in ["12345678", "password", "qwerty123", "Password1"] {
+        c.post(
+            "/api/user/register",
+            json!({"username": "weakling", "password": weak}),
+        )
+        .await
+        .err(400, "weak_password");
+    }
+    c.post(
+        "/api/user/register",
+        json!({"username": "weakling", "password": "1234567"}),
+    )
+    .await
+    .err(400, "too_short");
+    let (user, id) = app.user("strong").await;
+    user.put(
+        "/api/user/self",
+        json!({"password": "iloveyou", "original_password": "password-123"}),
+    )
+    .await
+    .err(400, "weak_password");
+    app.root()
+        .put("/api/user", json!({"id": id, "password": "abcd1234"}))
+        .await
+        .err(400, "weak_password");
+    app.root()
+        .post(
+            "/api/user",
+            json!({"username": "weak2", "password": "letmein123"}),
+        )
+        .await
+        .err(400, "weak_password");
+}
+
+/// Changing or resetting a password revokes the access token too (not only the sessions): a
+/// token leaked with the old password dies with it.
+#[actix_web::test]
+async fn password_changes_revoke_the_access_token() {
+    let app = TestApp::new().await;
+    let script = |token: &str| crate::common::Client {
+        token: Some(token.to_owned()),
+        ..app.client()
+    };
+    let new_token = |c: &crate::common::Client| {
+        let c = c.http.clone();
+        let url = app.url("/api/user/token");
+        async move {
+            let r: serde_json::Value = c
+                .post(url)
+                .header("Content-Type", "application/json")
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            r["data"].as_str().unwrap().to_owned()
+        }
+    };
+
+    // Own change.
+    let (user, id) = app.user("changer").await;
+    let token = new_token(&user).await;
+    script(&token).get("/api/user/self").await.ok();
+    user.put(
+        "/api/user/self",
+        json!({"password": "a-new-password-9", "original_password": "password-123"}),
+    )
+    .await
+    .ok();
+    script(&token)
+        .get("/api/user/self")
+        .await
+        .err(401, "invalid_access_token");
+    assert_eq!(user.get("/api/user/self").await.ok()["id"], id);
+
+    // Set by an administrator.
+    let token = new_token(&user).await;
+    app.root()
+        .put(
+            "/api/user",
+            json!({"id": id, "password": "admin-set-pass-7"}),
+        )
+        .await
+        .ok();
+    script(&token)
+        .get("/api/user/self")
+        .await
+        .err(401, "invalid_access_token");
+
+    // Reset by e-mail link.
+    app.root()
+        .post(
+            "/api/user",
+            json!({"username": "resetter", "password": "password-123", "email": "r@x.io"}),
+        )
+        .await
+        .ok();
+    let user = app.client();
+    user.post(
+        "/api/user/login",
+        json!({"username": "resetter", "password": "password-123"}),
+    )
+    .await
+    .ok();
+    let token = new_token(&user).await;
+    script(&token).get("/api/user/self").await.ok();
+    put_code(&app, "reset", "r@x.io", "reset-token");
+    app.client()
+        .post(
+            "/api/user/reset",
+            json!({"email": "r@x.io", "token": "reset-token"}),
+        )
+        .await
+        .ok();
+    script(&token)
+        .get("/api/user/self")
+        .await
+        .err(401, "invalid_access_token");
+}

@@ -1,0 +1,1 @@
+ALTER TABLE prices DROP COLUMN max_output_tokens;

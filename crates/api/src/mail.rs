@@ -10,15 +10,33 @@ use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use switchboard_domain::options::OptionValues;
 
-pub async fn send(settings: &View<'_>, to: &str, subject: &str, html: &str) -> ApiResult<()> {
-    let server = settings.text("SMTPServer");
-    if server.is_empty() {
+/// Refuses at once when no SMTP server is set: the same answer for every address, given before
+/// anything about the address is looked up.
+pub fn require_configured(settings: &View<'_>) -> ApiResult<()> {
+    if settings.text("SMTPServer").is_empty() {
         return Err(ApiError::new(
             actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
             "smtp_not_configured",
             "e-mail is not configured on this site (SMTP server missing); contact the administrator",
         ));
     }
+    Ok(())
+}
+
+/// Runs `work` (database writes and a [`send`]) after the answer: requests about an address
+/// answer alike and take alike whether an account uses it or not (an SMTP round trip paid only
+/// for registered addresses would tell them apart). A failure is logged, not answered.
+pub fn in_background(work: impl std::future::Future<Output = ApiResult<()>> + Send + 'static) {
+    tokio::spawn(async move {
+        if let Err(e) = work.await {
+            tracing::warn!(code = e.code, error = %e.message, "e-mail in the background failed");
+        }
+    });
+}
+
+pub async fn send(settings: &View<'_>, to: &str, subject: &str, html: &str) -> ApiResult<()> {
+    require_configured(settings)?;
+    let server = settings.text("SMTPServer");
     let port = u16::try_from(settings.int("SMTPPort")).unwrap_or(587);
     let account = settings.text("SMTPAccount");
     let from = {

@@ -27,8 +27,12 @@ pub fn trim_strings(value: &mut Value) {
     }
 }
 
-/// A username: 3 to 64 characters of letters, digits, `_`, `-` and `.`. `@` is excluded so that a
-/// login name is never ambiguous between username and e-mail.
+/// A username: 3 to 64 characters of ASCII letters and digits, CJK ideographs, `_`, `-` and `.`.
+/// `@` is excluded so that a login name is never ambiguous between username and e-mail. Other
+/// scripts are refused because their letters can look like Latin ones (Cyrillic `а`, Greek `ο`,
+/// full-width `Ａ`): `admin` and a look-alike would be two accounts a person cannot tell apart.
+/// Case does not make another name (`Alice` is `alice`): the store compares names
+/// case-insensitively.
 pub fn username(s: &str) -> Result<(), DomainError> {
     let n = s.chars().count();
     if n == 0 {
@@ -46,16 +50,20 @@ pub fn username(s: &str) -> Result<(), DomainError> {
             max: USERNAME_MAX,
         });
     }
-    if !s
-        .chars()
-        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
-    {
+    if !s.chars().all(username_char) {
         return Err(DomainError::invalid(
             "username",
-            "only letters, digits, '_', '-' and '.' are allowed",
+            "only Latin letters, digits, Chinese characters, '_', '-' and '.' are allowed",
         ));
     }
     Ok(())
+}
+
+fn username_char(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(c, '_' | '-' | '.')
+        // CJK Unified Ideographs and Extension A.
+        || matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}')
 }
 
 /// Passwords that guessing lists try first (the ones of at least [`PASSWORD_MIN`] characters),
@@ -381,6 +389,18 @@ mod tests {
         assert!(username(&"a".repeat(65)).is_err());
         assert!(username("a@b.c").is_err());
         assert!(username("a b").is_err());
+        // Look-alikes of Latin letters: Cyrillic a, Greek omicron, full-width A, Latin with a
+        // combining accent; and invisible characters.
+        for spoof in [
+            "\u{430}dmin",
+            "r\u{3BF}ot",
+            "\u{FF21}dmin",
+            "ad\u{301}min",
+            "ad\u{200B}min",
+        ] {
+            assert!(username(spoof).is_err(), "{spoof}");
+        }
+        assert!(username("Alice_2.x-y").is_ok());
     }
 
     #[test]

@@ -79,11 +79,29 @@ pub fn find(conn: &mut DbConn, id: i64) -> StoreResult<UserRow> {
         .first(conn)?)
 }
 
+/// The account named `username`, whatever the case: the exact name first; otherwise the one
+/// account whose name equals it case-insensitively. Names are unique case-insensitively since
+/// 2026-11-23 ([`username_taken`]); should older rows differ only by case, no case-insensitive
+/// match is taken (not found), so nobody signs in to another's account.
 pub fn find_by_username(conn: &mut DbConn, username: &str) -> StoreResult<UserRow> {
-    Ok(users::table
+    match users::table
         .filter(users::username.eq(username))
         .select(UserRow::as_select())
-        .first(conn)?)
+        .first(conn)
+    {
+        Err(diesel::result::Error::NotFound) => {}
+        found => return Ok(found?),
+    }
+    let mut rows: Vec<UserRow> = users::table
+        .filter(lower(users::username).eq(username.to_lowercase()))
+        .select(UserRow::as_select())
+        .limit(2)
+        .load(conn)?;
+    if rows.len() == 1 {
+        Ok(rows.remove(0))
+    } else {
+        Err(StoreError::NotFound)
+    }
 }
 
 /// Finds the account a login name refers to: an e-mail address (contains `@`) or a username.
@@ -106,9 +124,12 @@ pub fn find_by_access_token_hash(conn: &mut DbConn, hash: &str) -> StoreResult<U
         .first(conn)?)
 }
 
+/// Whether another account has this name, compared case-insensitively (`Alice` and `alice` are
+/// one name; the username rule keeps names to ASCII and CJK ideographs, where SQL `lower()`
+/// folds case the same on every backend).
 pub fn username_taken(conn: &mut DbConn, username: &str, except_id: i64) -> StoreResult<bool> {
     let n: i64 = users::table
-        .filter(users::username.eq(username))
+        .filter(lower(users::username).eq(username.to_lowercase()))
         .filter(users::id.ne(except_id))
         .count()
         .get_result(conn)?;

@@ -5,8 +5,8 @@
 use switchboard_store::testing::TestDb;
 use switchboard_store::users::{self, NewUser, UserChangeset, UserFilter};
 use switchboard_store::{
-    logs, model_owners, options, redemptions, sessions, user_groups, verification, PageReq,
-    StoreError,
+    logs, model_owners, options, redemptions, sessions, user_groups, verification, Backend,
+    PageReq, StoreError,
 };
 
 fn new_user<'a>(name: &'a str, email: &'a str) -> NewUser<'a> {
@@ -48,6 +48,20 @@ fn users_insert_find_and_unique_names() {
         );
         assert!(users::username_taken(c, "alice", 0).unwrap());
         assert!(!users::username_taken(c, "alice", id).unwrap());
+        // Names are one name whatever their case, and sign-in finds them so.
+        assert!(users::username_taken(c, "ALICE", 0).unwrap());
+        assert!(!users::username_taken(c, "Alice", id).unwrap());
+        assert_eq!(users::find_by_login(c, "BoB").unwrap().id, id2);
+        // Rows from before names were compared case-insensitively may differ only by case
+        // (MySQL's collation never allowed them): then only the exact name finds an account.
+        let carol = users::insert(c, &new_user("Carol", "c@x.io")).unwrap();
+        assert_eq!(users::find_by_login(c, "carol").unwrap().id, carol);
+        if db.backend != Backend::Mysql {
+            let carol2 = users::insert(c, &new_user("CAROL", "c2@x.io")).unwrap();
+            assert!(users::find_by_login(c, "carol").unwrap_err().is_not_found());
+            assert_eq!(users::find_by_login(c, "CAROL").unwrap().id, carol2);
+            assert_eq!(users::find_by_login(c, "Carol").unwrap().id, carol);
+        }
         assert!(users::email_taken(c, "a@x.io", 0).unwrap());
         assert!(!users::email_taken(c, "", 0).unwrap());
     }

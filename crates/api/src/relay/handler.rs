@@ -337,11 +337,13 @@ pub(super) async fn admit(
             "model_not_allowed",
         ));
     }
-    let group = token.group().to_owned();
-    let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
+    let Some((group, ginfo)) = state.relay.key_group(token) else {
         return Err(oai_error(
             403,
-            format!("The group `{group}` of this API key is not available."),
+            format!(
+                "The group `{}` of this API key is not available.",
+                token.group()
+            ),
             "invalid_request_error",
             "group_not_available",
         ));

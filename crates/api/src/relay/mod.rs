@@ -67,6 +67,8 @@ impl AuthToken {
 pub struct GroupInfo {
     pub ratio: f64,
     pub api_rate: i32,
+    /// Any user may pin a key to it; otherwise only members (their own group) and administrators.
+    pub public: bool,
 }
 
 enum LimitState {
@@ -142,6 +144,20 @@ impl RelayState {
 
     pub fn groups(&self) -> Arc<HashMap<String, GroupInfo>> {
         read(&self.groups)
+    }
+
+    /// The group a key's request is priced and routed in, checked now rather than when the key
+    /// was made: the group must be enabled, and a key pinned to a group other than its owner's
+    /// needs the group to be public or the owner to be an administrator. A user moved out of a
+    /// private group therefore loses it on every key at once (the owner's group and role come
+    /// from the key cache, which a user change empties; groups reload on every group change).
+    /// `None` answers `group_not_available`.
+    pub fn key_group(&self, token: &AuthToken) -> Option<(String, GroupInfo)> {
+        let group = token.group();
+        let info = self.groups().get(group).cloned()?;
+        let own = token.group.is_empty() || token.group == token.user_group;
+        let admin = switchboard_domain::user::Role::from_stored(token.user_role).is_admin();
+        (own || info.public || admin).then(|| (group.to_owned(), info))
     }
 
     pub fn cached_token(&self, digest: &str) -> Option<Arc<AuthToken>> {
@@ -316,6 +332,7 @@ impl RelayState {
                     GroupInfo {
                         ratio: g.ratio,
                         api_rate: g.api_rate,
+                        public: g.public,
                     },
                 )
             })

@@ -401,13 +401,15 @@ async fn submit(
             &format!("This API key may not use {} tasks of this kind.", p.name()),
         );
     };
-    let group = token.group().to_owned();
-    let Some(ginfo) = state.relay.groups().get(&group).cloned() else {
+    let Some((group, ginfo)) = state.relay.key_group(&token) else {
         return task_error(
             p,
             403,
             "group_not_available",
-            &format!("The group `{group}` of this API key is not available."),
+            &format!(
+                "The group `{}` of this API key is not available.",
+                token.group()
+            ),
         );
     };
     if !within_rate(&state, &token, &group, &ginfo).await {

@@ -502,26 +502,28 @@ pub async fn send_verification(
     let snap = state.view();
     let o = View(&snap);
     check_email_domain(&o, &email)?;
+    mail::require_configured(&o)?;
     let e2 = email.clone();
-    if state
+    let taken = state
         .db(move |c| Ok(users::email_taken(c, &e2, 0)?))
-        .await?
-    {
-        return Err(ApiError::conflict(
-            "email_taken",
-            "this e-mail address is already in use",
-        ));
-    }
-    let code = format!("{:06}", rand::random_range(0..1_000_000u32));
-    let system = o.text("SystemName");
-    let html = format!(
-        "<p>Your {system} verification code is <strong>{code}</strong>.</p><p>It is valid for {} minutes.</p>",
-        CODE_TTL_SECS / 60
-    );
-    let hash = auth::sha256_hex(&code);
-    let e2 = email.clone();
-    state
-        .db(move |c| {
+        .await?;
+    let st = state.clone();
+    mail::in_background(async move {
+        let o = View(&snap);
+        let system = o.text("SystemName");
+        if taken {
+            // No code: the address's owner learns that somebody tried, the caller learns nothing.
+            let html = format!(
+                "<p>Somebody asked to register a {system} account with this address, which an \
+                 account already uses.</p><p>If it was you, sign in, or reset the password if \
+                 you forgot it. Otherwise ignore this e-mail.</p>"
+            );
+            return mail::send(&o, &email, &format!("{system} e-mail verification"), &html).await;
+        }
+        let code = format!("{:06}", rand::random_range(0..1_000_000u32));
+        let hash = auth::sha256_hex(&code);
+        let e2 = email.clone();
+        st.db(move |c| {
             Ok(verification::put(
                 c,
                 PURPOSE_REGISTER,
@@ -532,12 +534,20 @@ pub async fn send_verification(
             )?)
         })
         .await?;
-    mail::send(&o, &email, &format!("{system} e-mail verification"), &html).await?;
-    Ok(ok_message("verification code sent"))
+        let html = format!(
+            "<p>Your {system} verification code is <strong>{code}</strong>.</p><p>It is valid for {} minutes.</p>",
+            CODE_TTL_SECS / 60
+        );
+        mail::send(&o, &email, &format!("{system} e-mail verification"), &html).await
+    });
+    Ok(ok_message(
+        "if the address can be registered, a verification code has been sent to it",
+    ))
 }
 
 /// `GET /api/reset_password?email=`: e-mails a reset link when an account has that address. The
-/// answer is the same either way, so the endpoint does not reveal who is registered.
+/// answer is the same either way, and so is its time: the token and the e-mail are made after
+/// the answer (see [`mail::in_background`]), so the endpoint does not reveal who is registered.
 pub async fn send_reset(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -547,17 +557,19 @@ pub async fn send_reset(
     let email = q.email.trim().to_owned();
     validate::email(&email)?;
     let snap = state.view();
-    let o = View(&snap);
+    mail::require_configured(&View(&snap))?;
     let e2 = email.clone();
     let exists = state
         .db(move |c| Ok(users::email_taken(c, &e2, 0)?))
         .await?;
     if exists {
-        let token = auth::random_string(32);
-        let hash = auth::sha256_hex(&token);
-        let e2 = email.clone();
-        state
-            .db(move |c| {
+        let st = state.clone();
+        mail::in_background(async move {
+            let o = View(&snap);
+            let token = auth::random_string(32);
+            let hash = auth::sha256_hex(&token);
+            let e2 = email.clone();
+            st.db(move |c| {
                 Ok(verification::put(
                     c,
                     PURPOSE_RESET,
@@ -568,19 +580,20 @@ pub async fn send_reset(
                 )?)
             })
             .await?;
-        let base = o.text("ServerAddress");
-        let link = format!(
-            "{base}/user/reset?email={}&token={token}",
-            url::form_urlencoded::byte_serialize(email.as_bytes()).collect::<String>()
-        );
-        let system = o.text("SystemName");
-        let html = format!(
-            "<p>Someone asked to reset the password of your {system} account.</p>\
-             <p><a href=\"{link}\">Reset the password</a> (valid for {} minutes).</p>\
-             <p>If it was not you, ignore this e-mail.</p>",
-            CODE_TTL_SECS / 60
-        );
-        mail::send(&o, &email, &format!("{system} password reset"), &html).await?;
+            let base = o.text("ServerAddress");
+            let link = format!(
+                "{base}/user/reset?email={}&token={token}",
+                url::form_urlencoded::byte_serialize(email.as_bytes()).collect::<String>()
+            );
+            let system = o.text("SystemName");
+            let html = format!(
+                "<p>Someone asked to reset the password of your {system} account.</p>\
+                 <p><a href=\"{link}\">Reset the password</a> (valid for {} minutes).</p>\
+                 <p>If it was not you, ignore this e-mail.</p>",
+                CODE_TTL_SECS / 60
+            );
+            mail::send(&o, &email, &format!("{system} password reset"), &html).await
+        });
     }
     Ok(ok_message(
         "if an account uses this address, a reset link has been sent to it",

@@ -64,6 +64,17 @@ fn unfold(mail: &str) -> String {
     mail.replace("=\n", "").replace("=3D", "=")
 }
 
+/// The `n`-th e-mail received (0-based), waiting for it: mails go out after the answer.
+async fn nth_mail(inbox: &Inbox, n: usize) -> String {
+    for _ in 0..200 {
+        if let Some(m) = inbox.lock().unwrap().get(n) {
+            return unfold(m);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("e-mail {n} never arrived");
+}
+
 fn between<'a>(s: &'a str, start: &str, end: &str) -> &'a str {
     let i = s
         .find(start)
@@ -113,7 +124,7 @@ async fn registration_with_email_verification() {
         .await
         .err(400, "invalid");
     c.get("/api/verification?email=v@x.io").await.ok();
-    let mail = unfold(&inbox.lock().unwrap()[0]);
+    let mail = nth_mail(&inbox, 0).await;
     assert!(mail.contains("v@x.io"));
     let code = between(&mail, "<strong>", "</strong>").to_owned();
     assert_eq!(code.len(), 6);
@@ -133,10 +144,16 @@ async fn registration_with_email_verification() {
     c.post("/api/user/register", json!({"username": "vera2", "password": "password-123", "email": "w@x.io", "verification_code": code}))
         .await
         .err(400, "invalid_verification_code");
-    // The address is now taken, so no second code is sent for it.
-    c.get("/api/verification?email=v@x.io")
-        .await
-        .err(409, "email_taken");
+    // The address is now taken: the answer is the one a free address gets (it does not tell who
+    // is registered), and the address's owner is told somebody tried, with no code.
+    let free = c.get("/api/verification?email=free@x.io").await;
+    let taken = c.get("/api/verification?email=v@x.io").await;
+    assert_eq!((free.status, &free.body), (taken.status, &taken.body));
+    let mut mails = [nth_mail(&inbox, 1).await, nth_mail(&inbox, 2).await];
+    mails.sort_by_key(|m| !m.contains("free@x.io"));
+    assert!(mails[0].contains("<strong>"), "{}", mails[0]);
+    assert!(mails[1].contains("v@x.io") && mails[1].contains("already uses"));
+    assert!(!mails[1].contains("<strong>"), "{}", mails[1]);
 }
 
 #[actix_web::test]
@@ -197,8 +214,9 @@ async fn password_reset_by_email_link() {
     let unknown = visitor.get("/api/reset_password?email=ghost@x.io").await;
     let known = visitor.get("/api/reset_password?email=rosa@x.io").await;
     assert_eq!(unknown.body, known.body);
+    let mail = nth_mail(&inbox, 0).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(inbox.lock().unwrap().len(), 1);
-    let mail = unfold(&inbox.lock().unwrap()[0]);
     assert!(
         mail.contains("https://gw.example.com/user/reset?email=rosa%40x.io&token="),
         "{mail}"
@@ -249,4 +267,63 @@ async fn password_reset_by_email_link() {
         )
         .await
         .ok();
+}
+
+/// Whether an address is registered cannot be read from the answers of the reset and
+/// verification requests, even when the mail server fails or hangs: the answer comes before any
+/// mail is made. Before, a registered address alone paid the SMTP round trip and got 502 when it
+/// failed (and waited for the mail server's 20 s time-out when it hung).
+#[actix_web::test]
+async fn reset_and_verification_answers_do_not_tell_who_is_registered() {
+    let app = TestApp::new().await;
+    let (c, id) = app.user("rosa").await;
+    c.put("/api/user/self", json!({})).await.ok();
+    app.root()
+        .put("/api/user", json!({"id": id, "email": "rosa@x.io"}))
+        .await
+        .ok();
+    let visitor = app.client();
+    // Both answer 503 alike while no SMTP server is set.
+    for path in ["/api/reset_password", "/api/verification"] {
+        for email in ["rosa@x.io", "ghost@x.io"] {
+            visitor
+                .get(&format!("{path}?email={email}"))
+                .await
+                .err(503, "smtp_not_configured");
+        }
+    }
+    // A mail server that refuses connections (a closed port), then one that accepts and never
+    // speaks.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_port = silent.local_addr().unwrap().port();
+    actix_web::rt::spawn(async move {
+        let mut held = vec![];
+        while let Ok((sock, _)) = silent.accept().await {
+            held.push(sock);
+        }
+    });
+    let quick = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(5))
+        .build()
+        .unwrap();
+    for port in [closed, silent_port] {
+        configure_smtp(&app, port).await;
+        for path in ["/api/reset_password", "/api/verification"] {
+            let mut answers = vec![];
+            for email in ["rosa@x.io", "ghost@x.io"] {
+                let r = quick
+                    .get(app.url(&format!("{path}?email={email}")))
+                    .send()
+                    .await
+                    .unwrap_or_else(|e| panic!("{path} {email} on port {port}: {e}"));
+                answers.push((r.status().as_u16(), r.text().await.unwrap()));
+            }
+            assert_eq!(answers[0], answers[1], "{path} on port {port}");
+            assert_eq!(answers[0].0, 200, "{path}: {}", answers[0].1);
+        }
+    }
 }

@@ -518,3 +518,139 @@ async fn password_changes_revoke_the_access_token() {
         .await
         .err(401, "invalid_access_token");
 }
+
+/// A key pinned to a private group is usable only while its owner belongs to that group: moving
+/// the user out ends it at the next request (before, the group was checked only when the key was
+/// made, so the user kept the group's cheaper price ratio). A public group stays usable.
+#[actix_web::test]
+async fn a_key_loses_a_private_group_its_owner_left() {
+    let app = TestApp::new().await;
+    let root = app.root();
+    for (symbol, public) in [("vip", false), ("open", true)] {
+        let r = root
+            .post(
+                "/api/user_group",
+                json!({"symbol": symbol, "name": symbol, "ratio": 0.5, "public": public}),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+    }
+    let s = app.relay_setup(10_000_000, json!({})).await;
+    let r = root
+        .post(
+            "/api/channel",
+            json!({"name": "vip-ch", "type": 1, "key": "sk-mock-ok", "base_url": s.upstream.base_url,
+                   "models": "gpt-4o-mini", "group": "vip,open"}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    root.put("/api/user", json!({"id": s.user_id, "group": "vip"}))
+        .await
+        .ok();
+    let mut keys = vec![];
+    for group in ["vip", "open"] {
+        let r = s
+            .user
+            .post(
+                "/api/token",
+                json!({"name": group, "group": group, "unlimited_quota": true}),
+            )
+            .await;
+        keys.push(r.ok()["key"].as_str().unwrap().to_owned());
+    }
+    for key in &keys {
+        assert_eq!(relay_from(&app, key, &[]).await, 200);
+    }
+
+    root.put("/api/user", json!({"id": s.user_id, "group": "default"}))
+        .await
+        .ok();
+    let body = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+    let r = app
+        .relay(&keys[0], "/v1/chat/completions", body.clone())
+        .await;
+    assert_eq!(r.status, 403, "{:?}", r.body);
+    assert_eq!(r.body["error"]["code"], "group_not_available");
+    assert_eq!(
+        app.relay(&keys[1], "/v1/chat/completions", body)
+            .await
+            .status,
+        200
+    );
+}
+
+/// `Alice` and `alice` are one name: registration, creation by root and renaming refuse a name
+/// that differs from a taken one only by case, and sign-in finds the account whatever the case.
+/// Names that could pass for another (Cyrillic or full-width letters, invisible characters) are
+/// refused.
+#[actix_web::test]
+async fn usernames_are_unique_whatever_the_case_and_look_alikes_are_refused() {
+    let app = TestApp::new().await;
+    let (alice, _) = app.user("alice").await;
+    let visitor = app.client();
+    let r = visitor
+        .post(
+            "/api/user/register",
+            json!({"username": "ALICE", "password": "password-123"}),
+        )
+        .await;
+    assert_eq!(
+        r.err(409, "username_taken"),
+        "this username is already taken"
+    );
+    let r = app
+        .root()
+        .post(
+            "/api/user",
+            json!({"username": "Alice", "password": "password-123"}),
+        )
+        .await;
+    r.err(409, "username_taken");
+    let (bob, bob_id) = app.user("bob").await;
+    let r = bob
+        .put("/api/user/self", json!({"username": "AlIcE"}))
+        .await;
+    r.err(409, "username_taken");
+    let r = app
+        .root()
+        .put("/api/user", json!({"id": bob_id, "username": "aLICE"}))
+        .await;
+    r.err(409, "username_taken");
+    // Changing one's own name's case is no clash with oneself.
+    let r = alice
+        .put("/api/user/self", json!({"username": "Alice"}))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+
+    let r = app
+        .client()
+        .post(
+            "/api/user/login",
+            json!({"username": "ALICE", "password": "password-123"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.ok()["username"], "Alice");
+
+    for spoof in [
+        "\u{430}lice",
+        "\u{FF41}lice",
+        "al\u{200B}ice",
+        "ali\u{301}ce",
+    ] {
+        let r = visitor
+            .post(
+                "/api/user/register",
+                json!({"username": spoof, "password": "password-123"}),
+            )
+            .await;
+        assert_eq!(r.status, 400, "{spoof}: {:?}", r.body);
+    }
+    let r = visitor
+        .post(
+            "/api/user/register",
+            json!({"username": "张三丰", "password": "password-123"}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+}

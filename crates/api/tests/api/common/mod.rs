@@ -75,6 +75,11 @@ impl TestApp {
                         .configure(switchboard_api::configure)
                 })
                 .workers(2)
+                // The concurrency tests open hundreds of connections at once on a 2-core
+                // machine; actix's 5 s default for a request head to arrive (answered with 408,
+                // which the client reads as an unexpected message) is a production guard, not
+                // part of what these tests check.
+                .client_request_timeout(std::time::Duration::from_secs(60))
                 .disable_signals()
                 .bind(("127.0.0.1", 0))
                 .unwrap();

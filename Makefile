@@ -7,7 +7,7 @@ CARGO ?= cargo
 NPM ?= npm
 PORT ?= 3000
 
-.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose fmt lint clean bench bench-logs
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit fmt lint clean bench bench-logs
 
 help:
 	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
@@ -40,7 +40,7 @@ release: deps frontend
 run: release
 	FRONTEND_DIR=frontend/dist PORT=$(PORT) ./target/release/switchboard
 
-test: deps-test test-rust test-frontend test-e2e test-sdk test-compose
+test: deps-test test-audit test-rust test-frontend test-e2e test-sdk test-compose
 
 test-rust:
 	$(CARGO) test --workspace --all-targets
@@ -58,6 +58,12 @@ test-sdk: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && bash s
 
 test-compose:
 	bash scripts/check-compose.sh
+
+## Locked crates against the RustSec advisories kept in deploy/ (offline), and npm audit where
+## the registry answers it.
+test-audit: frontend-deps
+	python3 scripts/audit.py
+	bash scripts/npm-audit.sh
 
 fmt:
 	$(CARGO) fmt --all

@@ -95,6 +95,19 @@ pub fn build() -> Value {
     })
 }
 
+/// What a successful answer is: JSON in the envelope, except the few downloads and pages.
+fn success_media_type(path: &str) -> &'static str {
+    if path.ends_with(".csv") {
+        "text/csv"
+    } else if path.ends_with("/pdf") {
+        "application/pdf"
+    } else if path == "/docs" || path == "/api/docs" {
+        "text/html"
+    } else {
+        "application/json"
+    }
+}
+
 fn operation(route: &RouteDoc, generator: &mut schemars::SchemaGenerator) -> Value {
     let mut parameters: Vec<Value> = route
         .path
@@ -114,9 +127,15 @@ fn operation(route: &RouteDoc, generator: &mut schemars::SchemaGenerator) -> Val
         parameters.extend(query_parameters(&schema, generator));
     }
     let mut responses = Map::new();
+    let success = match success_media_type(route.path) {
+        "application/json" => {
+            json!({"application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
+        }
+        other => json!({ other: {"schema": {"type": "string"}} }),
+    };
     responses.insert(
         "2XX".into(),
-        json!({"description": "Success", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}}),
+        json!({"description": "Success", "content": success}),
     );
     let error = |what: &str| json!({"description": what, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
     if route.query.is_some() || route.body.is_some() || route.path.contains('{') {
@@ -132,6 +151,13 @@ fn operation(route: &RouteDoc, generator: &mut schemars::SchemaGenerator) -> Val
         responses.insert("404".into(), error("No such record"));
     }
     responses.insert("429".into(), error("Too many requests"));
+    // Refusals particular to an operation (a name already taken, a record in use, a filter only
+    // administrators may set, a cross-site browser call, a service not configured) share the
+    // error envelope and its stable `code`.
+    responses.insert(
+        "default".into(),
+        error("Any other refusal: the error envelope with a stable code"),
+    );
     let mut op = json!({
         "tags": [route.tag],
         "summary": route.summary,

@@ -13,11 +13,19 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' da
      frame-src 'self' https:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; \
      object-src 'none'";
 
-const HEADERS: [(&str, &str); 4] = [
+/// [`CONTENT_SECURITY_POLICY`] while the Turnstile check is on (`TurnstileCheckEnabled`): the
+/// console may also load Cloudflare's widget script (its frame is already admitted by
+/// `frame-src https:`). Nothing else changes.
+pub const CONTENT_SECURITY_POLICY_TURNSTILE: &str =
+    "default-src 'self'; img-src 'self' data: https:; \
+     style-src 'self' 'unsafe-inline'; script-src 'self' https://challenges.cloudflare.com; \
+     connect-src 'self'; frame-src 'self' https:; frame-ancestors 'none'; base-uri 'self'; \
+     form-action 'self'; object-src 'none'";
+
+const HEADERS: [(&str, &str); 3] = [
     ("x-content-type-options", "nosniff"),
     ("referrer-policy", "strict-origin-when-cross-origin"),
     ("x-frame-options", "DENY"),
-    ("content-security-policy", CONTENT_SECURITY_POLICY),
 ];
 
 /// Middleware (`.wrap(from_fn(security_headers))` on the app): `X-Content-Type-Options:
@@ -29,11 +37,23 @@ pub async fn security_headers(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    use switchboard_domain::options::OptionValues;
+    let turnstile = req
+        .app_data::<actix_web::web::Data<crate::AppState>>()
+        .is_some_and(|s| crate::settings::View(&s.view()).bool("TurnstileCheckEnabled"));
+    let csp = if turnstile {
+        CONTENT_SECURITY_POLICY_TURNSTILE
+    } else {
+        CONTENT_SECURITY_POLICY
+    };
     // Inner middleware answers its refusals (never returns them as errors), so every answer
     // comes through here.
     let mut res = next.call(req).await?.map_into_boxed_body();
     let headers = res.headers_mut();
-    for (name, value) in HEADERS {
+    for (name, value) in HEADERS
+        .into_iter()
+        .chain([("content-security-policy", csp)])
+    {
         let name = HeaderName::from_static(name);
         if !headers.contains_key(&name) {
             headers.insert(name, HeaderValue::from_static(value));

@@ -16,6 +16,7 @@ pub mod relay;
 pub mod routes;
 pub mod settings;
 pub mod spa;
+pub mod turnstile;
 
 use crate::error::{ApiError, ApiResult};
 use crate::limiter::{IpLimiter, Limit};
@@ -43,6 +44,9 @@ pub struct ApiConfig {
     pub api_limit: Limit,
     /// Per-IP limit for login, registration, verification and password reset.
     pub critical_limit: Limit,
+    /// Where Turnstile tokens are verified ([`turnstile::SITEVERIFY_URL`]; tests point it at a
+    /// local mock).
+    pub turnstile_verify_url: String,
 }
 
 impl ApiConfig {
@@ -64,6 +68,7 @@ impl ApiConfig {
                 requests: 0,
                 window: std::time::Duration::from_secs(60),
             },
+            turnstile_verify_url: turnstile::SITEVERIFY_URL.to_owned(),
         }
     }
 }

@@ -434,6 +434,7 @@ pub fn validate_channel(input: &mut ChannelInput) -> Result<(), DomainError> {
     if input.key.is_empty() {
         return Err(DomainError::Required { field: "key" });
     }
+    validate_channel_key(input.channel_type, &input.key)?;
 
     let models = parse_csv(&input.models);
     if models.is_empty() {
@@ -468,6 +469,14 @@ pub fn validate_channel(input: &mut ChannelInput) -> Result<(), DomainError> {
     input.model_mapping = ModelMapping::parse(&input.model_mapping)?.to_json();
     input.custom_headers = normalize_headers(&input.custom_headers)?;
     input.config = normalize_config(&input.config)?;
+    if let Some(region) = config_string(&input.config, "region") {
+        if !is_region_name(&region) {
+            return Err(DomainError::invalid(
+                "config",
+                "region must be a region name (letters, digits and -)",
+            ));
+        }
+    }
 
     if input.priority < 0 {
         return Err(DomainError::TooSmall {
@@ -562,6 +571,129 @@ fn normalize_proxy(text: &str) -> Result<String, DomainError> {
         return Err(bad());
     }
     Ok(text.trim_end_matches('/').to_owned())
+}
+
+/// A cloud region name as it appears in a host name (`us-east-1`, `europe-west4`, `global`):
+/// 1 to 40 ASCII letters, digits and `-`. Vertex AI and AWS Bedrock build their host from the
+/// region, so anything else (`/`, `@`, `.`) could move the request to another host.
+pub fn is_region_name(region: &str) -> bool {
+    !region.is_empty()
+        && region.len() <= 40
+        && region
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+/// Checks what a key's own text says about where it is sent: an AWS Bedrock key
+/// `ACCESS_KEY|SECRET_KEY|REGION[|SESSION_TOKEN]` must name a region ([`is_region_name`]), since
+/// the default endpoint is `bedrock-runtime.{region}.amazonaws.com`. Other keys are opaque.
+pub fn validate_channel_key(channel_type: i32, key: &str) -> Result<(), DomainError> {
+    if channel_type == TYPE_AWS_BEDROCK {
+        if let Some(region) = key.split('|').nth(2).map(str::trim) {
+            if !is_region_name(region) {
+                return Err(DomainError::invalid(
+                    "key",
+                    "the region of an AWS key (ACCESS_KEY|SECRET_KEY|REGION) must be a region name",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `config` keys that do not decide where a channel's requests go (Azure's `api-version` is
+/// a query parameter of the same host). Every other key counts as part of the destination
+/// (Vertex AI's `region` picks the host), including keys a later version may read.
+pub const NON_DESTINATION_CONFIG_KEYS: &[&str] = &[AZURE_API_VERSION_KEY];
+
+/// The fields that decide where a channel's key is sent, in the order checked.
+pub const DESTINATION_FIELDS: &[&str] = &["type", "base_url", "proxy", "custom_headers", "config"];
+
+/// The destination fields ([`DESTINATION_FIELDS`]) that differ between a channel as stored
+/// (`before`) and as it would be saved (`after`, validated by [`validate_channel`]): the type
+/// (it picks the adapter, the default address and how the key is sent), the base URL (an empty
+/// one counts as the type's default), the proxy, the custom headers and the `config` keys other
+/// than [`NON_DESTINATION_CONFIG_KEYS`]. JSON fields are compared as values, so formatting does
+/// not count as a change. Only root may change these while keeping a key it alone can read.
+pub fn destination_changes(before: &ChannelInput, after: &ChannelInput) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if before.channel_type != after.channel_type {
+        out.push("type");
+    }
+    let base = |c: &ChannelInput| {
+        let url = c.base_url.trim().trim_end_matches('/');
+        if url.is_empty() {
+            channel_type(c.channel_type)
+                .map(|t| t.default_base_url)
+                .unwrap_or_default()
+                .to_owned()
+        } else {
+            url.to_owned()
+        }
+    };
+    if base(before) != base(after) {
+        out.push("base_url");
+    }
+    let proxy = |c: &ChannelInput| c.proxy.trim().trim_end_matches('/').to_owned();
+    if proxy(before) != proxy(after) {
+        out.push("proxy");
+    }
+    if json_map(&before.custom_headers, &[]) != json_map(&after.custom_headers, &[]) {
+        out.push("custom_headers");
+    }
+    if json_map(&before.config, NON_DESTINATION_CONFIG_KEYS)
+        != json_map(&after.config, NON_DESTINATION_CONFIG_KEYS)
+    {
+        out.push("config");
+    }
+    out
+}
+
+/// A JSON object field as a value without `skip` keys; empty text is `{}`, text that is not
+/// JSON is kept as a string (so that any change to it counts).
+fn json_map(text: &str, skip: &[&str]) -> Value {
+    let text = text.trim();
+    if text.is_empty() {
+        return Value::Object(Map::new());
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(mut o)) => {
+            for k in skip {
+                o.remove(*k);
+            }
+            Value::Object(o)
+        }
+        Ok(other) => other,
+        Err(_) => Value::String(text.to_owned()),
+    }
+}
+
+/// The URLs a channel makes the server contact besides the fixed vendor hosts: its base URL,
+/// its proxy and, for Vertex AI, the `token_uri` of the service-account key. (The defaults of
+/// Bedrock and Vertex AI are built from a validated region under amazonaws.com and
+/// googleapis.com.) The outbound policy checks these when someone other than root saves them.
+pub fn destination_urls(input: &ChannelInput) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in [&input.base_url, &input.proxy] {
+        let u = u.trim();
+        if !u.is_empty() {
+            out.push(u.to_owned());
+        }
+    }
+    if input.channel_type == TYPE_VERTEX_AI {
+        if let Some(uri) = serde_json::from_str::<Value>(input.key.trim())
+            .ok()
+            .and_then(|v| {
+                v.get("token_uri")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .filter(|u| !u.trim().is_empty())
+        {
+            out.push(uri.trim().to_owned());
+        }
+    }
+    out
 }
 
 /// Whether an upstream HTTP status is worth retrying on another channel: 429 and 5xx, except
@@ -986,5 +1118,119 @@ mod tests {
         assert_eq!(vendor_path(16, "/v1/models"), "/api/paas/v4/models");
         assert!(channel_type(15).is_some_and(|t| t.openai_compatible));
         assert!(channel_type(16).is_some_and(|t| t.openai_compatible));
+    }
+
+    #[test]
+    fn destination_fields() {
+        let mut before = valid_input();
+        validate_channel(&mut before).unwrap();
+        let same = |f: fn(&mut ChannelInput)| {
+            let mut after = before.clone();
+            f(&mut after);
+            validate_channel(&mut after).unwrap();
+            destination_changes(&before, &after)
+        };
+        // Not the destination: name, key, models, group, mapping, priority, weight, test model,
+        // tag, Azure's API version, formatting of JSON fields, the default base URL spelled out.
+        assert!(same(|c| {
+            c.name = "other".into();
+            c.key = "sk-other".into();
+            c.models = "a".into();
+            c.group = "vip".into();
+            c.model_mapping = r#"{"a":"b"}"#.into();
+            c.priority = 3;
+            c.weight = 9;
+            c.test_model = "a".into();
+            c.tag = "x".into();
+            c.config = r#"{ "api_version": "2025-01-01-preview" }"#.into();
+            c.custom_headers = " { } ".into();
+            c.base_url = "https://api.openai.com/".into();
+        })
+        .is_empty());
+        assert!(same(|c| c.base_url = String::new()).is_empty());
+        assert_eq!(same(|c| c.channel_type = TYPE_DEEPSEEK), ["type"]);
+        assert_eq!(
+            same(|c| {
+                c.channel_type = TYPE_OLLAMA;
+                c.base_url = String::new();
+            }),
+            ["type", "base_url"]
+        );
+        assert_eq!(
+            same(|c| c.base_url = "https://evil.example".into()),
+            ["base_url"]
+        );
+        assert_eq!(
+            same(|c| c.proxy = "http://127.0.0.1:8080".into()),
+            ["proxy"]
+        );
+        assert_eq!(
+            same(|c| c.custom_headers = r#"{"Host":"evil.example"}"#.into()),
+            ["custom_headers"]
+        );
+        assert_eq!(same(|c| c.config = r#"{"region":"x"}"#.into()), ["config"]);
+        assert_eq!(same(|c| c.config = r#"{"future":1}"#.into()), ["config"]);
+        // JSON formatting and key order do not count.
+        let mut b = before.clone();
+        b.custom_headers = r#"{"A":"1","B":"2"}"#.into();
+        let mut a = b.clone();
+        a.custom_headers = "{\n  \"B\": \"2\",\n  \"A\": \"1\"\n}".into();
+        assert!(destination_changes(&b, &a).is_empty());
+        assert_eq!(DESTINATION_FIELDS.len(), 5);
+    }
+
+    #[test]
+    fn regions_cannot_move_the_host() {
+        for ok in ["us-east-1", "europe-west4", "global", "us-central1"] {
+            assert!(is_region_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "evil.example/",
+            "x@evil.example",
+            "us east",
+            "a.b",
+            &"a".repeat(41),
+        ] {
+            assert!(!is_region_name(bad), "{bad}");
+        }
+        let mut c = valid_input();
+        c.channel_type = TYPE_VERTEX_AI;
+        c.config = r#"{"region":"127.0.0.1/"}"#.into();
+        assert!(matches!(
+            validate_channel(&mut c),
+            Err(DomainError::Invalid {
+                field: "config",
+                ..
+            })
+        ));
+        let mut c = valid_input();
+        c.channel_type = TYPE_AWS_BEDROCK;
+        c.key = "AK|SK|x@evil.example/".into();
+        assert!(matches!(
+            validate_channel(&mut c),
+            Err(DomainError::Invalid { field: "key", .. })
+        ));
+        c.key = "AK|SK|us-east-1".into();
+        assert!(validate_channel(&mut c).is_ok());
+        assert!(validate_channel_key(TYPE_OPENAI, "a|b|c/d").is_ok());
+    }
+
+    #[test]
+    fn destination_urls_of_a_channel() {
+        let mut c = valid_input();
+        c.base_url = "http://10.0.0.1:8080".into();
+        c.proxy = "socks5://127.0.0.1:1080".into();
+        assert_eq!(
+            destination_urls(&c),
+            ["http://10.0.0.1:8080", "socks5://127.0.0.1:1080"]
+        );
+        c.channel_type = TYPE_VERTEX_AI;
+        c.base_url = String::new();
+        c.proxy = String::new();
+        c.key = r#"{"project_id":"p","token_uri":"http://169.254.169.254/token"}"#.into();
+        assert_eq!(destination_urls(&c), ["http://169.254.169.254/token"]);
+        c.key = "not json".into();
+        assert!(destination_urls(&c).is_empty());
     }
 }

@@ -111,6 +111,127 @@ fn forwarded_for(element: &str) -> Option<IpAddr> {
     })
 }
 
+/// What an outbound connection to an address would reach. Everything but [`AddressKind::Public`]
+/// is refused to server-side fetches driven by administrators (the outbound URL policy, see
+/// docs/security.md) unless the `AllowPrivateOutbound` setting allows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressKind {
+    /// A globally routable unicast address.
+    Public,
+    /// `0.0.0.0/8` ("this network", which Linux connects to the host itself), `::`.
+    Unspecified,
+    /// `127.0.0.0/8`, `::1`.
+    Loopback,
+    /// RFC 1918 (`10/8`, `172.16/12`, `192.168/16`) and IPv6 site-local `fec0::/10`.
+    Private,
+    /// Carrier-grade NAT, `100.64.0.0/10` (RFC 6598).
+    SharedCgnat,
+    /// `169.254.0.0/16` (cloud metadata services live here) and `fe80::/10`.
+    LinkLocal,
+    /// IPv6 unique-local `fc00::/7`.
+    UniqueLocal,
+    /// `224.0.0.0/4`, `ff00::/8`.
+    Multicast,
+    /// `255.255.255.255`.
+    Broadcast,
+    /// `192.0.2/24`, `198.51.100/24`, `203.0.113/24`, `2001:db8::/32`, `3fff::/20`.
+    Documentation,
+    /// `198.18.0.0/15`, `2001:2::/48`.
+    Benchmarking,
+    /// Everything else that is not globally routable: `240.0.0.0/4`, `192.0.0.0/24`,
+    /// `192.88.99.0/24`, IPv6 outside `2000::/3`, Teredo and ORCHID (`2001::/32`,
+    /// `2001:10::/28`), local-use NAT64 `64:ff9b:1::/48`, discard-only `100::/64`.
+    Reserved,
+}
+
+/// The kind of `ip`. IPv6 forms that carry an IPv4 address (IPv4-mapped `::ffff:a.b.c.d`,
+/// IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) are judged by that IPv4
+/// address, so `::ffff:127.0.0.1` is loopback.
+pub fn address_kind(ip: IpAddr) -> AddressKind {
+    match ip {
+        IpAddr::V4(v4) => ipv4_kind(v4),
+        IpAddr::V6(v6) => ipv6_kind(v6),
+    }
+}
+
+/// Whether an outbound call may reach `ip` without the `AllowPrivateOutbound` setting.
+pub fn is_public(ip: IpAddr) -> bool {
+    address_kind(ip) == AddressKind::Public
+}
+
+fn ipv4_kind(ip: std::net::Ipv4Addr) -> AddressKind {
+    let [a, b, c, _] = ip.octets();
+    match (a, b, c) {
+        _ if ip.is_broadcast() => AddressKind::Broadcast,
+        (0, _, _) => AddressKind::Unspecified,
+        (127, _, _) => AddressKind::Loopback,
+        (10, _, _) | (192, 168, _) => AddressKind::Private,
+        (172, 16..=31, _) => AddressKind::Private,
+        (100, 64..=127, _) => AddressKind::SharedCgnat,
+        (169, 254, _) => AddressKind::LinkLocal,
+        (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => AddressKind::Documentation,
+        (198, 18..=19, _) => AddressKind::Benchmarking,
+        (192, 0, 0) | (192, 88, 99) => AddressKind::Reserved,
+        (224..=239, _, _) => AddressKind::Multicast,
+        (240..=255, _, _) => AddressKind::Reserved,
+        _ => AddressKind::Public,
+    }
+}
+
+fn ipv6_kind(ip: std::net::Ipv6Addr) -> AddressKind {
+    let s = ip.segments();
+    let embedded_v4 = |hi: u16, lo: u16| {
+        let [a, b] = hi.to_be_bytes();
+        let [c, d] = lo.to_be_bytes();
+        std::net::Ipv4Addr::new(a, b, c, d)
+    };
+    if ip.is_unspecified() {
+        return AddressKind::Unspecified;
+    }
+    if ip.is_loopback() {
+        return AddressKind::Loopback;
+    }
+    match s {
+        // IPv4-mapped ::ffff:a.b.c.d and IPv4-compatible ::a.b.c.d.
+        [0, 0, 0, 0, 0, 0xffff, hi, lo] | [0, 0, 0, 0, 0, 0, hi, lo] => {
+            return ipv4_kind(embedded_v4(hi, lo))
+        }
+        // NAT64 well-known prefix 64:ff9b::/96.
+        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => return ipv4_kind(embedded_v4(hi, lo)),
+        // 6to4 2002:aabb:ccdd::/48.
+        [0x2002, hi, lo, ..] => return ipv4_kind(embedded_v4(hi, lo)),
+        _ => {}
+    }
+    let first = s[0];
+    if first & 0xff00 == 0xff00 {
+        return AddressKind::Multicast;
+    }
+    if first & 0xfe00 == 0xfc00 {
+        return AddressKind::UniqueLocal;
+    }
+    if first & 0xffc0 == 0xfe80 {
+        return AddressKind::LinkLocal;
+    }
+    if first & 0xffc0 == 0xfec0 {
+        return AddressKind::Private;
+    }
+    if (first == 0x2001 && s[1] == 0x0db8) || (first == 0x3fff && s[1] & 0xf000 == 0) {
+        return AddressKind::Documentation;
+    }
+    if first == 0x2001 && s[1] == 0x0002 && s[2] == 0 {
+        return AddressKind::Benchmarking;
+    }
+    let teredo = first == 0x2001 && s[1] == 0;
+    let orchid = first == 0x2001 && s[1] & 0xfff0 == 0x0010;
+    let local_nat64 = first == 0x64 && s[1] == 0xff9b && s[2] == 1;
+    // Global unicast is 2000::/3; everything outside it (100::/64 discard-only included) is
+    // not routable on the internet.
+    if teredo || orchid || local_nat64 || first & 0xe000 != 0x2000 {
+        return AddressKind::Reserved;
+    }
+    AddressKind::Public
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,5 +384,69 @@ mod tests {
         let t = trusted_proxies("203.0.113.0/24", true).unwrap_or_default();
         assert!(t.contains(ip("203.0.113.5")) && t.contains(ip("10.1.2.3")));
         assert!(!t.contains(ip("8.8.8.8")));
+    }
+
+    #[test]
+    fn address_kinds() {
+        use AddressKind::*;
+        for (a, k) in [
+            ("8.8.8.8", Public),
+            ("1.1.1.1", Public),
+            ("172.32.0.1", Public),
+            ("100.128.0.1", Public),
+            ("0.0.0.0", Unspecified),
+            ("0.1.2.3", Unspecified),
+            ("127.0.0.1", Loopback),
+            ("127.255.0.9", Loopback),
+            ("10.1.2.3", Private),
+            ("172.16.0.1", Private),
+            ("172.31.255.255", Private),
+            ("192.168.1.1", Private),
+            ("100.64.0.1", SharedCgnat),
+            ("100.127.255.255", SharedCgnat),
+            ("169.254.169.254", LinkLocal),
+            ("192.0.2.1", Documentation),
+            ("198.51.100.7", Documentation),
+            ("203.0.113.9", Documentation),
+            ("198.18.0.1", Benchmarking),
+            ("192.0.0.8", Reserved),
+            ("192.88.99.1", Reserved),
+            ("224.0.0.1", Multicast),
+            ("239.255.255.250", Multicast),
+            ("240.0.0.1", Reserved),
+            ("255.255.255.255", Broadcast),
+            ("2606:4700:4700::1111", Public),
+            ("2001:4860:4860::8888", Public),
+            ("::", Unspecified),
+            ("::1", Loopback),
+            ("fe80::1", LinkLocal),
+            ("febf::1", LinkLocal),
+            ("fec0::1", Private),
+            ("fc00::1", UniqueLocal),
+            ("fd12:3456::1", UniqueLocal),
+            ("ff02::1", Multicast),
+            ("2001:db8::1", Documentation),
+            ("3fff::1", Documentation),
+            ("2001:2::1", Benchmarking),
+            ("2001:0:4136:e378::1", Reserved),
+            ("2001:10::1", Reserved),
+            ("100::1", Reserved),
+            ("4000::1", Reserved),
+            ("64:ff9b:1::1", Reserved),
+            // IPv4 inside IPv6 is judged as IPv4.
+            ("::ffff:127.0.0.1", Loopback),
+            ("::ffff:169.254.169.254", LinkLocal),
+            ("::ffff:10.0.0.1", Private),
+            ("::ffff:8.8.8.8", Public),
+            ("::127.0.0.1", Loopback),
+            ("64:ff9b::a00:1", Private),
+            ("64:ff9b::808:808", Public),
+            ("2002:7f00:1::1", Loopback),
+            ("2002:c0a8:101::1", Private),
+            ("2002:808:808::1", Public),
+        ] {
+            assert_eq!(address_kind(ip(a)), k, "{a}");
+            assert_eq!(is_public(ip(a)), k == Public, "{a}");
+        }
     }
 }

@@ -136,6 +136,10 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("ExtraTokenPriceJson", OptionKind::JsonObject, "{}"),
     // Where "sync prices" fetches a price list from (`POST /api/prices/sync` without a `url`).
     def("PriceSyncUrl", URL, ""),
+    // Outbound URL policy: server-side fetches that administrators point somewhere (price sync;
+    // channel addresses saved by someone other than root) may reach loopback, private,
+    // link-local and other non-public addresses only when this is on (docs/security.md).
+    def("AllowPrivateOutbound", BOOL, "false"),
     def("ApproximateTokenEnabled", BOOL, "false"),
     def("LogConsumeEnabled", BOOL, "true"),
     def("LogCleanupDays", int(0, 3650), "0"),

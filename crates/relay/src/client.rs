@@ -35,6 +35,8 @@ pub fn http_client(proxy: Option<&str>) -> Result<reqwest::Client, RelayError> {
 #[derive(Debug, Default)]
 pub struct ClientPool {
     clients: RwLock<HashMap<String, reqwest::Client>>,
+    /// The outbound policy's client ([`crate::outbound::public_only_client`]), built once.
+    public_only: std::sync::OnceLock<reqwest::Client>,
 }
 
 impl ClientPool {
@@ -54,6 +56,16 @@ impl ClientPool {
         let client = http_client(Some(key))?;
         let mut clients = self.clients.write().unwrap_or_else(|e| e.into_inner());
         Ok(clients.entry(key.to_owned()).or_insert(client).clone())
+    }
+
+    /// The client of the outbound URL policy: public addresses only, no proxy
+    /// ([`crate::outbound`]). Built on first use and kept.
+    pub fn public_only(&self) -> Result<reqwest::Client, RelayError> {
+        if let Some(c) = self.public_only.get() {
+            return Ok(c.clone());
+        }
+        let client = crate::outbound::public_only_client()?;
+        Ok(self.public_only.get_or_init(|| client).clone())
     }
 
     /// Forgets every client (for example after channels' proxies changed); requests in flight

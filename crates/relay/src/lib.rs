@@ -13,6 +13,7 @@ pub mod client;
 pub mod endpoint;
 pub mod error;
 pub mod messages;
+pub mod outbound;
 pub mod provider;
 pub mod providers;
 pub mod realtime;

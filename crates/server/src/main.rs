@@ -232,6 +232,7 @@ async fn run(cfg: Config) -> Result<(), String> {
             requests: cfg.critical_rate_limit,
             window: Duration::from_secs(cfg.critical_rate_limit_duration),
         },
+        turnstile_verify_url: switchboard_api::turnstile::SITEVERIFY_URL.to_owned(),
     };
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;

@@ -45,6 +45,15 @@ describe('central error handler', () => {
     expect(error).toHaveBeenCalledWith('错误：令牌已过期', expect.anything())
   })
 
+  it('translates the stable codes the console knows; others keep the server message', () => {
+    handleApiError(new HttpError(400, 'complete the human check (Turnstile) first', 'complete the human check (Turnstile) first', 'turnstile_required'))
+    expect(error).toHaveBeenCalledWith('错误：请先完成人机验证。', expect.anything())
+    handleApiError(new ApiError('only root may point a channel at a loopback address', 'private_destination'))
+    expect(error).toHaveBeenCalledWith('错误：只有超级管理员可以把渠道指向本机、内网或链路本地地址。', expect.anything())
+    handleApiError(new HttpError(409, 'this e-mail address is already in use', 'this e-mail address is already in use', 'email_taken'))
+    expect(error).toHaveBeenCalledWith('错误：this e-mail address is already in use', expect.anything())
+  })
+
   it('uses the message as toast id, so a repeat is not stacked', () => {
     handleApiError(new HttpError(500, 'x'))
     handleApiError(new HttpError(500, 'y'))

@@ -1,4 +1,5 @@
 import { clearUser } from '@/stores/session'
+import type errors from '../../public/locales/zh_CN/errors.json'
 import i18n from './i18n'
 import { notify } from './toast'
 
@@ -41,8 +42,29 @@ export function httpStatusOf(error: unknown): number | undefined {
   return undefined
 }
 
-/** The server's message when it sent one, else the error's own text. */
+/** The stable `code` of a server refusal (`{success: false, message, code}`), if it sent one. */
+export function errorCodeOf(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const { code } = error as { code: unknown }
+    if (typeof code === 'string' && code) return code
+  }
+  return undefined
+}
+
+/** The server's error codes the console translates (`errors:codes.*`, zh_CN the reference). */
+type TranslatedCode = keyof (typeof errors)['codes']
+
+function isTranslatedCode(code: string): code is TranslatedCode {
+  return /^[a-z0-9_]+$/.test(code) && i18n.exists(`errors:codes.${code}`)
+}
+
+/**
+ * The translation of the server's stable error code (`errors:codes.<code>`) when the console
+ * has one, else the server's message, else the error's own text.
+ */
 function messageOf(error: unknown): string {
+  const code = errorCodeOf(error)
+  if (code && isTranslatedCode(code)) return i18n.t(`errors:codes.${code}`)
   if (error instanceof Error) return error.message || i18n.t('errors:unknown')
   if (typeof error === 'string' && error) return error
   return i18n.t('errors:unknown')

@@ -105,6 +105,7 @@ pub async fn register(
     Body(body): Body<RegisterBody>,
 ) -> ApiResult<HttpResponse> {
     check_critical(&state, &req)?;
+    crate::turnstile::check(&state, &req).await?;
     let snap = state.view();
     let o = View(&snap);
     if !o.bool("RegisterEnabled") {
@@ -288,6 +289,7 @@ pub async fn login(
     Body(body): Body<LoginBody>,
 ) -> ApiResult<HttpResponse> {
     check_critical(&state, &req)?;
+    crate::turnstile::check(&state, &req).await?;
     let snap = state.view();
     if !View(&snap).bool("PasswordLoginEnabled") {
         return Err(ApiError::forbidden(
@@ -497,6 +499,7 @@ pub async fn send_verification(
     q: web::Query<EmailQuery>,
 ) -> ApiResult<HttpResponse> {
     check_critical(&state, &req)?;
+    crate::turnstile::check(&state, &req).await?;
     let email = q.email.trim().to_owned();
     validate::email(&email)?;
     let snap = state.view();
@@ -554,6 +557,7 @@ pub async fn send_reset(
     q: web::Query<EmailQuery>,
 ) -> ApiResult<HttpResponse> {
     check_critical(&state, &req)?;
+    crate::turnstile::check(&state, &req).await?;
     let email = q.email.trim().to_owned();
     validate::email(&email)?;
     let snap = state.view();

@@ -1,5 +1,14 @@
 //! Upstream channels (administrators): list with filters, get, create (one per key line),
 //! update, delete, status. Keys are returned to root only.
+//!
+//! Since only root may read a key, only root may move a stored key somewhere else: an
+//! administrator's update that changes a channel's destination (its type, base URL, proxy,
+//! custom headers or destination-bearing `config`, see
+//! [`switchboard_domain::channel::destination_changes`]) must bring a new key, else it is
+//! refused with 403 `destination_needs_root`. The same holds for a copy (it keeps the original's
+//! key and destination). And without the `AllowPrivateOutbound` setting, a destination saved by
+//! someone other than root may not name a loopback, private or link-local address (403
+//! `private_destination`): root alone points channels at local upstreams such as Ollama.
 
 use super::users::{order_param, page_json, page_req};
 use crate::auth::AdminUser;
@@ -9,7 +18,10 @@ use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use switchboard_domain::channel::{validate_channel, ChannelInput};
+use switchboard_domain::channel::{
+    destination_changes, destination_urls, validate_channel, validate_channel_key, ChannelInput,
+};
+use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::Role;
 use switchboard_domain::DomainError;
 use switchboard_store::channels::{self, ChannelFields, ChannelFilter, ChannelRow, ORDER_FIELDS};
@@ -184,6 +196,50 @@ fn fields(input: &ChannelInput, status: i32) -> ChannelFields {
     }
 }
 
+fn destination_needs_root(fields: &[&str]) -> ApiError {
+    ApiError::forbidden(
+        "destination_needs_root",
+        format!(
+            "only root may send a channel's stored key to a new destination ({}); enter a new key to change it",
+            fields.join(", ")
+        ),
+    )
+}
+
+/// The outbound URL policy for addresses saved by someone other than root: unless
+/// `AllowPrivateOutbound` is on, none of `input`'s destination URLs (for each of `keys`, which
+/// may carry one: Vertex AI's `token_uri`) may name a non-public address now.
+async fn check_saved_destinations(
+    state: &AppState,
+    input: &ChannelInput,
+    keys: &[String],
+) -> ApiResult<()> {
+    if crate::settings::View(&state.settings.snapshot()).bool("AllowPrivateOutbound") {
+        return Ok(());
+    }
+    let mut urls: Vec<String> = Vec::new();
+    for key in keys {
+        let with_key = ChannelInput {
+            key: key.clone(),
+            ..input.clone()
+        };
+        for u in destination_urls(&with_key) {
+            if !urls.contains(&u) {
+                urls.push(u);
+            }
+        }
+    }
+    for u in &urls {
+        if switchboard_relay::outbound::names_a_non_public_address(u).await {
+            return Err(ApiError::forbidden(
+                "private_destination",
+                "only root may point a channel at a loopback, private or link-local address",
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn merge(base: ChannelInput, b: ChannelBody) -> ChannelInput {
     ChannelInput {
         name: b.name.unwrap_or(base.name),
@@ -206,7 +262,7 @@ fn merge(base: ChannelInput, b: ChannelBody) -> ChannelInput {
 /// `POST /api/channel`: creates one channel, or one per line when `key` holds several lines.
 pub async fn create(
     state: web::Data<AppState>,
-    _a: AdminUser,
+    AdminUser(me): AdminUser,
     Body(b): Body<ChannelBody>,
 ) -> ApiResult<HttpResponse> {
     if b.id.is_some() {
@@ -232,6 +288,12 @@ pub async fn create(
     }
     input.key = keys.first().cloned().unwrap_or_default();
     validate_channel(&mut input)?;
+    for k in &keys {
+        validate_channel_key(input.channel_type, k)?;
+    }
+    if me.role != Role::Root {
+        check_saved_destinations(&state, &input, &keys).await?;
+    }
     let rows: Vec<ChannelFields> = keys
         .iter()
         .map(|k| {
@@ -257,6 +319,7 @@ pub async fn create(
 }
 
 /// `PUT /api/channel {id, ...}`: changes the given fields (an empty key keeps the old one).
+/// Someone other than root changes the destination only with a new key (module docs).
 pub async fn update(
     state: web::Data<AppState>,
     AdminUser(me): AdminUser,
@@ -272,7 +335,11 @@ pub async fn update(
             "an update takes one key; create new channels for more keys",
         ));
     }
-    let row = state
+    let root = me.role == Role::Root;
+    let new_key = b.key.as_deref().is_some_and(|k| !k.trim().is_empty());
+    let body_status = b.status;
+    // Read and check: the row as it will be written, computed from the row as read now.
+    let (input, status, cur, moved) = state
         .db(move |c| {
             let cur = channels::find(c, id).map_err(|e| {
                 if e.is_not_found() {
@@ -281,7 +348,7 @@ pub async fn update(
                     ApiError::from(e)
                 }
             })?;
-            let status = match b.status {
+            let status = match body_status {
                 Some(s) => status_of(Some(s))?,
                 None => cur.status,
             };
@@ -301,18 +368,38 @@ pub async fn update(
                 proxy: cur.proxy.clone(),
                 tag: cur.tag.clone(),
             };
-            let mut input = merge(base, b);
+            let mut input = merge(base.clone(), b);
             validate_channel(&mut input)?;
+            let moved = destination_changes(&base, &input);
+            if !root && !moved.is_empty() && !new_key {
+                return Err(destination_needs_root(&moved));
+            }
+            Ok::<_, ApiError>((input, status, cur, !moved.is_empty()))
+        })
+        .await?;
+    if !root && moved {
+        check_saved_destinations(&state, &input, std::slice::from_ref(&input.key)).await?;
+    }
+    // Write every field from that reading: the key goes with the destination it was read
+    // with, or with the new one it came with.
+    let row = state
+        .db(move |c| {
             let mut f = fields(&input, status);
             f.disabled_stream = cur.disabled_stream;
             f.pre_cost = cur.pre_cost;
             f.auto_ban = cur.auto_ban;
-            channels::update(c, id, &f)?;
+            channels::update(c, id, &f).map_err(|e| {
+                if e.is_not_found() {
+                    not_found()
+                } else {
+                    ApiError::from(e)
+                }
+            })?;
             Ok(channels::find(c, id)?)
         })
         .await?;
     state.relay.reload_channels(&state).await?;
-    Ok(ok(channel_json(&row, me.role == Role::Root)))
+    Ok(ok(channel_json(&row, root)))
 }
 
 pub async fn delete(

@@ -350,16 +350,21 @@ pub async fn sync(
                     "give a price server URL, or set PriceSyncUrl in the settings",
                 ));
             }
-            let client = state.relay.clients.get(None).map_err(ApiError::internal)?;
-            switchboard_relay::remote::fetch_json(&client, &url, Duration::from_secs(30))
-                .await
-                .map_err(|why| {
-                    ApiError::new(
-                        actix_web::http::StatusCode::BAD_GATEWAY,
-                        "price_server_error",
-                        format!("could not fetch the price list: {why}"),
-                    )
-                })?
+            let allow_private = View(&state.settings.snapshot()).bool("AllowPrivateOutbound");
+            switchboard_relay::remote::fetch_json(
+                &state.relay.clients,
+                &url,
+                Duration::from_secs(30),
+                allow_private,
+            )
+            .await
+            .map_err(|why| {
+                ApiError::new(
+                    actix_web::http::StatusCode::BAD_GATEWAY,
+                    "price_server_error",
+                    format!("could not fetch the price list: {why}"),
+                )
+            })?
         }
     };
     let (remote, skipped, errors) = remote_prices(doc)?;

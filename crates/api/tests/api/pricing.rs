@@ -270,6 +270,16 @@ async fn price_server(status: u16, body: String) -> String {
     format!("http://{addr}/prices")
 }
 
+/// Lets price sync reach this machine (the outbound policy refuses loopback by default).
+async fn allow_private(root: &crate::common::Client) {
+    root.put(
+        "/api/option",
+        json!({"key": "AllowPrivateOutbound", "value": true}),
+    )
+    .await
+    .ok();
+}
+
 fn row(model: &str, input: f64) -> serde_json::Value {
     json!({"model": model, "type": "tokens", "channel_type": 1, "input": input, "output": input * 2.0})
 }
@@ -294,6 +304,8 @@ fn input_of(list: &[serde_json::Value], model: &str) -> Option<f64> {
 async fn sync_from_a_price_server_in_three_modes_never_touches_locked_prices() {
     let app = TestApp::new().await;
     let root = app.root();
+    // The price server of this test listens on 127.0.0.1 (security.rs tests the refusal).
+    allow_private(&root).await;
     root.post("/api/prices", row("sync-a", 1.0)).await.ok();
     let mut locked = row("sync-b", 1.0);
     locked["locked"] = json!(true);
@@ -439,6 +451,8 @@ async fn sync_rejects_bad_input_and_failing_servers() {
     )
     .await
     .err(502, "price_server_error");
+    // The price servers below listen on 127.0.0.1 (security.rs tests the refusal).
+    allow_private(&root).await;
     let failing = price_server(500, "{}".into()).await;
     let m = root
         .post("/api/prices/sync", json!({"mode": "add", "url": failing}))

@@ -654,3 +654,487 @@ async fn usernames_are_unique_whatever_the_case_and_look_alikes_are_refused() {
         .await;
     assert_eq!(r.status, 201, "{:?}", r.body);
 }
+
+/// Root's channel to `upstream` with a key only root may read; returns its id.
+async fn secret_channel(app: &TestApp, upstream: &str, extra: serde_json::Value) -> i64 {
+    let mut body = json!({"name": "root-only", "type": 1, "key": "sk-root-secret", "base_url": upstream, "models": "gpt-4o-mini", "group": "default", "test_model": "gpt-4o-mini"});
+    for (k, v) in extra.as_object().unwrap() {
+        body[k] = v.clone();
+    }
+    app.root().post("/api/channel", body).await.ok()["ids"][0]
+        .as_i64()
+        .unwrap()
+}
+
+/// Every way an administrator could make the server call a channel (test, model list, balance).
+async fn use_channel(admin: &crate::common::Client, id: i64) {
+    admin.get(&format!("/api/channel/test/{id}")).await;
+    admin.get(&format!("/api/channel/fetch_models/{id}")).await;
+    admin
+        .get(&format!("/api/channel/update_balance/{id}"))
+        .await;
+}
+
+fn keys_seen(upstream: &switchboard_mock_upstream::MockUpstream) -> Vec<String> {
+    upstream.requests().into_iter().map(|r| r.key).collect()
+}
+
+fn row(app: &TestApp, id: i64) -> switchboard_store::channels::ChannelRow {
+    switchboard_store::channels::find(&mut app.conn(), id).unwrap()
+}
+
+/// An administrator may edit channels but never read their keys; so they may not move a stored
+/// key to another destination (base URL, type, proxy, custom headers, destination config)
+/// without bringing a new key: 403 `destination_needs_root`, the row unchanged, and the test,
+/// model list and balance calls still go to the old upstream. With a new key the admin's own key
+/// goes to the admin's server; root may move a key.
+#[actix_web::test]
+async fn admins_cannot_send_a_stored_key_to_a_new_destination() {
+    use switchboard_mock_upstream::MockUpstream;
+    let app = TestApp::new().await;
+    let good = MockUpstream::start();
+    let evil = MockUpstream::start();
+    let id = secret_channel(&app, &good.base_url, json!({})).await;
+    let (admin, _) = app.admin("mallory").await;
+    // Local mocks: allow private destinations so that only the key rule is exercised here.
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "AllowPrivateOutbound", "value": true}),
+        )
+        .await
+        .ok();
+
+    let m = admin
+        .put("/api/channel", json!({"id": id, "base_url": evil.base_url}))
+        .await
+        .err(403, "destination_needs_root");
+    assert!(m.contains("base_url"), "{m}");
+    for patch in [
+        json!({"type": 8}),
+        json!({"type": 39, "base_url": ""}),
+        json!({"proxy": format!("{}", evil.base_url)}),
+        json!({"custom_headers": {"Host": "evil.example"}}),
+        json!({"config": {"region": "elsewhere"}}),
+        json!({"base_url": evil.base_url, "key": "   "}),
+    ] {
+        let mut body = patch.clone();
+        body["id"] = json!(id);
+        admin
+            .put("/api/channel", body)
+            .await
+            .err(403, "destination_needs_root");
+    }
+    let r = row(&app, id);
+    assert_eq!(
+        (r.base_url.as_str(), r.key.as_str(), r.channel_type),
+        (good.base_url.as_str(), "sk-root-secret", 1)
+    );
+    use_channel(&admin, id).await;
+    assert!(evil.requests().is_empty(), "{:?}", keys_seen(&evil));
+    assert!(keys_seen(&good).iter().all(|k| k == "sk-root-secret"));
+    assert!(!good.requests().is_empty());
+
+    // The console sends the whole form: an unchanged destination (written differently) is not
+    // a change; Azure's API version is not a destination either.
+    let d = admin
+        .put(
+            "/api/channel",
+            json!({"id": id, "name": "renamed", "type": 1, "base_url": format!("{}/", good.base_url), "custom_headers": "{}", "proxy": "", "config": {"api_version": "2024-10-21"}, "models": "gpt-4o-mini,gpt-4o", "priority": 3}),
+        )
+        .await
+        .ok()
+        .clone();
+    assert_eq!(d["name"], "renamed");
+    assert!(d.get("key").is_none());
+
+    // With a new key the admin sends their own key to their own server.
+    admin
+        .put(
+            "/api/channel",
+            json!({"id": id, "base_url": evil.base_url, "key": "sk-admin-own"}),
+        )
+        .await
+        .ok();
+    assert_eq!(row(&app, id).key, "sk-admin-own");
+    use_channel(&admin, id).await;
+    assert!(!evil.requests().is_empty());
+    assert!(keys_seen(&evil).iter().all(|k| k == "sk-admin-own"));
+
+    // Root may move a stored key.
+    let id2 = secret_channel(&app, &good.base_url, json!({})).await;
+    app.root()
+        .put(
+            "/api/channel",
+            json!({"id": id2, "base_url": evil.base_url}),
+        )
+        .await
+        .ok();
+    assert_eq!(row(&app, id2).base_url, evil.base_url);
+    assert_eq!(row(&app, id2).key, "sk-root-secret");
+}
+
+/// A copy keeps the original's key and destination, so an administrator may copy a channel, but
+/// editing the copy's destination needs a new key like any other channel. Batch and tag edits
+/// cannot carry a destination at all.
+#[actix_web::test]
+async fn copies_and_batch_edits_do_not_move_a_stored_key() {
+    use switchboard_mock_upstream::MockUpstream;
+    let app = TestApp::new().await;
+    let good = MockUpstream::start();
+    let evil = MockUpstream::start();
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "AllowPrivateOutbound", "value": true}),
+        )
+        .await
+        .ok();
+    let id = secret_channel(&app, &good.base_url, json!({"tag": "t"})).await;
+    let azure = secret_channel(
+        &app,
+        &good.base_url,
+        json!({"type": 3, "config": {"api_version": "2024-10-21"}}),
+    )
+    .await;
+    let (admin, _) = app.admin("copycat").await;
+
+    let r = admin
+        .post(&format!("/api/channel/copy/{id}"), json!({}))
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    let copy = r.body["data"]["id"].as_i64().unwrap();
+    assert_eq!(row(&app, copy).base_url, good.base_url);
+    admin
+        .put(
+            "/api/channel",
+            json!({"id": copy, "base_url": evil.base_url}),
+        )
+        .await
+        .err(403, "destination_needs_root");
+    admin
+        .put(
+            "/api/channel",
+            json!({"id": copy, "proxy": evil.base_url, "name": "x"}),
+        )
+        .await
+        .err(403, "destination_needs_root");
+    use_channel(&admin, copy).await;
+    assert!(evil.requests().is_empty());
+
+    // Batch edits change the API version or the model list only; tag edits priority, weight
+    // and status: a destination field is refused as an unknown field.
+    admin
+        .put(
+            "/api/channel/batch/azure_api",
+            json!({"ids": [azure], "value": "2025-01-01-preview"}),
+        )
+        .await
+        .ok();
+    assert_eq!(row(&app, azure).base_url, good.base_url);
+    for (path, body) in [
+        (
+            "/api/channel/batch/azure_api",
+            json!({"value": "2025-01-01-preview", "base_url": evil.base_url}),
+        ),
+        (
+            "/api/channel/batch/del_model",
+            json!({"value": "gpt-4o-mini", "proxy": evil.base_url}),
+        ),
+        (
+            "/api/channel/tag",
+            json!({"tag": "t", "priority": 1, "base_url": evil.base_url}),
+        ),
+    ] {
+        let r = admin.put(path, body).await;
+        assert_eq!(r.status, 400, "{path}: {:?}", r.body);
+    }
+    admin
+        .put("/api/channel/tag", json!({"tag": "t", "priority": 2}))
+        .await
+        .ok();
+    for id in [id, copy, azure] {
+        assert_eq!(row(&app, id).base_url, good.base_url);
+        use_channel(&admin, id).await;
+    }
+    assert!(evil.requests().is_empty());
+}
+
+/// Without `AllowPrivateOutbound`, a channel destination saved by someone other than root may
+/// not name a loopback, private or link-local address (literal, by name, proxy, or a Vertex
+/// key's token_uri): 403 `private_destination`. Root may (local upstreams such as Ollama), and
+/// an administrator may still edit other fields of such a channel.
+#[actix_web::test]
+async fn only_root_points_channels_at_private_addresses() {
+    let app = TestApp::new().await;
+    let (admin, _) = app.admin("netadmin").await;
+    let ch = |base: &str| json!({"name": "local", "type": 1, "key": "sk-admin-own", "base_url": base, "models": "m", "group": "default"});
+    for base in [
+        "http://127.0.0.1:11434",
+        "http://localhost:11434",
+        "http://[::1]:11434",
+        "http://169.254.169.254",
+        "http://10.1.2.3",
+        "http://[::ffff:192.168.1.1]",
+        "http://2130706433",
+    ] {
+        admin
+            .post("/api/channel", ch(base))
+            .await
+            .err(403, "private_destination");
+    }
+    let mut proxied = ch("https://8.8.8.8");
+    proxied["proxy"] = json!("socks5://127.0.0.1:1080");
+    admin
+        .post("/api/channel", proxied)
+        .await
+        .err(403, "private_destination");
+    let vertex = json!({"name": "v", "type": 42, "models": "gemini-1.5-pro", "group": "default",
+        "key": json!({"project_id": "p", "client_email": "a@b.c", "private_key": "x", "token_uri": "http://127.0.0.1:9/token"}).to_string()});
+    admin
+        .post("/api/channel", vertex)
+        .await
+        .err(403, "private_destination");
+    // A public address is fine for an administrator.
+    let r = admin.post("/api/channel", ch("https://8.8.8.8")).await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    let public = r.body["data"]["ids"][0].as_i64().unwrap();
+    admin
+        .put(
+            "/api/channel",
+            json!({"id": public, "base_url": "http://127.0.0.1:8080", "key": "sk-new"}),
+        )
+        .await
+        .err(403, "private_destination");
+
+    // Root's Ollama at 127.0.0.1: allowed; an administrator may rename it.
+    let r = app
+        .root()
+        .post("/api/channel", ch("http://127.0.0.1:11434"))
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    let local = r.body["data"]["ids"][0].as_i64().unwrap();
+    admin
+        .put("/api/channel", json!({"id": local, "name": "ollama"}))
+        .await
+        .ok();
+
+    // The setting lets administrators do it too.
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "AllowPrivateOutbound", "value": true}),
+        )
+        .await
+        .ok();
+    let r = admin
+        .post("/api/channel", ch("http://127.0.0.1:11434"))
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+}
+
+/// Price sync fetches public addresses only unless `AllowPrivateOutbound` is on: a loopback
+/// server is not contacted whether named by literal, by a name that resolves to it, by an
+/// IPv4-mapped address or through the `PriceSyncUrl` setting; and a refused address, a closed
+/// port and a name that does not resolve all give the same message, so the fetch cannot map
+/// the network.
+#[actix_web::test]
+async fn price_sync_reaches_public_addresses_only() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    let list = json!([{"model": "synced", "type": "tokens", "channel_type": 1, "input": 1.0, "output": 2.0}]);
+    Mock::given(method("GET"))
+        .and(path("/prices"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(list))
+        .mount(&server)
+        .await;
+    let port = server.address().port();
+    let app = TestApp::new().await;
+    let (admin, _) = app.admin("pricer").await;
+    let sync = |url: String| {
+        let admin = &admin;
+        async move {
+            admin
+                .post("/api/prices/sync", json!({"mode": "add", "url": url}))
+                .await
+        }
+    };
+    let uniform = "could not fetch the price list: could not reach the server";
+    for url in [
+        format!("{}/prices", server.uri()),
+        format!("http://localhost:{port}/prices"),
+        format!("http://[::ffff:127.0.0.1]:{port}/prices"),
+        format!("http://0.0.0.0:{port}/prices"),
+        "http://169.254.169.254/latest/meta-data".to_owned(),
+        "http://127.0.0.1:9/prices".to_owned(),
+        "http://no-such-host.invalid/prices".to_owned(),
+    ] {
+        let m = sync(url.clone()).await.err(502, "price_server_error");
+        assert_eq!(m, uniform, "{url}");
+    }
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "PriceSyncUrl", "value": format!("{}/prices", server.uri())}),
+        )
+        .await
+        .ok();
+    let m = admin
+        .post("/api/prices/sync", json!({"mode": "add"}))
+        .await
+        .err(502, "price_server_error");
+    assert_eq!(m, uniform);
+    assert!(server.received_requests().await.unwrap().is_empty());
+
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "AllowPrivateOutbound", "value": true}),
+        )
+        .await
+        .ok();
+    let d = sync(format!("http://localhost:{port}/prices")).await;
+    assert_eq!(d.ok()["inserted"], 1);
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+}
+
+/// With `TurnstileCheckEnabled`, login, registration and the verification and reset e-mails
+/// need the widget's token (`?turnstile=`), verified at the siteverify endpoint with the secret
+/// and the client's address: missing → 400 `turnstile_required`, refused → 403
+/// `turnstile_failed`, confirmed → the action runs. Disabled: no call is made.
+#[actix_web::test]
+async fn turnstile_tokens_are_verified_when_the_check_is_on() {
+    use wiremock::matchers::{body_string_contains, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let verify = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/siteverify"))
+        .and(body_string_contains("response=good-token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"success": true})))
+        .with_priority(1)
+        .mount(&verify)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/siteverify"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(
+                json!({"success": false, "error-codes": ["invalid-input-response"]}),
+            ),
+        )
+        .with_priority(2)
+        .mount(&verify)
+        .await;
+    let url = format!("{}/siteverify", verify.uri());
+    let app = TestApp::with_config(|c| c.turnstile_verify_url = url).await;
+    let creds = json!({"username": "root", "password": crate::common::ROOT_PASSWORD});
+
+    // Off (the default): no token needed, no call made, and no foreign script admitted.
+    let r = app.client().get("/api/status").await;
+    assert!(!r.headers["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("cloudflare"));
+    app.client()
+        .post("/api/user/login", creds.clone())
+        .await
+        .ok();
+    // (No SMTP server here: getting past the check shows as `smtp_not_configured`.)
+    app.client()
+        .get("/api/reset_password?email=nobody@example.com")
+        .await
+        .err(503, "smtp_not_configured");
+    assert!(verify.received_requests().await.unwrap().is_empty());
+
+    for (k, v) in [
+        ("TurnstileSecretKey", json!("ts-secret")),
+        ("TurnstileSiteKey", json!("ts-site")),
+        ("TurnstileCheckEnabled", json!(true)),
+    ] {
+        app.root()
+            .put("/api/option", json!({"key": k, "value": v}))
+            .await
+            .ok();
+    }
+    let status = app.client().get("/api/status").await;
+    assert_eq!(status.ok()["turnstile_check"], true);
+    // The console may now load Cloudflare's widget script, and only that one more.
+    let csp = status.headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        csp.contains("script-src 'self' https://challenges.cloudflare.com;"),
+        "{csp}"
+    );
+    assert!(!csp.contains("unsafe-eval"), "{csp}");
+
+    let register = json!({"username": "turnstiled", "password": "password-123"});
+    let c = app.client();
+    c.post("/api/user/login", creds.clone())
+        .await
+        .err(400, "turnstile_required");
+    c.post("/api/user/register", register.clone())
+        .await
+        .err(400, "turnstile_required");
+    c.get("/api/verification?email=a@example.com")
+        .await
+        .err(400, "turnstile_required");
+    c.get("/api/reset_password?email=a@example.com")
+        .await
+        .err(400, "turnstile_required");
+    assert!(verify.received_requests().await.unwrap().is_empty());
+
+    c.post("/api/user/login?turnstile=bad-token", creds.clone())
+        .await
+        .err(403, "turnstile_failed");
+    c.post("/api/user/register?turnstile=bad-token", register.clone())
+        .await
+        .err(403, "turnstile_failed");
+    c.get("/api/verification?email=a@example.com&turnstile=bad-token")
+        .await
+        .err(403, "turnstile_failed");
+    c.get("/api/reset_password?email=a@example.com&turnstile=bad-token")
+        .await
+        .err(403, "turnstile_failed");
+    let seen = verify.received_requests().await.unwrap();
+    assert_eq!(seen.len(), 4);
+    let form = String::from_utf8(seen[0].body.clone()).unwrap();
+    for part in [
+        "secret=ts-secret",
+        "response=bad-token",
+        "remoteip=127.0.0.1",
+    ] {
+        assert!(form.contains(part), "{form}");
+    }
+
+    c.post("/api/user/login?turnstile=good-token", creds.clone())
+        .await
+        .ok();
+    let r = c
+        .post("/api/user/register?turnstile=good-token", register)
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    c.get("/api/reset_password?email=a@example.com&turnstile=good-token")
+        .await
+        .err(503, "smtp_not_configured");
+
+    // No confirmation (siteverify answers an error), or no secret set: the check fails closed.
+    verify.reset().await;
+    c.post("/api/user/login?turnstile=good-token", creds.clone())
+        .await
+        .err(403, "turnstile_failed");
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"success": true})))
+        .mount(&verify)
+        .await;
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "TurnstileSecretKey", "value": ""}),
+        )
+        .await
+        .ok();
+    c.post("/api/user/login?turnstile=good-token", creds)
+        .await
+        .err(403, "turnstile_failed");
+    // Only the call answered with an error reached siteverify since the reset.
+    assert_eq!(verify.received_requests().await.unwrap().len(), 1);
+}

@@ -1,8 +1,9 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MOCK_PASSWORD, mockRoot } from '@/features/auth/mocks/handlers'
+import { mockStatus } from '@/features/site/mocks/handlers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 
@@ -67,6 +68,58 @@ describe('login page', () => {
     expect(screen.getByTestId('location')).toHaveTextContent('/login')
     expect(localStorage.getItem('user')).toBeNull()
     expect(screen.getByLabelText('密码')).toHaveValue('')
+  })
+
+  describe('with the Turnstile check on', () => {
+    afterEach(() => {
+      delete window.turnstile
+    })
+
+    it('sends a fresh widget token with each attempt and translates the refusal', async () => {
+      // A stand-in for Cloudflare's widget: a token at once, a new one after each reset.
+      let issued = 0
+      let callback: ((token: string) => void) | undefined
+      const reset = vi.fn(() => setTimeout(() => callback?.(`tok-${++issued}`)))
+      window.turnstile = {
+        render: vi.fn((_el: HTMLElement, options: { sitekey: string; callback: (token: string) => void }) => {
+          expect(options.sitekey).toBe('site-key-1')
+          callback = options.callback
+          setTimeout(() => callback?.(`tok-${++issued}`))
+          return 'widget-1'
+        }),
+        reset,
+        remove: vi.fn(),
+      }
+      server.use(
+        http.get('*/api/status', () =>
+          HttpResponse.json({ success: true, message: '', data: { ...mockStatus, turnstile_check: true, turnstile_site_key: 'site-key-1' } }),
+        ),
+      )
+      const tokens: (string | null)[] = []
+      server.use(
+        http.post('*/api/user/login', ({ request }) => {
+          tokens.push(new URL(request.url).searchParams.get('turnstile'))
+          if (tokens.length === 1)
+            return HttpResponse.json(
+              { success: false, message: 'the human check (Turnstile) failed; refresh it and try again', code: 'turnstile_failed' },
+              { status: 403 },
+            )
+          return HttpResponse.json({ success: true, message: '', data: mockRoot })
+        }),
+        http.get('*/api/user/self', () => HttpResponse.json({ success: true, message: '', data: mockRoot })),
+      )
+      renderApp('/login')
+      expect(await screen.findByTestId('turnstile-widget')).toBeInTheDocument()
+      await waitFor(() => expect(screen.getByRole('button', { name: '登录' })).toBeEnabled())
+      const user = await fillAndSubmit('root', MOCK_PASSWORD)
+      expect(await screen.findByText('错误：人机验证失败，请刷新后重试。')).toBeInTheDocument()
+      expect(reset).toHaveBeenCalledWith('widget-1')
+      await waitFor(() => expect(screen.getByRole('button', { name: '登录' })).toBeEnabled())
+      await user.type(screen.getByLabelText('密码'), MOCK_PASSWORD)
+      await user.click(screen.getByRole('button', { name: '登录' }))
+      await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/panel'))
+      expect(tokens).toEqual(['tok-1', 'tok-2'])
+    })
   })
 
   it('reports HTTP errors through the central handler', async () => {

@@ -57,6 +57,7 @@ export const SECTIONS = [
       ['DefaultPriceEnabled', BOOL],
       ['ExtraTokenPriceJson', json('object')],
       ['PriceSyncUrl', URL],
+      ['AllowPrivateOutbound', BOOL],
     ],
   },
   {

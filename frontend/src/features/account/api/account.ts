@@ -3,9 +3,17 @@ import { api } from '@/lib/api'
 import type { User } from '@/types/api'
 import type { RegisterPayload } from '../schemas'
 
-export const register = (payload: RegisterPayload) => api.post<User>('/api/user/register', payload)
-export const sendVerification = (email: string) => api.get<unknown>('/api/verification', { query: { email } })
-export const sendReset = (email: string) => api.get<unknown>('/api/reset_password', { query: { email } })
+/** What the public calls send: the Turnstile token (`?turnstile=`) when the site asks for the check. */
+interface Checked {
+  turnstile?: string
+}
+
+export const register = ({ turnstile, ...payload }: RegisterPayload & Checked) =>
+  api.post<User>('/api/user/register', payload, { query: { turnstile } })
+export const sendVerification = ({ email, turnstile }: { email: string } & Checked) =>
+  api.get<unknown>('/api/verification', { query: { email, turnstile } })
+export const sendReset = ({ email, turnstile }: { email: string } & Checked) =>
+  api.get<unknown>('/api/reset_password', { query: { email, turnstile } })
 export const confirmReset = (body: { email: string; token: string }) => api.post<string>('/api/user/reset', body)
 
 /** POST /api/user/register. */

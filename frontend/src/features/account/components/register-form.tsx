@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
+import { useTurnstile } from '@/components/turnstile'
 import { Spinner } from '@/components/ui/spinner'
 import { notify } from '@/lib/toast'
 import { useRegister, useSendVerification } from '../api/account'
@@ -30,6 +31,8 @@ export function RegisterForm({ emailVerification, affCode, onSuccess }: Register
   const registerMutation = useRegister()
   const codeMutation = useSendVerification()
   const { left, start } = useCountdown(RESEND_SECONDS)
+  // One token per request: sending the code and registering each take a fresh one.
+  const turnstile = useTurnstile()
 
   const sendCode = async () => {
     const email = form.getValues('email').trim()
@@ -38,7 +41,7 @@ export function RegisterForm({ emailVerification, affCode, onSuccess }: Register
       return
     }
     form.clearErrors('email')
-    codeMutation.mutate(email, {
+    codeMutation.mutate({ email, turnstile: turnstile.take() }, {
       onSuccess: () => {
         start()
         notify.success(t('public:register.codeSent'))
@@ -48,7 +51,7 @@ export function RegisterForm({ emailVerification, affCode, onSuccess }: Register
 
   const onSubmit = form.handleSubmit(async (payload) => {
     try {
-      await registerMutation.mutateAsync(payload)
+      await registerMutation.mutateAsync({ ...payload, turnstile: turnstile.take() })
       notify.success(t('public:register.success'))
       onSuccess()
     } catch {
@@ -109,7 +112,7 @@ export function RegisterForm({ emailVerification, affCode, onSuccess }: Register
                     variant="outline"
                     className="shrink-0"
                     onClick={() => void sendCode()}
-                    disabled={left > 0 || codeMutation.isPending}
+                    disabled={left > 0 || codeMutation.isPending || !turnstile.ready}
                     data-testid="register-send-code"
                   >
                     {codeMutation.isPending && <Spinner />}
@@ -121,7 +124,13 @@ export function RegisterForm({ emailVerification, affCode, onSuccess }: Register
             )}
           />
         )}
-        <Button type="submit" className="w-full" disabled={registerMutation.isPending} data-testid="register-submit">
+        {turnstile.widget}
+        <Button
+          type="submit"
+          className="w-full"
+          disabled={registerMutation.isPending || !turnstile.ready}
+          data-testid="register-submit"
+        >
           {registerMutation.isPending && <Spinner />}
           {t('public:register.submit')}
         </Button>

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
+import { useTurnstile } from '@/components/turnstile'
 import { Spinner } from '@/components/ui/spinner'
 import { useSendReset } from '../api/account'
 import { createEmailSchema, RESEND_SECONDS } from '../schemas'
@@ -18,10 +19,11 @@ export function ResetRequestForm() {
   const mutation = useSendReset()
   const { left, start } = useCountdown(RESEND_SECONDS)
   const [sentTo, setSentTo] = useState<string | null>(null)
+  const turnstile = useTurnstile()
 
   const onSubmit = form.handleSubmit(async ({ email }) => {
     try {
-      await mutation.mutateAsync(email)
+      await mutation.mutateAsync({ email, turnstile: turnstile.take() })
       setSentTo(email)
       start()
     } catch {
@@ -50,7 +52,13 @@ export function ResetRequestForm() {
             {t('public:reset.sent', { email: sentTo })}
           </p>
         )}
-        <Button type="submit" className="w-full" disabled={mutation.isPending || left > 0} data-testid="reset-submit">
+        {turnstile.widget}
+        <Button
+          type="submit"
+          className="w-full"
+          disabled={mutation.isPending || left > 0 || !turnstile.ready}
+          data-testid="reset-submit"
+        >
           {mutation.isPending && <Spinner />}
           {left > 0 ? t('public:reset.resendIn', { seconds: left }) : t('public:reset.submit')}
         </Button>

@@ -6,8 +6,9 @@ import type { User } from '@/types/api'
 import type { LoginPayload } from '../schemas'
 import { authKeys } from './keys'
 
-export function login(payload: LoginPayload): Promise<User> {
-  return api.post<User>('/api/user/login', payload)
+/** The sign-in, with the Turnstile token when the site asks for the check (`?turnstile=`). */
+export function login({ turnstile, ...payload }: LoginPayload & { turnstile?: string }): Promise<User> {
+  return api.post<User>('/api/user/login', payload, { query: { turnstile } })
 }
 
 /** POST /api/user/login; on success the user is stored (localStorage `user` and app state). */

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
+import { useTurnstile } from '@/components/turnstile'
 import { Spinner } from '@/components/ui/spinner'
 import { notify } from '@/lib/toast'
 import type { User } from '@/types/api'
@@ -27,9 +28,10 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
     defaultValues: { username: '', password: '' },
   })
   const loginMutation = useLogin()
+  const turnstile = useTurnstile()
 
   const onSubmit = form.handleSubmit((values) =>
-    loginMutation.mutateAsync(values).then(
+    loginMutation.mutateAsync({ ...values, turnstile: turnstile.take() }).then(
       (user) => {
         notify.success(t('auth:login.success'))
         onSuccess(user)
@@ -75,7 +77,8 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
             </FormItem>
           )}
         />
-        <Button type="submit" className="w-full" disabled={loginMutation.isPending}>
+        {turnstile.widget}
+        <Button type="submit" className="w-full" disabled={loginMutation.isPending || !turnstile.ready}>
           {loginMutation.isPending ? (
             <>
               <Spinner />

@@ -11,6 +11,8 @@ import { NativeSelect } from '@/components/ui/native-select'
 import { Spinner } from '@/components/ui/spinner'
 import { Textarea } from '@/components/ui/textarea'
 import { notify } from '@/lib/toast'
+import { useUser } from '@/stores/session'
+import { ROLE } from '@/types/api'
 import { useFetchUpstreamModels } from '../api/fetch-models'
 import { useCreateChannels, useUpdateChannel } from '../api/save-channel'
 import {
@@ -34,6 +36,9 @@ export interface ChannelFormDialogProps {
 export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDialogProps) {
   const { t } = useTranslation()
   const editing = channel !== undefined
+  // Only root reads keys, so only root moves a stored key to a new destination (the server
+  // refuses it otherwise with `destination_needs_root`).
+  const isRoot = useUser()?.role === ROLE.root
   const schema = useMemo(() => createChannelSchema(t, editing), [t, editing])
   const form = useForm<ChannelFormValues, unknown, ChannelPayload>({
     resolver: zodResolver(schema),
@@ -142,6 +147,15 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
                 : keyCount > 1
                   ? t('channels:form.keyBatchHint', { count: keyCount })
                   : t('channels:form.keyHint'),
+            )}
+            {editing && !isRoot && (
+              <p
+                className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+                role="note"
+                data-testid="channel-form-destination-hint"
+              >
+                {t('channels:form.destinationNeedsKeyHint')}
+              </p>
             )}
             {field(
               'base_url',

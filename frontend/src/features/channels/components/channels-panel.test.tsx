@@ -196,6 +196,8 @@ describe('channels screen', { timeout: 20_000 }, () => {
     await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     expect(within(dialog).getByLabelText('名称')).toHaveValue('openai-main')
+    // Root may move a stored key: no hint about re-entering it.
+    expect(within(dialog).queryByTestId('channel-form-destination-hint')).toBeNull()
     expect(within(dialog).getByLabelText('模型')).toHaveValue('gpt-4o-mini,gpt-4o')
     await user.click(within(dialog).getByTestId('channel-fetch-models'))
     await waitFor(() => expect(within(dialog).getByLabelText('模型')).toHaveValue('gpt-4o-mini,gpt-4o,gpt-4.1,o3-mini'))
@@ -203,6 +205,44 @@ describe('channels screen', { timeout: 20_000 }, () => {
     await waitFor(() => expect(put).toMatchObject({ id: 1, name: 'openai-main', models: 'gpt-4o-mini,gpt-4o,gpt-4.1,o3-mini' }))
     expect(put).not.toHaveProperty('key')
     expect(await screen.findByText('渠道已更新！')).toBeInTheDocument()
+  })
+
+  it('tells an administrator that a new destination needs a new key, and translates the refusal', async () => {
+    resetChannelMocks([fast])
+    const admin = { ...mockRoot, id: 2, username: 'admin', role: 10 }
+    resetAuthMocks(admin)
+    setUser(admin)
+    server.use(...channelHandlers)
+    let put: Record<string, unknown> | undefined
+    server.use(
+      http.put('*/api/channel', async ({ request }) => {
+        put = (await request.json()) as Record<string, unknown>
+        return HttpResponse.json(
+          {
+            success: false,
+            message: "only root may send a channel's stored key to a new destination (base_url); enter a new key to change it",
+            code: 'destination_needs_root',
+          },
+          { status: 403 },
+        )
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    expect(within(dialog).getByTestId('channel-form-destination-hint')).toHaveTextContent('必须重新填写密钥')
+    const baseUrl = within(dialog).getByLabelText('Base URL')
+    await user.clear(baseUrl)
+    await user.type(baseUrl, 'https://elsewhere.example.com')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(put).toMatchObject({ id: 1, base_url: 'https://elsewhere.example.com' }))
+    expect(put).not.toHaveProperty('key')
+    expect(
+      await screen.findByText('错误：只有超级管理员可以把渠道已保存的密钥发往新的目标地址。修改类型、Base URL、代理、自定义请求头或区域时，请同时填写新的密钥。'),
+    ).toBeInTheDocument()
+    // The form stays open with what was typed.
+    expect(screen.getByTestId('channel-form-dialog')).toBeInTheDocument()
   })
 
   it('edits the API version of an Azure channel inside its config', async () => {

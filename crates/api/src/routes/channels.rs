@@ -1,5 +1,6 @@
 //! Upstream channels (administrators): list with filters, get, create (one per key line),
-//! update, delete, status. Keys are returned to root only.
+//! update, delete, status. Keys are stored sealed (`crate::at_rest`) and returned, opened, to
+//! root only.
 
 use super::users::{order_param, page_json, page_req};
 use crate::auth::AdminUser;
@@ -18,7 +19,9 @@ use switchboard_store::now;
 /// At most this many channels from one multi-line key submission.
 pub const MAX_BATCH: usize = 500;
 
-pub fn channel_json(c: &ChannelRow, with_key: bool) -> Value {
+/// A channel as the API shows it; `state` given (root's view), with its key opened, or an empty
+/// key and `key_unavailable: true` when no known server secret opens it.
+pub fn channel_json(c: &ChannelRow, with_key: Option<&AppState>) -> Value {
     let parse = |s: &str| serde_json::from_str::<Value>(s).unwrap_or_else(|_| json!({}));
     let mut v = json!({
         "id": c.id,
@@ -44,8 +47,14 @@ pub fn channel_json(c: &ChannelRow, with_key: bool) -> Value {
         "created_at": c.created_at,
         "updated_at": c.updated_at,
     });
-    if with_key {
-        v["key"] = json!(c.key);
+    if let Some(state) = with_key {
+        match state.secret_box.open(&c.key) {
+            Ok(key) => v["key"] = json!(key),
+            Err(_) => {
+                v["key"] = json!("");
+                v["key_unavailable"] = json!(true);
+            }
+        }
     }
     v
 }
@@ -86,11 +95,7 @@ pub async fn list(
             Ok(channels::list(c, &f, &order, page)?)
         })
         .await?;
-    let data: Vec<_> = result
-        .items
-        .iter()
-        .map(|c| channel_json(c, false))
-        .collect();
+    let data: Vec<_> = result.items.iter().map(|c| channel_json(c, None)).collect();
     Ok(ok(page_json(data, page, result.total)))
 }
 
@@ -115,7 +120,10 @@ pub async fn get(
             })
         })
         .await?;
-    Ok(ok(channel_json(&row, me.role == Role::Root)))
+    Ok(ok(channel_json(
+        &row,
+        (me.role == Role::Root).then_some(&**state),
+    )))
 }
 
 /// The channel fields as JSON: JSON-valued fields may come as objects or as JSON text.
@@ -160,11 +168,12 @@ fn status_of(s: Option<i32>) -> ApiResult<i32> {
     }
 }
 
-fn fields(input: &ChannelInput, status: i32) -> ChannelFields {
+/// The row to store for `input`, with `sealed_key` (the key as stored: sealed, never plain).
+fn fields(input: &ChannelInput, status: i32, sealed_key: String) -> ChannelFields {
     ChannelFields {
         channel_type: input.channel_type,
         name: input.name.clone(),
-        key: input.key.clone(),
+        key: sealed_key,
         base_url: input.base_url.clone(),
         group_name: input.group.clone(),
         models: input.models.clone(),
@@ -234,11 +243,7 @@ pub async fn create(
     validate_channel(&mut input)?;
     let rows: Vec<ChannelFields> = keys
         .iter()
-        .map(|k| {
-            let mut f = fields(&input, status);
-            f.key = k.clone();
-            f
-        })
+        .map(|k| fields(&input, status, state.secret_box.seal(k)))
         .collect();
     let ids = state
         .db(move |c| {
@@ -272,6 +277,7 @@ pub async fn update(
             "an update takes one key; create new channels for more keys",
         ));
     }
+    let st = state.clone();
     let row = state
         .db(move |c| {
             let cur = channels::find(c, id).map_err(|e| {
@@ -281,6 +287,14 @@ pub async fn update(
                     ApiError::from(e)
                 }
             })?;
+            // The key is validated open and stored sealed; a stored key that cannot be opened
+            // can only be replaced.
+            let new_key = b.key.as_deref().is_some_and(|k| !k.trim().is_empty());
+            let cur_key = if new_key {
+                String::new()
+            } else {
+                crate::at_rest::channel_key(&st, &cur)?
+            };
             let status = match b.status {
                 Some(s) => status_of(Some(s))?,
                 None => cur.status,
@@ -288,7 +302,7 @@ pub async fn update(
             let base = ChannelInput {
                 name: cur.name.clone(),
                 channel_type: cur.channel_type,
-                key: cur.key.clone(),
+                key: cur_key,
                 base_url: cur.base_url.clone(),
                 models: cur.models.clone(),
                 group: cur.group_name.clone(),
@@ -303,7 +317,7 @@ pub async fn update(
             };
             let mut input = merge(base, b);
             validate_channel(&mut input)?;
-            let mut f = fields(&input, status);
+            let mut f = fields(&input, status, st.secret_box.seal(&input.key));
             f.disabled_stream = cur.disabled_stream;
             f.pre_cost = cur.pre_cost;
             f.auto_ban = cur.auto_ban;
@@ -312,7 +326,10 @@ pub async fn update(
         })
         .await?;
     state.relay.reload_channels(&state).await?;
-    Ok(ok(channel_json(&row, me.role == Role::Root)))
+    Ok(ok(channel_json(
+        &row,
+        (me.role == Role::Root).then_some(&**state),
+    )))
 }
 
 pub async fn delete(

@@ -1,5 +1,5 @@
-//! First-start set-up: the root user, the default group, the built-in model owners, and the
-//! settings snapshot.
+//! Start-up set-up: the root user, the default group, the built-in model owners, the sealing of
+//! secrets at rest, and the settings snapshot.
 
 use crate::auth;
 use crate::error::ApiResult;
@@ -19,7 +19,8 @@ pub struct Bootstrap {
 /// Creates `root` when the database has no user yet (with `initial_password`, or a generated one
 /// returned to the caller to print once), applies `initial_access_token` to root when given (so
 /// scripts and tests can drive a fresh instance), seeds the default group and the built-in model
-/// owners, and loads the settings snapshot.
+/// owners, seals the secrets still stored in clear or under a previous server secret
+/// ([`crate::at_rest::seal_stored_secrets`]), and loads the settings snapshot.
 pub async fn run(
     state: &AppState,
     initial_password: Option<String>,
@@ -97,6 +98,7 @@ pub async fn run(
             })
         })
         .await?;
+    crate::at_rest::seal_stored_secrets(state).await?;
     state.reload_settings().await?;
     state.relay.reload_pricing(state).await?;
     state.relay.reload_channels(state).await?;

@@ -1,6 +1,7 @@
 //! The Switchboard HTTP application: management API under `/api`, the relay (added by the relay
 //! issue) and the console's static files with SPA fallback.
 
+pub mod at_rest;
 pub mod auth;
 pub mod bootstrap;
 pub mod crypto;
@@ -27,8 +28,12 @@ use switchboard_store::{Backend, DbConn, Pool};
 /// Settings of the HTTP layer that come from the environment (not from the options table).
 #[derive(Debug, Clone)]
 pub struct ApiConfig {
-    /// Key for session-id hashing (and, later, token-key encryption).
+    /// The server secret: key for session-id hashing and, through derived keys, for sealing
+    /// API keys, channel keys and secret settings at rest.
     pub session_secret: Vec<u8>,
+    /// Earlier server secrets (`SESSION_SECRET_PREVIOUS`): values sealed under them are still
+    /// opened, and start-up re-seals them under `session_secret`.
+    pub previous_secrets: Vec<Vec<u8>>,
     pub bcrypt_cost: u32,
     pub session_ttl_secs: i64,
     /// Mark the session cookie `Secure` (serve over HTTPS).
@@ -54,6 +59,7 @@ impl ApiConfig {
     pub fn for_tests() -> Self {
         ApiConfig {
             session_secret: auth::random_string(32).into_bytes(),
+            previous_secrets: Vec::new(),
             bcrypt_cost: 4,
             session_ttl_secs: 7 * 24 * 3600,
             secure_cookie: false,
@@ -86,6 +92,10 @@ pub struct AppState {
     pub dummy_hash: String,
     /// Seals API keys at rest.
     pub key_box: crypto::KeyBox,
+    /// Seals channel keys and secret settings at rest.
+    pub secret_box: crypto::SecretBox,
+    /// Stored secrets found unreadable and already logged.
+    pub unreadable: at_rest::Reported,
     /// Everything the relay path keeps in memory.
     pub relay: relay::RelayState,
 }
@@ -94,7 +104,12 @@ impl AppState {
     pub fn new(pool: Pool, backend: Backend, config: ApiConfig) -> ApiResult<Self> {
         let dummy_hash = auth::hash_password(&auth::random_string(24), config.bcrypt_cost)?;
         Ok(AppState {
-            key_box: crypto::KeyBox::new(&config.session_secret),
+            key_box: crypto::KeyBox::with_previous(
+                &config.session_secret,
+                &config.previous_secrets,
+            ),
+            secret_box: crypto::SecretBox::new(&config.session_secret, &config.previous_secrets),
+            unreadable: at_rest::Reported::default(),
             relay: relay::RelayState::default(),
             pool,
             backend,
@@ -122,10 +137,31 @@ impl AppState {
         .map_err(ApiError::internal)?
     }
 
-    /// Reloads every setting from the database into the in-memory snapshot.
+    /// Reloads every setting from the database into the in-memory snapshot, secret settings
+    /// opened (a secret no known server secret opens is left out, as if unset, and logged).
     pub async fn reload_settings(&self) -> ApiResult<()> {
         let rows = self.db(|c| Ok(switchboard_store::options::all(c)?)).await?;
-        self.settings.replace_all(rows.into_iter().collect());
+        let mut values = std::collections::HashMap::with_capacity(rows.len());
+        for (key, value) in rows {
+            if !at_rest::is_secret_option(&key) {
+                values.insert(key, value);
+                continue;
+            }
+            match self.secret_box.open(&value) {
+                Ok(plain) => {
+                    values.insert(key, plain);
+                }
+                Err(e) => {
+                    if self
+                        .unreadable
+                        .first_time(&format!("setting {key}"), &value)
+                    {
+                        tracing::error!(setting = %key, "secret setting treated as unset: it is {e}");
+                    }
+                }
+            }
+        }
+        self.settings.replace_all(values);
         Ok(())
     }
 

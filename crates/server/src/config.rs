@@ -57,6 +57,17 @@ pub struct Config {
     )]
     pub session_secret: Option<String>,
 
+    /// Earlier values of SESSION_SECRET, comma separated (key rotation): channel keys, secret
+    /// settings and API keys sealed under one of them are still opened, and re-sealed under
+    /// SESSION_SECRET at start. Remove them once the start-up log reports nothing left to re-seal.
+    #[arg(
+        long,
+        env = "SESSION_SECRET_PREVIOUS",
+        value_name = "SESSION_SECRET_PREVIOUS",
+        hide_env_values = true
+    )]
+    pub session_secret_previous: Option<String>,
+
     /// Password for the root user created on first start (otherwise one is generated and printed once).
     #[arg(
         long,
@@ -190,6 +201,19 @@ pub struct Config {
     pub workers: Option<usize>,
 }
 
+/// The secrets listed in SESSION_SECRET_PREVIOUS (comma separated, trimmed, empty entries
+/// skipped).
+pub fn previous_secrets(c: &Config) -> Vec<Vec<u8>> {
+    c.session_secret_previous
+        .as_deref()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.as_bytes().to_vec())
+        .collect()
+}
+
 /// Checks what clap cannot: values whose rules span more than a type.
 pub fn validate(c: &Config) -> Result<(), String> {
     switchboard_store::conn::Dsn::parse(&c.sql_dsn).map_err(|e| format!("SQL_DSN: {e}"))?;
@@ -206,6 +230,12 @@ pub fn validate(c: &Config) -> Result<(), String> {
         if s.len() < 16 {
             return Err("SESSION_SECRET: must be at least 16 characters".into());
         }
+    }
+    if previous_secrets(c).iter().any(|s| s.len() < 16) {
+        return Err(
+            "SESSION_SECRET_PREVIOUS: every secret (comma separated) must be at least 16 characters"
+                .into(),
+        );
     }
     if let Some(p) = c.initial_root_password.as_deref().filter(|p| !p.is_empty()) {
         switchboard_domain::validate::password(p)
@@ -273,6 +303,22 @@ mod tests {
             .err()
             .unwrap_or_default();
         assert!(e.starts_with("SESSION_SECRET:"), "{e}");
+        let e = parse(&["--session-secret-previous", "old-secret-0123456789, short"])
+            .err()
+            .unwrap_or_default();
+        assert!(e.starts_with("SESSION_SECRET_PREVIOUS:"), "{e}");
+        let c = parse(&[
+            "--session-secret-previous",
+            " old-secret-0123456789 ,, older-secret-0123456789",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            previous_secrets(&c),
+            vec![
+                b"old-secret-0123456789".to_vec(),
+                b"older-secret-0123456789".to_vec()
+            ]
+        );
         let e = parse(&["--initial-root-password", "1234"])
             .err()
             .unwrap_or_default();

@@ -212,8 +212,20 @@ async fn run(cfg: Config) -> Result<(), String> {
             "console not built (no frontend/dist/index.html): only the API is served"
         ),
     }
+    // The current secret listed again among the previous ones would only cost time.
+    let previous_secrets: Vec<Vec<u8>> = config::previous_secrets(&cfg)
+        .into_iter()
+        .filter(|p| *p != secret)
+        .collect();
+    if !previous_secrets.is_empty() {
+        tracing::info!(
+            previous = previous_secrets.len(),
+            "SESSION_SECRET_PREVIOUS is set: secrets sealed under those are re-sealed under SESSION_SECRET"
+        );
+    }
     let api_config = ApiConfig {
         session_secret: secret,
+        previous_secrets,
         bcrypt_cost: cfg.bcrypt_cost,
         session_ttl_secs: i64::from(cfg.session_ttl_hours) * 3600,
         secure_cookie: cfg.session_secure_cookie,

@@ -11,6 +11,8 @@ pub struct ChannelRow {
     pub id: i64,
     pub channel_type: i32,
     pub name: String,
+    /// As stored: sealed by the api layer (`sealed:v1:…`), or plain in a database written
+    /// before sealing existed (sealed at the next start).
     pub key: String,
     pub base_url: String,
     pub group_name: String,
@@ -275,7 +277,7 @@ pub fn abilities_of(
 }
 
 /// The operator-set fields of a stored channel (to rewrite it through [`update`], which keeps
-/// its abilities in step).
+/// its abilities in step). The key is carried over as stored (sealed by the api layer).
 fn fields_of(r: &ChannelRow) -> ChannelFields {
     ChannelFields {
         channel_type: r.channel_type,
@@ -419,13 +421,36 @@ pub fn edit_many(
     })
 }
 
-/// Copies a channel (key included) under `name`; the copy starts with no usage, balance or
-/// test results. Returns the new id.
-pub fn copy(conn: &mut DbConn, id: i64, name: &str) -> StoreResult<i64> {
+/// Copies a channel under `name` with `key` (as the caller stores keys: sealed); the copy
+/// starts with no usage, balance or test results. Returns the new id.
+pub fn copy(conn: &mut DbConn, id: i64, name: &str, key: &str) -> StoreResult<i64> {
     crate::transaction(conn, |c| {
         let row = find(c, id)?;
         let mut f = fields_of(&row);
         f.name = name.to_owned();
+        f.key = key.to_owned();
         insert(c, &f)
     })
+}
+
+/// `(id, key)` of every channel, keys as stored (for start-up's sealing pass).
+pub fn keys(conn: &mut DbConn) -> StoreResult<Vec<(i64, String)>> {
+    Ok(channels::table
+        .order(channels::id.asc())
+        .select((channels::id, channels::key))
+        .load(conn)?)
+}
+
+/// Replaces a channel's stored key by `new` only while it is still `old` (another node may
+/// have changed it since it was read); `updated_at` is left alone. Returns whether it was
+/// replaced.
+pub fn replace_key(conn: &mut DbConn, id: i64, old: &str, new: &str) -> StoreResult<bool> {
+    let n = diesel::update(
+        channels::table
+            .find(id)
+            .filter(channels::key.eq(old.to_owned())),
+    )
+    .set(channels::key.eq(new))
+    .execute(conn)?;
+    Ok(n == 1)
 }

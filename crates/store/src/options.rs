@@ -24,3 +24,16 @@ pub fn set(conn: &mut DbConn, key: &str, value: &str) -> StoreResult<()> {
         Ok(())
     })
 }
+
+/// Replaces a setting's value by `new` only while it is still `old` (another node may have
+/// changed it since it was read). Returns whether it was replaced.
+pub fn replace(conn: &mut DbConn, key: &str, old: &str, new: &str) -> StoreResult<bool> {
+    let n = diesel::update(
+        options::table
+            .find(key)
+            .filter(options::value.eq(old.to_owned())),
+    )
+    .set(options::value.eq(new))
+    .execute(conn)?;
+    Ok(n == 1)
+}

@@ -31,9 +31,17 @@ pub struct TestDb {
 }
 
 enum Cleanup {
+    /// A second handle ([`TestDb::shared`]): the original drops the database.
+    None,
     File(std::path::PathBuf),
-    Pg { admin: String, name: String },
-    Mysql { admin: String, name: String },
+    Pg {
+        admin: String,
+        name: String,
+    },
+    Mysql {
+        admin: String,
+        name: String,
+    },
 }
 
 impl TestDb {
@@ -91,6 +99,18 @@ impl TestDb {
             backend,
             dsn,
             cleanup,
+        }
+    }
+
+    /// Another handle on the same database, for a second application on it (another node, or
+    /// the same one restarted with other settings). The database is dropped with the original,
+    /// so declare the original first.
+    pub fn shared(&self) -> TestDb {
+        TestDb {
+            pool: self.pool.clone(),
+            backend: self.backend,
+            dsn: self.dsn.clone(),
+            cleanup: Cleanup::None,
         }
     }
 
@@ -163,6 +183,7 @@ fn replace_db(dsn: &str, name: &str) -> String {
 impl Drop for TestDb {
     fn drop(&mut self) {
         match &self.cleanup {
+            Cleanup::None => {}
             Cleanup::File(p) => {
                 for suffix in ["", "-wal", "-shm"] {
                     let _ = std::fs::remove_file(format!("{}{suffix}", p.display()));

@@ -237,3 +237,31 @@ pub fn ids_for_user(conn: &mut DbConn, user_id: i64) -> StoreResult<Vec<(i64, St
         .select((tokens::id, tokens::key_hash))
         .load(conn)?)
 }
+
+/// `(id, key_ciphertext)` of up to `limit` tokens with an id above `after`, by id (for
+/// re-sealing the keys after a change of the server secret).
+pub fn ciphertexts_after(
+    conn: &mut DbConn,
+    after: i64,
+    limit: i64,
+) -> StoreResult<Vec<(i64, String)>> {
+    Ok(tokens::table
+        .filter(tokens::id.gt(after))
+        .order(tokens::id.asc())
+        .limit(limit)
+        .select((tokens::id, tokens::key_ciphertext))
+        .load(conn)?)
+}
+
+/// Replaces a token's `key_ciphertext` by `new` only while it is still `old`. Returns whether
+/// it was replaced.
+pub fn replace_ciphertext(conn: &mut DbConn, id: i64, old: &str, new: &str) -> StoreResult<bool> {
+    let n = diesel::update(
+        tokens::table
+            .find(id)
+            .filter(tokens::key_ciphertext.eq(old.to_owned())),
+    )
+    .set(tokens::key_ciphertext.eq(new))
+    .execute(conn)?;
+    Ok(n == 1)
+}

@@ -93,7 +93,11 @@ fn sql_class(decl: &str) -> &'static str {
         "bool"
     } else if d.starts_with("int") {
         "int"
-    } else if d.starts_with("varchar") || d == "character varying" || d == "text" {
+    } else if d.starts_with("varchar")
+        || d == "character varying"
+        || d == "text"
+        || d == "mediumtext"
+    {
         "string"
     } else if d == "double" || d == "double precision" || d == "real" {
         "double"

@@ -474,6 +474,68 @@ fn channels_keep_abilities_in_step() {
     }
 }
 
+/// Start-up's sealing pass writes a sealed value only over the value it read (another node may
+/// have changed it meanwhile), and a copy takes the key it is given. A sealed value longer than
+/// MySQL's TEXT (65,535 bytes) fits (MEDIUMTEXT since the sealed_secrets migration).
+#[test]
+fn secrets_are_replaced_only_over_the_value_read() {
+    use switchboard_store::{channels, tokens};
+    for db in TestDb::all() {
+        let c = &mut db.conn();
+        let id = channels::insert(c, &channel_fields("one", "default", "gpt-4o")).unwrap();
+        let other = channels::insert(c, &channel_fields("two", "default", "gpt-4o")).unwrap();
+        assert_eq!(
+            channels::keys(c).unwrap(),
+            vec![(id, "sk-upstream".into()), (other, "sk-upstream".into())]
+        );
+        assert!(!channels::replace_key(c, id, "sk-changed-meanwhile", "sealed:v1:x").unwrap());
+        assert!(channels::replace_key(c, id, "sk-upstream", "sealed:v1:x").unwrap());
+        assert!(!channels::replace_key(c, id, "sk-upstream", "sealed:v1:y").unwrap());
+        assert_eq!(channels::find(c, id).unwrap().key, "sealed:v1:x");
+        assert_eq!(channels::find(c, other).unwrap().key, "sk-upstream");
+        let long = format!("sealed:v1:{}", "A".repeat(100_000));
+        assert!(channels::replace_key(c, other, "sk-upstream", &long).unwrap());
+        assert_eq!(
+            channels::find(c, other).unwrap().key,
+            long,
+            "{:?}",
+            db.backend
+        );
+        let copy = channels::copy(c, id, "one_copy", "sealed:v1:z").unwrap();
+        let row = channels::find(c, copy).unwrap();
+        assert_eq!(
+            (row.name.as_str(), row.key.as_str()),
+            ("one_copy", "sealed:v1:z")
+        );
+        assert_eq!(channels::abilities_of(c, copy).unwrap().len(), 1);
+
+        options::set(c, "SMTPToken", "plain").unwrap();
+        assert!(!options::replace(c, "SMTPToken", "other", "sealed:v1:s").unwrap());
+        assert!(!options::replace(c, "Missing", "plain", "sealed:v1:s").unwrap());
+        assert!(options::replace(c, "SMTPToken", "plain", &long).unwrap());
+        assert_eq!(
+            options::all(c).unwrap(),
+            vec![("SMTPToken".into(), long.clone())]
+        );
+
+        let t1 = tokens::insert(c, &token(1, "a", "h1")).unwrap();
+        let t2 = tokens::insert(c, &token(1, "b", "h2")).unwrap();
+        let t3 = tokens::insert(c, &token(1, "c", "h3")).unwrap();
+        assert_eq!(
+            tokens::ciphertexts_after(c, 0, 2).unwrap(),
+            vec![(t1, "ct".into()), (t2, "ct".into())]
+        );
+        assert_eq!(
+            tokens::ciphertexts_after(c, t2, 2).unwrap(),
+            vec![(t3, "ct".into())]
+        );
+        assert!(!tokens::replace_ciphertext(c, t1, "other", "ct2").unwrap());
+        assert!(tokens::replace_ciphertext(c, t1, "ct", "ct2").unwrap());
+        assert_eq!(tokens::find(c, t1).unwrap().key_ciphertext, "ct2");
+        assert_eq!(tokens::find(c, t2).unwrap().key_ciphertext, "ct");
+    }
+}
+
 #[test]
 fn settle_batch_applies_each_request_once() {
     use switchboard_store::logs::ConsumeRecord;

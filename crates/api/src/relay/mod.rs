@@ -283,11 +283,13 @@ impl RelayState {
     }
 
     /// Rebuilds the channel snapshot from the database (after any channel change on this node,
-    /// and periodically for changes made elsewhere).
+    /// and periodically for changes made elsewhere), with the channel keys opened; a channel
+    /// whose key cannot be opened is left out.
     pub async fn reload_channels(&self, state: &AppState) -> ApiResult<()> {
         let rows = state
             .db(|c| Ok(switchboard_store::channels::all(c)?))
             .await?;
+        let rows = crate::at_rest::open_channel_keys(state, rows);
         write(&self.channels, Snapshot::build(rows));
         Ok(())
     }

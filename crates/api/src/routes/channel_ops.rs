@@ -58,10 +58,12 @@ async fn load(state: &AppState, id: i64) -> ApiResult<ChannelRow> {
         .await
 }
 
-/// How to reach the channel as stored now (not as the relay's snapshot last saw it), with the
-/// upstream calls bounded by [`TEST_TIMEOUT`].
-fn reach(row: ChannelRow) -> ApiResult<(Provider, ChannelInfo)> {
+/// How to reach the channel as stored now (not as the relay's snapshot last saw it), its key
+/// opened, with the upstream calls bounded by [`TEST_TIMEOUT`]. A key that cannot be opened is
+/// refused here (`key_unavailable`), never sent upstream.
+fn reach(state: &AppState, mut row: ChannelRow) -> ApiResult<(Provider, ChannelInfo)> {
     let id = row.id;
+    row.key = crate::at_rest::channel_key(state, &row)?;
     let info = Snapshot::build(vec![row])
         .channel(id)
         .ok_or_else(not_found)?;
@@ -174,7 +176,7 @@ async fn run_test(
     periodic: bool,
 ) -> ApiResult<Tested> {
     let (id, status, auto_ban) = (row.id, row.status, row.auto_ban);
-    let (provider, info) = reach(row)?;
+    let (provider, info) = reach(state, row)?;
     let result = probe(state, &provider, &info, &model).await?;
     let o = state.view();
     let o = View(&o);
@@ -344,7 +346,7 @@ pub async fn fetch_models(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let row = load(&state, id.into_inner()).await?;
-    let (provider, info) = reach(row)?;
+    let (provider, info) = reach(&state, row)?;
     let client = client(&state, &info)?;
     let res = tokio::time::timeout(TEST_TIMEOUT, provider.list_models(&client, &info.target))
         .await
@@ -364,7 +366,7 @@ pub async fn update_balance(
 ) -> ApiResult<HttpResponse> {
     let row = load(&state, id.into_inner()).await?;
     let id = row.id;
-    let (provider, info) = reach(row)?;
+    let (provider, info) = reach(&state, row)?;
     let client = client(&state, &info)?;
     let res = tokio::time::timeout(TEST_TIMEOUT, provider.balance(&client, &info.target))
         .await
@@ -657,6 +659,7 @@ pub async fn copy(
             "the suffix has at most 32 characters and no control characters",
         ));
     }
+    let st = state.clone();
     let new_id = state
         .db(move |c| {
             let row = channels::find(c, id).map_err(|e| match e {
@@ -665,7 +668,9 @@ pub async fn copy(
             })?;
             let keep = MAX_NAME.saturating_sub(suffix.chars().count());
             let name: String = row.name.chars().take(keep).chain(suffix.chars()).collect();
-            Ok::<_, ApiError>(channels::copy(c, id, &name)?)
+            // Sealed afresh: the copy never carries a plain or stale value over.
+            let key = st.secret_box.seal(&crate::at_rest::channel_key(&st, &row)?);
+            Ok::<_, ApiError>(channels::copy(c, id, &name, &key)?)
         })
         .await?;
     state.relay.reload_channels(&state).await?;

@@ -1,5 +1,6 @@
 //! Upstream channels (administrators): list with filters, get, create (one per key line),
-//! update, delete, status. Keys are returned to root only.
+//! update, delete, status. Keys are stored sealed (`crate::at_rest`) and returned, opened, to
+//! root only.
 //!
 //! Since only root may read a key, only root may move a stored key somewhere else: an
 //! administrator's update that changes a channel's destination (its type, base URL, proxy,
@@ -30,7 +31,9 @@ use switchboard_store::now;
 /// At most this many channels from one multi-line key submission.
 pub const MAX_BATCH: usize = 500;
 
-pub fn channel_json(c: &ChannelRow, with_key: bool) -> Value {
+/// A channel as the API shows it; `state` given (root's view), with its key opened, or an empty
+/// key and `key_unavailable: true` when no known server secret opens it.
+pub fn channel_json(c: &ChannelRow, with_key: Option<&AppState>) -> Value {
     let parse = |s: &str| serde_json::from_str::<Value>(s).unwrap_or_else(|_| json!({}));
     let mut v = json!({
         "id": c.id,
@@ -56,8 +59,14 @@ pub fn channel_json(c: &ChannelRow, with_key: bool) -> Value {
         "created_at": c.created_at,
         "updated_at": c.updated_at,
     });
-    if with_key {
-        v["key"] = json!(c.key);
+    if let Some(state) = with_key {
+        match state.secret_box.open(&c.key) {
+            Ok(key) => v["key"] = json!(key),
+            Err(_) => {
+                v["key"] = json!("");
+                v["key_unavailable"] = json!(true);
+            }
+        }
     }
     v
 }
@@ -98,11 +107,7 @@ pub async fn list(
             Ok(channels::list(c, &f, &order, page)?)
         })
         .await?;
-    let data: Vec<_> = result
-        .items
-        .iter()
-        .map(|c| channel_json(c, false))
-        .collect();
+    let data: Vec<_> = result.items.iter().map(|c| channel_json(c, None)).collect();
     Ok(ok(page_json(data, page, result.total)))
 }
 
@@ -127,7 +132,10 @@ pub async fn get(
             })
         })
         .await?;
-    Ok(ok(channel_json(&row, me.role == Role::Root)))
+    Ok(ok(channel_json(
+        &row,
+        (me.role == Role::Root).then_some(&**state),
+    )))
 }
 
 /// The channel fields as JSON: JSON-valued fields may come as objects or as JSON text.
@@ -172,11 +180,12 @@ fn status_of(s: Option<i32>) -> ApiResult<i32> {
     }
 }
 
-fn fields(input: &ChannelInput, status: i32) -> ChannelFields {
+/// The row to store for `input`, with `sealed_key` (the key as stored: sealed, never plain).
+fn fields(input: &ChannelInput, status: i32, sealed_key: String) -> ChannelFields {
     ChannelFields {
         channel_type: input.channel_type,
         name: input.name.clone(),
-        key: input.key.clone(),
+        key: sealed_key,
         base_url: input.base_url.clone(),
         group_name: input.group.clone(),
         models: input.models.clone(),
@@ -296,11 +305,7 @@ pub async fn create(
     }
     let rows: Vec<ChannelFields> = keys
         .iter()
-        .map(|k| {
-            let mut f = fields(&input, status);
-            f.key = k.clone();
-            f
-        })
+        .map(|k| fields(&input, status, state.secret_box.seal(k)))
         .collect();
     let ids = state
         .db(move |c| {
@@ -338,6 +343,7 @@ pub async fn update(
     let root = me.role == Role::Root;
     let new_key = b.key.as_deref().is_some_and(|k| !k.trim().is_empty());
     let body_status = b.status;
+    let st = state.clone();
     // Read and check: the row as it will be written, computed from the row as read now.
     let (input, status, cur, moved) = state
         .db(move |c| {
@@ -348,6 +354,13 @@ pub async fn update(
                     ApiError::from(e)
                 }
             })?;
+            // The key is validated open and stored sealed; a stored key that cannot be opened
+            // can only be replaced.
+            let cur_key = if new_key {
+                String::new()
+            } else {
+                crate::at_rest::channel_key(&st, &cur)?
+            };
             let status = match body_status {
                 Some(s) => status_of(Some(s))?,
                 None => cur.status,
@@ -355,7 +368,7 @@ pub async fn update(
             let base = ChannelInput {
                 name: cur.name.clone(),
                 channel_type: cur.channel_type,
-                key: cur.key.clone(),
+                key: cur_key,
                 base_url: cur.base_url.clone(),
                 models: cur.models.clone(),
                 group: cur.group_name.clone(),
@@ -382,9 +395,10 @@ pub async fn update(
     }
     // Write every field from that reading: the key goes with the destination it was read
     // with, or with the new one it came with.
+    let sealed = state.secret_box.seal(&input.key);
     let row = state
         .db(move |c| {
-            let mut f = fields(&input, status);
+            let mut f = fields(&input, status, sealed);
             f.disabled_stream = cur.disabled_stream;
             f.pre_cost = cur.pre_cost;
             f.auto_ban = cur.auto_ban;
@@ -399,7 +413,7 @@ pub async fn update(
         })
         .await?;
     state.relay.reload_channels(&state).await?;
-    Ok(ok(channel_json(&row, root)))
+    Ok(ok(channel_json(&row, root.then_some(&**state))))
 }
 
 pub async fn delete(

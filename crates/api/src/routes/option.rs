@@ -1,4 +1,5 @@
-//! Settings (root only): read all (secrets are write-only), update one with validation.
+//! Settings (root only): read all (secrets are write-only, and stored sealed), update one with
+//! validation.
 
 use crate::auth::RootUser;
 use crate::error::{ok, ApiError, ApiResult};
@@ -46,16 +47,19 @@ pub async fn update(
         return Err(ApiError::bad_request("required", "key cannot be empty"));
     }
     let value = options::normalize(&body.key, &body.value)?;
-    let (key, v2) = (body.key.clone(), value.clone());
+    let secret = crate::at_rest::is_secret_option(&body.key);
+    // Secrets are stored sealed (an empty one, unset, stays empty); the snapshot holds them open.
+    let stored = if secret && !value.is_empty() {
+        state.secret_box.seal(&value)
+    } else {
+        value.clone()
+    };
+    let key = body.key.clone();
     state
-        .db(move |c| Ok(store_options::set(c, &key, &v2)?))
+        .db(move |c| Ok(store_options::set(c, &key, &stored)?))
         .await?;
     state.settings.set(&body.key, &value);
     tracing::info!(key = %body.key, operator = me.id, "setting changed");
-    let shown = if options::find(&body.key).is_some_and(|d| d.secret) {
-        String::new()
-    } else {
-        value
-    };
+    let shown = if secret { String::new() } else { value };
     Ok(ok(json!({"key": body.key, "value": shown})))
 }

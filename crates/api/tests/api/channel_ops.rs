@@ -649,18 +649,20 @@ async fn copy_makes_an_independent_channel_with_the_same_settings() {
     assert_eq!(copy.name, "ch-k-copy_copy");
     assert_eq!(
         (
-            copy.key.as_str(),
+            app.channel_key(new_id),
             copy.models.as_str(),
             copy.priority,
             copy.tag.as_str()
         ),
         (
-            orig.key.as_str(),
+            app.channel_key(id),
             orig.models.as_str(),
             orig.priority,
             orig.tag.as_str()
         )
     );
+    // The same key, sealed afresh (its own nonce).
+    assert_ne!(copy.key, orig.key);
     assert_eq!((copy.response_time, copy.used_quota), (0, 0));
     assert_eq!(
         channels::abilities_of(&mut app.conn(), new_id)

@@ -56,10 +56,7 @@ async fn several_keys_make_several_channels() {
         .iter()
         .map(|v| v.as_i64().unwrap())
         .collect();
-    let keys: Vec<String> = ids
-        .iter()
-        .map(|id| channels::find(&mut app.conn(), *id).unwrap().key)
-        .collect();
+    let keys: Vec<String> = ids.iter().map(|id| app.channel_key(*id)).collect();
     assert_eq!(keys, vec!["sk-one", "sk-two", "sk-three"]);
 }
 
@@ -153,10 +150,7 @@ async fn update_status_filters_and_delete() {
         )
         .await;
     assert_eq!(r.ok()["models"], "claude-3-haiku");
-    assert_eq!(
-        channels::find(&mut app.conn(), id).unwrap().key,
-        "sk-upstream-secret"
-    );
+    assert_eq!(app.channel_key(id), "sk-upstream-secret");
     assert_eq!(
         channels::abilities_of(&mut app.conn(), id).unwrap(),
         vec![("default".into(), "claude-3-haiku".into(), true)]

@@ -9,18 +9,26 @@ use tokio::net::TcpListener;
 
 type Inbox = Arc<Mutex<Vec<String>>>;
 
-/// Speaks just enough SMTP (no TLS, no auth) for one client at a time.
+/// Speaks just enough SMTP (no TLS, AUTH PLAIN accepted) for one client at a time.
 async fn smtp_server() -> (u16, Inbox) {
+    let (port, inbox, _) = smtp_server_with_auth().await;
+    (port, inbox)
+}
+
+/// [`smtp_server`], also returning the `AUTH` commands it received.
+async fn smtp_server_with_auth() -> (u16, Inbox, Inbox) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let inbox: Inbox = Arc::default();
-    let out = inbox.clone();
+    let auths: Inbox = Arc::default();
+    let (out, auths_out) = (inbox.clone(), auths.clone());
     actix_web::rt::spawn(async move {
         loop {
             let Ok((sock, _)) = listener.accept().await else {
                 return;
             };
             let inbox = inbox.clone();
+            let auths = auths.clone();
             actix_web::rt::spawn(async move {
                 let (r, mut w) = sock.into_split();
                 let mut lines = BufReader::new(r).lines();
@@ -41,7 +49,10 @@ async fn smtp_server() -> (u16, Inbox) {
                     }
                     let cmd = line.to_ascii_uppercase();
                     let reply: &[u8] = if cmd.starts_with("EHLO") || cmd.starts_with("HELO") {
-                        b"250 test\r\n"
+                        b"250-test\r\n250 AUTH PLAIN\r\n"
+                    } else if cmd.starts_with("AUTH") {
+                        auths.lock().unwrap().push(line.clone());
+                        b"235 authenticated\r\n"
                     } else if cmd.starts_with("DATA") {
                         in_data = true;
                         b"354 go ahead\r\n"
@@ -56,7 +67,7 @@ async fn smtp_server() -> (u16, Inbox) {
             });
         }
     });
-    (port, out)
+    (port, out, auths_out)
 }
 
 /// Undoes quoted-printable soft breaks and `=3D`, enough to read codes and links.
@@ -326,4 +337,52 @@ async fn reset_and_verification_answers_do_not_tell_who_is_registered() {
             assert_eq!(answers[0].0, 200, "{path}: {}", answers[0].1);
         }
     }
+}
+
+/// The SMTP password (a secret setting) is stored sealed, and mail authenticates with it open,
+/// also after the settings were reloaded from the database (another node, the periodic reload).
+#[actix_web::test]
+async fn the_smtp_token_is_sealed_at_rest_and_used_open() {
+    use base64::Engine;
+    let app = TestApp::new().await;
+    let (port, inbox, auths) = smtp_server_with_auth().await;
+    configure_smtp(&app, port).await;
+    let root = app.root();
+    for (k, v) in [
+        ("EmailVerificationEnabled", json!(true)),
+        ("SMTPAccount", json!("mailer@example.com")),
+        ("SMTPToken", json!("smtp-password-42")),
+    ] {
+        root.put("/api/option", json!({"key": k, "value": v}))
+            .await
+            .ok();
+    }
+    let stored: std::collections::HashMap<String, String> =
+        switchboard_store::options::all(&mut app.conn())
+            .unwrap()
+            .into_iter()
+            .collect();
+    assert!(
+        stored["SMTPToken"].starts_with("sealed:v1:") && !stored["SMTPToken"].contains("42"),
+        "{}",
+        stored["SMTPToken"]
+    );
+    assert_eq!(stored["SMTPAccount"], "mailer@example.com");
+    let expected = format!(
+        "AUTH PLAIN {}",
+        base64::engine::general_purpose::STANDARD.encode("\0mailer@example.com\0smtp-password-42")
+    );
+    app.client()
+        .get("/api/verification?email=v@x.io")
+        .await
+        .ok();
+    nth_mail(&inbox, 0).await;
+    app.state.reload_settings().await.unwrap();
+    app.client()
+        .get("/api/verification?email=w@x.io")
+        .await
+        .ok();
+    nth_mail(&inbox, 1).await;
+    assert_eq!(*auths.lock().unwrap(), vec![expected.clone(), expected]);
+    assert_eq!(inbox.lock().unwrap().len(), 2);
 }

@@ -727,7 +727,11 @@ async fn admins_cannot_send_a_stored_key_to_a_new_destination() {
     }
     let r = row(&app, id);
     assert_eq!(
-        (r.base_url.as_str(), r.key.as_str(), r.channel_type),
+        (
+            r.base_url.as_str(),
+            app.channel_key(id).as_str(),
+            r.channel_type
+        ),
         (good.base_url.as_str(), "sk-root-secret", 1)
     );
     use_channel(&admin, id).await;
@@ -756,7 +760,7 @@ async fn admins_cannot_send_a_stored_key_to_a_new_destination() {
         )
         .await
         .ok();
-    assert_eq!(row(&app, id).key, "sk-admin-own");
+    assert_eq!(app.channel_key(id), "sk-admin-own");
     use_channel(&admin, id).await;
     assert!(!evil.requests().is_empty());
     assert!(keys_seen(&evil).iter().all(|k| k == "sk-admin-own"));
@@ -771,7 +775,7 @@ async fn admins_cannot_send_a_stored_key_to_a_new_destination() {
         .await
         .ok();
     assert_eq!(row(&app, id2).base_url, evil.base_url);
-    assert_eq!(row(&app, id2).key, "sk-root-secret");
+    assert_eq!(app.channel_key(id2), "sk-root-secret");
 }
 
 /// A copy keeps the original's key and destination, so an administrator may copy a channel, but
@@ -1137,4 +1141,376 @@ async fn turnstile_tokens_are_verified_when_the_check_is_on() {
         .err(403, "turnstile_failed");
     // Only the call answered with an error reached siteverify since the reset.
     assert_eq!(verify.received_requests().await.unwrap().len(), 1);
+}
+
+// ---- Secrets at rest: channel keys, secret settings and API keys sealed under the server
+// secret, with rotation through SESSION_SECRET_PREVIOUS.
+
+const OLD_SECRET: &str = "old-server-secret-0123456789";
+const NEW_SECRET: &str = "new-server-secret-0123456789";
+
+fn sealed_under(secret: &str, stored: &str) -> Option<String> {
+    switchboard_api::crypto::SecretBox::new(secret.as_bytes(), &[])
+        .open(stored)
+        .ok()
+        .filter(|_| stored.starts_with(switchboard_api::crypto::SEALED_PREFIX))
+}
+
+fn stored_key(app: &TestApp, id: i64) -> String {
+    switchboard_store::channels::find(&mut app.conn(), id)
+        .unwrap()
+        .key
+}
+
+fn stored_option(app: &TestApp, key: &str) -> Option<String> {
+    switchboard_store::options::all(&mut app.conn())
+        .unwrap()
+        .into_iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v)
+}
+
+/// Root's own API key (unlimited) → (token id, key).
+async fn root_key(app: &TestApp) -> (i64, String) {
+    let r = app
+        .root()
+        .post(
+            "/api/token",
+            json!({"name": format!("k{}", crate::common::unique()), "unlimited_quota": true}),
+        )
+        .await;
+    let d = r.ok();
+    (
+        d["id"].as_i64().unwrap(),
+        d["key"].as_str().unwrap().to_owned(),
+    )
+}
+
+async fn chat(app: &TestApp, key: &str) -> crate::common::Resp {
+    app.relay(
+        key,
+        "/v1/chat/completions",
+        json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await
+}
+
+fn last_upstream_key(up: &switchboard_mock_upstream::MockUpstream) -> String {
+    up.requests()
+        .last()
+        .map(|r| r.key.clone())
+        .unwrap_or_default()
+}
+
+/// A channel key never rests in clear: create, update, copy and the batch edits store it
+/// sealed (`sealed:v1:`), while the relay, the channel test and the model list send the plain
+/// key upstream, and only root is shown it. On every backend.
+#[actix_web::test]
+async fn channel_keys_are_sealed_at_rest_and_opened_to_use() {
+    for db in switchboard_store::testing::TestDb::all() {
+        let backend = db.backend;
+        let app = TestApp::on(db, |_| {}).await;
+        let up = switchboard_mock_upstream::MockUpstream::start();
+        let id = app
+            .channel(&up.base_url, "sk-mock-ok", "gpt-4o-mini", 0)
+            .await;
+        let stored = stored_key(&app, id);
+        assert!(
+            stored.starts_with("sealed:v1:") && !stored.contains("mock"),
+            "{backend:?}: {stored}"
+        );
+        assert_eq!(app.channel_key(id), "sk-mock-ok");
+
+        let (_, key) = root_key(&app).await;
+        let r = chat(&app, &key).await;
+        assert_eq!(r.status, 200, "{backend:?}: {:?}", r.body);
+        assert_eq!(last_upstream_key(&up), "sk-mock-ok");
+        let root = app.root();
+        root.get(&format!("/api/channel/test/{id}?model=gpt-4o-mini"))
+            .await
+            .ok();
+        assert_eq!(last_upstream_key(&up), "sk-mock-ok");
+        root.get(&format!("/api/channel/fetch_models/{id}"))
+            .await
+            .ok();
+        assert_eq!(last_upstream_key(&up), "sk-mock-ok");
+
+        // Root is shown the key open; an administrator never, in no answer.
+        assert_eq!(
+            root.get(&format!("/api/channel/{id}")).await.ok()["key"],
+            "sk-mock-ok"
+        );
+        let (admin, _) = app.admin(&format!("adm{}", crate::common::unique())).await;
+        let shown = admin.get(&format!("/api/channel/{id}")).await;
+        assert!(shown.ok().get("key").is_none(), "{:?}", shown.body);
+        let shown = admin
+            .put("/api/channel", json!({"id": id, "weight": 2}))
+            .await;
+        assert!(shown.ok().get("key").is_none(), "{:?}", shown.body);
+        let list = root.get("/api/channel").await;
+        list.ok();
+        assert!(
+            !list.body.to_string().contains("\"key\""),
+            "{:?}",
+            list.body
+        );
+
+        // An update without a key keeps it (sealed); with one, the new key is sealed.
+        let r = root
+            .put(
+                "/api/channel",
+                json!({"id": id, "priority": 3, "tag": "t", "models": "gpt-4o-mini,extra-model"}),
+            )
+            .await;
+        assert_eq!(r.ok()["key"], "sk-mock-ok");
+        assert_eq!(app.channel_key(id), "sk-mock-ok");
+        root.put("/api/channel", json!({"id": id, "key": "sk-mock-nousage"}))
+            .await
+            .ok();
+        assert_eq!(app.channel_key(id), "sk-mock-nousage");
+        assert!(!stored_key(&app, id).contains("nousage"));
+        assert_eq!(chat(&app, &key).await.status, 200);
+        assert_eq!(last_upstream_key(&up), "sk-mock-nousage");
+
+        // Copy and the batch edits keep the key sealed and usable.
+        let copy = root
+            .post(&format!("/api/channel/copy/{id}"), json!({}))
+            .await
+            .ok()["id"]
+            .as_i64()
+            .unwrap();
+        assert_eq!(app.channel_key(copy), "sk-mock-nousage");
+        root.put("/api/channel/tag", json!({"tag": "t", "weight": 5}))
+            .await
+            .ok();
+        let r = root
+            .put(
+                "/api/channel/batch/del_model",
+                json!({"value": "extra-model"}),
+            )
+            .await;
+        assert_eq!(r.ok()["updated"], 2, "{:?}", r.body);
+        assert_eq!(app.channel_key(id), "sk-mock-nousage");
+        root.get(&format!("/api/channel/test/{copy}?model=gpt-4o-mini"))
+            .await
+            .ok();
+        assert_eq!(last_upstream_key(&up), "sk-mock-nousage");
+    }
+}
+
+/// A database written before sealing existed (plain channel keys and secret settings) is sealed
+/// at start, the relay still works with the same key, and a second start changes nothing
+/// (idempotent). On every backend.
+#[actix_web::test]
+async fn plain_secrets_of_an_older_database_are_sealed_at_start() {
+    use switchboard_store::{channels, options};
+    for db in switchboard_store::testing::TestDb::all() {
+        let backend = db.backend;
+        let up = switchboard_mock_upstream::MockUpstream::start();
+        let id = {
+            let c = &mut db.conn();
+            options::set(c, "SMTPToken", "smtp-plain-password").unwrap();
+            options::set(c, "GitHubClientSecret", "").unwrap();
+            options::set(c, "SystemName", "Plain Name").unwrap();
+            channels::insert(
+                c,
+                &channels::ChannelFields {
+                    channel_type: 1,
+                    name: "legacy".into(),
+                    key: "sk-mock-ok".into(),
+                    base_url: up.base_url.clone(),
+                    group_name: "default".into(),
+                    models: "gpt-4o-mini".into(),
+                    model_mapping: "{}".into(),
+                    priority: 0,
+                    weight: 1,
+                    tag: String::new(),
+                    proxy: String::new(),
+                    test_model: String::new(),
+                    status: 1,
+                    custom_headers: "{}".into(),
+                    config: "{}".into(),
+                    disabled_stream: String::new(),
+                    pre_cost: 1,
+                    auto_ban: true,
+                    updated_at: 1,
+                },
+            )
+            .unwrap()
+        };
+        let second = db.shared();
+        let app = TestApp::on(db, |c| c.session_secret = OLD_SECRET.into()).await;
+        let key_row = stored_key(&app, id);
+        assert_eq!(
+            sealed_under(OLD_SECRET, &key_row).as_deref(),
+            Some("sk-mock-ok"),
+            "{backend:?}: {key_row}"
+        );
+        let smtp = stored_option(&app, "SMTPToken").unwrap();
+        assert_eq!(
+            sealed_under(OLD_SECRET, &smtp).as_deref(),
+            Some("smtp-plain-password"),
+            "{backend:?}: {smtp}"
+        );
+        // Unset secrets stay empty, ordinary settings stay as they are.
+        assert_eq!(stored_option(&app, "GitHubClientSecret").unwrap(), "");
+        assert_eq!(stored_option(&app, "SystemName").unwrap(), "Plain Name");
+        assert_eq!(
+            app.state.view().get("SMTPToken").map(String::as_str),
+            Some("smtp-plain-password")
+        );
+        let (_, key) = root_key(&app).await;
+        let r = chat(&app, &key).await;
+        assert_eq!(r.status, 200, "{backend:?}: {:?}", r.body);
+        assert_eq!(last_upstream_key(&up), "sk-mock-ok");
+
+        // Starting again (another node, a restart) finds nothing to do.
+        let again = TestApp::on(second, |c| c.session_secret = OLD_SECRET.into()).await;
+        assert_eq!(stored_key(&again, id), key_row);
+        assert_eq!(stored_option(&again, "SMTPToken").unwrap(), smtp);
+        assert_eq!(chat(&again, &key).await.status, 200);
+    }
+}
+
+/// Rotation: a node started with a new SESSION_SECRET and the old one in
+/// SESSION_SECRET_PREVIOUS opens what was sealed under the old secret and re-seals it under
+/// the new one (channel keys, secret settings, API keys), so that afterwards the new secret
+/// alone is enough. On every backend.
+#[actix_web::test]
+async fn rotating_the_server_secret_reseals_under_the_new_one() {
+    for db in switchboard_store::testing::TestDb::all() {
+        let backend = db.backend;
+        let (rotated, after) = (db.shared(), db.shared());
+        let old = TestApp::on(db, |c| c.session_secret = OLD_SECRET.into()).await;
+        let up = switchboard_mock_upstream::MockUpstream::start();
+        let id = old
+            .channel(&up.base_url, "sk-mock-ok", "gpt-4o-mini", 0)
+            .await;
+        old.root()
+            .put(
+                "/api/option",
+                json!({"key": "SMTPToken", "value": "smtp-rotated"}),
+            )
+            .await
+            .ok();
+        let (token_id, key) = root_key(&old).await;
+        let under_old = stored_key(&old, id);
+        assert!(sealed_under(OLD_SECRET, &under_old).is_some());
+
+        let app = TestApp::on(rotated, |c| {
+            c.session_secret = NEW_SECRET.into();
+            c.previous_secrets = vec![b"unrelated-secret-0123456789".to_vec(), OLD_SECRET.into()];
+        })
+        .await;
+        let resealed = stored_key(&app, id);
+        assert_eq!(
+            sealed_under(NEW_SECRET, &resealed).as_deref(),
+            Some("sk-mock-ok"),
+            "{backend:?}: {resealed}"
+        );
+        assert_eq!(sealed_under(OLD_SECRET, &resealed), None);
+        let smtp = stored_option(&app, "SMTPToken").unwrap();
+        assert_eq!(
+            sealed_under(NEW_SECRET, &smtp).as_deref(),
+            Some("smtp-rotated")
+        );
+        let ct = switchboard_store::tokens::find(&mut app.conn(), token_id)
+            .unwrap()
+            .key_ciphertext;
+        assert_eq!(
+            switchboard_api::crypto::KeyBox::new(NEW_SECRET.as_bytes())
+                .open(&ct)
+                .as_deref(),
+            Some(key.as_str())
+        );
+        let r = chat(&app, &key).await;
+        assert_eq!(r.status, 200, "{backend:?}: {:?}", r.body);
+        assert_eq!(last_upstream_key(&up), "sk-mock-ok");
+
+        // Once re-sealed, the new secret alone opens everything.
+        let app = TestApp::on(after, |c| c.session_secret = NEW_SECRET.into()).await;
+        assert_eq!(chat(&app, &key).await.status, 200);
+        assert_eq!(last_upstream_key(&up), "sk-mock-ok");
+        assert_eq!(
+            app.state.view().get("SMTPToken").map(String::as_str),
+            Some("smtp-rotated")
+        );
+        let shown = app.root().get(&format!("/api/token/{token_id}/key")).await;
+        assert_eq!(shown.ok()["key"], key.as_str());
+    }
+}
+
+/// A node whose secret does not open a stored channel key (SESSION_SECRET changed, old one not
+/// listed) never sends the sealed text upstream: the relay leaves the channel out, the channel
+/// test and root's view say why, the stored value is left for a node that knows the secret, and
+/// entering the key again repairs the channel. A secret setting it cannot open counts as unset.
+#[actix_web::test]
+async fn a_key_sealed_under_an_unknown_secret_is_never_sent_upstream() {
+    let db = switchboard_store::testing::TestDb::sqlite();
+    let other = db.shared();
+    let old = TestApp::on(db, |c| c.session_secret = OLD_SECRET.into()).await;
+    let up = switchboard_mock_upstream::MockUpstream::start();
+    let id = old
+        .channel(&up.base_url, "sk-mock-ok", "gpt-4o-mini", 0)
+        .await;
+    old.root()
+        .put(
+            "/api/option",
+            json!({"key": "SMTPToken", "value": "smtp-old"}),
+        )
+        .await
+        .ok();
+    let (_, key) = root_key(&old).await;
+    let under_old = stored_key(&old, id);
+
+    let app = TestApp::on(other, |c| c.session_secret = NEW_SECRET.into()).await;
+    let before = up.requests().len();
+    let r = chat(&app, &key).await;
+    assert!(r.status >= 400, "{:?}", r.body);
+    let root = app.root();
+    let m = root
+        .get(&format!("/api/channel/test/{id}?model=gpt-4o-mini"))
+        .await
+        .err(409, "key_unavailable");
+    assert!(m.contains("SESSION_SECRET_PREVIOUS"), "{m}");
+    root.get(&format!("/api/channel/fetch_models/{id}"))
+        .await
+        .err(409, "key_unavailable");
+    root.post(&format!("/api/channel/copy/{id}"), json!({}))
+        .await
+        .err(409, "key_unavailable");
+    root.put("/api/channel", json!({"id": id, "priority": 1}))
+        .await
+        .err(409, "key_unavailable");
+    assert_eq!(up.requests().len(), before, "nothing reached the upstream");
+    let shown = root.get(&format!("/api/channel/{id}")).await;
+    assert_eq!(
+        (&shown.ok()["key"], &shown.ok()["key_unavailable"]),
+        (&json!(""), &json!(true))
+    );
+    // The stored value is left as it was (a node with the right secret can still use it).
+    assert_eq!(stored_key(&app, id), under_old);
+    let opts = root.get("/api/option").await;
+    let smtp = opts
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["key"] == "SMTPToken")
+        .cloned()
+        .unwrap();
+    assert_eq!(smtp["set"], false);
+    assert_eq!(app.state.view().get("SMTPToken"), None);
+
+    // Entering the key again repairs the channel.
+    root.put("/api/channel", json!({"id": id, "key": "sk-mock-ok"}))
+        .await
+        .ok();
+    assert_eq!(
+        sealed_under(NEW_SECRET, &stored_key(&app, id)).as_deref(),
+        Some("sk-mock-ok")
+    );
+    let r = chat(&app, &key).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(last_upstream_key(&up), "sk-mock-ok");
 }

@@ -172,6 +172,18 @@ impl TestApp {
     pub fn conn(&self) -> switchboard_store::PooledConn {
         self.db.conn()
     }
+
+    /// A channel's key as stored, which must be sealed, opened with this app's secret.
+    pub fn channel_key(&self, id: i64) -> String {
+        let stored = switchboard_store::channels::find(&mut self.conn(), id)
+            .unwrap()
+            .key;
+        assert!(
+            stored.starts_with(switchboard_api::crypto::SEALED_PREFIX),
+            "channel {id}: key stored in clear: {stored}"
+        );
+        self.state.secret_box.open(&stored).unwrap()
+    }
 }
 
 impl Drop for TestApp {

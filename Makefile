@@ -7,7 +7,7 @@ CARGO ?= cargo
 NPM ?= npm
 PORT ?= 3000
 
-.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit fmt lint clean bench bench-logs
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit fuzz fmt lint clean bench bench-logs
 
 help:
 	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
@@ -15,6 +15,7 @@ help:
 	@echo "make build      debug build of the server"
 	@echo "make release    release build of the server and the console"
 	@echo "make fmt lint   format / lint Rust and TypeScript"
+	@echo "make fuzz       the parser and translator property suites with FUZZ_CASES cases each"
 
 ## System packages the build links against (libpq, libmariadb) and the Node toolchain.
 deps:
@@ -55,6 +56,13 @@ test-e2e: frontend
 	bash scripts/e2e.sh
 
 test-sdk: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && bash scripts/sdk-e2e.sh
+
+# The property-based fuzzing suites (docs/security.md, "Fuzzing") for longer than the bounded
+# run of `make test`: FUZZ_CASES cases per property.
+FUZZ_CASES ?= 5000
+fuzz:
+	PROPTEST_CASES=$(FUZZ_CASES) $(CARGO) test -p switchboard-domain --lib -- token:: price::
+	PROPTEST_CASES=$(FUZZ_CASES) $(CARGO) test -p switchboard-relay --test fuzz
 
 test-compose:
 	bash scripts/check-compose.sh

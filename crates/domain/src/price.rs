@@ -889,6 +889,18 @@ mod tests {
         assert_eq!(back, p);
     }
 
+    /// Regression (the `price_text_round_trips` property): without serde_json's
+    /// `float_roundtrip`, this ratio read back one unit in the last place off, so stored extra
+    /// ratios drifted on every save and load.
+    #[test]
+    fn extra_ratios_survive_their_json_text() {
+        let extra = ExtraRatios {
+            cached_read_tokens: 93.192_486_103_085_19,
+            ..ExtraRatios::default()
+        };
+        assert_eq!(ExtraRatios::parse(&extra.to_json()), Ok(extra));
+    }
+
     #[test]
     fn price_validation() {
         assert!(validate_price(&Price::tokens("gpt-4*", 1, 0.0, 0.0)).is_ok());
@@ -1335,6 +1347,102 @@ mod tests {
                     .map(|pre| format!("{pre}*"))
             };
             prop_assert_eq!(found, expected);
+        }
+
+        #[test]
+        fn lookup_agrees_with_a_linear_reference(
+            rows in proptest::collection::vec("[ab*é]{0,4}", 0..10),
+            model in "[ab*é]{0,5}",
+        ) {
+            // Fuzzing of the price wildcards (docs/security.md, "Fuzzing"): names with `*`
+            // anywhere, multi-byte characters and duplicates. The row is identified by its index
+            // (its input ratio). Reference: the last exact row of that name, else among the rows
+            // ending in `*` after at least one character whose prefix starts `model`, the longest,
+            // the last one given for equal names.
+            let prices: Vec<Price> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, name)| Price::tokens(name, 1, i as f64, 0.0))
+                .collect();
+            let wildcard = |m: &str| m.chars().count() >= 2 && m.ends_with('*');
+            let expected = rows
+                .iter()
+                .rposition(|r| !wildcard(r) && *r == model)
+                .or_else(|| {
+                    rows.iter()
+                        .enumerate()
+                        .filter(|(_, r)| wildcard(r) && model.starts_with(&r[..r.len() - 1]))
+                        .max_by_key(|(i, r)| (r.len(), *i))
+                        .map(|(i, _)| i)
+                });
+            let table = PriceTable::new(prices);
+            prop_assert_eq!(table.lookup(&model).map(|p| p.input as usize), expected);
+        }
+
+        #[test]
+        fn price_wildcards_agree_with_model_allow_lists(
+            name in "[ab*é]{0,4}|\\PC{0,6}",
+            model in "[ab*é]{0,5}|\\PC{0,6}",
+        ) {
+            // One rule, one reading: a row of the price table matches the models a key's
+            // allow-list entry of the same text allows.
+            let table = PriceTable::new(vec![Price::tokens(&name, 1, 1.0, 1.0)]);
+            prop_assert_eq!(
+                table.lookup(&model).is_some(),
+                crate::token::model_allowed(std::slice::from_ref(&name), &model)
+            );
+        }
+
+        #[test]
+        fn valid_model_names_are_exact_or_prefix_rows(name in "[ab*é ,]{0,5}|\\PC{0,8}", tail in "\\PC{0,4}") {
+            if validate_model_name(name.trim()).is_ok() {
+                let name = name.trim();
+                let table = PriceTable::new(vec![Price::tokens(name, 1, 1.0, 1.0)]);
+                match name.strip_suffix('*') {
+                    Some(prefix) => {
+                        prop_assert!(!prefix.is_empty() && !prefix.contains('*'));
+                        let longer = format!("{prefix}{tail}");
+                        prop_assert!(table.lookup(&longer).is_some());
+                    }
+                    None => {
+                        prop_assert!(!name.contains('*'));
+                        prop_assert!(table.lookup(name).is_some());
+                        let longer = format!("{name}{tail}");
+                        prop_assert_eq!(table.lookup(&longer).is_some(), tail.is_empty());
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn price_text_round_trips(
+            input in 0.0f64..1e6,
+            output in 0.0f64..1e6,
+            extra in proptest::array::uniform6(0.0f64..100.0),
+            times in any::<bool>(),
+            max_output in 0i64..1_000_000,
+            text in "\\PC{0,40}",
+        ) {
+            // Stored texts parse back to what was written; arbitrary text is refused with a
+            // typed error, never a panic.
+            let extra = ExtraRatios {
+                cached_tokens: extra[0],
+                cached_write_tokens: extra[1],
+                cached_read_tokens: extra[2],
+                input_audio_tokens: extra[3],
+                output_audio_tokens: extra[4],
+                reasoning_tokens: extra[5],
+            };
+            prop_assert_eq!(ExtraRatios::parse(&extra.to_json()), Ok(extra));
+            let mut price = if times { Price::times("m*", 1, input) } else { Price::tokens("m", 1, input, output) };
+            price = price.with_extra(extra).with_max_output(max_output);
+            let json = serde_json::to_string(&price).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let back: Price = serde_json::from_str(&json).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(back, price.clone());
+            prop_assert_eq!(price.price_type.to_string().parse::<PriceType>(), Ok(price.price_type));
+            let _ = ExtraRatios::parse(&text);
+            let _ = text.parse::<PriceType>();
+            let _ = serde_json::from_str::<Price>(&text);
         }
 
         #[test]

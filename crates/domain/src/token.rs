@@ -507,4 +507,120 @@ mod tests {
             prop_assert!(s.starts_with(key));
         }
     }
+
+    // Fuzzing of the key and channel-pin parser (docs/security.md, "Fuzzing"): arbitrary text
+    // never panics and agrees with a reference written differently (chars and i128 arithmetic
+    // instead of bytes and `str::parse`); formatted keys and pins parse back to themselves.
+
+    /// `split_pin` as the documentation states it, computed another way.
+    fn reference_pin(raw: &str) -> (String, ChannelPin) {
+        let chars: Vec<char> = raw.chars().collect();
+        let Some(hash) = chars.iter().position(|&c| c == '#') else {
+            return (raw.to_owned(), ChannelPin::Any);
+        };
+        let key: String = chars[..hash].iter().collect();
+        let mut suffix = &chars[hash + 1..];
+        let exclude = suffix.first() == Some(&'!');
+        if exclude {
+            suffix = &suffix[1..];
+        }
+        let mut n: i128 = 0;
+        let mut valid = !suffix.is_empty();
+        for c in suffix {
+            match c {
+                '0'..='9' => {
+                    // Stop growing past i64::MAX (the value is then out of range anyway).
+                    n = (n * 10 + i128::from(*c as u8 - b'0')).min(i128::from(i64::MAX) + 1);
+                }
+                _ => valid = false,
+            }
+        }
+        let pin = match i64::try_from(n) {
+            Ok(id) if valid && id > 0 && exclude => ChannelPin::Exclude(id),
+            Ok(id) if valid && id > 0 => ChannelPin::Only(id),
+            _ => ChannelPin::Any,
+        };
+        (key, pin)
+    }
+
+    /// Text that looks like a key with a pin often enough to reach every branch.
+    fn pin_input() -> impl Strategy<Value = String> {
+        let key = prop_oneof!["sk-[A-Za-z0-9]{0,50}", "\\PC{0,12}", "[a-z#!]{0,6}"];
+        let suffix = prop_oneof![
+            Just(String::new()),
+            "#!?[0-9]{0,22}",
+            "#!?0*[1-9][0-9]{0,18}",
+            "#!?0{1,3}",
+            "#!?[0-9+ !#-]{0,6}",
+            "#\\PC{0,8}",
+            (1i64..=i64::MAX, any::<bool>())
+                .prop_map(|(id, ex)| format!("#{}{id}", if ex { "!" } else { "" })),
+            Just(format!("#{}", i128::from(i64::MAX) + 1)),
+        ];
+        (key, suffix).prop_map(|(k, s)| k + &s)
+    }
+
+    /// `is_well_formed_key` as documented, on chars.
+    fn reference_well_formed(key: &str) -> bool {
+        let chars: Vec<char> = key.chars().collect();
+        chars.len() == 3 + KEY_BODY_LEN
+            && chars[..3] == ['s', 'k', '-']
+            && chars[3..].iter().all(char::is_ascii_alphanumeric)
+    }
+
+    proptest! {
+        #[test]
+        fn split_pin_agrees_with_the_reference(raw in pin_input()) {
+            let (key, pin) = split_pin(&raw);
+            prop_assert_eq!((key.to_owned(), pin), reference_pin(&raw));
+        }
+
+        #[test]
+        fn split_pin_of_any_text_agrees_with_the_reference(raw in any::<String>()) {
+            let (key, pin) = split_pin(&raw);
+            prop_assert_eq!((key.to_owned(), pin), reference_pin(&raw));
+        }
+
+        #[test]
+        fn keys_and_pins_round_trip(
+            body in "[A-Za-z0-9]{48}",
+            id in 1i64..=i64::MAX,
+            zeros in 0usize..3,
+            exclude in any::<bool>(),
+        ) {
+            let key = format!("{KEY_PREFIX}{body}");
+            prop_assert!(is_well_formed_key(&key));
+            prop_assert_eq!(split_pin(&key), (key.as_str(), ChannelPin::Any));
+            let bang = if exclude { "!" } else { "" };
+            let raw = format!("{key}#{bang}{}{id}", "0".repeat(zeros));
+            let expected = if exclude { ChannelPin::Exclude(id) } else { ChannelPin::Only(id) };
+            prop_assert_eq!(split_pin(&raw), (key.as_str(), expected));
+        }
+
+        #[test]
+        fn key_format_agrees_with_the_reference(
+            key in prop_oneof!["sk-[A-Za-z0-9]{46,50}", "sk-[A-Za-z0-9é_-]{47,49}", "[sk-]{0,3}\\PC{0,52}", any::<String>()],
+        ) {
+            prop_assert_eq!(is_well_formed_key(&key), reference_well_formed(&key));
+        }
+
+        #[test]
+        fn model_allow_lists_agree_with_the_reference(
+            allow in proptest::collection::vec("[a-cé*]{0,4}", 0..5),
+            model in "[a-cé*]{0,5}",
+        ) {
+            // Reference: an entry of two or more characters ending in `*` is a prefix rule.
+            let expected = allow.is_empty()
+                || allow.iter().any(|a| {
+                    let chars: Vec<char> = a.chars().collect();
+                    if chars.len() >= 2 && chars.last() == Some(&'*') {
+                        let prefix: String = chars[..chars.len() - 1].iter().collect();
+                        model.starts_with(&prefix)
+                    } else {
+                        *a == model
+                    }
+                });
+            prop_assert_eq!(model_allowed(&allow, &model), expected);
+        }
+    }
 }

@@ -227,7 +227,8 @@ pub struct FrameReader {
 }
 
 impl FrameReader {
-    /// The frames completed by `chunk`; `Err` for a corrupt stream (bad length or checksum).
+    /// The frames completed by `chunk`; `Err` for a corrupt stream (bad length or checksum),
+    /// the frames before the corrupt one being in `out` all the same.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Frame>) -> Result<(), String> {
         self.buf.extend_from_slice(chunk);
         loop {

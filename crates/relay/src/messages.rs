@@ -256,9 +256,9 @@ pub fn stop_reason(finish: Option<&str>) -> &'static str {
 /// (Anthropic's `input_tokens` excludes them).
 fn anthropic_usage(u: Option<&Usage>) -> Value {
     let u = u.copied().unwrap_or_default();
-    let cached = u.cached_tokens + u.cached_read_tokens;
+    let cached = u.cached_tokens.saturating_add(u.cached_read_tokens);
     json!({
-        "input_tokens": (u.prompt_tokens - cached - u.cached_write_tokens).max(0),
+        "input_tokens": u.prompt_tokens.saturating_sub(cached).saturating_sub(u.cached_write_tokens).max(0),
         "cache_creation_input_tokens": u.cached_write_tokens,
         "cache_read_input_tokens": cached,
         "output_tokens": u.completion_tokens,

@@ -17,7 +17,10 @@ pub struct RelayRequest {
     /// The model the client asked for (before channel model mapping).
     pub model: String,
     pub stream: bool,
-    /// `max_tokens`, else `max_completion_tokens`, else the Responses API's `max_output_tokens`.
+    /// The largest of `max_tokens`, `max_completion_tokens` and the Responses API's
+    /// `max_output_tokens` that the client set: upstreams differ in the one they read (vLLM
+    /// prefers `max_completion_tokens`, OpenAI's Responses API reads `max_output_tokens`), so
+    /// the reservation covers the largest.
     pub max_tokens: Option<i64>,
 }
 
@@ -57,16 +60,18 @@ impl RelayRequest {
             }
         };
 
-        let mut max_tokens = None;
-        for field in ["max_tokens", "max_completion_tokens", "max_output_tokens"] {
+        // The first field set used to win: `{"max_tokens": 1, "max_completion_tokens": 100000}`
+        // reserved one output token for an answer an upstream reading the other field let grow
+        // to 100000 (found by the output-limit property of tests/fuzz.rs).
+        let mut max_tokens: Option<i64> = None;
+        for field in LIMIT_FIELDS {
             match obj.get(field) {
                 None | Some(Value::Null) => continue,
                 Some(v) => {
                     let n = as_integer(v).ok_or_else(|| {
                         RelayError::InvalidRequest(format!("{field} must be an integer"))
                     })?;
-                    max_tokens = Some(n);
-                    break;
+                    max_tokens = Some(max_tokens.map_or(n, |m| m.max(n)));
                 }
             }
         }
@@ -84,7 +89,8 @@ impl RelayRequest {
     /// not cost more than its reservation), in the field the endpoint's protocol reads: the one
     /// the client used, else `max_completion_tokens` for OpenAI's reasoning models and
     /// `max_tokens` for other chat models, `max_output_tokens` (Responses),
-    /// `generationConfig.maxOutputTokens` (Gemini). Adapters that translate read
+    /// `generationConfig.maxOutputTokens` (Gemini). The other output-limit fields the client set
+    /// higher are lowered too, whichever one the upstream reads. Adapters that translate read
     /// [`RelayRequest::max_tokens`], which is set too. A limit the client set lower stays.
     pub fn limit_output(&mut self, tokens: i64) {
         let tokens = tokens.max(1);
@@ -125,6 +131,15 @@ impl RelayRequest {
             _ => "max_tokens",
         };
         obj.insert(field.into(), Value::from(tokens));
+        for other in LIMIT_FIELDS {
+            if obj
+                .get(other)
+                .and_then(as_integer)
+                .is_some_and(|n| n > tokens)
+            {
+                obj.insert(other.into(), Value::from(tokens));
+            }
+        }
     }
 
     /// Parses a Gemini `generateContent` body for `model` (from the path; a `models/` prefix is
@@ -185,6 +200,10 @@ impl RelayRequest {
         })
     }
 }
+
+/// The output-limit fields of the OpenAI protocols (chat, completions, Responses) and
+/// Anthropic's Messages.
+const LIMIT_FIELDS: [&str; 3] = ["max_tokens", "max_completion_tokens", "max_output_tokens"];
 
 fn as_integer(v: &Value) -> Option<i64> {
     match v {
@@ -402,6 +421,48 @@ mod tests {
         assert_eq!(r.body["generationConfig"]["temperature"], 1);
     }
 
+    /// Regression (tests/fuzz.rs, output-limit property): a small `max_tokens` beside a large
+    /// `max_completion_tokens` or `max_output_tokens` reserved for the small one while an
+    /// upstream reading the other could answer at length; `limit_output` left the other as sent.
+    #[test]
+    fn every_output_limit_field_counts_and_is_lowered() {
+        let mut r = parse(
+            Endpoint::ChatCompletions,
+            json!({"model": "gpt-4o", "max_tokens": 1, "max_completion_tokens": 100000}),
+        )
+        .unwrap();
+        assert_eq!(r.max_tokens, Some(100_000));
+        r.limit_output(50);
+        assert_eq!(r.max_tokens, Some(50));
+        assert_eq!(r.body["max_tokens"], 1, "a lower limit stays");
+        assert_eq!(r.body["max_completion_tokens"], 50);
+
+        let mut r = parse(
+            Endpoint::Responses,
+            json!({"model": "gpt-4o", "max_tokens": 5, "max_output_tokens": 100000}),
+        )
+        .unwrap();
+        assert_eq!(r.max_tokens, Some(100_000));
+        r.limit_output(20);
+        assert_eq!(
+            (
+                r.body["max_output_tokens"].as_i64(),
+                r.body["max_tokens"].as_i64()
+            ),
+            (Some(20), Some(5))
+        );
+
+        // A chat body carrying only the Responses field: both end within the limit.
+        let mut r = parse(
+            Endpoint::ChatCompletions,
+            json!({"model": "gpt-4o", "max_output_tokens": 23957}),
+        )
+        .unwrap();
+        r.limit_output(1);
+        assert_eq!(r.body["max_output_tokens"], 1);
+        assert_eq!(r.body["max_tokens"], 1);
+    }
+
     #[test]
     fn parses_model_stream_and_max_tokens() {
         let r = parse(
@@ -414,12 +475,13 @@ mod tests {
         assert_eq!(r.max_tokens, Some(50));
         assert_eq!(r.body["x_unknown"], json!([1]));
 
+        // Several limit fields: the largest counts (an upstream may read any of them).
         let r = parse(
             Endpoint::Completions,
             json!({"model": "m", "max_tokens": 7, "max_completion_tokens": 9}),
         )
         .unwrap();
-        assert_eq!((r.stream, r.max_tokens), (false, Some(7)));
+        assert_eq!((r.stream, r.max_tokens), (false, Some(9)));
         let r = parse(
             Endpoint::Responses,
             json!({"model": "m", "max_output_tokens": 3.0}),

@@ -28,7 +28,7 @@ pub(crate) fn openai_usage(u: &Usage) -> Value {
         "prompt_tokens": u.prompt_tokens,
         "completion_tokens": u.completion_tokens,
         "total_tokens": u.total_tokens(),
-        "prompt_tokens_details": {"cached_tokens": u.cached_tokens + u.cached_read_tokens},
+        "prompt_tokens_details": {"cached_tokens": u.cached_tokens.saturating_add(u.cached_read_tokens)},
         "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
     });
     if u.cached_write_tokens > 0 {

@@ -337,8 +337,11 @@ fn tool_use_block(call: &Value) -> Result<Value, RelayError> {
     let input: Value = if args.trim().is_empty() {
         json!({})
     } else {
-        serde_json::from_str(args)
-            .map_err(|_| invalid("tool call arguments must be a JSON object"))?
+        // Anthropic's `input` is an object; other JSON (`0`, `[]`) used to pass through.
+        serde_json::from_str::<Value>(args)
+            .ok()
+            .filter(Value::is_object)
+            .ok_or_else(|| invalid("tool call arguments must be a JSON object"))?
     };
     Ok(json!({
         "type": "tool_use",
@@ -386,10 +389,15 @@ impl Counts {
     }
 
     /// In billing terms: Anthropic's `input_tokens` excludes cache reads and writes, which the
-    /// prompt count includes (and keeps in their own buckets for their prices).
+    /// prompt count includes (and keeps in their own buckets for their prices). The sum
+    /// saturates: an upstream's counts near `i64::MAX` overflowed it (a panic in debug builds, a
+    /// negative prompt in release ones).
     fn usage(&self) -> Usage {
         Usage {
-            prompt_tokens: self.input + self.cache_read + self.cache_write,
+            prompt_tokens: self
+                .input
+                .saturating_add(self.cache_read)
+                .saturating_add(self.cache_write),
             completion_tokens: self.output,
             cached_read_tokens: self.cache_read,
             cached_write_tokens: self.cache_write,

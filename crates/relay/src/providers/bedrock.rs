@@ -164,22 +164,25 @@ impl BedrockStream {
         }
     }
 
+    /// Translates the frames `chunk` completes. A corrupt frame ends the stream with an error
+    /// event, after the frames that came before it in the same chunk (they used to be dropped,
+    /// so the output depended on where the upstream's chunks were cut).
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
         if self.failed {
             return;
         }
         let mut frames = Vec::new();
-        if let Err(e) = self.frames.feed(chunk, &mut frames) {
-            self.failed = true;
-            let sse = anthropic_error_event("api_error", &e);
-            self.inner.feed(&sse, out);
-            return;
-        }
+        let result = self.frames.feed(chunk, &mut frames);
         for f in frames {
             let sse = frame_to_sse(&f);
             if !sse.is_empty() {
                 self.inner.feed(&sse, out);
             }
+        }
+        if let Err(e) = result {
+            self.failed = true;
+            let sse = anthropic_error_event("api_error", &e);
+            self.inner.feed(&sse, out);
         }
     }
 

@@ -179,8 +179,13 @@ pub fn chat_body(_target: &ChannelTarget, req: &RelayRequest) -> Result<Value, R
                         let args: Value = if args.trim().is_empty() {
                             json!({})
                         } else {
-                            serde_json::from_str(args)
-                                .map_err(|_| invalid("tool call arguments must be a JSON object"))?
+                            // Gemini's `args` is an object (a Struct); other JSON used to pass.
+                            serde_json::from_str::<Value>(args)
+                                .ok()
+                                .filter(Value::is_object)
+                                .ok_or_else(|| {
+                                    invalid("tool call arguments must be a JSON object")
+                                })?
                         };
                         parts.push(json!({"functionCall": {"name": name, "args": args}}));
                     }
@@ -411,7 +416,8 @@ pub fn finish_reason(reason: Option<&str>, calls: bool) -> &'static str {
 
 /// The usage of a `usageMetadata` object: the prompt count includes cached content (kept as
 /// `cached_tokens`); the completion count adds the thinking tokens (`thoughtsTokenCount`, kept
-/// as `reasoning_tokens`) to `candidatesTokenCount`, which excludes them.
+/// as `reasoning_tokens`) to `candidatesTokenCount`, which excludes them. The sums saturate
+/// (counts near `i64::MAX` overflowed them).
 pub fn usage_from(m: &Value) -> Option<Usage> {
     if !m.is_object() || m.get("promptTokenCount").is_none() {
         return None;
@@ -419,8 +425,8 @@ pub fn usage_from(m: &Value) -> Option<Usage> {
     let get = |k: &str| m.get(k).and_then(Value::as_i64).unwrap_or(0).max(0);
     let thoughts = get("thoughtsTokenCount");
     Some(Usage {
-        prompt_tokens: get("promptTokenCount") + get("toolUsePromptTokenCount"),
-        completion_tokens: get("candidatesTokenCount") + thoughts,
+        prompt_tokens: get("promptTokenCount").saturating_add(get("toolUsePromptTokenCount")),
+        completion_tokens: get("candidatesTokenCount").saturating_add(thoughts),
         cached_tokens: get("cachedContentTokenCount"),
         reasoning_tokens: thoughts,
         ..Usage::default()

@@ -318,8 +318,8 @@ pub fn classify(status: u16, body: &[u8], disable_keywords: &[&str]) -> Upstream
     }
 }
 
-/// A stream of either family, recognised from its first line (`event:` for Anthropic's,
-/// `data:` for Gemini's).
+/// A stream of either family, recognised from its first complete line that is neither blank
+/// nor a comment (`event:` for Anthropic's, `data:` for Gemini's).
 #[derive(Debug)]
 pub struct VertexStream {
     model: String,
@@ -345,14 +345,22 @@ impl VertexStream {
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
         if self.inner.is_none() {
             self.pending.extend_from_slice(chunk);
-            let text = String::from_utf8_lossy(&self.pending);
-            let Some(first) = text.lines().map(str::trim).find(|l| !l.is_empty()) else {
+            // Only complete lines count: the first non-blank line used to be taken even when
+            // unfinished, so `\n\nev` (a stream cut there) read as Gemini's and `\n\nevent:` as
+            // Anthropic's; and a leading comment (`: keep-alive`) made any stream Gemini's.
+            let Some(end) = self.pending.iter().rposition(|&b| b == b'\n' || b == b'\r') else {
                 return;
             };
-            if !text.contains('\n') {
+            let Some(first) = self.pending[..end]
+                .split(|&b| b == b'\n' || b == b'\r')
+                .map(<[u8]>::trim_ascii)
+                .find(|l| !l.is_empty() && !l.starts_with(b":"))
+            else {
+                // Blank and comment lines only: nothing for either reader, so not kept.
+                self.pending.drain(..=end);
                 return;
-            }
-            self.inner = Some(if first.starts_with("event:") {
+            };
+            self.inner = Some(if first.starts_with(b"event:") {
                 Family::Anthropic(AnthropicStream::new(&self.model))
             } else {
                 Family::Gemini(GeminiStream::new(&self.model))
@@ -467,5 +475,31 @@ mod tests {
         );
         assert!(String::from_utf8_lossy(&out).contains("\"role\":\"assistant\""));
         assert!(matches!(s.inner, Some(Family::Anthropic(_))));
+    }
+
+    /// Regression (tests/fuzz.rs, stream properties): the family was taken from the first
+    /// non-blank line even when unfinished, from a comment, and never from CR-terminated lines.
+    #[test]
+    fn the_family_comes_from_the_first_complete_field_line() {
+        let anthropic = |pieces: &[&[u8]]| {
+            let mut s = VertexStream::new("m");
+            let mut out = Vec::new();
+            for p in pieces {
+                s.feed(p, &mut out);
+            }
+            matches!(s.inner, Some(Family::Anthropic(_)))
+        };
+        let line = b"event: message_start\ndata: {}\n\n";
+        // Blank lines first, cut inside `event:`.
+        assert!(anthropic(&[b"\r\n\r\nev", &line[2..]]));
+        assert!(anthropic(&[b"\n", b"\nev", &line[2..]]));
+        // A comment first.
+        assert!(anthropic(&[b": keep-alive\n\n", line]));
+        // CR line ends.
+        assert!(anthropic(&[b"event: message_start\rdata: {}\r\r"]));
+        // Gemini's streams are still Gemini's.
+        let mut s = VertexStream::new("m");
+        s.feed(b": ping\n\ndata: {\"candidates\":[]}\n\n", &mut Vec::new());
+        assert!(matches!(s.inner, Some(Family::Gemini(_))));
     }
 }

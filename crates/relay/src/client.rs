@@ -7,6 +7,7 @@ use std::sync::RwLock;
 use std::time::Duration;
 
 use crate::error::RelayError;
+use crate::provider::ChannelTarget;
 
 /// Time allowed to establish a TCP (and TLS) connection to an upstream or proxy.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -37,6 +38,8 @@ pub struct ClientPool {
     clients: RwLock<HashMap<String, reqwest::Client>>,
     /// The outbound policy's client ([`crate::outbound::public_only_client`]), built once.
     public_only: std::sync::OnceLock<reqwest::Client>,
+    /// The outbound policy's clients through a channel proxy, one per proxy URL.
+    public_only_via: RwLock<HashMap<String, reqwest::Client>>,
 }
 
 impl ClientPool {
@@ -68,10 +71,48 @@ impl ClientPool {
         Ok(self.public_only.get_or_init(|| client).clone())
     }
 
+    /// The client for `target`'s upstream calls. `public_only` (a destination not set by root,
+    /// with `AllowPrivateOutbound` off): the outbound policy's client, through the channel's
+    /// proxy if any, after [`crate::outbound::check_channel_literals`]; a refusal is a
+    /// [`RelayError::Channel`]. Otherwise the shared client of the channel's proxy.
+    pub fn for_channel(
+        &self,
+        target: &ChannelTarget,
+        public_only: bool,
+    ) -> Result<reqwest::Client, RelayError> {
+        if !public_only {
+            return self.get(target.proxy.as_deref());
+        }
+        crate::outbound::check_channel_literals(target)?;
+        let key = target.proxy.as_deref().map(str::trim).unwrap_or_default();
+        if key.is_empty() {
+            return self.public_only();
+        }
+        {
+            let clients = self
+                .public_only_via
+                .read()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some(c) = clients.get(key) {
+                return Ok(c.clone());
+            }
+        }
+        let client = crate::outbound::public_only_client_via(Some(key))?;
+        let mut clients = self
+            .public_only_via
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        Ok(clients.entry(key.to_owned()).or_insert(client).clone())
+    }
+
     /// Forgets every client (for example after channels' proxies changed); requests in flight
     /// keep theirs.
     pub fn clear(&self) {
         self.clients
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.public_only_via
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
@@ -102,6 +143,71 @@ mod tests {
         assert_eq!(pool.len(), 3);
         pool.clear();
         assert!(pool.is_empty());
+    }
+
+    fn target(base_url: String, proxy: Option<String>) -> ChannelTarget {
+        ChannelTarget {
+            id: 7,
+            channel_type: 1,
+            base_url,
+            proxy,
+            ..ChannelTarget::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn channels_not_set_by_root_reach_public_addresses_only() {
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::any())
+            .respond_with(wiremock::ResponseTemplate::new(200))
+            .mount(&server)
+            .await;
+        let port = server.address().port();
+        let pool = ClientPool::new();
+        let by_name = target(format!("http://localhost:{port}"), None);
+        let url = format!("http://localhost:{port}/v1/models");
+
+        // Set by root: the plain client reaches the local upstream.
+        let c = pool.for_channel(&by_name, false).unwrap();
+        assert!(c.get(&url).send().await.is_ok_and(|r| r.status() == 200));
+
+        // Not set by root: the name resolves to loopback only, nothing is connected to.
+        let c = pool.for_channel(&by_name, true).unwrap();
+        let r = c.get(&url).send().await;
+        assert!(r.as_ref().is_err_and(reqwest::Error::is_connect), "{r:?}");
+
+        // Non-public IP literals (base URL, proxy) are refused before connecting.
+        for t in [
+            target(format!("http://127.0.0.1:{port}"), None),
+            target(format!("http://[::1]:{port}"), None),
+            target(
+                "https://8.8.8.8".into(),
+                Some(format!("http://127.0.0.1:{port}")),
+            ),
+        ] {
+            assert!(
+                matches!(pool.for_channel(&t, true), Err(RelayError::Channel(_))),
+                "{t:?}"
+            );
+            assert!(pool.for_channel(&t, false).is_ok(), "{t:?}");
+        }
+
+        // A proxy named by a host name is resolved through the public-only resolver too.
+        let via_name = target(
+            "http://upstream.example".into(),
+            Some(format!("http://localhost:{port}")),
+        );
+        let c = pool.for_channel(&via_name, true).unwrap();
+        let r = c.get("http://upstream.example/v1/models").send().await;
+        assert!(r.is_err(), "{r:?}");
+        // Root's proxy is used as it is: the mock (as proxy) answers.
+        let c = pool.for_channel(&via_name, false).unwrap();
+        let r = c.get("http://upstream.example/v1/models").send().await;
+        assert!(r.is_ok_and(|r| r.status() == 200));
+
+        // Only root's two requests reached the mock.
+        let seen = server.received_requests().await.unwrap_or_default();
+        assert_eq!(seen.len(), 2, "{seen:?}");
     }
 
     #[test]

@@ -8,6 +8,14 @@
 //! those, so a name that answers public first and private later (DNS rebinding) gains nothing.
 //! IP literals, which never reach a resolver, are checked on the URL and on every redirect. The
 //! client takes no proxy from the environment (a proxy would resolve and connect for us).
+//!
+//! Channels whose destination was not last set by root ([`ChannelTarget`] with
+//! `destination_by_root` false in the store) are reached the same way unless
+//! `AllowPrivateOutbound` is on: [`check_channel_literals`] refuses their non-public IP literals
+//! (base URL, proxy, Vertex AI `token_uri`) before connecting, and
+//! [`crate::ClientPool::for_channel`] gives them a public-only client. A channel proxy is
+//! connected to through the same resolver, so it is judged like any other address; the proxy
+//! then reaches the upstream from its own network.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -18,6 +26,7 @@ use switchboard_domain::net::is_public;
 
 use crate::client::CONNECT_TIMEOUT;
 use crate::error::RelayError;
+use crate::provider::ChannelTarget;
 
 /// Redirects a public-only fetch may follow (each one checked).
 pub const MAX_REDIRECTS: usize = 5;
@@ -91,6 +100,66 @@ impl Resolve for PublicOnlyResolver {
 /// A client that connects to public addresses only ([`PublicOnlyResolver`], IP literals checked
 /// on every redirect, at most [`MAX_REDIRECTS`]), without proxies.
 pub fn public_only_client() -> Result<reqwest::Client, RelayError> {
+    public_only_client_via(None)
+}
+
+/// The public addresses of `host` (resolved now, with `port`); an error when it has none. For
+/// connections made without reqwest (the realtime websocket). An IP literal is returned as it
+/// is when public.
+pub async fn public_addrs(host: &str, port: u16) -> Result<Vec<SocketAddr>, RelayError> {
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    let refused = || RelayError::Channel(format!("{host} has no public address (outbound policy)"));
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return if is_public(ip) {
+            Ok(vec![SocketAddr::new(ip, port)])
+        } else {
+            Err(refused())
+        };
+    }
+    let found = tokio::time::timeout(LOOKUP_TIMEOUT, tokio::net::lookup_host((host, port)))
+        .await
+        .map_err(|_| refused())?
+        .map_err(|e| RelayError::Channel(format!("cannot resolve {host}: {e}")))?;
+    let addrs: Vec<SocketAddr> = found.filter(|a| is_public(a.ip())).collect();
+    if addrs.is_empty() {
+        return Err(refused());
+    }
+    Ok(addrs)
+}
+
+/// The policy's check of a channel's IP literals, made before connecting: its base URL (the
+/// type's default when empty), proxy and Vertex AI `token_uri` may not name a non-public IP
+/// literal (which no resolver sees). Host names are left to [`PublicOnlyResolver`].
+pub fn check_channel_literals(target: &ChannelTarget) -> Result<(), RelayError> {
+    let input = switchboard_domain::channel::ChannelInput {
+        channel_type: target.channel_type,
+        key: target.key.clone(),
+        base_url: target.effective_base_url().unwrap_or_default(),
+        proxy: target.proxy.clone().unwrap_or_default(),
+        ..Default::default()
+    };
+    for u in switchboard_domain::channel::destination_urls(&input) {
+        let refused = reqwest::Url::parse(&u)
+            .ok()
+            .and_then(|u| literal_ip(&u))
+            .is_some_and(|ip| !is_public(ip));
+        if refused {
+            return Err(RelayError::Channel(format!(
+                "channel {}: {u} names a non-public address; only root may point a channel there \
+                 (outbound policy)",
+                target.id
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// [`public_only_client`] through the channel proxy `proxy` when given (its host name is
+/// resolved through [`PublicOnlyResolver`] too; a non-public IP literal is refused).
+pub fn public_only_client_via(proxy: Option<&str>) -> Result<reqwest::Client, RelayError> {
     let redirects = reqwest::redirect::Policy::custom(|attempt| {
         if attempt.previous().len() >= MAX_REDIRECTS {
             attempt.error("too many redirects")
@@ -100,12 +169,25 @@ pub fn public_only_client() -> Result<reqwest::Client, RelayError> {
             attempt.follow()
         }
     });
-    reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .pool_idle_timeout(Duration::from_secs(90))
         .no_proxy()
         .dns_resolver(Arc::new(PublicOnlyResolver))
-        .redirect(redirects)
+        .redirect(redirects);
+    if let Some(p) = proxy.map(str::trim).filter(|p| !p.is_empty()) {
+        let parsed = reqwest::Url::parse(p)
+            .map_err(|e| RelayError::Channel(format!("invalid proxy URL {p}: {e}")))?;
+        if refused_before_lookup(&parsed) {
+            return Err(RelayError::Channel(format!(
+                "proxy {p} names a non-public address; only root may use it (outbound policy)"
+            )));
+        }
+        let proxy = reqwest::Proxy::all(p)
+            .map_err(|e| RelayError::Channel(format!("invalid proxy URL {p}: {e}")))?;
+        builder = builder.proxy(proxy);
+    }
+    builder
         .build()
         .map_err(|e| RelayError::Channel(format!("cannot build the HTTP client: {e}")))
 }

@@ -36,6 +36,9 @@ pub struct ChannelRow {
     pub auto_ban: bool,
     pub created_at: i64,
     pub updated_at: i64,
+    /// Whether root last set the destination (base URL, proxy, Vertex AI `token_uri`); when
+    /// not, the relay reaches it through the outbound URL policy (docs/security.md).
+    pub destination_by_root: bool,
 }
 
 /// Everything an operator sets on a channel (create and full update).
@@ -61,6 +64,9 @@ pub struct ChannelFields {
     pub pre_cost: i32,
     pub auto_ban: bool,
     pub updated_at: i64,
+    /// See [`ChannelRow::destination_by_root`]: set by whoever sets the destination, carried
+    /// over by every other write.
+    pub destination_by_root: bool,
 }
 
 fn split(list: &str) -> impl Iterator<Item = &str> {
@@ -299,6 +305,7 @@ fn fields_of(r: &ChannelRow) -> ChannelFields {
         pre_cost: r.pre_cost,
         auto_ban: r.auto_ban,
         updated_at: now(),
+        destination_by_root: r.destination_by_root,
     }
 }
 

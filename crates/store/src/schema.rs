@@ -123,6 +123,7 @@ diesel::table! {
         auto_ban -> Bool,
         created_at -> BigInt,
         updated_at -> BigInt,
+        destination_by_root -> Bool,
     }
 }
 

@@ -85,6 +85,7 @@ fn account(c: &mut DbConn, name: &str) -> Account {
             pre_cost: 1,
             auto_ban: true,
             updated_at: 1,
+            destination_by_root: true,
         },
     )
     .unwrap();

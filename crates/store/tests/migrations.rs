@@ -31,7 +31,7 @@ const TABLES: &[(&str, i64)] = &[
     ("verification_codes", 7),
     ("options", 2),
     ("tokens", 22),
-    ("channels", 26),
+    ("channels", 27),
     ("abilities", 7),
     ("redemptions", 9),
     ("logs", 20),
@@ -427,6 +427,7 @@ macro_rules! roundtrip_all {
             auto_ban: bool = false,
             created_at: i64 = 15,
             updated_at: i64 = 16,
+            destination_by_root: bool = false,
         });
         roundtrip!(conn, abilities {
             group_name: String = s("default"),

@@ -401,6 +401,7 @@ fn channel_fields(
         pre_cost: 1,
         auto_ban: true,
         updated_at: 1,
+        destination_by_root: true,
     }
 }
 

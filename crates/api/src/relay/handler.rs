@@ -1174,11 +1174,9 @@ async fn attempt_once(
         .provider
         .as_ref()
         .ok_or_else(|| channel_error(format!("channel {} has no adapter", ch.id)))?;
-    let client = state
-        .relay
-        .clients
-        .get(ch.target.proxy.as_deref())
-        .map_err(|e| channel_error(e.to_string()))?;
+    // The outbound URL policy for destinations not set by root: a refusal is this channel's
+    // error, and the dispatch moves on.
+    let client = super::channel_client(state, ch).map_err(|e| channel_error(e.to_string()))?;
     // Vertex AI's OAuth token (cached); nothing for other families.
     provider.authorize(&client, &ch.target).await?;
     let rb = provider

@@ -23,10 +23,31 @@ use snapshot::Snapshot;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
+use switchboard_domain::options::OptionValues;
 use switchboard_domain::price::{Price, PriceTable};
 use switchboard_domain::ratelimit::{self, BucketState, Policy, WindowState};
 use switchboard_domain::token::IpAllowList;
 use switchboard_relay::provider::ClientPool;
+
+/// Whether `ch`'s upstream calls follow the outbound URL policy: its destination was not last
+/// set by root and the `AllowPrivateOutbound` setting is off (docs/security.md).
+pub fn public_only(state: &AppState, ch: &snapshot::ChannelInfo) -> bool {
+    !ch.destination_by_root
+        && !crate::settings::View(&state.settings.snapshot()).bool("AllowPrivateOutbound")
+}
+
+/// The HTTP client for `ch`'s upstream calls: the shared client of its proxy, or, under the
+/// outbound URL policy ([`public_only`]), one that connects to public addresses only (its
+/// non-public IP literals refused before connecting: a [`RelayError::Channel`]).
+pub fn channel_client(
+    state: &AppState,
+    ch: &snapshot::ChannelInfo,
+) -> Result<reqwest::Client, switchboard_relay::error::RelayError> {
+    state
+        .relay
+        .clients
+        .for_channel(&ch.target, public_only(state, ch))
+}
 
 /// How long a key stays cached; changes made on another node reach this one within it.
 pub const TOKEN_CACHE_TTL: Duration = Duration::from_secs(30);

@@ -271,7 +271,8 @@ async fn connect(
         let Some(ch) = snapshot.channel(cid) else {
             continue;
         };
-        let failure = match open_upstream(&ch, model, &keywords).await {
+        let public_only = super::public_only(state, &ch);
+        let failure = match open_upstream(&ch, model, &keywords, public_only).await {
             Ok(ws) => return Ok((ws, cid)),
             Err(f) => f,
         };
@@ -315,11 +316,13 @@ async fn connect(
     })
 }
 
-/// One handshake with one channel.
+/// One handshake with one channel; `public_only`: under the outbound URL policy (a destination
+/// not set by root), connected to a public address of the upstream's host only.
 async fn open_upstream(
     ch: &ChannelInfo,
     model: &str,
     keywords: &[&str],
+    public_only: bool,
 ) -> Result<Upstream, UpstreamFailure> {
     let failure = |status: u16, message: String, code: &str, retryable: bool| UpstreamFailure {
         status,
@@ -347,11 +350,36 @@ async fn open_upstream(
     for (name, value) in &target.headers {
         request.headers_mut().insert(name.clone(), value.clone());
     }
-    let connected = tokio::time::timeout(
-        CONNECT_TIMEOUT,
-        tokio_tungstenite::connect_async_with_config(request, None, true),
-    )
-    .await;
+    let connected = if public_only {
+        // Resolved here, public addresses only (the websocket client would resolve for itself).
+        switchboard_relay::outbound::check_channel_literals(&ch.target)
+            .map_err(|e| failure(500, e.to_string(), "channel_config_error", true))?;
+        let uri = request.uri();
+        let host = uri.host().unwrap_or_default().to_owned();
+        let port = uri
+            .port_u16()
+            .unwrap_or(if uri.scheme_str() == Some("wss") {
+                443
+            } else {
+                80
+            });
+        let addrs = switchboard_relay::outbound::public_addrs(&host, port)
+            .await
+            .map_err(|e| failure(500, e.to_string(), "channel_config_error", true))?;
+        tokio::time::timeout(CONNECT_TIMEOUT, async move {
+            let tcp = TcpStream::connect(&addrs[..]).await.map_err(WsError::Io)?;
+            // As connect_async_with_config(.., true): no Nagle delay.
+            tcp.set_nodelay(true).map_err(WsError::Io)?;
+            tokio_tungstenite::client_async_tls_with_config(request, tcp, None, None).await
+        })
+        .await
+    } else {
+        tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            tokio_tungstenite::connect_async_with_config(request, None, true),
+        )
+        .await
+    };
     match connected {
         Ok(Ok((ws, _))) => Ok(ws),
         Ok(Err(WsError::Http(resp))) => {

@@ -16,6 +16,9 @@ pub struct ChannelInfo {
     pub channel_type: i32,
     pub status: i32,
     pub auto_ban: bool,
+    /// Whether root last set the destination; when not, upstream calls follow the outbound URL
+    /// policy ([`super::channel_client`]).
+    pub destination_by_root: bool,
     /// `None` when the channel's upstream family is not implemented yet.
     pub provider: Option<Provider>,
     pub target: ChannelTarget,
@@ -48,6 +51,7 @@ impl Snapshot {
                 channel_type: r.channel_type,
                 status: r.status,
                 auto_ban: r.auto_ban,
+                destination_by_root: r.destination_by_root,
                 provider: Provider::for_channel_type(r.channel_type),
                 target: ChannelTarget {
                     id: r.id,

@@ -153,10 +153,7 @@ async fn call(
         .target
         .effective_base_url()
         .map_err(|e| fail(500, e.to_string(), "channel_config_error", true))?;
-    let client = state
-        .relay
-        .clients
-        .get(ch.target.proxy.as_deref())
+    let client = super::channel_client(state, ch)
         .map_err(|e| fail(500, e.to_string(), "channel_config_error", true))?;
     let mut rb = client
         .request(method, format!("{base}{path}"))
@@ -826,12 +823,22 @@ pub async fn mj_image(state: web::Data<AppState>, id: String) -> HttpResponse {
             )
         }
     };
-    let proxy = state
-        .relay
-        .snapshot()
-        .channel(t.channel_id)
-        .and_then(|ch| ch.target.proxy.clone());
-    let client = match state.relay.clients.get(proxy.as_deref()) {
+    // The channel's client: its proxy, and the outbound URL policy when root did not set its
+    // destination (then the image URL may not be a non-public IP literal either).
+    let client = match state.relay.snapshot().channel(t.channel_id) {
+        Some(ch) if super::public_only(&state, &ch) => {
+            let literal_refused = reqwest::Url::parse(&t.image_url).map_or(true, |u| {
+                switchboard_relay::outbound::refused_before_lookup(&u)
+            });
+            if literal_refused {
+                return task_error(p, 502, "upstream_error", "The image could not be fetched.");
+            }
+            super::channel_client(&state, &ch)
+        }
+        Some(ch) => super::channel_client(&state, &ch),
+        None => state.relay.clients.get(None),
+    };
+    let client = match client {
         Ok(c) => c,
         Err(_) => return task_error(p, 502, "upstream_error", "The image could not be fetched."),
     };

@@ -82,10 +82,7 @@ fn reach(state: &AppState, mut row: ChannelRow) -> ApiResult<(Provider, ChannelI
 }
 
 fn client(state: &AppState, info: &ChannelInfo) -> ApiResult<reqwest::Client> {
-    state
-        .relay
-        .clients
-        .get(info.target.proxy.as_deref())
+    crate::relay::channel_client(state, info)
         .map_err(|e| ApiError::bad_request("invalid_channel", e.to_string()))
 }
 

@@ -10,6 +10,12 @@
 //! key and destination). And without the `AllowPrivateOutbound` setting, a destination saved by
 //! someone other than root may not name a loopback, private or link-local address (403
 //! `private_destination`): root alone points channels at local upstreams such as Ollama.
+//!
+//! Since a host name may resolve elsewhere later (DNS rebinding), each channel records whether
+//! root last set its destination (`destination_by_root`: set on create and on an update that
+//! moves the destination, kept by every other write, copies included); the relay reaches the
+//! other channels' destinations through the outbound URL policy's public-only client
+//! ([`crate::relay::channel_client`]).
 
 use super::users::{order_param, page_json, page_req};
 use crate::auth::AdminUser;
@@ -58,6 +64,7 @@ pub fn channel_json(c: &ChannelRow, with_key: Option<&AppState>) -> Value {
         "config": parse(&c.config),
         "created_at": c.created_at,
         "updated_at": c.updated_at,
+        "destination_by_root": c.destination_by_root,
     });
     if let Some(state) = with_key {
         match state.secret_box.open(&c.key) {
@@ -180,8 +187,14 @@ fn status_of(s: Option<i32>) -> ApiResult<i32> {
     }
 }
 
-/// The row to store for `input`, with `sealed_key` (the key as stored: sealed, never plain).
-fn fields(input: &ChannelInput, status: i32, sealed_key: String) -> ChannelFields {
+/// The row to store for `input`, with `sealed_key` (the key as stored: sealed, never plain);
+/// `destination_by_root`: whether root set the destination it carries.
+fn fields(
+    input: &ChannelInput,
+    status: i32,
+    sealed_key: String,
+    destination_by_root: bool,
+) -> ChannelFields {
     ChannelFields {
         channel_type: input.channel_type,
         name: input.name.clone(),
@@ -202,6 +215,7 @@ fn fields(input: &ChannelInput, status: i32, sealed_key: String) -> ChannelField
         pre_cost: 1,
         auto_ban: true,
         updated_at: now(),
+        destination_by_root,
     }
 }
 
@@ -281,6 +295,7 @@ pub async fn create(
         ));
     }
     let status = status_of(b.status)?;
+    let root = me.role == Role::Root;
     let mut input = merge(ChannelInput::default(), b);
     let keys: Vec<String> = input
         .key
@@ -300,12 +315,12 @@ pub async fn create(
     for k in &keys {
         validate_channel_key(input.channel_type, k)?;
     }
-    if me.role != Role::Root {
+    if !root {
         check_saved_destinations(&state, &input, &keys).await?;
     }
     let rows: Vec<ChannelFields> = keys
         .iter()
-        .map(|k| fields(&input, status, state.secret_box.seal(k)))
+        .map(|k| fields(&input, status, state.secret_box.seal(k), root))
         .collect();
     let ids = state
         .db(move |c| {
@@ -398,7 +413,9 @@ pub async fn update(
     let sealed = state.secret_box.seal(&input.key);
     let row = state
         .db(move |c| {
-            let mut f = fields(&input, status, sealed);
+            // Whoever changes the destination sets it; other edits keep who set it.
+            let by_root = if moved { root } else { cur.destination_by_root };
+            let mut f = fields(&input, status, sealed, by_root);
             f.disabled_stream = cur.disabled_stream;
             f.pre_cost = cur.pre_cost;
             f.auto_ban = cur.auto_ban;

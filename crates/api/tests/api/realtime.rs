@@ -778,3 +778,48 @@ async fn a_turn_cut_mid_way_with_the_ledger_in_redis() {
     };
     cut_turns_are_billed(app).await;
 }
+
+/// The outbound URL policy holds for realtime sessions too: a channel whose destination root
+/// did not set (its stored address a loopback literal, or a name that now resolves to loopback,
+/// as after a DNS change) opens no upstream websocket unless `AllowPrivateOutbound` is on.
+#[actix_web::test]
+async fn channels_not_set_by_root_open_no_private_realtime_upstream() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let ch = app
+        .channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    set_option(&app, "RetryCooldownSeconds", "0").await;
+    let port = s.upstream.base_url.rsplit(':').next().unwrap().to_owned();
+    for base in [
+        s.upstream.base_url.clone(),
+        format!("http://localhost:{port}"),
+    ] {
+        let changed =
+            switchboard_store::channels::edit_many(&mut app.conn(), Some(&[ch]), None, |f| {
+                f.base_url = base.clone();
+                f.destination_by_root = false;
+                true
+            })
+            .unwrap();
+        assert_eq!(changed, vec![ch]);
+        // A rename reloads the relay's channels and keeps who set the destination.
+        app.root()
+            .put("/api/channel", json!({"id": ch, "name": "rebound"}))
+            .await
+            .ok();
+        match connect(&app, &bearer(&s.key)).await {
+            Err(WsError::Http(resp)) => assert!(resp.status().is_server_error(), "{base}"),
+            other => panic!(
+                "{base}: expected a refused handshake, got {:?}",
+                other.map(|_| ())
+            ),
+        }
+    }
+    set_option(&app, "AllowPrivateOutbound", "true").await;
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+}

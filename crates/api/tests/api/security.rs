@@ -937,6 +937,130 @@ async fn only_root_points_channels_at_private_addresses() {
     assert_eq!(r.status, 201, "{:?}", r.body);
 }
 
+/// Points channel `id`'s stored base URL at `base` behind the API's back, as a DNS change
+/// would move the address a saved host name stands for; `destination_by_root` is untouched.
+fn rebind(app: &TestApp, id: i64, base: &str) {
+    let changed = switchboard_store::channels::edit_many(&mut app.conn(), Some(&[id]), None, |f| {
+        f.base_url = base.to_owned();
+        true
+    })
+    .unwrap();
+    assert_eq!(changed, vec![id]);
+}
+
+/// DNS rebinding: a destination is checked when an administrator saves it, but a host name may
+/// answer a private address later. So each channel records whether root last set its
+/// destination, and the relay reaches the others through the public-only resolver (unless
+/// `AllowPrivateOutbound` is on): an administrator's channel whose name now resolves to
+/// loopback, or whose stored address became a loopback literal, never reaches the local
+/// upstream (relay, channel test, model list, balance); root's channel does; so does the
+/// administrator's once the setting is on. Creating and moving the destination set the flag
+/// (to whether root did it), other edits and copies keep it.
+#[actix_web::test]
+async fn channels_not_set_by_root_reach_public_addresses_only_when_used() {
+    use switchboard_mock_upstream::MockUpstream;
+    let app = TestApp::new().await;
+    let up = MockUpstream::start();
+    let port = up.base_url.rsplit(':').next().unwrap().to_owned();
+    let by_name = format!("http://localhost:{port}");
+    let (admin, _) = app.admin("rebinder").await;
+    let (_, key) = root_key(&app).await;
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "RetryCooldownSeconds", "value": 0}),
+        )
+        .await
+        .ok();
+    // Saved by an administrator while it named a public address.
+    let r = admin
+        .post(
+            "/api/channel",
+            json!({"name": "rebound", "type": 1, "key": "sk-admin-own", "base_url": "https://8.8.8.8", "models": "gpt-4o-mini", "group": "default", "test_model": "gpt-4o-mini"}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    let id = r.body["data"]["ids"][0].as_i64().unwrap();
+    assert!(!row(&app, id).destination_by_root);
+
+    for stored in [by_name.clone(), up.base_url.clone()] {
+        rebind(&app, id, &stored);
+        // An edit that does not move the destination keeps who set it (and reloads the relay).
+        let d = admin
+            .put("/api/channel", json!({"id": id, "name": "renamed"}))
+            .await
+            .ok()
+            .clone();
+        assert_eq!(d["destination_by_root"], false, "{d}");
+        assert_eq!(d["base_url"], stored.as_str());
+        let r = chat(&app, &key).await;
+        assert_ne!(r.status, 200, "{stored}: {:?}", r.body);
+        use_channel(&admin, id).await;
+        assert!(up.requests().is_empty(), "{stored}: {:?}", keys_seen(&up));
+    }
+
+    // A copy keeps the original's flag.
+    let copy = admin
+        .post(&format!("/api/channel/copy/{id}"), json!({}))
+        .await
+        .ok()["id"]
+        .as_i64()
+        .unwrap();
+    assert!(!row(&app, copy).destination_by_root);
+    admin.delete(&format!("/api/channel/{copy}")).await.ok();
+
+    // Root sets the same destination: the relay reaches it.
+    let d = app
+        .root()
+        .put("/api/channel", json!({"id": id, "base_url": by_name}))
+        .await
+        .ok()
+        .clone();
+    assert_eq!(d["destination_by_root"], true, "{d}");
+    assert_eq!(chat(&app, &key).await.status, 200);
+    assert_eq!(up.requests().len(), 1);
+    let copy = app
+        .root()
+        .post(&format!("/api/channel/copy/{id}"), json!({}))
+        .await
+        .ok()["id"]
+        .as_i64()
+        .unwrap();
+    assert!(row(&app, copy).destination_by_root);
+    app.root()
+        .delete(&format!("/api/channel/{copy}"))
+        .await
+        .ok();
+
+    // An administrator moves it again (to a public address, with a new key): theirs again.
+    admin
+        .put(
+            "/api/channel",
+            json!({"id": id, "base_url": "https://8.8.4.4", "key": "sk-admin-new"}),
+        )
+        .await
+        .ok();
+    assert!(!row(&app, id).destination_by_root);
+    rebind(&app, id, &by_name);
+    admin
+        .put("/api/channel", json!({"id": id, "name": "again"}))
+        .await
+        .ok();
+    assert_ne!(chat(&app, &key).await.status, 200);
+    assert_eq!(up.requests().len(), 1);
+
+    // With AllowPrivateOutbound the administrator's destination is reached as it stands.
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "AllowPrivateOutbound", "value": true}),
+        )
+        .await
+        .ok();
+    assert_eq!(chat(&app, &key).await.status, 200);
+    assert_eq!(up.requests().len(), 2);
+}
+
 /// Price sync fetches public addresses only unless `AllowPrivateOutbound` is on: a loopback
 /// server is not contacted whether named by literal, by a name that resolves to it, by an
 /// IPv4-mapped address or through the `PriceSyncUrl` setting; and a refused address, a closed
@@ -1334,6 +1458,7 @@ async fn plain_secrets_of_an_older_database_are_sealed_at_start() {
                     pre_cost: 1,
                     auto_ban: true,
                     updated_at: 1,
+                    destination_by_root: true,
                 },
             )
             .unwrap()

@@ -1,0 +1,1 @@
+ALTER TABLE channels DROP COLUMN destination_by_root;

@@ -85,7 +85,8 @@ describe('register screen', () => {
     await user.type(screen.getByLabelText('密码'), 'password-1')
     await user.type(screen.getByLabelText('确认密码'), 'password-1')
     await user.click(screen.getByTestId('register-submit'))
-    expect(await screen.findByText('错误：this username is already taken')).toBeInTheDocument()
+    // The server's code, in the user's language (not the server's English message).
+    expect(await screen.findByText('错误：该用户名已被占用（仅大小写不同的用户名视为相同）。')).toBeInTheDocument()
     expect(screen.getByTestId('location')).toHaveTextContent('/register')
   })
 })

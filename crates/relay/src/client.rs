@@ -17,14 +17,26 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// per request (see [`crate::provider::Provider::build`]). Without a channel proxy the usual
 /// `HTTPS_PROXY`/`NO_PROXY` environment variables apply.
 pub fn http_client(proxy: Option<&str>) -> Result<reqwest::Client, RelayError> {
-    let mut builder = reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .pool_idle_timeout(Duration::from_secs(90))
         .tcp_keepalive(Duration::from_secs(60));
+    build_via(builder, proxy, |_| Ok(()))
+}
+
+/// Finishes `builder` with the channel proxy `proxy` when given (blank: none), after `check`
+/// accepted the proxy's parsed URL; every error is a [`RelayError::Channel`]. Shared by the plain
+/// clients and the outbound policy's ([`crate::outbound::public_only_client_via`]).
+pub(crate) fn build_via(
+    mut builder: reqwest::ClientBuilder,
+    proxy: Option<&str>,
+    check: impl FnOnce(&reqwest::Url) -> Result<(), RelayError>,
+) -> Result<reqwest::Client, RelayError> {
     if let Some(p) = proxy.map(str::trim).filter(|p| !p.is_empty()) {
-        let proxy = reqwest::Proxy::all(p)
-            .map_err(|e| RelayError::Channel(format!("invalid proxy URL {p}: {e}")))?;
-        builder = builder.proxy(proxy);
+        let invalid =
+            |e: &dyn std::fmt::Display| RelayError::Channel(format!("invalid proxy URL {p}: {e}"));
+        check(&reqwest::Url::parse(p).map_err(|e| invalid(&e))?)?;
+        builder = builder.proxy(reqwest::Proxy::all(p).map_err(|e| invalid(&e))?);
     }
     builder
         .build()

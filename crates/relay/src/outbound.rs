@@ -169,27 +169,21 @@ pub fn public_only_client_via(proxy: Option<&str>) -> Result<reqwest::Client, Re
             attempt.follow()
         }
     });
-    let mut builder = reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .pool_idle_timeout(Duration::from_secs(90))
         .no_proxy()
         .dns_resolver(Arc::new(PublicOnlyResolver))
         .redirect(redirects);
-    if let Some(p) = proxy.map(str::trim).filter(|p| !p.is_empty()) {
-        let parsed = reqwest::Url::parse(p)
-            .map_err(|e| RelayError::Channel(format!("invalid proxy URL {p}: {e}")))?;
-        if refused_before_lookup(&parsed) {
+    crate::client::build_via(builder, proxy, |parsed| {
+        if refused_before_lookup(parsed) {
+            let p = proxy.unwrap_or_default().trim();
             return Err(RelayError::Channel(format!(
                 "proxy {p} names a non-public address; only root may use it (outbound policy)"
             )));
         }
-        let proxy = reqwest::Proxy::all(p)
-            .map_err(|e| RelayError::Channel(format!("invalid proxy URL {p}: {e}")))?;
-        builder = builder.proxy(proxy);
-    }
-    builder
-        .build()
-        .map_err(|e| RelayError::Channel(format!("cannot build the HTTP client: {e}")))
+        Ok(())
+    })
 }
 
 #[cfg(test)]

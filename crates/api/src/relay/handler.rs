@@ -341,7 +341,7 @@ pub(super) async fn admit(
         return Err(oai_error(
             403,
             format!(
-                "The group `{}` of this API key is not available.",
+                "The group `{}` of this API key is not available: it is disabled, or the key's owner no longer belongs to it. Edit the key to use another group.",
                 token.group()
             ),
             "invalid_request_error",

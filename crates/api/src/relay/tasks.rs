@@ -404,7 +404,7 @@ async fn submit(
             403,
             "group_not_available",
             &format!(
-                "The group `{}` of this API key is not available.",
+                "The group `{}` of this API key is not available: it is disabled, or the key's owner no longer belongs to it. Edit the key to use another group.",
                 token.group()
             ),
         );

@@ -20,7 +20,7 @@
 //! |---|---|
 //! | `sk-mock-401` | 401 `invalid_api_key` |
 //! | `sk-mock-500` | 500 `server_error` |
-//! | `sk-mock-429` | 429 `rate_limit_exceeded` |
+//! | `sk-mock-429` | 429 `rate_limit_exceeded`, `Retry-After: 20` (Gemini: a `RetryInfo` of 20s) |
 //! | `sk-mock-400` | 400 `context_length_exceeded` |
 //! | `sk-mock-quota` | 429 `insufficient_quota` (Anthropic: 400 "credit balance is too low") |
 //! | `sk-mock-529` | 529 (Anthropic `overloaded_error`; Gemini 503 `UNAVAILABLE`) |
@@ -304,6 +304,8 @@ enum Route {
     Models,
     /// Anthropic `POST /v1/messages`.
     Messages,
+    /// Anthropic `POST /v1/messages/count_tokens`: `{"input_tokens": COUNTED_TOKENS}`.
+    CountTokens,
     /// Anthropic `GET /v1/models` (an `anthropic-version` header on `/v1/models`).
     AnthropicModels,
     /// Gemini `POST /v1beta/models/{model}:generateContent`.
@@ -433,6 +435,9 @@ fn route(req: &HttpRequest) -> Option<(Route, Proto, Option<String>)> {
     if path == "/v1/messages" {
         return Some((Route::Messages, Proto::Anthropic, None));
     }
+    if path == "/v1/messages/count_tokens" {
+        return Some((Route::CountTokens, Proto::Anthropic, None));
+    }
     if let Some(rest) = path.strip_prefix("/compatibility/v1") {
         // Cohere's OpenAI Compatibility API.
         return Some((openai_route(rest)?, Proto::OpenAi, None));
@@ -504,8 +509,26 @@ fn mode(key: &str) -> Mode {
     }
 }
 
-/// A failure in the protocol's own error shape.
+/// What `/v1/messages/count_tokens` answers (a number no tokenizer would give for the tests'
+/// prompts, so that a test can tell the upstream's count from the gateway's own).
+pub const COUNTED_TOKENS: i64 = 4242;
+
+/// Seconds a 429 asks the client to wait (`Retry-After`; Gemini: a `RetryInfo` detail).
+pub const RETRY_AFTER_SECS: u64 = 20;
+
+/// A failure in the protocol's own error shape; 429s carry [`RETRY_AFTER_SECS`].
 fn failure(proto: Proto, key: &str, status: u16, openai_body: &'static str) -> HttpResponse {
+    let mut resp = failure_body(proto, key, status, openai_body);
+    if resp.status().as_u16() == 429 && proto != Proto::Gemini {
+        resp.headers_mut().insert(
+            actix_web::http::header::RETRY_AFTER,
+            actix_web::http::header::HeaderValue::from(RETRY_AFTER_SECS),
+        );
+    }
+    resp
+}
+
+fn failure_body(proto: Proto, key: &str, status: u16, openai_body: &'static str) -> HttpResponse {
     match proto {
         Proto::OpenAi | Proto::Azure => HttpResponse::build(status_code(status))
             .content_type("application/json")
@@ -574,6 +597,8 @@ fn failure(proto: Proto, key: &str, status: u16, openai_body: &'static str) -> H
             let mut e = json!({"error": {"code": status, "message": message, "status": code}});
             if let Some(r) = reason {
                 e["error"]["details"] = json!([{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": r, "domain": "googleapis.com"}]);
+            } else if status == 429 {
+                e["error"]["details"] = json!([{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": format!("{RETRY_AFTER_SECS}s")}]);
             }
             error(status, e)
         }
@@ -789,6 +814,7 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
         Route::Messages if streams => anthropic::stream(&ctx),
         Route::Messages => json_ok(&anthropic::message(&ctx)),
         Route::AnthropicModels => json_ok(&anthropic::models()),
+        Route::CountTokens => json_ok(&json!({ "input_tokens": COUNTED_TOKENS })),
         Route::GeminiStream => gemini::stream(&ctx),
         Route::GeminiGenerate => json_ok(&gemini::generate(&ctx)),
         Route::GeminiEmbed => json_ok(&gemini::embed(&ctx)),

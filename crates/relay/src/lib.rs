@@ -10,6 +10,7 @@
 
 pub mod aws;
 pub mod client;
+pub mod dispatch;
 pub mod endpoint;
 pub mod error;
 pub mod messages;
@@ -17,6 +18,7 @@ pub mod outbound;
 pub mod provider;
 pub mod providers;
 pub mod realtime;
+pub mod refusal;
 pub mod remote;
 pub mod request;
 pub mod sse;

@@ -98,7 +98,7 @@ impl ChannelTarget {
 }
 
 /// How an upstream call failed, and what the dispatcher should do about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct UpstreamFailure {
     /// The upstream's HTTP status; 504 for a timeout and 502 for other transport failures.
     pub status: u16,
@@ -106,6 +106,12 @@ pub struct UpstreamFailure {
     pub message: String,
     /// The upstream's error code or type, when it gave one (`context_length_exceeded`, ...).
     pub code: Option<String>,
+    /// The upstream's error type (OpenAI's `error.type`, Anthropic's `error.type`), passed to
+    /// clients so that their back-off and error handling see what the upstream said.
+    pub kind: Option<String>,
+    /// Seconds the upstream asked to wait (`Retry-After`, `retry-after-ms`, Google's
+    /// `RetryInfo`), passed to clients.
+    pub retry_after: Option<u64>,
     /// Another channel may succeed: 429, 5xx except 504/524, timeouts, connection errors, and
     /// failures that disable the channel (bad key, exhausted upstream quota).
     pub retryable: bool,
@@ -114,14 +120,25 @@ pub struct UpstreamFailure {
 }
 
 impl UpstreamFailure {
-    /// The OpenAI-shaped body for the client when no retry is left: the upstream's message,
-    /// type `upstream_error`, and the upstream's code (or `upstream_error`).
+    /// The OpenAI-shaped body for the client when no retry is left (see
+    /// [`crate::refusal::Refusal::upstream`]).
     pub fn to_body(&self) -> OpenAiErrorBody {
-        OpenAiErrorBody::new(
-            self.message.clone(),
-            "upstream_error",
-            self.code.as_deref().unwrap_or("upstream_error"),
-        )
+        crate::refusal::Refusal::upstream(self.clone()).openai_body()
+    }
+
+    /// Notes the upstream's wait hint from its response headers (`Retry-After`,
+    /// `retry-after-ms`) when the body gave none.
+    pub fn with_retry_headers(mut self, headers: &reqwest::header::HeaderMap) -> Self {
+        if self.retry_after.is_none() {
+            let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            self.retry_after =
+                crate::refusal::parse_retry_after(get("retry-after"), get("retry-after-ms"), now);
+        }
+        self
     }
 }
 
@@ -361,6 +378,21 @@ impl Provider {
         }
     }
 
+    /// The upstream request that counts a Messages request's input tokens, for the families
+    /// that can (Anthropic); `None` for the others, whose count is the tokenizer's.
+    pub fn count_tokens(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+        req: &RelayRequest,
+        raw_body: Option<&[u8]>,
+    ) -> Option<Result<reqwest::RequestBuilder, RelayError>> {
+        match self {
+            Provider::Anthropic(p) => Some(p.count_tokens(client, target, req, raw_body)),
+            _ => None,
+        }
+    }
+
     /// The upstream's model ids ("fetch the provider's model list").
     pub async fn list_models(
         &self,
@@ -382,6 +414,8 @@ impl Provider {
                 code: Some("model_list_unsupported".into()),
                 retryable: false,
                 auto_disable: false,
+                kind: None,
+                retry_after: None,
             }),
         }
     }
@@ -434,7 +468,9 @@ pub(crate) fn classify_openai(
     UpstreamFailure {
         status,
         message,
-        code: code.or(kind),
+        code: code.or_else(|| kind.clone()),
+        kind,
+        retry_after: None,
         retryable: is_retryable_status(status) || auto_disable,
         auto_disable,
     }
@@ -521,6 +557,8 @@ pub fn classify_transport(err: &reqwest::Error) -> UpstreamFailure {
         code: Some(code.to_owned()),
         retryable: true,
         auto_disable: false,
+        kind: None,
+        retry_after: None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! `/v1` handlers: authenticate the key, check it, price and reserve, dispatch with retries,
 //! answer (streamed as it arrives, or whole), settle once.
 
-use super::ledger::{Reservation, Shortfall};
+use super::edge::{self, refusal, refuse};
+use super::ledger::Reservation;
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;
@@ -17,17 +18,18 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
-use switchboard_domain::dispatch::{self, Candidate};
+use switchboard_domain::dispatch::Candidate;
 use switchboard_domain::log::LogType;
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::price::{self, Price, Usage};
 use switchboard_domain::token::{
     effective_status, split_pin, ChannelPin, IpAllowList, TokenStatus,
 };
+use switchboard_relay::dispatch::dispatch;
 use switchboard_relay::endpoint::Endpoint;
-use switchboard_relay::error::OpenAiErrorBody;
 use switchboard_relay::error::RelayError;
 use switchboard_relay::provider::{classify_transport, Answer, UpstreamFailure};
+use switchboard_relay::refusal::{Protocol, Refusal};
 use switchboard_relay::request::RelayRequest;
 use switchboard_relay::stream::SseTap;
 use switchboard_relay::tokenizer;
@@ -40,14 +42,8 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 /// Largest non-streamed upstream answer relayed.
 const MAX_RESPONSE_BODY: usize = 256 * 1024 * 1024;
 
-/// An error in OpenAI's shape with its HTTP status.
-pub fn oai_error(status: u16, message: impl Into<String>, kind: &str, code: &str) -> HttpResponse {
-    HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
-        .json(OpenAiErrorBody::new(message, kind, code))
-}
-
-fn invalid_key() -> HttpResponse {
-    oai_error(
+fn invalid_key() -> Refusal {
+    refusal(
         401,
         "Incorrect API key provided. You can find your API key in the console.",
         "invalid_request_error",
@@ -87,7 +83,7 @@ pub(super) fn raw_key(req: &HttpRequest) -> Option<String> {
 pub async fn authenticate(
     state: &web::Data<AppState>,
     req: &HttpRequest,
-) -> Result<(Arc<AuthToken>, ChannelPin), HttpResponse> {
+) -> Result<(Arc<AuthToken>, ChannelPin), Refusal> {
     authenticate_key(state, req, raw_key(req)).await
 }
 
@@ -96,9 +92,9 @@ pub(super) async fn authenticate_key(
     state: &web::Data<AppState>,
     req: &HttpRequest,
     raw: Option<String>,
-) -> Result<(Arc<AuthToken>, ChannelPin), HttpResponse> {
+) -> Result<(Arc<AuthToken>, ChannelPin), Refusal> {
     let raw = raw.ok_or_else(|| {
-        oai_error(
+        refusal(
             401,
             "You didn't provide an API key. Send it as Authorization: Bearer sk-...",
             "invalid_request_error",
@@ -128,7 +124,7 @@ pub(super) async fn authenticate_key(
                 })
                 .await
                 .map_err(|_| {
-                    oai_error(
+                    refusal(
                         500,
                         "internal error while checking the API key",
                         "server_error",
@@ -164,7 +160,7 @@ pub(super) async fn authenticate_key(
         }
     };
     if token.user_status != 1 {
-        return Err(oai_error(
+        return Err(refusal(
             403,
             "The owner of this API key has been disabled.",
             "invalid_request_error",
@@ -175,7 +171,7 @@ pub(super) async fn authenticate_key(
     match effective_status(token.status, token.expired_at, true, 1, now()) {
         TokenStatus::Enabled => {}
         TokenStatus::Expired => {
-            return Err(oai_error(
+            return Err(refusal(
                 401,
                 "This API key has expired.",
                 "invalid_request_error",
@@ -183,7 +179,7 @@ pub(super) async fn authenticate_key(
             ))
         }
         TokenStatus::Exhausted => {
-            return Err(oai_error(
+            return Err(refusal(
                 402,
                 "This API key has no quota left.",
                 "insufficient_quota",
@@ -191,7 +187,7 @@ pub(super) async fn authenticate_key(
             ))
         }
         TokenStatus::Disabled => {
-            return Err(oai_error(
+            return Err(refusal(
                 401,
                 "This API key has been disabled.",
                 "invalid_request_error",
@@ -206,7 +202,7 @@ pub(super) async fn authenticate_key(
             .map(|ip| token.subnet.allows(ip))
             .unwrap_or(false);
         if !allowed {
-            return Err(oai_error(
+            return Err(refusal(
                 403,
                 format!("This API key may not be used from {ip}."),
                 "invalid_request_error",
@@ -226,7 +222,7 @@ pub(super) async fn authenticate_key(
 pub async fn list_models(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let (token, _) = match authenticate(&state, &req).await {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(r) => return refuse(Protocol::OpenAi, &r),
     };
     let models = allowed_models(&state, &token);
     let data: Vec<Value> = models
@@ -244,13 +240,13 @@ pub async fn get_model(
 ) -> HttpResponse {
     let (token, _) = match authenticate(&state, &req).await {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(r) => return refuse(Protocol::OpenAi, &r),
     };
     let model = model.into_inner();
     if allowed_models(&state, &token).contains(&model) {
         HttpResponse::Ok().json(json!({"id": model, "object": "model", "created": state.start_time, "owned_by": owner_of(&state, &model)}))
     } else {
-        model_not_found(&model)
+        refuse(Protocol::OpenAi, &Refusal::model_not_found(&model))
     }
 }
 
@@ -319,10 +315,10 @@ pub(super) async fn admit(
     model: &str,
     pin: ChannelPin,
     serves: impl Fn(&ChannelInfo) -> bool,
-) -> Result<Admitted, HttpResponse> {
+) -> Result<Admitted, Refusal> {
     // Every field of the consume record is bounded at admission, so that its write can't fail.
     if let Err(e) = switchboard_domain::validate::relay_model_name(model) {
-        return Err(oai_error(
+        return Err(refusal(
             400,
             format!("The model name is not valid: {e}."),
             "invalid_request_error",
@@ -330,7 +326,7 @@ pub(super) async fn admit(
         ));
     }
     if !switchboard_domain::token::model_allowed(&token.models, model) {
-        return Err(oai_error(
+        return Err(refusal(
             403,
             format!("This API key may not use the model `{model}`."),
             "invalid_request_error",
@@ -338,7 +334,7 @@ pub(super) async fn admit(
         ));
     }
     let Some((group, ginfo)) = state.relay.key_group(token) else {
-        return Err(oai_error(
+        return Err(refusal(
             403,
             format!(
                 "The group `{}` of this API key is not available: it is disabled, or the key's owner no longer belongs to it. Edit the key to use another group.",
@@ -349,7 +345,7 @@ pub(super) async fn admit(
         ));
     };
     if !within_rate(state, token, &group, &ginfo).await {
-        return Err(oai_error(
+        return Err(refusal(
             429,
             "Rate limit reached for this API key; slow down and try again shortly.",
             "rate_limit_error",
@@ -365,10 +361,10 @@ pub(super) async fn admit(
     }
     candidates.retain(|c| snapshot.channel(c.id).is_some_and(|ch| serves(&ch)));
     if candidates.is_empty() {
-        return Err(model_not_found(model));
+        return Err(Refusal::model_not_found(model));
     }
     let Some(price) = state.relay.prices().lookup(model).cloned() else {
-        return Err(oai_error(
+        return Err(refusal(
             400,
             format!("The model `{model}` has no price yet; an administrator must set one before it can be used."),
             "invalid_request_error",
@@ -382,15 +378,6 @@ pub(super) async fn admit(
         candidates,
         price,
     })
-}
-
-pub(super) fn model_not_found(model: &str) -> HttpResponse {
-    oai_error(
-        404,
-        format!("The model `{model}` does not exist or you do not have access to it."),
-        "invalid_request_error",
-        "model_not_found",
-    )
 }
 
 /// What a consume log keeps about how its cost was computed (`metadata`).
@@ -527,10 +514,7 @@ fn billed_units(endpoint: Endpoint, body: &Value) -> Option<i64> {
 }
 
 /// Gives the ledger the database balances of the user and the key (first use).
-pub(super) async fn load_ledger(
-    state: &web::Data<AppState>,
-    t: &AuthToken,
-) -> Result<(), HttpResponse> {
+pub(super) async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> Result<(), Refusal> {
     let (uid, tid) = (t.user_id, t.id);
     let loaded = state
         .db(move |c| {
@@ -546,7 +530,7 @@ pub(super) async fn load_ledger(
         })
         .await
         .map_err(|_| {
-            oai_error(
+            refusal(
                 500,
                 "internal error while loading the balance",
                 "server_error",
@@ -554,7 +538,7 @@ pub(super) async fn load_ledger(
             )
         })?;
     state.relay.ledger.load(loaded).await.map_err(|_| {
-        oai_error(
+        refusal(
             503,
             "The quota service is unavailable; try again shortly.",
             "server_error",
@@ -563,22 +547,34 @@ pub(super) async fn load_ledger(
     })
 }
 
-/// `POST /v1/...` for every relayed endpoint. Errors are OpenAI-shaped, except for Anthropic
-/// Messages clients, who get Anthropic's shape.
+/// `POST /v1/...` for every relayed endpoint: errors in OpenAI's shape, except for Anthropic
+/// Messages clients, who get Anthropic's.
 pub async fn relay(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: Bytes,
     endpoint: Endpoint,
 ) -> HttpResponse {
+    let protocol = if endpoint.is_anthropic() {
+        Protocol::Anthropic
+    } else {
+        Protocol::OpenAi
+    };
     if endpoint.is_anthropic() && !option_enabled(&state, "ClaudeAPIEnabled") {
-        return anthropic_error(path_not_found(&req)).await;
+        return refuse(protocol, &path_not_found(&req));
     }
-    let resp = relay_openai(state, req, body, endpoint).await;
-    if endpoint.is_anthropic() && !resp.status().is_success() {
-        return anthropic_error(resp).await;
+    if body.len() > state.config.relay_body_bytes {
+        return refuse(protocol, &Refusal::too_large(state.config.relay_body_bytes));
     }
-    resp
+    let answered = relay_parsed(state, req, body, endpoint, |body, content_type| {
+        if endpoint.is_multipart() {
+            RelayRequest::parse_multipart(endpoint, content_type.unwrap_or_default(), body)
+        } else {
+            RelayRequest::parse(endpoint, body)
+        }
+    })
+    .await;
+    answered.unwrap_or_else(|r| refuse(protocol, &r))
 }
 
 /// A boolean setting (`ClaudeAPIEnabled`, `GeminiAPIEnabled`).
@@ -587,77 +583,126 @@ fn option_enabled(state: &AppState, key: &str) -> bool {
     View(&snap).bool(key)
 }
 
-/// The 404 of a path that does not exist, or of an inbound protocol switched off by its setting
-/// (OpenAI-shaped, converted to the protocol's shape by the caller).
-fn path_not_found(req: &HttpRequest) -> HttpResponse {
-    oai_error(
-        404,
-        format!("Invalid URL ({} {})", req.method(), req.path()),
-        "invalid_request_error",
-        "not_found",
-    )
+/// The 404 of a path that does not exist, or of an inbound protocol switched off by its setting.
+pub fn path_not_found(req: &HttpRequest) -> Refusal {
+    Refusal::path_not_found(req.method().as_str(), req.path())
 }
 
 /// `POST /claude/v1/messages` (and `/v1/messages`): Anthropic Messages, served by Anthropic
 /// channels.
 pub async fn messages(state: web::Data<AppState>, req: HttpRequest, body: Bytes) -> HttpResponse {
-    if body.len() > state.config.relay_body_bytes {
-        let resp = oai_error(
-            413,
-            format!(
-                "The request body is larger than {} bytes.",
-                state.config.relay_body_bytes
-            ),
-            "invalid_request_error",
-            "request_too_large",
-        );
-        return anthropic_error(resp).await;
-    }
     relay(state, req, body, Endpoint::Messages).await
 }
 
-/// The error types of Anthropic's API.
-const ANTHROPIC_ERROR_TYPES: [&str; 9] = [
-    "invalid_request_error",
-    "authentication_error",
-    "billing_error",
-    "permission_error",
-    "not_found_error",
-    "request_too_large",
-    "rate_limit_error",
-    "api_error",
-    "overloaded_error",
-];
+/// `ANY /v1/messages/...` and `/claude/...` that match no route, in Anthropic's error shape.
+pub async fn anthropic_not_found(req: HttpRequest) -> HttpResponse {
+    refuse(Protocol::Anthropic, &path_not_found(&req))
+}
 
-/// An OpenAI-shaped error answer in Anthropic's shape
-/// (`{"type":"error","error":{"type","message"}}`), same status. An upstream Anthropic error
-/// keeps its type; the relay's own errors get the type of their status.
-async fn anthropic_error(resp: HttpResponse) -> HttpResponse {
-    let status = resp.status();
-    let bytes = actix_web::body::to_bytes(resp.into_body())
+/// `POST /v1/messages/count_tokens` (and under `/claude`): the input tokens of a Messages
+/// request, `{"input_tokens": n}`. Counted by the upstream when a channel of Anthropic's own
+/// API serves the model (dispatched like any call, free of charge), else by the tokenizer.
+pub async fn count_tokens(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+) -> HttpResponse {
+    count_tokens_answer(state, req, body)
         .await
-        .unwrap_or_default();
-    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    let message = v
-        .pointer("/error/message")
-        .and_then(Value::as_str)
-        .unwrap_or("the request failed");
-    let kind = match v.pointer("/error/code").and_then(Value::as_str) {
-        Some(c) if ANTHROPIC_ERROR_TYPES.contains(&c) => c,
-        _ => match status.as_u16() {
-            400 | 422 => "invalid_request_error",
-            401 => "authentication_error",
-            402 => "billing_error",
-            403 => "permission_error",
-            404 => "not_found_error",
-            413 => "request_too_large",
-            429 => "rate_limit_error",
-            503 | 529 => "overloaded_error",
-            _ => "api_error",
-        },
+        .unwrap_or_else(|r| refuse(Protocol::Anthropic, &r))
+}
+
+async fn count_tokens_answer(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+) -> Result<HttpResponse, Refusal> {
+    if !option_enabled(&state, "ClaudeAPIEnabled") {
+        return Err(path_not_found(&req));
+    }
+    if body.len() > state.config.relay_body_bytes {
+        return Err(Refusal::too_large(state.config.relay_body_bytes));
+    }
+    let (token, pin) = authenticate(&state, &req).await?;
+    let rreq = RelayRequest::parse(Endpoint::Messages, &body)?;
+    if !rreq.body.get("messages").is_some_and(Value::is_array) {
+        return Err(Refusal::invalid(
+            "invalid_request",
+            "messages: an array of messages is required.",
+        ));
+    }
+    let Admitted {
+        snapshot,
+        mut candidates,
+        ..
+    } = admit(&state, &token, &rreq.model, pin, |ch| {
+        ch.provider
+            .as_ref()
+            .is_some_and(|p| p.supports(Endpoint::Messages))
+    })
+    .await?;
+    let counts_natively = |id: i64| {
+        snapshot.channel(id).is_some_and(|ch| {
+            ch.provider
+                .as_ref()
+                .is_some_and(|p| matches!(p, switchboard_relay::Provider::Anthropic(_)))
+        })
     };
-    HttpResponse::build(status)
-        .json(json!({"type": "error", "error": {"type": kind, "message": message}}))
+    candidates.retain(|c| counts_natively(c.id));
+    if candidates.is_empty() {
+        let n = tokenizer::estimate_prompt(&rreq.model, Endpoint::Messages, &rreq.body);
+        return Ok(HttpResponse::Ok().json(json!({ "input_tokens": n })));
+    }
+    let snap = state.view();
+    let o = View(&snap);
+    let source = edge::Source {
+        state: &state,
+        snapshot: &snapshot,
+        what: "token count upstream",
+    };
+    let (_, answer) = dispatch(
+        &source,
+        &candidates,
+        &edge::policy(&o, pin),
+        &rreq.model,
+        async |ch: &Arc<ChannelInfo>| {
+            let no_count = || channel_failure(format!("channel {} cannot count tokens", ch.id));
+            let provider = ch.provider.as_ref().ok_or_else(no_count)?;
+            let client =
+                super::channel_client(&state, ch).map_err(|e| channel_failure(e.to_string()))?;
+            let rb = provider
+                .count_tokens(&client, &ch.target, &rreq, Some(&body))
+                .ok_or_else(no_count)?
+                .map_err(|e| channel_failure(e.to_string()))?;
+            let resp = rb.send().await.map_err(|e| classify_transport(&e))?;
+            let status = resp.status().as_u16();
+            let headers = resp.headers().clone();
+            let bytes = read_limited(resp, MAX_ERROR_BODY)
+                .await
+                .map_err(|e| classify_transport(&e))?;
+            if (200..300).contains(&status) {
+                return Ok(bytes);
+            }
+            Err(provider
+                .classify(status, &bytes, &[])
+                .with_retry_headers(&headers))
+        },
+    )
+    .await?;
+    Ok(HttpResponse::Ok()
+        .content_type("application/json")
+        .body(answer))
+}
+
+/// A channel that cannot be used as configured: another channel may work.
+fn channel_failure(message: String) -> UpstreamFailure {
+    UpstreamFailure {
+        status: 500,
+        message,
+        code: Some("channel_config_error".into()),
+        retryable: true,
+        ..UpstreamFailure::default()
+    }
 }
 
 /// `POST /gemini/{version}/models/{model}:{method}` (`generateContent`,
@@ -670,37 +715,32 @@ pub async fn gemini(
     path: web::Path<(String, String)>,
 ) -> HttpResponse {
     if !option_enabled(&state, "GeminiAPIEnabled") {
-        return gemini_error(path_not_found(&req)).await;
+        return refuse(Protocol::Gemini, &path_not_found(&req));
     }
     let (_version, target) = path.into_inner();
     let (model, stream) = match target.rsplit_once(':') {
         Some((m, "generateContent")) => (m.to_owned(), false),
         Some((m, "streamGenerateContent")) => (m.to_owned(), true),
-        _ => return gemini_error(path_not_found(&req)).await,
+        _ => return refuse(Protocol::Gemini, &path_not_found(&req)),
     };
     if body.len() > state.config.relay_body_bytes {
-        let resp = oai_error(
-            413,
-            format!(
-                "The request body is larger than {} bytes.",
-                state.config.relay_body_bytes
-            ),
-            "invalid_request_error",
-            "request_too_large",
+        return refuse(
+            Protocol::Gemini,
+            &Refusal::too_large(state.config.relay_body_bytes),
         );
-        return gemini_error(resp).await;
     }
     // Without `alt=sse`, Google streams one JSON array of responses.
     let array = stream
         && !url::form_urlencoded::parse(req.query_string().as_bytes())
             .any(|(k, v)| k == "alt" && v == "sse");
-    let resp = relay_parsed(state, req, body, Endpoint::GenerateContent, |b, _| {
+    let resp = match relay_parsed(state, req, body, Endpoint::GenerateContent, |b, _| {
         RelayRequest::parse_gemini(&model, stream, b)
     })
-    .await;
-    if !resp.status().is_success() {
-        return gemini_error(resp).await;
-    }
+    .await
+    {
+        Ok(resp) => resp,
+        Err(r) => return refuse(Protocol::Gemini, &r),
+    };
     let is_sse = resp
         .headers()
         .get(header::CONTENT_TYPE)
@@ -791,11 +831,11 @@ impl Stream for SseToJsonArray {
 /// in Gemini's list shape.
 pub async fn gemini_models(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     if !option_enabled(&state, "GeminiAPIEnabled") {
-        return gemini_error(path_not_found(&req)).await;
+        return refuse(Protocol::Gemini, &path_not_found(&req));
     }
     let (token, _) = match authenticate(&state, &req).await {
         Ok(t) => t,
-        Err(r) => return gemini_error(r).await,
+        Err(r) => return refuse(Protocol::Gemini, &r),
     };
     let models: Vec<Value> = gemini_served_models(&state, &token)
         .iter()
@@ -811,18 +851,18 @@ pub async fn gemini_model(
     path: web::Path<(String, String)>,
 ) -> HttpResponse {
     if !option_enabled(&state, "GeminiAPIEnabled") {
-        return gemini_error(path_not_found(&req)).await;
+        return refuse(Protocol::Gemini, &path_not_found(&req));
     }
     let (token, _) = match authenticate(&state, &req).await {
         Ok(t) => t,
-        Err(r) => return gemini_error(r).await,
+        Err(r) => return refuse(Protocol::Gemini, &r),
     };
     let (_version, model) = path.into_inner();
     let model = model.strip_prefix("models/").unwrap_or(&model).to_owned();
     if gemini_served_models(&state, &token).contains(&model) {
         HttpResponse::Ok().json(gemini_model_json(&model))
     } else {
-        gemini_error(model_not_found(&model)).await
+        refuse(Protocol::Gemini, &Refusal::model_not_found(&model))
     }
 }
 
@@ -853,105 +893,25 @@ fn gemini_model_json(model: &str) -> Value {
 
 /// `ANY /gemini/...` that matches no route, in Google's error shape.
 pub async fn gemini_not_found(req: HttpRequest) -> HttpResponse {
-    gemini_error(path_not_found(&req)).await
-}
-
-/// Google's canonical error statuses.
-const GOOGLE_STATUSES: [&str; 16] = [
-    "INVALID_ARGUMENT",
-    "FAILED_PRECONDITION",
-    "OUT_OF_RANGE",
-    "UNAUTHENTICATED",
-    "PERMISSION_DENIED",
-    "NOT_FOUND",
-    "ABORTED",
-    "ALREADY_EXISTS",
-    "RESOURCE_EXHAUSTED",
-    "CANCELLED",
-    "DATA_LOSS",
-    "UNKNOWN",
-    "INTERNAL",
-    "NOT_IMPLEMENTED",
-    "UNAVAILABLE",
-    "DEADLINE_EXCEEDED",
-];
-
-/// An OpenAI-shaped error answer in Google's shape (`{"error":{"code","message","status"}}`),
-/// same HTTP status. An upstream Gemini error keeps its status; the relay's own errors get the
-/// status of their HTTP code.
-async fn gemini_error(resp: HttpResponse) -> HttpResponse {
-    let status = resp.status();
-    let bytes = actix_web::body::to_bytes(resp.into_body())
-        .await
-        .unwrap_or_default();
-    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    let message = v
-        .pointer("/error/message")
-        .and_then(Value::as_str)
-        .unwrap_or("the request failed");
-    let google = match v.pointer("/error/code").and_then(Value::as_str) {
-        Some(c) if GOOGLE_STATUSES.contains(&c) => c,
-        _ => match status.as_u16() {
-            400 | 413 | 422 => "INVALID_ARGUMENT",
-            401 => "UNAUTHENTICATED",
-            402 | 429 => "RESOURCE_EXHAUSTED",
-            403 => "PERMISSION_DENIED",
-            404 => "NOT_FOUND",
-            499 => "CANCELLED",
-            501 => "NOT_IMPLEMENTED",
-            502 | 503 | 529 => "UNAVAILABLE",
-            504 => "DEADLINE_EXCEEDED",
-            _ => "INTERNAL",
-        },
-    };
-    HttpResponse::build(status)
-        .json(json!({"error": {"code": status.as_u16(), "message": message, "status": google}}))
-}
-
-async fn relay_openai(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    body: Bytes,
-    endpoint: Endpoint,
-) -> HttpResponse {
-    relay_parsed(state, req, body, endpoint, |body, content_type| {
-        if endpoint.is_multipart() {
-            RelayRequest::parse_multipart(endpoint, content_type.unwrap_or_default(), body)
-        } else {
-            RelayRequest::parse(endpoint, body)
-        }
-    })
-    .await
+    refuse(Protocol::Gemini, &path_not_found(&req))
 }
 
 /// The relay path for a request that `parse` reads from the body (and content type) once the
-/// key is authenticated. Errors are OpenAI-shaped.
+/// key is authenticated: admission, reservation, dispatch (the relay crate's loop), answer.
 async fn relay_parsed(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: Bytes,
     endpoint: Endpoint,
     parse: impl FnOnce(&[u8], Option<&str>) -> Result<RelayRequest, RelayError>,
-) -> HttpResponse {
-    let (token, pin) = match authenticate(&state, &req).await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
+) -> Result<HttpResponse, Refusal> {
+    let (token, pin) = authenticate(&state, &req).await?;
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let parsed = parse(&body, content_type.as_deref());
-    let mut rreq = match parsed {
-        Ok(r) => r,
-        Err(e) => {
-            return HttpResponse::build(
-                StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST),
-            )
-            .json(e.to_body())
-        }
-    };
+    let mut rreq = parse(&body, content_type.as_deref())?;
     let model = rreq.model.clone();
     let Admitted {
         group,
@@ -959,14 +919,10 @@ async fn relay_parsed(
         snapshot,
         candidates,
         price,
-    } = match admit(&state, &token, &model, pin, |ch| {
+    } = admit(&state, &token, &model, pin, |ch| {
         ch.provider.as_ref().is_some_and(|p| p.supports(endpoint))
     })
-    .await
-    {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
+    .await?;
 
     let snap = state.view();
     let o = View(&snap);
@@ -978,14 +934,12 @@ async fn relay_parsed(
         tokenizer::estimate_prompt_fast(endpoint, &rreq.body)
     };
     let pre_consumed = o.int("PreConsumedQuota");
-    let Some(units) = billed_units(endpoint, &rreq.body) else {
-        return oai_error(
-            400,
-            format!("n must be a whole number from 1 to {MAX_IMAGES}."),
-            "invalid_request_error",
+    let units = billed_units(endpoint, &rreq.body).ok_or_else(|| {
+        Refusal::invalid(
             "invalid_n",
-        );
-    };
+            format!("n must be a whole number from 1 to {MAX_IMAGES}."),
+        )
+    })?;
     let bounds = price::reservation_bounds(
         &price,
         &price::Demand {
@@ -998,46 +952,7 @@ async fn relay_parsed(
         ginfo.ratio,
         pre_consumed,
     );
-    let mut loaded = false;
-    let reservation =
-        loop {
-            match state
-                .relay
-                .ledger
-                .reserve_between(token.user_id, token.id, bounds)
-                .await
-            {
-                Ok(r) => break r,
-                Err(Shortfall::NotLoaded) if !loaded => {
-                    if let Err(r) = load_ledger(&state, &token).await {
-                        return r;
-                    }
-                    loaded = true;
-                }
-                Err(Shortfall::User) => return oai_error(
-                    402,
-                    "Your account's quota is not enough for this request; top up and try again.",
-                    "insufficient_quota",
-                    "insufficient_user_quota",
-                ),
-                Err(Shortfall::Token) => {
-                    return oai_error(
-                        402,
-                        "This API key's quota is not enough for this request.",
-                        "insufficient_quota",
-                        "insufficient_token_quota",
-                    )
-                }
-                Err(Shortfall::NotLoaded) | Err(Shortfall::Unavailable(_)) => {
-                    return oai_error(
-                        503,
-                        "The quota service is unavailable; try again shortly.",
-                        "server_error",
-                        "ledger_unavailable",
-                    )
-                }
-            }
-        };
+    let reservation = edge::reserve(&state, &token, bounds).await?;
     // The balance rule: the answer may not cost more than the reservation covers. When the
     // balance did not cover the worst case, the upstream is told to stop there.
     if endpoint.generates_text() && reservation.amount < bounds.max {
@@ -1050,7 +965,8 @@ async fn relay_parsed(
         );
         rreq.limit_output(covered.max(1));
     }
-    let mut billing = Billing {
+    // Gives the reservation back when dropped unsettled (any refusal below).
+    let billing = Billing {
         state: state.clone(),
         token: Arc::clone(&token),
         tolerance: o.int("OverdraftTolerance"),
@@ -1069,15 +985,6 @@ async fn relay_parsed(
         request_id: crate::auth::random_string(24),
         reservation: Some(reservation),
     };
-
-    let retries = usize::try_from(o.int("RetryTimes")).unwrap_or(0);
-    let cooldown = Duration::from_secs(u64::try_from(o.int("RetryCooldownSeconds")).unwrap_or(0));
-    let deadline = match o.int("RetryTimeOut") {
-        s if s > 0 => Some(Instant::now() + Duration::from_secs(s.unsigned_abs())),
-        _ => None,
-    };
-    let auto_disable = o.bool("AutomaticDisableChannelEnabled");
-    let pinned = matches!(pin, ChannelPin::Only(_));
     let client_wants_usage = rreq
         .body
         .pointer("/stream_options/include_usage")
@@ -1089,69 +996,22 @@ async fn relay_parsed(
     } else {
         None
     };
-
-    let mut tried: Vec<i64> = Vec::new();
-    let mut last: Option<UpstreamFailure> = None;
-    for attempt in 0..=retries {
-        if attempt > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
-        let picked = dispatch::pick(
-            &candidates,
-            |id| tried.contains(&id) || (!pinned && state.relay.is_frozen(id)),
-            &mut |n| rand::random_range(0..n.max(1)),
-        );
-        let Some(cid) = picked else { break };
-        tried.push(cid);
-        let Some(ch) = snapshot.channel(cid) else {
-            continue;
-        };
-        let failure = match attempt_once(&state, &ch, &rreq, raw, content_type.as_deref(), &o).await
-        {
-            Ok(resp) => {
-                return answer(resp, &ch, billing, rreq, client_wants_usage).await;
-            }
-            Err(f) => f,
-        };
-        tracing::warn!(
-            channel = cid,
-            status = failure.status,
-            retryable = failure.retryable,
-            "upstream failed: {}",
-            failure.message
-        );
-        if failure.auto_disable && auto_disable && ch.auto_ban {
-            disable_channel(&state, cid, &failure.message).await;
-        }
-        if failure.retryable {
-            state.relay.freeze(cid, cooldown);
-        }
-        let stop = !failure.retryable;
-        last = Some(failure);
-        if stop {
-            break;
-        }
-    }
-    billing.refund();
-    match last {
-        Some(f) => {
-            // An upstream's 401/403 is about the channel's credentials, not the client's key.
-            let status = match f.status {
-                401 | 403 => 502,
-                s => s,
-            };
-            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY))
-                .json(f.to_body())
-        }
-        None => oai_error(
-            503,
-            format!(
-                "No channel is available for the model `{model}` right now; try again shortly."
-            ),
-            "server_error",
-            "no_available_channel",
-        ),
-    }
+    let source = edge::Source {
+        state: &state,
+        snapshot: &snapshot,
+        what: "upstream",
+    };
+    let (ch, resp) = dispatch(
+        &source,
+        &candidates,
+        &edge::policy(&o, pin),
+        &model,
+        async |ch: &Arc<ChannelInfo>| {
+            attempt_once(&state, ch, &rreq, raw, content_type.as_deref(), &o).await
+        },
+    )
+    .await?;
+    answer(resp, &ch, billing, rreq, client_wants_usage).await
 }
 
 /// One upstream call: a success response (status 2xx) or why it failed.
@@ -1163,13 +1023,7 @@ async fn attempt_once(
     content_type: Option<&str>,
     settings: &View<'_>,
 ) -> Result<reqwest::Response, UpstreamFailure> {
-    let channel_error = |m: String| UpstreamFailure {
-        status: 500,
-        message: m,
-        code: Some("channel_config_error".into()),
-        retryable: true,
-        auto_disable: false,
-    };
+    let channel_error = channel_failure;
     let provider = ch
         .provider
         .as_ref()
@@ -1188,8 +1042,8 @@ async fn attempt_once(
                 status: 400,
                 message: m,
                 code: Some("invalid_request".into()),
-                retryable: false,
-                auto_disable: false,
+                kind: Some("invalid_request_error".into()),
+                ..UpstreamFailure::default()
             },
             other => channel_error(other.to_string()),
         })?;
@@ -1204,6 +1058,8 @@ async fn attempt_once(
                 code: Some("upstream_timeout".into()),
                 retryable: true,
                 auto_disable: false,
+                kind: None,
+                retry_after: None,
             })
         }
     };
@@ -1211,6 +1067,7 @@ async fn attempt_once(
     if (200..300).contains(&status) {
         return Ok(resp);
     }
+    let headers = resp.headers().clone();
     let body = read_limited(resp, MAX_ERROR_BODY).await.unwrap_or_default();
     // The operator's disable keywords are read only here, on the failure path.
     let keywords_text = settings.text("DisableChannelKeywords");
@@ -1219,7 +1076,9 @@ async fn attempt_once(
         .map(str::trim)
         .filter(|k| !k.is_empty())
         .collect();
-    Err(provider.classify(status, &body, &keywords))
+    Err(provider
+        .classify(status, &body, &keywords)
+        .with_retry_headers(&headers))
 }
 
 async fn read_limited(resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, reqwest::Error> {
@@ -1260,7 +1119,7 @@ async fn answer(
     mut billing: Billing,
     rreq: RelayRequest,
     client_wants_usage: bool,
-) -> HttpResponse {
+) -> Result<HttpResponse, Refusal> {
     let status = StatusCode::from_u16(resp.status().as_u16()).unwrap_or(StatusCode::OK);
     let provider = ch.provider.as_ref();
     let translates = provider.is_some_and(|p| p.translates());
@@ -1298,18 +1157,17 @@ async fn answer(
             .insert_header((header::CACHE_CONTROL, "no-cache"))
             .insert_header(("X-Accel-Buffering", "no"))
             .insert_header(("X-Request-Id", request_id));
-        return match heartbeat_after {
+        return Ok(match heartbeat_after {
             Some(after) => res.streaming(super::heartbeat::Heartbeat::new(stream, after)),
             None => res.streaming(stream),
-        };
+        });
     }
     let first = billing.started.elapsed();
     let body = match read_limited(resp, MAX_RESPONSE_BODY).await {
         Ok(b) => b,
         Err(e) => {
             billing.refund();
-            let f = classify_transport(&e);
-            return HttpResponse::build(StatusCode::BAD_GATEWAY).json(f.to_body());
+            return Err(bad_gateway(classify_transport(&e)));
         }
     };
     let answered = match provider {
@@ -1328,7 +1186,7 @@ async fn answer(
                 "untranslatable upstream answer: {}",
                 f.message
             );
-            return HttpResponse::build(StatusCode::BAD_GATEWAY).json(f.to_body());
+            return Err(bad_gateway(f));
         }
     };
     if translates {
@@ -1350,10 +1208,18 @@ async fn answer(
     billing.settle(ch.id, usage, estimated, Some(first));
     // The client's next request sees this one settled (Redis mode applies it before answering).
     billing.state.relay.ledger.apply_queued().await;
-    HttpResponse::build(status)
+    Ok(HttpResponse::build(status)
         .insert_header((header::CONTENT_TYPE, content_type))
         .insert_header(("X-Request-Id", request_id))
-        .body(body)
+        .body(body))
+}
+
+/// An answer that arrived but cannot be relayed (cut off, or not in the family's shape).
+fn bad_gateway(f: UpstreamFailure) -> Refusal {
+    Refusal {
+        status: 502,
+        ..Refusal::upstream(f)
+    }
 }
 
 /// The generated text of a non-streamed JSON answer (for counting when the upstream reports no

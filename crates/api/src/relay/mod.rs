@@ -7,6 +7,7 @@
 //! channels and the ledger. The database is touched only on a cache miss and by the batched
 //! ledger flush.
 
+pub mod edge;
 pub mod handler;
 pub mod heartbeat;
 pub mod ledger;

@@ -29,16 +29,14 @@
 //! refunded. When a turn leaves the user or the key without quota, the client gets an `error`
 //! event and the session is closed with 1008 (policy violation) after that turn.
 
-use super::handler::{
-    admit, authenticate_key, disable_channel, load_ledger, oai_error, raw_key, Admitted, LogMeta,
-};
+use super::edge::{self, refuse};
+use super::handler::{admit, authenticate_key, load_ledger, raw_key, Admitted, LogMeta};
 use super::ledger::{Reservation, Shortfall};
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;
 use crate::settings::View;
 use crate::AppState;
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
 use futures_util::stream::{SplitSink, SplitStream};
@@ -47,13 +45,13 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use switchboard_domain::dispatch::{self, Candidate};
 use switchboard_domain::log::LogType;
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::price::{self, Price, ReserveBounds, Usage};
-use switchboard_domain::token::ChannelPin;
+use switchboard_relay::dispatch::dispatch;
 use switchboard_relay::provider::UpstreamFailure;
 use switchboard_relay::realtime::usage_of_event;
+use switchboard_relay::refusal::{Protocol, Refusal};
 use switchboard_relay::tokenizer;
 use switchboard_store::logs::ConsumeRecord;
 use switchboard_store::now;
@@ -109,48 +107,12 @@ fn query_param(req: &HttpRequest, name: &str) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
-fn no_quota(shortfall: &Shortfall) -> HttpResponse {
-    match shortfall {
-        Shortfall::Token => oai_error(
-            402,
-            "This API key has no quota left.",
-            "insufficient_quota",
-            "insufficient_token_quota",
-        ),
-        _ => oai_error(
-            402,
-            "Your account has no quota left; top up and try again.",
-            "insufficient_quota",
-            "insufficient_user_quota",
-        ),
-    }
-}
-
-/// Whether the user and the key still have quota (`Err` with the answer when not).
-async fn check_quota(state: &web::Data<AppState>, token: &AuthToken) -> Result<(), HttpResponse> {
-    let mut loaded = false;
-    loop {
-        match state.relay.ledger.reserve(token.user_id, token.id, 0).await {
-            Ok(r) => {
-                state.relay.ledger.refund(r);
-                state.relay.ledger.apply_queued().await;
-                return Ok(());
-            }
-            Err(Shortfall::NotLoaded) if !loaded => {
-                load_ledger(state, token).await?;
-                loaded = true;
-            }
-            Err(s @ (Shortfall::User | Shortfall::Token)) => return Err(no_quota(&s)),
-            Err(Shortfall::NotLoaded) | Err(Shortfall::Unavailable(_)) => {
-                return Err(oai_error(
-                    503,
-                    "The quota service is unavailable; try again shortly.",
-                    "server_error",
-                    "ledger_unavailable",
-                ))
-            }
-        }
-    }
+/// Whether the user and the key still have quota (the refusal when not).
+async fn check_quota(state: &web::Data<AppState>, token: &AuthToken) -> Result<(), Refusal> {
+    let r = edge::reserve(state, token, ReserveBounds { min: 0, max: 0 }).await?;
+    state.relay.ledger.refund(r);
+    state.relay.ledger.apply_queued().await;
+    Ok(())
 }
 
 /// `GET /v1/realtime?model=...`.
@@ -159,17 +121,22 @@ pub async fn realtime(
     req: HttpRequest,
     body: web::Payload,
 ) -> HttpResponse {
-    let (token, pin) = match authenticate_key(&state, &req, realtime_key(&req)).await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
+    open(state, req, body)
+        .await
+        .unwrap_or_else(|r| refuse(Protocol::OpenAi, &r))
+}
+
+async fn open(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: web::Payload,
+) -> Result<HttpResponse, Refusal> {
+    let (token, pin) = authenticate_key(&state, &req, realtime_key(&req)).await?;
     let Some(model) = query_param(&req, "model") else {
-        return oai_error(
-            400,
-            "Name the model in the query: /v1/realtime?model=...",
-            "invalid_request_error",
+        return Err(Refusal::invalid(
             "missing_model",
-        );
+            "Name the model in the query: /v1/realtime?model=...",
+        ));
     };
     // Channel proxies are HTTP clients' settings; a realtime session never bypasses one, so
     // channels behind a proxy do not serve it.
@@ -179,17 +146,11 @@ pub async fn realtime(
         snapshot,
         candidates,
         price,
-    } = match admit(&state, &token, &model, pin, |ch| {
+    } = admit(&state, &token, &model, pin, |ch| {
         ch.target.proxy.is_none() && ch.provider.as_ref().is_some_and(|p| p.supports_realtime())
     })
-    .await
-    {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
-    if let Err(r) = check_quota(&state, &token).await {
-        return r;
-    }
+    .await?;
+    check_quota(&state, &token).await?;
     // Validates the client's handshake before anything is opened upstream.
     let offers_realtime = offered_protocols(&req)
         .iter()
@@ -202,19 +163,40 @@ pub async fn realtime(
     let (resp, session, stream) = match actix_ws::handle_with_protocols(&req, body, protocols) {
         Ok(t) => t,
         Err(e) => {
-            return oai_error(
-                400,
-                format!("/v1/realtime is a websocket: open it with a websocket handshake ({e})."),
-                "invalid_request_error",
+            return Err(Refusal::invalid(
                 "websocket_required",
-            )
+                format!("/v1/realtime is a websocket: open it with a websocket handshake ({e})."),
+            ))
         }
     };
 
-    let (upstream, channel_id) = match connect(&state, &snapshot, &candidates, &model, pin).await {
-        Ok(u) => u,
-        Err(r) => return r,
+    // The upstream websocket on the first channel that accepts it (priority, weight and the
+    // retry settings of `/v1`, through the relay crate's dispatch loop).
+    let snap = state.view();
+    let o = View(&snap);
+    let keywords_text = o.text("DisableChannelKeywords");
+    let keywords: Vec<&str> = keywords_text
+        .lines()
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .collect();
+    let source = edge::Source {
+        state: &state,
+        snapshot: &snapshot,
+        what: "realtime upstream",
     };
+    let (ch, upstream) = dispatch(
+        &source,
+        &candidates,
+        &edge::policy(&o, pin),
+        &model,
+        async |ch: &Arc<ChannelInfo>| {
+            let public_only = super::public_only(&state, ch);
+            open_upstream(ch, &model, &keywords, public_only).await
+        },
+    )
+    .await?;
+    let channel_id = ch.id;
     let stream = stream
         .max_frame_size(MAX_CLIENT_MESSAGE)
         .aggregate_continuations()
@@ -234,86 +216,7 @@ pub async fn realtime(
         pending: VecDeque::new(),
     };
     actix_web::rt::spawn(relay_session(turns, session, stream, upstream));
-    resp
-}
-
-/// Opens the upstream websocket on the first channel that accepts it (priority, weight and
-/// the retry settings of `/v1`); on failure, the answer for the client.
-async fn connect(
-    state: &web::Data<AppState>,
-    snapshot: &super::snapshot::Snapshot,
-    candidates: &[Candidate],
-    model: &str,
-    pin: ChannelPin,
-) -> Result<(Upstream, i64), HttpResponse> {
-    let snap = state.view();
-    let o = View(&snap);
-    let retries = usize::try_from(o.int("RetryTimes")).unwrap_or(0);
-    let cooldown = Duration::from_secs(u64::try_from(o.int("RetryCooldownSeconds")).unwrap_or(0));
-    let auto_disable = o.bool("AutomaticDisableChannelEnabled");
-    let keywords_text = o.text("DisableChannelKeywords");
-    let keywords: Vec<&str> = keywords_text
-        .lines()
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .collect();
-    let pinned = matches!(pin, ChannelPin::Only(_));
-    let mut tried: Vec<i64> = Vec::new();
-    let mut last: Option<UpstreamFailure> = None;
-    for _ in 0..=retries {
-        let picked = dispatch::pick(
-            candidates,
-            |id| tried.contains(&id) || (!pinned && state.relay.is_frozen(id)),
-            &mut |n| rand::random_range(0..n.max(1)),
-        );
-        let Some(cid) = picked else { break };
-        tried.push(cid);
-        let Some(ch) = snapshot.channel(cid) else {
-            continue;
-        };
-        let public_only = super::public_only(state, &ch);
-        let failure = match open_upstream(&ch, model, &keywords, public_only).await {
-            Ok(ws) => return Ok((ws, cid)),
-            Err(f) => f,
-        };
-        tracing::warn!(
-            channel = cid,
-            status = failure.status,
-            retryable = failure.retryable,
-            "realtime upstream refused: {}",
-            failure.message
-        );
-        if failure.auto_disable && auto_disable && ch.auto_ban {
-            disable_channel(state, cid, &failure.message).await;
-        }
-        if failure.retryable {
-            state.relay.freeze(cid, cooldown);
-        }
-        let stop = !failure.retryable;
-        last = Some(failure);
-        if stop {
-            break;
-        }
-    }
-    Err(match last {
-        Some(f) => {
-            // An upstream's 401/403 is about the channel's credentials, not the client's key.
-            let status = match f.status {
-                401 | 403 => 502,
-                s => s,
-            };
-            HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY))
-                .json(f.to_body())
-        }
-        None => oai_error(
-            503,
-            format!(
-                "No channel is available for the model `{model}` right now; try again shortly."
-            ),
-            "server_error",
-            "no_available_channel",
-        ),
-    })
+    Ok(resp)
 }
 
 /// One handshake with one channel; `public_only`: under the outbound URL policy (a destination
@@ -330,6 +233,8 @@ async fn open_upstream(
         code: Some(code.to_owned()),
         retryable,
         auto_disable: false,
+        kind: None,
+        retry_after: None,
     };
     let Some(provider) = ch.provider.as_ref() else {
         return Err(failure(

@@ -11,8 +11,8 @@
 //!   status, progress and results, and refunds a failed task's charge exactly once
 //!   (`store::tasks::refund`); tasks older than [`TASK_TIMEOUT_SECS`] fail and are refunded.
 
-use super::handler::{authenticate, load_ledger, within_rate};
-use super::ledger::Shortfall;
+use super::edge::{self, refuse};
+use super::handler::{authenticate, within_rate};
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::error::ApiResult;
@@ -23,17 +23,19 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use switchboard_domain::channel::{TYPE_MIDJOURNEY, TYPE_SUNO};
-use switchboard_domain::dispatch::{self, Candidate};
+use switchboard_domain::dispatch::Candidate;
 use switchboard_domain::log::LogType;
-use switchboard_domain::options::OptionValues;
-use switchboard_domain::price::{self, Price, Usage};
+use switchboard_domain::price::{self, Price, ReserveBounds, Usage};
 use switchboard_domain::task::{self as dtask, MjMode};
 use switchboard_domain::token::ChannelPin;
+use switchboard_relay::dispatch::dispatch;
 use switchboard_relay::provider::{classify_transport, UpstreamFailure};
+use switchboard_relay::refusal::{Protocol, Refusal};
 use switchboard_store::logs::ConsumeRecord;
 use switchboard_store::now;
 use switchboard_store::tasks::{
@@ -67,6 +69,14 @@ impl Platform {
         }
     }
 
+    /// The protocol of the platform's clients (the shape of their errors).
+    fn protocol(self) -> Protocol {
+        match self {
+            Platform::Midjourney(_) => Protocol::Midjourney,
+            Platform::Suno => Protocol::Suno,
+        }
+    }
+
     fn channel_type(self) -> i32 {
         match self {
             Platform::Midjourney(_) => TYPE_MIDJOURNEY,
@@ -75,41 +85,22 @@ impl Platform {
     }
 }
 
-/// An error in the client protocol's shape: midjourney-proxy's `{code, description, result}`
-/// (code 4 for a refused request, 3 for an unknown task, 9 for a server-side failure) or the Suno
-/// API's `{code, message, data}`; `error_code` / `code` carry the stable snake_case code.
+/// An error in the client protocol's shape (see [`Refusal::body`]): midjourney-proxy's
+/// `{code, description, result, error_code}` or the Suno API's `{code, message, data}`.
 fn task_error(p: Platform, status: u16, code: &str, message: &str) -> HttpResponse {
-    let st = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let body = match p {
-        Platform::Midjourney(_) => {
-            let mj_code = match status {
-                404 => 3,
-                s if s >= 500 => 9,
-                _ => 4,
-            };
-            json!({"code": mj_code, "description": message, "result": null, "error_code": code})
-        }
-        Platform::Suno => json!({"code": code, "message": message, "data": null}),
+    let kind = if status >= 500 {
+        "server_error"
+    } else {
+        "invalid_request_error"
     };
-    HttpResponse::build(st).json(body)
-}
-
-/// Re-shapes an OpenAI-shaped error answer (from the shared key checks) for the platform.
-async fn reshape(p: Platform, resp: HttpResponse) -> HttpResponse {
-    let status = resp.status().as_u16();
-    let bytes = actix_web::body::to_bytes(resp.into_body())
-        .await
-        .unwrap_or_default();
-    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    let message = v
-        .pointer("/error/message")
-        .and_then(Value::as_str)
-        .unwrap_or("request refused");
-    let code = v
-        .pointer("/error/code")
-        .and_then(Value::as_str)
-        .unwrap_or("error");
-    task_error(p, status, code, message)
+    let r = Refusal {
+        status,
+        kind: Cow::Borrowed(kind),
+        code: Cow::Owned(code.to_owned()),
+        message: message.to_owned(),
+        retry_after: None,
+    };
+    refuse(p.protocol(), &r)
 }
 
 async fn auth(
@@ -117,10 +108,9 @@ async fn auth(
     req: &HttpRequest,
     p: Platform,
 ) -> Result<(Arc<AuthToken>, ChannelPin), HttpResponse> {
-    match authenticate(state, req).await {
-        Ok(t) => Ok(t),
-        Err(r) => Err(reshape(p, r).await),
-    }
+    authenticate(state, req)
+        .await
+        .map_err(|r| refuse(p.protocol(), &r))
 }
 
 /// The upstream URL path of a relay path: Midjourney keeps the mode prefix (`/mj-fast/mj/...`,
@@ -148,6 +138,8 @@ async fn call(
         code: Some(code.into()),
         retryable,
         auto_disable: false,
+        kind: None,
+        retry_after: None,
     };
     let base = ch
         .target
@@ -170,6 +162,7 @@ async fn call(
     }
     let resp = rb.send().await.map_err(|e| classify_transport(&e))?;
     let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
     let bytes = read_limited(resp)
         .await
         .map_err(|e| classify_transport(&e))?;
@@ -190,8 +183,9 @@ async fn call(
         message,
         code: Some("upstream_error".into()),
         retryable,
-        auto_disable: false,
-    })
+        ..UpstreamFailure::default()
+    }
+    .with_retry_headers(&headers))
 }
 
 async fn read_limited(resp: reqwest::Response) -> Result<Bytes, reqwest::Error> {
@@ -442,208 +436,135 @@ async fn submit(
         return task_error(p, 400, "model_price_not_set", &format!("The model `{model}` has no price yet; an administrator must set one before it can be used."));
     };
     let amount = price::reservation(&price, 0, None, ginfo.ratio, 0);
-    let mut loaded = false;
-    let reservation =
-        loop {
-            match state
-                .relay
-                .ledger
-                .reserve(token.user_id, token.id, amount)
-                .await
-            {
-                Ok(r) => break r,
-                Err(Shortfall::NotLoaded) if !loaded => {
-                    if let Err(r) = load_ledger(&state, &token).await {
-                        return reshape(p, r).await;
-                    }
-                    loaded = true;
-                }
-                Err(Shortfall::User) => return task_error(
-                    p,
-                    402,
-                    "insufficient_user_quota",
-                    "Your account's quota is not enough for this request; top up and try again.",
-                ),
-                Err(Shortfall::Token) => {
-                    return task_error(
-                        p,
-                        402,
-                        "insufficient_token_quota",
-                        "This API key's quota is not enough for this request.",
-                    )
-                }
-                Err(_) => {
-                    return task_error(
-                        p,
-                        503,
-                        "ledger_unavailable",
-                        "The quota service is unavailable; try again shortly.",
-                    )
-                }
-            }
-        };
+    let bounds = ReserveBounds {
+        min: amount,
+        max: amount,
+    };
+    let reservation = match edge::reserve(&state, &token, bounds).await {
+        Ok(r) => r,
+        Err(r) => return refuse(p.protocol(), &r),
+    };
     let started = Instant::now();
     let snap = state.view();
     let o = View(&snap);
-    let retries = usize::try_from(o.int("RetryTimes")).unwrap_or(0);
-    let pinned = matches!(pin, ChannelPin::Only(_));
     let path = upstream_path(p, &format!("/submit/{kind}"));
-    let mut tried: Vec<i64> = Vec::new();
-    let mut last: Option<UpstreamFailure> = None;
     let snapshot = state.relay.snapshot();
-    for _ in 0..=retries {
-        let picked = dispatch::pick(
-            &candidates,
-            |id| tried.contains(&id) || (!pinned && state.relay.is_frozen(id)),
-            &mut |n| rand::random_range(0..n.max(1)),
-        );
-        let Some(cid) = picked else { break };
-        tried.push(cid);
-        let Some(ch) = snapshot.channel(cid) else {
-            continue;
-        };
-        match call(
-            &state,
-            &ch,
-            p,
-            reqwest::Method::POST,
-            &path,
-            Some(body.to_vec()),
-        )
-        .await
-        {
-            Ok((status, answer)) => {
-                let v: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
-                let task_id = accepted_task_id(p, &v);
-                let Some(task_id) = task_id else {
-                    // Refused by the upstream: nothing charged, its answer relayed.
-                    state.relay.ledger.refund(reservation);
-                    state.relay.ledger.apply_queued().await;
-                    state.relay.ledger.apply_queued().await;
-                    return HttpResponse::build(
-                        StatusCode::from_u16(status).unwrap_or(StatusCode::OK),
-                    )
-                    .content_type("application/json")
-                    .body(answer);
-                };
-                let quota = price::cost(&price, &Usage::default(), ginfo.ratio);
-                let request_id = crate::auth::random_string(24);
-                let record = ConsumeRecord {
-                    request_id: Some(request_id.clone()),
-                    created_at: now(),
-                    log_type: LogType::Consume.as_i32(),
-                    user_id: token.user_id,
-                    username: token.username.clone(),
-                    token_id: token.id,
-                    token_name: token.name.clone(),
-                    channel_id: ch.id,
-                    model_name: model.clone(),
-                    group_name: group.clone(),
-                    quota,
-                    prompt_tokens: 0,
-                    completion_tokens: 0,
-                    use_time_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
-                    first_response_ms: 0,
-                    is_stream: false,
-                    source_ip: client_ip(&req, &state.config.trusted_proxies),
-                    content: format!("{} {action} task {task_id}", p.name()),
-                    metadata: json!({
-                        "group_ratio": ginfo.ratio,
-                        "input_ratio": price.input,
-                        "output_ratio": price.output,
-                        "price_type": price.price_type,
-                        "task_id": task_id,
-                    })
-                    .to_string(),
-                };
-                // A per-call price: the reservation is the charge.
-                state.relay.ledger.settle(reservation, record, 0);
-                state.relay.ledger.apply_queued().await;
-                let prompt = prompt_of(&parsed);
-                let mode = match p {
-                    Platform::Midjourney(m) => m.as_str(),
-                    Platform::Suno => "",
-                };
-                let props = json!({"model": model, "mode": mode, "group": group, "request_id": request_id, "kind": kind}).to_string();
-                let (uid, tid, cid, platform) = (token.user_id, token.id, ch.id, p.name());
-                let tid_s = task_id.clone();
-                let saved = state
-                    .db(move |c| {
-                        let t = now();
-                        Ok(tasks::insert(
-                            c,
-                            &NewTask {
-                                task_id: &tid_s,
-                                platform,
-                                user_id: uid,
-                                token_id: tid,
-                                channel_id: cid,
-                                quota,
-                                action,
-                                status: "SUBMITTED",
-                                fail_reason: "",
-                                submit_time: t,
-                                progress: "0%",
-                                prompt: &prompt,
-                                prompt_en: "",
-                                image_url: "",
-                                properties: &props,
-                                data: "{}",
-                                created_at: t,
-                                updated_at: t,
-                            },
-                        )?)
-                    })
-                    .await;
-                if let Err(e) = saved {
-                    tracing::error!(task = %task_id, "recording a submitted task failed: {e}");
-                }
-                return HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
-                    .content_type("application/json")
-                    .body(answer);
-            }
-            Err(f) => {
-                tracing::warn!(
-                    channel = cid,
-                    status = f.status,
-                    "task upstream failed: {}",
-                    f.message
-                );
-                let stop = !f.retryable;
-                if f.retryable {
-                    let cooldown = Duration::from_secs(
-                        u64::try_from(o.int("RetryCooldownSeconds")).unwrap_or(0),
-                    );
-                    state.relay.freeze(cid, cooldown);
-                }
-                last = Some(f);
-                if stop {
-                    break;
-                }
-            }
-        }
-    }
-    state.relay.ledger.refund(reservation);
-    match last {
-        Some(f) => {
-            let status = match f.status {
-                401 | 403 => 502,
-                s => s,
-            };
-            task_error(
+    let source = edge::Source {
+        state: &state,
+        snapshot: &snapshot,
+        what: "task upstream",
+    };
+    let dispatched = dispatch(
+        &source,
+        &candidates,
+        &edge::policy(&o, pin),
+        &model,
+        async |ch: &Arc<ChannelInfo>| {
+            call(
+                &state,
+                ch,
                 p,
-                status,
-                f.code.as_deref().unwrap_or("upstream_error"),
-                &f.message,
+                reqwest::Method::POST,
+                &path,
+                Some(body.to_vec()),
             )
+            .await
+        },
+    )
+    .await;
+    let (ch, (status, answer)) = match dispatched {
+        Ok(v) => v,
+        Err(r) => {
+            state.relay.ledger.refund(reservation);
+            super::kick_applier(&state);
+            return refuse(p.protocol(), &r);
         }
-        None => task_error(
-            p,
-            503,
-            "no_available_channel",
-            "No channel is available right now; try again shortly.",
-        ),
+    };
+    let v: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
+    let task_id = accepted_task_id(p, &v);
+    let Some(task_id) = task_id else {
+        // Refused by the upstream: nothing charged, its answer relayed.
+        state.relay.ledger.refund(reservation);
+        state.relay.ledger.apply_queued().await;
+        return HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
+            .content_type("application/json")
+            .body(answer);
+    };
+    let quota = price::cost(&price, &Usage::default(), ginfo.ratio);
+    let request_id = crate::auth::random_string(24);
+    let record = ConsumeRecord {
+        request_id: Some(request_id.clone()),
+        created_at: now(),
+        log_type: LogType::Consume.as_i32(),
+        user_id: token.user_id,
+        username: token.username.clone(),
+        token_id: token.id,
+        token_name: token.name.clone(),
+        channel_id: ch.id,
+        model_name: model.clone(),
+        group_name: group.clone(),
+        quota,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        use_time_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
+        first_response_ms: 0,
+        is_stream: false,
+        source_ip: client_ip(&req, &state.config.trusted_proxies),
+        content: format!("{} {action} task {task_id}", p.name()),
+        metadata: json!({
+            "group_ratio": ginfo.ratio,
+            "input_ratio": price.input,
+            "output_ratio": price.output,
+            "price_type": price.price_type,
+            "task_id": task_id,
+        })
+        .to_string(),
+    };
+    // A per-call price: the reservation is the charge.
+    state.relay.ledger.settle(reservation, record, 0);
+    state.relay.ledger.apply_queued().await;
+    let prompt = prompt_of(&parsed);
+    let mode = match p {
+        Platform::Midjourney(m) => m.as_str(),
+        Platform::Suno => "",
+    };
+    let props = json!({"model": model, "mode": mode, "group": group, "request_id": request_id, "kind": kind}).to_string();
+    let (uid, tid, cid, platform) = (token.user_id, token.id, ch.id, p.name());
+    let tid_s = task_id.clone();
+    let saved = state
+        .db(move |c| {
+            let t = now();
+            Ok(tasks::insert(
+                c,
+                &NewTask {
+                    task_id: &tid_s,
+                    platform,
+                    user_id: uid,
+                    token_id: tid,
+                    channel_id: cid,
+                    quota,
+                    action,
+                    status: "SUBMITTED",
+                    fail_reason: "",
+                    submit_time: t,
+                    progress: "0%",
+                    prompt: &prompt,
+                    prompt_en: "",
+                    image_url: "",
+                    properties: &props,
+                    data: "{}",
+                    created_at: t,
+                    updated_at: t,
+                },
+            )?)
+        })
+        .await;
+    if let Err(e) = saved {
+        tracing::error!(task = %task_id, "recording a submitted task failed: {e}");
     }
+    HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
+        .content_type("application/json")
+        .body(answer)
 }
 
 /// The upstream task id of an accepted submit, `None` when the upstream refused it.

@@ -93,6 +93,8 @@ fn timed_out() -> UpstreamFailure {
         code: Some("upstream_timeout".into()),
         retryable: true,
         auto_disable: false,
+        kind: None,
+        retry_after: None,
     }
 }
 

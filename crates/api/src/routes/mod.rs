@@ -303,10 +303,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(relay_scope())
     .service(gemini_scope())
     .service(
-        // Anthropic Messages for Anthropic SDK clients (also served as `/v1/messages`).
-        web::resource("/claude/v1/messages")
+        // Anthropic Messages for Anthropic SDK clients (also served as `/v1/messages`); unknown
+        // paths answer in Anthropic's error shape.
+        web::scope("/claude/v1/messages")
             .app_data(web::PayloadConfig::new(64 << 20))
-            .route(web::post().to(crate::relay::handler::messages)),
+            .route("", web::post().to(crate::relay::handler::messages))
+            .route(
+                "/count_tokens",
+                web::post().to(crate::relay::handler::count_tokens),
+            )
+            .default_service(web::to(crate::relay::handler::anthropic_not_found)),
     );
 }
 
@@ -318,25 +324,18 @@ fn relay_scope() -> actix_web::Scope {
         .app_data(web::PayloadConfig::new(64 << 20))
         .route("/models", web::get().to(handler::list_models))
         .route("/models/{model:.+}", web::get().to(handler::get_model))
-        .route("/realtime", web::get().to(crate::relay::realtime::realtime));
+        .route("/realtime", web::get().to(crate::relay::realtime::realtime))
+        .route(
+            "/messages/count_tokens",
+            web::post().to(handler::count_tokens),
+        );
     for endpoint in Endpoint::ALL.into_iter().filter(|e| e.under_v1()) {
         let path = endpoint.path().trim_start_matches("/v1");
         scope = scope.route(
             path,
             web::post().to(
-                move |state: web::Data<AppState>, req: HttpRequest, body: web::Bytes| async move {
-                    if body.len() > state.config.relay_body_bytes {
-                        return crate::relay::handler::oai_error(
-                            413,
-                            format!(
-                                "The request body is larger than {} bytes.",
-                                state.config.relay_body_bytes
-                            ),
-                            "invalid_request_error",
-                            "request_too_large",
-                        );
-                    }
-                    handler::relay(state, req, body, endpoint).await
+                move |state: web::Data<AppState>, req: HttpRequest, body: web::Bytes| {
+                    handler::relay(state, req, body, endpoint)
                 },
             ),
         );
@@ -365,14 +364,17 @@ async fn api_not_found(req: HttpRequest) -> HttpResponse {
     .error_response()
 }
 
-/// Unknown `/v1` paths answer in OpenAI's error shape.
+/// Unknown `/v1` paths answer in OpenAI's error shape; those under `/v1/messages` (Anthropic's
+/// API) in Anthropic's.
 async fn relay_not_found(req: HttpRequest) -> HttpResponse {
-    let body = switchboard_relay::error::OpenAiErrorBody::new(
-        format!("Invalid URL ({} {})", req.method(), req.path()),
-        "invalid_request_error",
-        "not_found",
-    );
-    HttpResponse::NotFound().json(body)
+    use switchboard_relay::refusal::Protocol;
+    let anthropic = req.path() == "/v1/messages" || req.path().starts_with("/v1/messages/");
+    let protocol = if anthropic {
+        Protocol::Anthropic
+    } else {
+        Protocol::OpenAi
+    };
+    crate::relay::edge::refuse(protocol, &crate::relay::handler::path_not_found(&req))
 }
 
 async fn api_rate_limit(

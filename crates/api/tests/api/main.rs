@@ -27,6 +27,7 @@ mod relay_gemini;
 mod relay_gemini_native;
 mod relay_messages;
 mod relay_messages_openai;
+mod relay_refusals;
 mod relay_rerank;
 mod relay_vertex;
 mod security;

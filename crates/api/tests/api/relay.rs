@@ -185,7 +185,8 @@ async fn upstream_failure_retries_on_another_channel_and_bills_once() {
         .relay(&s.key, "/v1/chat/completions", chat("gpt-4.1-mini"))
         .await;
     assert_eq!(r.status, 500, "{:?}", r.body);
-    assert_eq!(r.body["error"]["type"], "upstream_error");
+    // The upstream's own error type reaches the client.
+    assert_eq!(r.body["error"]["type"], "server_error");
     assert!(app.consume_logs(s.user_id).await.is_empty());
     // With a retry, the lower-priority channel answers.
     set_option(&app, "RetryTimes", json!(1)).await;

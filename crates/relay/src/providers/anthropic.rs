@@ -66,6 +66,31 @@ impl Anthropic {
         Ok(builder)
     }
 
+    /// `POST {base}/v1/messages/count_tokens` with the client's Messages body (model mapped).
+    pub fn count_tokens(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+        req: &RelayRequest,
+        raw_body: Option<&[u8]>,
+    ) -> Result<reqwest::RequestBuilder, RelayError> {
+        let url = parse_url(&format!(
+            "{}/v1/messages/count_tokens",
+            target.effective_base_url()?
+        ))?;
+        let mut headers = auth_headers(target)?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        apply_custom_headers(&mut headers, target)?;
+        let mut builder = client
+            .post(url)
+            .headers(headers)
+            .body(json_body(target, req, raw_body)?);
+        if !target.timeout.is_zero() {
+            builder = builder.timeout(target.timeout);
+        }
+        Ok(builder)
+    }
+
     /// GET `{base}/v1/models`: the ids in `data[].id`.
     pub async fn list_models(
         &self,

@@ -608,7 +608,10 @@ pub fn classify(status: u16, body: &[u8], disable_keywords: &[&str]) -> Upstream
         });
     if let Some(s) = &google_status {
         f.code = Some(s.clone());
+        // Google's `status` is its error type; OpenAI clients get it as the code only.
+        f.kind = None;
     }
+    f.retry_after = crate::refusal::google_retry_delay(body);
     if key_invalid {
         f.status = 401;
     }

@@ -282,6 +282,8 @@ pub(crate) fn config_failure(e: RelayError) -> UpstreamFailure {
         code: Some(e.code().to_owned()),
         retryable: false,
         auto_disable: false,
+        kind: None,
+        retry_after: None,
     }
 }
 
@@ -333,6 +335,8 @@ pub(crate) fn invalid_answer(what: &str) -> UpstreamFailure {
         code: Some("upstream_invalid_response".into()),
         retryable: false,
         auto_disable: false,
+        kind: None,
+        retry_after: None,
     }
 }
 

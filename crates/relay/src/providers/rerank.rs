@@ -124,6 +124,8 @@ impl RerankVendor {
                 code: Some("model_list_unsupported".into()),
                 retryable: false,
                 auto_disable: false,
+                kind: None,
+                retry_after: None,
             }),
         }
     }

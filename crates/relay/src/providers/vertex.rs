@@ -189,6 +189,8 @@ pub async fn access_token(
             code: Some("vertex_token_error".into()),
             retryable: true,
             auto_disable: (400..500).contains(&status),
+            kind: None,
+            retry_after: None,
         });
     };
     let ttl = v.get("expires_in").and_then(Value::as_u64).unwrap_or(3600);

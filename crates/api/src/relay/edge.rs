@@ -1,0 +1,159 @@
+//! What every relayed entry point (`/v1`, Anthropic Messages, Gemini, realtime, Midjourney and
+//! Suno tasks) shares at the edge: rendering a [`Refusal`] in the client's protocol, the channel
+//! source the relay crate's dispatch loop works over, the operator's retry policy, and the
+//! reservation of quota.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpResponse};
+use switchboard_domain::token::ChannelPin;
+use switchboard_relay::dispatch::{Channels, Policy};
+use switchboard_relay::provider::UpstreamFailure;
+use switchboard_relay::refusal::{Protocol, Refusal};
+
+use super::ledger::{Reservation, Shortfall};
+use super::snapshot::{ChannelInfo, Snapshot};
+use super::AuthToken;
+use crate::settings::View;
+use crate::AppState;
+use switchboard_domain::options::OptionValues;
+
+/// A refusal of the gateway's own with OpenAI's error type `kind` (rendered per protocol by
+/// [`refuse`]).
+pub fn refusal(
+    status: u16,
+    message: impl Into<String>,
+    kind: &'static str,
+    code: &'static str,
+) -> Refusal {
+    Refusal::new(status, kind, code, message)
+}
+
+/// The answer for a refusal in the client's protocol, with `Retry-After` when it has one.
+pub fn refuse(protocol: Protocol, r: &Refusal) -> HttpResponse {
+    let status = StatusCode::from_u16(r.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut res = HttpResponse::build(status);
+    res.content_type("application/json");
+    if let Some(secs) = r.retry_after {
+        res.insert_header(("Retry-After", secs.to_string()));
+    }
+    res.body(r.body(protocol))
+}
+
+/// The 500 of a database failure on the relay path (the cause goes to the log, not the client).
+pub fn internal(what: &str) -> Refusal {
+    refusal(
+        500,
+        format!("internal error while {what}"),
+        "server_error",
+        "internal_error",
+    )
+}
+
+/// The refusal for a quota shortfall.
+pub fn shortfall(s: &Shortfall) -> Refusal {
+    match s {
+        Shortfall::User => refusal(
+            402,
+            "Your account's quota is not enough for this request; top up and try again.",
+            "insufficient_quota",
+            "insufficient_user_quota",
+        ),
+        Shortfall::Token => refusal(
+            402,
+            "This API key's quota is not enough for this request.",
+            "insufficient_quota",
+            "insufficient_token_quota",
+        ),
+        Shortfall::NotLoaded | Shortfall::Unavailable(_) => refusal(
+            503,
+            "The quota service is unavailable; try again shortly.",
+            "server_error",
+            "ledger_unavailable",
+        ),
+    }
+}
+
+/// Reserves between `min` and `max` quota for the key and its owner (the ledger loads their
+/// balances from the database on first use).
+pub async fn reserve(
+    state: &web::Data<AppState>,
+    token: &AuthToken,
+    bounds: switchboard_domain::price::ReserveBounds,
+) -> Result<Reservation, Refusal> {
+    let mut loaded = false;
+    loop {
+        match state
+            .relay
+            .ledger
+            .reserve_between(token.user_id, token.id, bounds)
+            .await
+        {
+            Ok(r) => return Ok(r),
+            Err(Shortfall::NotLoaded) if !loaded => {
+                super::handler::load_ledger(state, token).await?;
+                loaded = true;
+            }
+            Err(s) => return Err(shortfall(&s)),
+        }
+    }
+}
+
+/// The operator's retry settings (`RetryTimes`, `RetryCooldownSeconds`, `RetryTimeOut`,
+/// `AutomaticDisableChannelEnabled`) for a call with this channel pin.
+pub fn policy(o: &View<'_>, pin: ChannelPin) -> Policy {
+    Policy {
+        retries: usize::try_from(o.int("RetryTimes")).unwrap_or(0),
+        cooldown: Duration::from_secs(u64::try_from(o.int("RetryCooldownSeconds")).unwrap_or(0)),
+        deadline: match o.int("RetryTimeOut") {
+            s if s > 0 => Some(Instant::now() + Duration::from_secs(s.unsigned_abs())),
+            _ => None,
+        },
+        auto_disable: o.bool("AutomaticDisableChannelEnabled"),
+        pinned: matches!(pin, ChannelPin::Only(_)),
+    }
+}
+
+/// The channels of one snapshot, with their health in the relay state: what the relay crate's
+/// dispatch loop works over.
+pub struct Source<'a> {
+    pub state: &'a web::Data<AppState>,
+    pub snapshot: &'a Snapshot,
+    /// Names the kind of call in the log ("upstream", "realtime upstream", "task upstream").
+    pub what: &'static str,
+}
+
+impl Channels for Source<'_> {
+    type Channel = Arc<ChannelInfo>;
+
+    fn channel(&self, id: i64) -> Option<Arc<ChannelInfo>> {
+        self.snapshot.channel(id)
+    }
+
+    fn is_frozen(&self, id: i64) -> bool {
+        self.state.relay.is_frozen(id)
+    }
+
+    fn freeze(&self, id: i64, cooldown: Duration) {
+        self.state.relay.freeze(id, cooldown);
+    }
+
+    fn failed(&self, ch: &Arc<ChannelInfo>, f: &UpstreamFailure) {
+        tracing::warn!(
+            channel = ch.id,
+            status = f.status,
+            retryable = f.retryable,
+            "{} failed: {}",
+            self.what,
+            f.message
+        );
+    }
+
+    async fn disable(&self, ch: &Arc<ChannelInfo>, reason: &str) {
+        if ch.auto_ban {
+            super::handler::disable_channel(self.state, ch.id, reason).await;
+        }
+    }
+}

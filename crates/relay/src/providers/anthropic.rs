@@ -48,7 +48,6 @@ impl Anthropic {
         if !self.supports(req.endpoint) {
             return Err(RelayError::UnsupportedEndpoint(req.endpoint.path().into()));
         }
-        let url = parse_url(&format!("{}/v1/messages", target.effective_base_url()?))?;
         let body = if req.endpoint == Endpoint::Messages {
             json_body(target, req, raw_body)?
         } else {
@@ -56,14 +55,7 @@ impl Anthropic {
                 RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
             })?
         };
-        let mut headers = auth_headers(target)?;
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        apply_custom_headers(&mut headers, target)?;
-        let mut builder = client.post(url).headers(headers).body(body);
-        if !req.stream && !target.timeout.is_zero() {
-            builder = builder.timeout(target.timeout);
-        }
-        Ok(builder)
+        post(client, target, "/v1/messages", body, !req.stream)
     }
 
     /// `POST {base}/v1/messages/count_tokens` with the client's Messages body (model mapped).
@@ -74,21 +66,8 @@ impl Anthropic {
         req: &RelayRequest,
         raw_body: Option<&[u8]>,
     ) -> Result<reqwest::RequestBuilder, RelayError> {
-        let url = parse_url(&format!(
-            "{}/v1/messages/count_tokens",
-            target.effective_base_url()?
-        ))?;
-        let mut headers = auth_headers(target)?;
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        apply_custom_headers(&mut headers, target)?;
-        let mut builder = client
-            .post(url)
-            .headers(headers)
-            .body(json_body(target, req, raw_body)?);
-        if !target.timeout.is_zero() {
-            builder = builder.timeout(target.timeout);
-        }
-        Ok(builder)
+        let body = json_body(target, req, raw_body)?;
+        post(client, target, "/v1/messages/count_tokens", body, true)
     }
 
     /// GET `{base}/v1/models`: the ids in `data[].id`.
@@ -109,6 +88,27 @@ impl Anthropic {
         .await?;
         data_ids(&v)
     }
+}
+
+/// `POST {base}{path}` with a JSON body, the key and the channel's headers; `timed`: bounded by
+/// the channel's timeout (not streams).
+fn post(
+    client: &reqwest::Client,
+    target: &ChannelTarget,
+    path: &str,
+    body: Vec<u8>,
+    timed: bool,
+) -> Result<reqwest::RequestBuilder, RelayError> {
+    let url = parse_url(&format!("{}{path}", target.effective_base_url()?))?;
+    let mut headers = auth_headers(target)?;
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    apply_custom_headers(&mut headers, target)?;
+    let builder = client.post(url).headers(headers).body(body);
+    Ok(if timed && !target.timeout.is_zero() {
+        builder.timeout(target.timeout)
+    } else {
+        builder
+    })
 }
 
 /// `x-api-key` and `anthropic-version`.

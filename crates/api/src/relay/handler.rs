@@ -308,7 +308,7 @@ pub(super) struct Admitted {
 /// The checks every relayed call passes before a channel is tried, in this order: the key may
 /// use the model, its group is available, the rate limits admit the call, some channel of the
 /// group serves the model (after the key's channel pin and `serves`: the family can do the call),
-/// and the model has a price. The error answers are OpenAI-shaped.
+/// and the model has a price.
 pub(super) async fn admit(
     state: &web::Data<AppState>,
     token: &AuthToken,
@@ -316,19 +316,38 @@ pub(super) async fn admit(
     pin: ChannelPin,
     serves: impl Fn(&ChannelInfo) -> bool,
 ) -> Result<Admitted, Refusal> {
+    let (model, admitted) = admit_any(state, token, &[model], pin, serves).await?;
+    debug_assert_eq!(model, 0);
+    Ok(admitted)
+}
+
+/// [`admit`] for a call that may be served under one of several model names (a Midjourney
+/// mode's model, else the plain one): the first the key may use that a channel serves is taken
+/// (its index is returned), priced by the first of it and the later names that has a price.
+pub(super) async fn admit_any(
+    state: &web::Data<AppState>,
+    token: &AuthToken,
+    models: &[&str],
+    pin: ChannelPin,
+    serves: impl Fn(&ChannelInfo) -> bool,
+) -> Result<(usize, Admitted), Refusal> {
     // Every field of the consume record is bounded at admission, so that its write can't fail.
-    if let Err(e) = switchboard_domain::validate::relay_model_name(model) {
-        return Err(refusal(
-            400,
-            format!("The model name is not valid: {e}."),
-            "invalid_request_error",
-            "invalid_model_name",
-        ));
+    for model in models {
+        if let Err(e) = switchboard_domain::validate::relay_model_name(model) {
+            return Err(Refusal::invalid(
+                "invalid_model_name",
+                format!("The model name is not valid: {e}."),
+            ));
+        }
     }
-    if !switchboard_domain::token::model_allowed(&token.models, model) {
+    let first = models.first().copied().unwrap_or_default();
+    let allowed: Vec<usize> = (0..models.len())
+        .filter(|&i| switchboard_domain::token::model_allowed(&token.models, models[i]))
+        .collect();
+    if allowed.is_empty() {
         return Err(refusal(
             403,
-            format!("This API key may not use the model `{model}`."),
+            format!("This API key may not use the model `{first}`."),
             "invalid_request_error",
             "model_not_allowed",
         ));
@@ -353,31 +372,48 @@ pub(super) async fn admit(
         ));
     }
     let snapshot = state.relay.snapshot();
-    let mut candidates: Vec<Candidate> = snapshot.candidates(&group, model);
-    match pin {
-        ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
-        ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
-        ChannelPin::Any => {}
+    let mut pinned_away = false;
+    for i in allowed {
+        let mut candidates: Vec<Candidate> = snapshot.candidates(&group, models[i]);
+        candidates.retain(|c| snapshot.channel(c.id).is_some_and(|ch| serves(&ch)));
+        let served = !candidates.is_empty();
+        match pin {
+            ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
+            ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
+            ChannelPin::Any => {}
+        }
+        if candidates.is_empty() {
+            pinned_away |= served;
+            continue;
+        }
+        let prices = state.relay.prices();
+        let Some(price) = models[i..].iter().find_map(|m| prices.lookup(m).cloned()) else {
+            return Err(refusal(
+                400,
+                format!("The model `{}` has no price yet; an administrator must set one before it can be used.", models[i]),
+                "invalid_request_error",
+                "model_price_not_set",
+            ));
+        };
+        let admitted = Admitted {
+            group,
+            ginfo,
+            snapshot,
+            candidates,
+            price,
+        };
+        return Ok((i, admitted));
     }
-    candidates.retain(|c| snapshot.channel(c.id).is_some_and(|ch| serves(&ch)));
-    if candidates.is_empty() {
-        return Err(Refusal::model_not_found(model));
-    }
-    let Some(price) = state.relay.prices().lookup(model).cloned() else {
-        return Err(refusal(
-            400,
-            format!("The model `{model}` has no price yet; an administrator must set one before it can be used."),
-            "invalid_request_error",
-            "model_price_not_set",
+    if pinned_away {
+        // The model is served, but not by the channel this call is pinned to.
+        return Err(Refusal::new(
+            503,
+            "server_error",
+            "no_available_channel",
+            format!("The channel this call is pinned to does not serve `{first}` right now."),
         ));
-    };
-    Ok(Admitted {
-        group,
-        ginfo,
-        snapshot,
-        candidates,
-        price,
-    })
+    }
+    Err(Refusal::model_not_found(first))
 }
 
 /// What a consume log keeps about how its cost was computed (`metadata`).

@@ -12,7 +12,7 @@
 //!   (`store::tasks::refund`); tasks older than [`TASK_TIMEOUT_SECS`] fail and are refunded.
 
 use super::edge::{self, refuse};
-use super::handler::{authenticate, within_rate};
+use super::handler::{admit_any, authenticate, Admitted};
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::error::ApiResult;
@@ -23,14 +23,12 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use switchboard_domain::channel::{TYPE_MIDJOURNEY, TYPE_SUNO};
-use switchboard_domain::dispatch::Candidate;
 use switchboard_domain::log::LogType;
-use switchboard_domain::price::{self, Price, ReserveBounds, Usage};
+use switchboard_domain::price::{self, ReserveBounds, Usage};
 use switchboard_domain::task::{self as dtask, MjMode};
 use switchboard_domain::token::ChannelPin;
 use switchboard_relay::dispatch::dispatch;
@@ -85,22 +83,20 @@ impl Platform {
     }
 }
 
-/// An error in the client protocol's shape (see [`Refusal::body`]): midjourney-proxy's
-/// `{code, description, result, error_code}` or the Suno API's `{code, message, data}`.
-fn task_error(p: Platform, status: u16, code: &str, message: &str) -> HttpResponse {
+/// A refusal of the task endpoints (OpenAI type by status; the platform's shape at the edge).
+fn task_refusal(status: u16, code: &'static str, message: &str) -> Refusal {
     let kind = if status >= 500 {
         "server_error"
     } else {
         "invalid_request_error"
     };
-    let r = Refusal {
-        status,
-        kind: Cow::Borrowed(kind),
-        code: Cow::Owned(code.to_owned()),
-        message: message.to_owned(),
-        retry_after: None,
-    };
-    refuse(p.protocol(), &r)
+    Refusal::new(status, kind, code, message)
+}
+
+/// A refusal in the client protocol's shape (see [`Refusal::body`]): midjourney-proxy's
+/// `{code, description, result, error_code}` or the Suno API's `{code, message, data}`.
+fn task_error(p: Platform, status: u16, code: &'static str, message: &str) -> HttpResponse {
+    refuse(p.protocol(), &task_refusal(status, code, message))
 }
 
 async fn auth(
@@ -203,34 +199,6 @@ async fn read_limited(resp: reqwest::Response) -> Result<Bytes, reqwest::Error> 
     Ok(Bytes::from(out))
 }
 
-/// The first of `models` that has channels of the platform's type in `group`, with its
-/// candidates and price (the plain model's price when the mode-specific one has none).
-fn route_model(
-    state: &AppState,
-    p: Platform,
-    group: &str,
-    models: &[String],
-) -> Option<(String, Vec<Candidate>, Option<Price>)> {
-    let snapshot = state.relay.snapshot();
-    let prices = state.relay.prices();
-    for m in models {
-        let mut c = snapshot.candidates(group, m);
-        c.retain(|c| {
-            snapshot
-                .channel(c.id)
-                .is_some_and(|ch| ch.channel_type == p.channel_type())
-        });
-        if !c.is_empty() {
-            let price = models
-                .iter()
-                .skip_while(|x| *x != m)
-                .find_map(|x| prices.lookup(x).cloned());
-            return Some((m.clone(), c, price));
-        }
-    }
-    None
-}
-
 /// Unix seconds from an upstream time (midjourney-proxy sends milliseconds, Suno seconds).
 fn secs(v: Option<&Value>) -> i64 {
     let n = v.and_then(Value::as_i64).unwrap_or(0);
@@ -290,165 +258,76 @@ async fn submit(
     kind: String,
     p: Platform,
 ) -> HttpResponse {
-    let (token, pin) = match auth(&state, &req, p).await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
+    submit_task(state, req, body, kind, p)
+        .await
+        .unwrap_or_else(|r| refuse(p.protocol(), &r))
+}
+
+/// A submit: the key, the action and its model, admission and the per-call price reserved like
+/// `/v1`, the upstream through the relay crate's dispatch loop, then the charge and the task row.
+async fn submit_task(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    kind: String,
+    p: Platform,
+) -> Result<HttpResponse, Refusal> {
+    let (token, pin) = authenticate(&state, &req).await?;
     if body.len() > state.config.relay_body_bytes {
-        return task_error(
-            p,
-            413,
-            "request_too_large",
-            "The request body is too large.",
-        );
+        return Err(Refusal::too_large(state.config.relay_body_bytes));
     }
     let parsed: Value = match serde_json::from_slice(&body) {
         Ok(v @ Value::Object(_)) => v,
-        _ => return task_error(p, 400, "invalid_json", "The body must be a JSON object."),
+        _ => {
+            return Err(task_refusal(
+                400,
+                "invalid_json",
+                "The body must be a JSON object.",
+            ))
+        }
     };
     let action = match p {
         Platform::Midjourney(_) => dtask::mj_action(&kind, &parsed),
         Platform::Suno => dtask::suno_action(&kind),
     };
-    let Some(action) = action else {
-        return task_error(
-            p,
+    let action = action.ok_or_else(|| {
+        task_refusal(
             400,
             "unknown_action",
             &format!(
                 "`{kind}` with this body is not a known {} action.",
                 p.name()
             ),
-        );
-    };
+        )
+    })?;
     // An action on an earlier task must reach the channel that holds that task.
-    let mut pin = pin;
-    let needs_origin = matches!(p, Platform::Midjourney(_))
-        && matches!(
-            kind.as_str(),
-            "action" | "change" | "simple-change" | "modal"
-        );
-    if needs_origin {
-        let Some(origin) = origin_task_id(&parsed) else {
-            return task_error(
-                p,
-                400,
-                "missing_task_id",
-                "taskId is required for this action.",
-            );
-        };
-        let uid = token.user_id;
-        let found = state
-            .db(
-                move |c| match tasks::find_by_task_id(c, PLATFORM_MIDJOURNEY, &origin, Some(uid)) {
-                    Ok(t) => Ok(Some(t)),
-                    Err(e) if e.is_not_found() => Ok(None),
-                    Err(e) => Err(e.into()),
-                },
-            )
-            .await;
-        match found {
-            Ok(Some(t)) => pin = ChannelPin::Only(t.channel_id),
-            Ok(None) => {
-                return task_error(
-                    p,
-                    404,
-                    "task_not_found",
-                    "The task this action refers to does not exist.",
-                )
-            }
-            Err(_) => {
-                return task_error(
-                    p,
-                    500,
-                    "internal_error",
-                    "internal error while finding the task",
-                )
-            }
-        }
-    }
-    let models: Vec<String> = match p {
-        Platform::Midjourney(mode) => {
-            let m = dtask::mj_model(action, mode);
-            let plain = dtask::mj_model(action, MjMode::Default);
-            if m == plain {
-                vec![m]
-            } else {
-                vec![m, plain]
-            }
-        }
-        Platform::Suno => vec![dtask::suno_model(action)],
-    };
-    // The key's allow-list: the mode's model name or the plain one must be on it.
-    let models: Vec<String> = models
-        .into_iter()
-        .filter(|m| switchboard_domain::token::model_allowed(&token.models, m))
-        .collect();
-    let Some(first) = models.first().cloned() else {
-        return task_error(
-            p,
-            403,
-            "model_not_allowed",
-            &format!("This API key may not use {} tasks of this kind.", p.name()),
-        );
-    };
-    let Some((group, ginfo)) = state.relay.key_group(&token) else {
-        return task_error(
-            p,
-            403,
-            "group_not_available",
-            &format!(
-                "The group `{}` of this API key is not available: it is disabled, or the key's owner no longer belongs to it. Edit the key to use another group.",
-                token.group()
-            ),
-        );
-    };
-    if !within_rate(&state, &token, &group, &ginfo).await {
-        return task_error(
-            p,
-            429,
-            "rate_limit_exceeded",
-            "Rate limit reached for this API key; slow down and try again shortly.",
-        );
-    }
-    let Some((model, mut candidates, price)) = route_model(&state, p, &group, &models) else {
-        return task_error(
-            p,
-            404,
-            "model_not_found",
-            &format!("No channel serves `{first}` for this key."),
-        );
-    };
-    match pin {
-        ChannelPin::Only(id) => candidates.retain(|c| c.id == id),
-        ChannelPin::Exclude(id) => candidates.retain(|c| c.id != id),
-        ChannelPin::Any => {}
-    }
-    if candidates.is_empty() {
-        return task_error(
-            p,
-            503,
-            "no_available_channel",
-            "The channel that holds this task is not available right now.",
-        );
-    }
-    let Some(price) = price else {
-        return task_error(p, 400, "model_price_not_set", &format!("The model `{model}` has no price yet; an administrator must set one before it can be used."));
-    };
+    let pin = origin_pin(&state, &token, p, &kind, &parsed)
+        .await?
+        .unwrap_or(pin);
+    let models = task_models(p, action);
+    let names: Vec<&str> = models.iter().map(String::as_str).collect();
+    let (chosen, admitted) = admit_any(&state, &token, &names, pin, |ch| {
+        ch.channel_type == p.channel_type()
+    })
+    .await?;
+    let Admitted {
+        group,
+        ginfo,
+        snapshot,
+        candidates,
+        price,
+    } = admitted;
+    let model = models[chosen].clone();
     let amount = price::reservation(&price, 0, None, ginfo.ratio, 0);
     let bounds = ReserveBounds {
         min: amount,
         max: amount,
     };
-    let reservation = match edge::reserve(&state, &token, bounds).await {
-        Ok(r) => r,
-        Err(r) => return refuse(p.protocol(), &r),
-    };
+    let reservation = edge::reserve(&state, &token, bounds).await?;
     let started = Instant::now();
     let snap = state.view();
     let o = View(&snap);
     let path = upstream_path(p, &format!("/submit/{kind}"));
-    let snapshot = state.relay.snapshot();
     let source = edge::Source {
         state: &state,
         snapshot: &snapshot,
@@ -460,15 +339,8 @@ async fn submit(
         &edge::policy(&o, pin),
         &model,
         async |ch: &Arc<ChannelInfo>| {
-            call(
-                &state,
-                ch,
-                p,
-                reqwest::Method::POST,
-                &path,
-                Some(body.to_vec()),
-            )
-            .await
+            let body = Some(body.to_vec());
+            call(&state, ch, p, reqwest::Method::POST, &path, body).await
         },
     )
     .await;
@@ -477,18 +349,20 @@ async fn submit(
         Err(r) => {
             state.relay.ledger.refund(reservation);
             super::kick_applier(&state);
-            return refuse(p.protocol(), &r);
+            return Err(r);
         }
     };
+    let relayed = |answer: Bytes| {
+        HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
+            .content_type("application/json")
+            .body(answer)
+    };
     let v: Value = serde_json::from_slice(&answer).unwrap_or(Value::Null);
-    let task_id = accepted_task_id(p, &v);
-    let Some(task_id) = task_id else {
+    let Some(task_id) = accepted_task_id(p, &v) else {
         // Refused by the upstream: nothing charged, its answer relayed.
         state.relay.ledger.refund(reservation);
         state.relay.ledger.apply_queued().await;
-        return HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
-            .content_type("application/json")
-            .body(answer);
+        return Ok(relayed(answer));
     };
     let quota = price::cost(&price, &Usage::default(), ginfo.ratio);
     let request_id = crate::auth::random_string(24);
@@ -523,38 +397,126 @@ async fn submit(
     // A per-call price: the reservation is the charge.
     state.relay.ledger.settle(reservation, record, 0);
     state.relay.ledger.apply_queued().await;
-    let prompt = prompt_of(&parsed);
     let mode = match p {
         Platform::Midjourney(m) => m.as_str(),
         Platform::Suno => "",
     };
-    let props = json!({"model": model, "mode": mode, "group": group, "request_id": request_id, "kind": kind}).to_string();
-    let (uid, tid, cid, platform) = (token.user_id, token.id, ch.id, p.name());
-    let tid_s = task_id.clone();
+    let props = json!({"model": model, "mode": mode, "group": group, "request_id": request_id, "kind": kind});
+    let row = SubmittedTask {
+        task_id,
+        platform: p.name(),
+        user_id: token.user_id,
+        token_id: token.id,
+        channel_id: ch.id,
+        quota,
+        action,
+        prompt: prompt_of(&parsed),
+        properties: props.to_string(),
+    };
+    record_task(&state, row).await;
+    Ok(relayed(answer))
+}
+
+/// For Midjourney actions on an earlier task (`action`, `change`, `simple-change`, `modal`):
+/// the pin to the channel that holds that task (it must be the key owner's).
+async fn origin_pin(
+    state: &web::Data<AppState>,
+    token: &AuthToken,
+    p: Platform,
+    kind: &str,
+    parsed: &Value,
+) -> Result<Option<ChannelPin>, Refusal> {
+    let needs_origin = matches!(p, Platform::Midjourney(_))
+        && matches!(kind, "action" | "change" | "simple-change" | "modal");
+    if !needs_origin {
+        return Ok(None);
+    }
+    let origin = origin_task_id(parsed).ok_or_else(|| {
+        task_refusal(
+            400,
+            "missing_task_id",
+            "taskId is required for this action.",
+        )
+    })?;
+    let uid = token.user_id;
+    let found = state
+        .db(
+            move |c| match tasks::find_by_task_id(c, PLATFORM_MIDJOURNEY, &origin, Some(uid)) {
+                Ok(t) => Ok(Some(t)),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(e) => Err(e.into()),
+            },
+        )
+        .await
+        .map_err(|_| edge::internal("finding the task"))?;
+    match found {
+        Some(t) => Ok(Some(ChannelPin::Only(t.channel_id))),
+        None => Err(task_refusal(
+            404,
+            "task_not_found",
+            "The task this action refers to does not exist.",
+        )),
+    }
+}
+
+/// The model names an action may be served under: a Midjourney mode's model, then the plain
+/// one (for keys and channels that name only that); Suno's one model.
+fn task_models(p: Platform, action: &'static str) -> Vec<String> {
+    match p {
+        Platform::Midjourney(mode) => {
+            let m = dtask::mj_model(action, mode);
+            let plain = dtask::mj_model(action, MjMode::Default);
+            if m == plain {
+                vec![m]
+            } else {
+                vec![m, plain]
+            }
+        }
+        Platform::Suno => vec![dtask::suno_model(action)],
+    }
+}
+
+/// A task the upstream accepted, as recorded for the poller.
+struct SubmittedTask {
+    task_id: String,
+    platform: &'static str,
+    user_id: i64,
+    token_id: i64,
+    channel_id: i64,
+    quota: i64,
+    action: &'static str,
+    prompt: String,
+    properties: String,
+}
+
+/// Records an accepted task (already charged); a failure is logged: the client has its task id
+/// and the charge stands.
+async fn record_task(state: &web::Data<AppState>, t: SubmittedTask) {
+    let task_id = t.task_id.clone();
     let saved = state
         .db(move |c| {
-            let t = now();
+            let now = now();
             Ok(tasks::insert(
                 c,
                 &NewTask {
-                    task_id: &tid_s,
-                    platform,
-                    user_id: uid,
-                    token_id: tid,
-                    channel_id: cid,
-                    quota,
-                    action,
+                    task_id: &t.task_id,
+                    platform: t.platform,
+                    user_id: t.user_id,
+                    token_id: t.token_id,
+                    channel_id: t.channel_id,
+                    quota: t.quota,
+                    action: t.action,
                     status: "SUBMITTED",
                     fail_reason: "",
-                    submit_time: t,
+                    submit_time: now,
                     progress: "0%",
-                    prompt: &prompt,
+                    prompt: &t.prompt,
                     prompt_en: "",
                     image_url: "",
-                    properties: &props,
+                    properties: &t.properties,
                     data: "{}",
-                    created_at: t,
-                    updated_at: t,
+                    created_at: now,
+                    updated_at: now,
                 },
             )?)
         })
@@ -562,9 +524,6 @@ async fn submit(
     if let Err(e) = saved {
         tracing::error!(task = %task_id, "recording a submitted task failed: {e}");
     }
-    HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
-        .content_type("application/json")
-        .body(answer)
 }
 
 /// The upstream task id of an accepted submit, `None` when the upstream refused it.

@@ -961,6 +961,7 @@ async fn relay_parsed(
         price,
     } = match admit(&state, &token, &model, pin, |ch| {
         ch.provider.as_ref().is_some_and(|p| p.supports(endpoint))
+            && ch.target.serves(endpoint, &model, rreq.stream)
     })
     .await
     {

@@ -180,7 +180,9 @@ pub async fn realtime(
         candidates,
         price,
     } = match admit(&state, &token, &model, pin, |ch| {
-        ch.target.proxy.is_none() && ch.provider.as_ref().is_some_and(|p| p.supports_realtime())
+        ch.target.proxy.is_none()
+            && !ch.target.only_chat()
+            && ch.provider.as_ref().is_some_and(|p| p.supports_realtime())
     })
     .await
     {

@@ -322,3 +322,42 @@ export function channelConfig(
   put('custom_parameter', openAi && params && Object.keys(params).length > 0 ? params : undefined)
   return config
 }
+
+/** How fetched model ids are shortened: a prefix (`openai/`) or a suffix (`:free`) removed. */
+export type AffixMode = 'prefix' | 'suffix'
+
+/**
+ * The fetched upstream model ids as the channel offers them (one-hub's prefix/suffix handling):
+ * an id that starts with the prefix (or ends with the suffix) is offered under the shorter name,
+ * and the model mapping sends that name upstream as the full id; other ids are offered as they
+ * are. Nothing is shortened to an empty or invalid name, nor to a name the upstream has too.
+ */
+export function shortenFetchedModels(
+  ids: readonly string[],
+  affix: string,
+  mode: AffixMode,
+): { models: string[]; mapping: Record<string, string> } {
+  const models: string[] = []
+  const mapping: Record<string, string> = {}
+  for (const id of ids) {
+    let name = id
+    if (affix && mode === 'prefix' && id.startsWith(affix)) name = id.slice(affix.length)
+    if (affix && mode === 'suffix' && id.endsWith(affix)) name = id.slice(0, id.length - affix.length)
+    // A shorter name that is an upstream id of its own (or already taken) would hide that model.
+    if (name !== id && (!isValidModelName(name) || name.endsWith('*') || name in mapping || ids.includes(name))) name = id
+    if (name !== id) mapping[name] = id
+    if (!models.includes(name)) models.push(name)
+  }
+  return { models, mapping }
+}
+
+/**
+ * `text` (the form's model mapping, a JSON object or empty) with `entries` added (an entry for a
+ * name already mapped keeps the existing one); `null` when `text` is not a JSON object.
+ */
+export function mergeMapping(text: string, entries: Record<string, string>): string | null {
+  const current = parseObject(text)
+  if (!current) return null
+  const merged = { ...entries, ...current }
+  return Object.keys(merged).length === 0 ? '' : JSON.stringify(merged, null, 2)
+}

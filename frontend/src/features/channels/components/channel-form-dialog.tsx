@@ -1,6 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod'
 import { DownloadIcon } from 'lucide-react'
-import { useEffect, useMemo, type ReactNode } from 'react'
+import { useEffect, useMemo, useState, type ReactNode } from 'react'
 import { useForm, useWatch, type ControllerRenderProps } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
@@ -20,7 +20,10 @@ import {
   AZURE_DEFAULT_API_VERSION,
   channelFormDefaults,
   createChannelSchema,
+  mergeMapping,
+  shortenFetchedModels,
   splitList,
+  type AffixMode,
   TTS_VOICES,
   VERTEX_DEFAULT_REGION,
   type ChannelFormValues,
@@ -79,12 +82,27 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
     }
   })
 
+  // Prefix/suffix handling of fetched model ids (offered under a shorter name, mapped to the id).
+  const [affix, setAffix] = useState('')
+  const [affixMode, setAffixMode] = useState<AffixMode>('prefix')
+  useEffect(() => {
+    if (open) setAffix('')
+  }, [open])
+
   const onFetchModels = () => {
     if (!channel) return
     fetchModels.mutate(channel.id, {
       onSuccess: (ids) => {
-        const merged = splitList([form.getValues('models'), ...ids].join(','))
+        const { models, mapping } = shortenFetchedModels(ids, affix.trim(), affixMode)
+        const mappingText = mergeMapping(form.getValues('model_mapping'), mapping)
+        if (mappingText === null && Object.keys(mapping).length > 0) {
+          form.setError('model_mapping', { message: t('channels:validation.json') })
+          return
+        }
+        const merged = splitList([form.getValues('models'), ...models].join(','))
         form.setValue('models', merged.join(','), { shouldDirty: true, shouldValidate: true })
+        if (mappingText !== null && Object.keys(mapping).length > 0)
+          form.setValue('model_mapping', mappingText, { shouldDirty: true, shouldValidate: true })
         notify.success(t('channels:toast.modelsFetched', { count: ids.length }))
       },
     })
@@ -219,6 +237,29 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
                   <FormDescription>
                     {editing ? t('channels:form.modelsHint') : `${t('channels:form.modelsHint')} ${t('channels:form.fetchModelsSaveFirst')}`}
                   </FormDescription>
+                  {editing && (
+                    <div className="grid gap-2 sm:grid-cols-[auto_1fr] sm:items-center" data-testid="channel-affix">
+                      <NativeSelect
+                        aria-label={t('channels:form.affixMode')}
+                        value={affixMode}
+                        onChange={(e) => setAffixMode(e.target.value === 'suffix' ? 'suffix' : 'prefix')}
+                        data-testid="channel-affix-mode"
+                      >
+                        <option value="prefix">{t('channels:form.affixPrefix')}</option>
+                        <option value="suffix">{t('channels:form.affixSuffix')}</option>
+                      </NativeSelect>
+                      <Input
+                        aria-label={t('channels:form.affix')}
+                        autoComplete="off"
+                        spellCheck={false}
+                        placeholder={affixMode === 'prefix' ? 'openai/' : ':free'}
+                        value={affix}
+                        onChange={(e) => setAffix(e.target.value)}
+                        data-testid="channel-affix-text"
+                      />
+                      <p className="text-sm text-muted-foreground sm:col-span-2">{t('channels:form.affixHint')}</p>
+                    </div>
+                  )}
                   <FormMessage />
                 </FormItem>
               )}

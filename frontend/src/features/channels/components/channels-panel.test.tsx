@@ -207,6 +207,35 @@ describe('channels screen', { timeout: 20_000 }, () => {
     expect(await screen.findByText('渠道已更新！')).toBeInTheDocument()
   })
 
+  it('removes a prefix from fetched models and maps the short names to the upstream ids', async () => {
+    resetChannelMocks([{ ...fast, model_mapping: '{"gpt-4":"gpt-4o"}' }])
+    signIn()
+    server.use(http.get('*/api/channel/fetch_models/:id', () => HttpResponse.json({ success: true, message: '', data: ['openai/gpt-4.1', 'openai/o3-mini', 'mistral-large'] })))
+    let put: Record<string, unknown> | undefined
+    server.use(
+      http.put('*/api/channel', async ({ request }) => {
+        put = (await request.json()) as Record<string, unknown>
+        return HttpResponse.json({ success: true, message: '', data: fast })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    expect(within(dialog).getByTestId('channel-affix-mode')).toHaveValue('prefix')
+    await user.type(within(dialog).getByLabelText('前缀或后缀'), 'openai/')
+    await user.click(within(dialog).getByTestId('channel-fetch-models'))
+    await waitFor(() => expect(within(dialog).getByLabelText('模型')).toHaveValue('gpt-4o-mini,gpt-4o,gpt-4.1,o3-mini,mistral-large'))
+    expect(JSON.parse((within(dialog).getByLabelText('模型映射') as HTMLTextAreaElement).value)).toEqual({
+      'gpt-4': 'gpt-4o',
+      'gpt-4.1': 'openai/gpt-4.1',
+      'o3-mini': 'openai/o3-mini',
+    })
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(put).toMatchObject({ models: 'gpt-4o-mini,gpt-4o,gpt-4.1,o3-mini,mistral-large' }))
+    expect(JSON.parse(String(put?.model_mapping))).toEqual({ 'gpt-4': 'gpt-4o', 'gpt-4.1': 'openai/gpt-4.1', 'o3-mini': 'openai/o3-mini' })
+  })
+
   it('tells an administrator that a new destination needs a new key, and translates the refusal', async () => {
     resetChannelMocks([fast])
     const admin = { ...mockRoot, id: 2, username: 'admin', role: 10 }

@@ -276,3 +276,63 @@ async fn voice_mapping_and_other_parameters_reach_the_upstream_body() {
     assert_eq!(b["model"], "gpt-4o-mini");
     assert_eq!(b["messages"][0]["content"], "Say hello");
 }
+
+#[actix_web::test]
+async fn an_only_chat_channel_serves_no_realtime_session() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::Error as WsError;
+    const MODEL: &str = "gpt-4o-realtime-preview";
+    let app = TestApp::new().await;
+    app.root()
+        .post(
+            "/api/prices",
+            json!({"model": MODEL, "type": "tokens", "channel_type": 1, "input": 2.5, "output": 10}),
+        )
+        .await
+        .ok();
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let r = app
+        .root()
+        .post(
+            "/api/channel",
+            body(
+                "rt",
+                &s.upstream.base_url,
+                MODEL,
+                json!({"config": {"only_chat": true}}),
+            ),
+        )
+        .await;
+    let id = r.ok()["ids"][0].as_i64().unwrap();
+    let connect = || async {
+        let url = format!(
+            "{}/v1/realtime?model={MODEL}",
+            app.base.replacen("http://", "ws://", 1)
+        );
+        let mut request = url.into_client_request().unwrap();
+        request.headers_mut().insert(
+            "authorization",
+            format!("Bearer {}", s.key).parse().unwrap(),
+        );
+        tokio_tungstenite::connect_async(request).await
+    };
+    match connect().await {
+        Err(WsError::Http(resp)) => assert_eq!(resp.status().as_u16(), 404),
+        other => panic!("expected a refused handshake, got {:?}", other.map(|_| ())),
+    }
+    assert_eq!(s.upstream.count("/v1/realtime"), 0);
+
+    app.root()
+        .put(
+            "/api/channel",
+            json!({"id": id, "config": {"only_chat": false}}),
+        )
+        .await
+        .ok();
+    let (ws, _) = connect()
+        .await
+        .expect("the same channel serves it without only-chat");
+    drop(ws);
+}

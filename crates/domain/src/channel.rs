@@ -169,10 +169,11 @@ pub const AZURE_API_VERSION_KEY: &str = "api_version";
 pub const AZURE_DEFAULT_API_VERSION: &str = "2024-10-21";
 
 /// Validates an Azure OpenAI `api-version` (`YYYY-MM-DD`, optionally `-preview` or another
-/// lower-case suffix such as `-preview.1`).
+/// lower-case suffix such as `-preview.1`); refused with `invalid_api_version`.
 pub fn validate_azure_api_version(v: &str) -> Result<(), DomainError> {
     let bad = || {
-        DomainError::invalid(
+        DomainError::invalid_coded(
+            "invalid_api_version",
             "api_version",
             "must look like 2024-10-21 or 2025-01-01-preview",
         )

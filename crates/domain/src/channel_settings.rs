@@ -71,16 +71,8 @@ pub fn validate_config(
         }
     }
     if let Some(v) = config.get(AZURE_API_VERSION_KEY) {
-        let ok = v
-            .as_str()
-            .is_some_and(|s| validate_azure_api_version(s).is_ok());
-        if !ok {
-            return Err(DomainError::invalid_coded(
-                "invalid_api_version",
-                "api_version",
-                "must look like 2024-10-21 or 2025-01-01-preview",
-            ));
-        }
+        // A non-string is refused like a badly formed string.
+        validate_azure_api_version(v.as_str().unwrap_or_default())?;
     }
     if let Some(v) = config.get(ONLY_CHAT_KEY) {
         let bad =

@@ -169,10 +169,11 @@ pub const AZURE_API_VERSION_KEY: &str = "api_version";
 pub const AZURE_DEFAULT_API_VERSION: &str = "2024-10-21";
 
 /// Validates an Azure OpenAI `api-version` (`YYYY-MM-DD`, optionally `-preview` or another
-/// lower-case suffix such as `-preview.1`).
+/// lower-case suffix such as `-preview.1`); refused with `invalid_api_version`.
 pub fn validate_azure_api_version(v: &str) -> Result<(), DomainError> {
     let bad = || {
-        DomainError::invalid(
+        DomainError::invalid_coded(
+            "invalid_api_version",
             "api_version",
             "must look like 2024-10-21 or 2025-01-01-preview",
         )
@@ -362,6 +363,9 @@ pub struct ChannelInput {
     pub test_model: String,
     pub proxy: String,
     pub tag: String,
+    /// JSON list of the models whose stream requests skip this channel
+    /// ([`crate::channel_settings::normalize_disabled_stream`]).
+    pub disabled_stream: String,
 }
 
 impl Default for ChannelInput {
@@ -381,6 +385,7 @@ impl Default for ChannelInput {
             test_model: String::new(),
             proxy: String::new(),
             tag: String::new(),
+            disabled_stream: String::new(),
         }
     }
 }
@@ -398,7 +403,9 @@ impl Default for ChannelInput {
 /// - `priority >= 0`, `weight >= 1` ([`DomainError::TooSmall`]);
 /// - `test_model` a model name without wildcard, or empty;
 /// - `proxy` empty or an `http://`, `https://`, `socks5://` or `socks5h://` URL (trailing slash
-///   stripped).
+///   stripped);
+/// - the relaying settings of `config` and the `disabled_stream` list per
+///   [`crate::channel_settings`].
 pub fn validate_channel(input: &mut ChannelInput) -> Result<(), DomainError> {
     for s in [
         &mut input.name,
@@ -412,6 +419,7 @@ pub fn validate_channel(input: &mut ChannelInput) -> Result<(), DomainError> {
         &mut input.test_model,
         &mut input.proxy,
         &mut input.tag,
+        &mut input.disabled_stream,
     ] {
         let t = s.trim();
         if t.len() != s.len() {
@@ -469,14 +477,11 @@ pub fn validate_channel(input: &mut ChannelInput) -> Result<(), DomainError> {
     input.model_mapping = ModelMapping::parse(&input.model_mapping)?.to_json();
     input.custom_headers = normalize_headers(&input.custom_headers)?;
     input.config = normalize_config(&input.config)?;
-    if let Some(region) = config_string(&input.config, "region") {
-        if !is_region_name(&region) {
-            return Err(DomainError::invalid(
-                "config",
-                "region must be a region name (letters, digits and -)",
-            ));
-        }
+    if let Ok(Value::Object(config)) = serde_json::from_str::<Value>(&input.config) {
+        crate::channel_settings::validate_config(input.channel_type, &config)?;
     }
+    input.disabled_stream =
+        crate::channel_settings::normalize_disabled_stream(&input.disabled_stream)?;
 
     if input.priority < 0 {
         return Err(DomainError::TooSmall {
@@ -602,9 +607,15 @@ pub fn validate_channel_key(channel_type: i32, key: &str) -> Result<(), DomainEr
 }
 
 /// The `config` keys that do not decide where a channel's requests go (Azure's `api-version` is
-/// a query parameter of the same host). Every other key counts as part of the destination
+/// a query parameter of the same host; only-chat, voice mapping and other parameters choose
+/// requests or change their bodies). Every other key counts as part of the destination
 /// (Vertex AI's `region` picks the host), including keys a later version may read.
-pub const NON_DESTINATION_CONFIG_KEYS: &[&str] = &[AZURE_API_VERSION_KEY];
+pub const NON_DESTINATION_CONFIG_KEYS: &[&str] = &[
+    AZURE_API_VERSION_KEY,
+    crate::channel_settings::ONLY_CHAT_KEY,
+    crate::channel_settings::VOICE_MAPPING_KEY,
+    crate::channel_settings::CUSTOM_PARAMETER_KEY,
+];
 
 /// The fields that decide where a channel's key is sent, in the order checked.
 pub const DESTINATION_FIELDS: &[&str] = &["type", "base_url", "proxy", "custom_headers", "config"];
@@ -753,6 +764,7 @@ mod tests {
             test_model: "".into(),
             proxy: "".into(),
             tag: " t ".into(),
+            disabled_stream: "".into(),
         }
     }
 
@@ -1199,7 +1211,8 @@ mod tests {
         c.config = r#"{"region":"127.0.0.1/"}"#.into();
         assert!(matches!(
             validate_channel(&mut c),
-            Err(DomainError::Invalid {
+            Err(DomainError::InvalidCoded {
+                code: "invalid_region",
                 field: "config",
                 ..
             })

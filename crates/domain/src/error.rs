@@ -24,6 +24,14 @@ pub enum DomainError {
     UnknownOption(String),
     #[error("this password is too common and easy to guess; choose another")]
     WeakPassword,
+    /// An invalid value with its own stable code (so the console can say exactly what is wrong
+    /// in the user's language), e.g. `invalid_voice_mapping`.
+    #[error("{field} is not valid: {reason}")]
+    InvalidCoded {
+        code: &'static str,
+        field: &'static str,
+        reason: String,
+    },
 }
 
 impl DomainError {
@@ -37,6 +45,20 @@ impl DomainError {
             DomainError::TooSmall { .. } => "too_small",
             DomainError::UnknownOption(_) => "unknown_option",
             DomainError::WeakPassword => "weak_password",
+            DomainError::InvalidCoded { code, .. } => code,
+        }
+    }
+
+    /// An invalid `field` refused with its own stable `code`.
+    pub fn invalid_coded(
+        code: &'static str,
+        field: &'static str,
+        reason: impl Into<String>,
+    ) -> Self {
+        DomainError::InvalidCoded {
+            code,
+            field,
+            reason: reason.into(),
         }
     }
 

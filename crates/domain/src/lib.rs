@@ -2,6 +2,7 @@
 //! about the database: every function here is deterministic and unit-testable.
 
 pub mod channel;
+pub mod channel_settings;
 pub mod dispatch;
 pub mod error;
 pub mod group;

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use switchboard_domain::channel::{is_retryable_status, should_auto_disable};
+use switchboard_domain::channel_settings;
 
 pub use crate::client::{http_client, ClientPool};
 use crate::endpoint::Endpoint;
@@ -54,6 +55,8 @@ pub struct ChannelTarget {
     pub timeout: Duration,
     /// The channel's `config` object (per-type settings such as Azure's `api_version`).
     pub config: serde_json::Map<String, Value>,
+    /// Models (`prefix*` allowed) whose stream requests skip this channel.
+    pub disabled_stream: Vec<String>,
 }
 
 impl ChannelTarget {
@@ -63,6 +66,44 @@ impl ChannelTarget {
             Some(m) if !m.trim().is_empty() => m,
             _ => model,
         }
+    }
+
+    /// Whether this channel may serve a request for `model` (the requested name, before model
+    /// mapping) at `endpoint`, streamed or not: a stream request for a model on the
+    /// disabled-streaming list skips it, and an only-chat channel serves chat completions (and
+    /// Messages and Gemini clients, translated onto chat) but no other endpoint.
+    /// (`switchboard_domain::channel_settings` documents the settings.)
+    pub fn serves(&self, endpoint: Endpoint, model: &str, stream: bool) -> bool {
+        if stream && channel_settings::list_matches(&self.disabled_stream, model) {
+            return false;
+        }
+        !self.only_chat()
+            || matches!(
+                endpoint,
+                Endpoint::ChatCompletions | Endpoint::Messages | Endpoint::GenerateContent
+            )
+    }
+
+    /// The channel serves chat only (`config.only_chat`); realtime sessions skip it too.
+    pub fn only_chat(&self) -> bool {
+        self.config.get(channel_settings::ONLY_CHAT_KEY) == Some(&Value::Bool(true))
+    }
+
+    /// The upstream voice for the client's TTS `voice` (`config.voice_mapping`), if mapped.
+    pub fn mapped_voice(&self, voice: &str) -> Option<&str> {
+        self.config
+            .get(channel_settings::VOICE_MAPPING_KEY)?
+            .get(voice)?
+            .as_str()
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The other parameters set in the upstream JSON body (`config.custom_parameter`), if any.
+    pub fn custom_parameters(&self) -> Option<&serde_json::Map<String, Value>> {
+        self.config
+            .get(channel_settings::CUSTOM_PARAMETER_KEY)?
+            .as_object()
+            .filter(|m| !m.is_empty())
     }
 
     /// A non-empty string setting of the channel's `config`.
@@ -616,6 +657,72 @@ mod tests {
             t.effective_base_url(),
             Err(RelayError::Channel(_))
         ));
+    }
+
+    #[test]
+    fn which_requests_a_channel_serves() {
+        let mut t = ChannelTarget {
+            channel_type: 1,
+            disabled_stream: vec!["o1".into(), "gpt-4*".into()],
+            ..ChannelTarget::default()
+        };
+        let chat = Endpoint::ChatCompletions;
+        assert!(
+            t.serves(chat, "o1", false),
+            "non-stream requests still use it"
+        );
+        assert!(!t.serves(chat, "o1", true));
+        assert!(!t.serves(chat, "gpt-4o", true), "prefix entries match");
+        assert!(t.serves(chat, "o1-mini", true), "other names are exact");
+        assert!(t.serves(Endpoint::Embeddings, "text-embedding-3-small", false));
+
+        t.config.insert("only_chat".into(), Value::Bool(true));
+        assert!(t.only_chat());
+        for e in [
+            Endpoint::ChatCompletions,
+            Endpoint::Messages,
+            Endpoint::GenerateContent,
+        ] {
+            assert!(t.serves(e, "m", false), "{e:?}");
+        }
+        for e in [
+            Endpoint::Completions,
+            Endpoint::Embeddings,
+            Endpoint::ImagesGenerations,
+            Endpoint::AudioSpeech,
+            Endpoint::AudioTranscriptions,
+            Endpoint::Moderations,
+            Endpoint::Rerank,
+            Endpoint::Responses,
+        ] {
+            assert!(!t.serves(e, "m", false), "{e:?}");
+        }
+        assert!(
+            !t.serves(Endpoint::ChatCompletions, "o1", true),
+            "both rules apply"
+        );
+        t.config.insert("only_chat".into(), Value::Bool(false));
+        assert!(t.serves(Endpoint::Embeddings, "m", false));
+    }
+
+    #[test]
+    fn voice_and_parameter_settings() {
+        let mut t = ChannelTarget::default();
+        assert_eq!(t.mapped_voice("alloy"), None);
+        assert!(t.custom_parameters().is_none());
+        t.config.insert(
+            "voice_mapping".into(),
+            serde_json::json!({"alloy": "zh-CN-XiaoxiaoNeural", "echo": ""}),
+        );
+        t.config
+            .insert("custom_parameter".into(), serde_json::json!({}));
+        assert_eq!(t.mapped_voice("alloy"), Some("zh-CN-XiaoxiaoNeural"));
+        assert_eq!(t.mapped_voice("echo"), None);
+        assert_eq!(t.mapped_voice("nova"), None);
+        assert!(t.custom_parameters().is_none(), "an empty object is none");
+        t.config
+            .insert("custom_parameter".into(), serde_json::json!({"top_p": 0.5}));
+        assert_eq!(t.custom_parameters().map(|m| m.len()), Some(1));
     }
 
     #[test]

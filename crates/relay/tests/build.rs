@@ -19,6 +19,7 @@ fn target() -> ChannelTarget {
         model_mapping: HashMap::from([("gpt-4o".to_owned(), "gpt-4o-2024-11-20".to_owned())]),
         timeout: Duration::from_secs(30),
         config: Default::default(),
+        disabled_stream: Vec::new(),
     }
 }
 

@@ -38,6 +38,7 @@ fn target(channel_type: i32, base_url: &str, key: &str) -> ChannelTarget {
         model_mapping: HashMap::new(),
         timeout: Duration::from_secs(30),
         config: Default::default(),
+        disabled_stream: Vec::new(),
     }
 }
 

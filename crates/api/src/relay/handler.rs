@@ -675,6 +675,7 @@ async fn count_tokens_answer(
         ch.provider
             .as_ref()
             .is_some_and(|p| p.supports(Endpoint::Messages))
+            && ch.target.serves(Endpoint::Messages, &rreq.model, false)
     })
     .await?;
     let counts_natively = |id: i64| {
@@ -957,6 +958,7 @@ async fn relay_parsed(
         price,
     } = admit(&state, &token, &model, pin, |ch| {
         ch.provider.as_ref().is_some_and(|p| p.supports(endpoint))
+            && ch.target.serves(endpoint, &model, rreq.stream)
     })
     .await?;
 

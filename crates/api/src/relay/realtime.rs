@@ -147,7 +147,9 @@ async fn open(
         candidates,
         price,
     } = admit(&state, &token, &model, pin, |ch| {
-        ch.target.proxy.is_none() && ch.provider.as_ref().is_some_and(|p| p.supports_realtime())
+        ch.target.proxy.is_none()
+            && !ch.target.only_chat()
+            && ch.provider.as_ref().is_some_and(|p| p.supports_realtime())
     })
     .await?;
     check_quota(&state, &token).await?;

@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 use switchboard_domain::channel::{parse_csv, ChannelStatus, ModelMapping};
+use switchboard_domain::channel_settings::parse_disabled_stream;
 use switchboard_domain::dispatch::Candidate;
 use switchboard_relay::provider::{ChannelTarget, Provider};
 use switchboard_store::channels::ChannelRow;
@@ -69,6 +70,7 @@ impl Snapshot {
                         Ok(serde_json::Value::Object(o)) => o,
                         _ => serde_json::Map::new(),
                     },
+                    disabled_stream: parse_disabled_stream(&r.disabled_stream),
                 },
             };
             if r.status == ChannelStatus::Enabled.as_i32() {

@@ -62,6 +62,10 @@ pub fn channel_json(c: &ChannelRow, with_key: Option<&AppState>) -> Value {
         "balance_updated_at": c.balance_updated_at,
         "custom_headers": parse(&c.custom_headers),
         "config": parse(&c.config),
+        "disabled_stream": serde_json::from_str::<Value>(&c.disabled_stream)
+            .ok()
+            .filter(Value::is_array)
+            .unwrap_or_else(|| json!([])),
         "created_at": c.created_at,
         "updated_at": c.updated_at,
         "destination_by_root": c.destination_by_root,
@@ -166,6 +170,8 @@ pub struct ChannelBody {
     test_model: Option<String>,
     proxy: Option<String>,
     tag: Option<String>,
+    /// Models whose stream requests skip this channel: a JSON list (or its text).
+    disabled_stream: Option<Value>,
 }
 
 fn json_text(v: Option<Value>) -> Option<String> {
@@ -211,7 +217,7 @@ fn fields(
         status,
         custom_headers: input.custom_headers.clone(),
         config: input.config.clone(),
-        disabled_stream: String::new(),
+        disabled_stream: input.disabled_stream.clone(),
         pre_cost: 1,
         auto_ban: true,
         updated_at: now(),
@@ -279,6 +285,7 @@ fn merge(base: ChannelInput, b: ChannelBody) -> ChannelInput {
         test_model: b.test_model.unwrap_or(base.test_model),
         proxy: b.proxy.unwrap_or(base.proxy),
         tag: b.tag.unwrap_or(base.tag),
+        disabled_stream: json_text(b.disabled_stream).unwrap_or(base.disabled_stream),
     }
 }
 
@@ -395,6 +402,7 @@ pub async fn update(
                 test_model: cur.test_model.clone(),
                 proxy: cur.proxy.clone(),
                 tag: cur.tag.clone(),
+                disabled_stream: cur.disabled_stream.clone(),
             };
             let mut input = merge(base.clone(), b);
             validate_channel(&mut input)?;
@@ -416,7 +424,6 @@ pub async fn update(
             // Whoever changes the destination sets it; other edits keep who set it.
             let by_root = if moved { root } else { cur.destination_by_root };
             let mut f = fields(&input, status, sealed, by_root);
-            f.disabled_stream = cur.disabled_stream;
             f.pre_cost = cur.pre_cost;
             f.auto_ban = cur.auto_ban;
             channels::update(c, id, &f).map_err(|e| {

@@ -541,7 +541,7 @@ async fn batch_azure_api_version_touches_only_azure_channels() {
     assert_eq!(r.ok()["updated"], 0);
 
     for (body, code) in [
-        (json!({"value": "latest"}), "invalid"),
+        (json!({"value": "latest"}), "invalid_api_version"),
         (json!({"value": ""}), "required"),
         (json!({"ids": [], "value": "2024-10-21"}), "invalid_ids"),
         (json!({"ids": "1", "value": "2024-10-21"}), "invalid_json"),

@@ -8,6 +8,7 @@ mod admin_users;
 mod analytics;
 mod balance;
 mod channel_ops;
+mod channel_settings;
 mod channels;
 mod dead_letters;
 mod groups;

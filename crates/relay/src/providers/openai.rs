@@ -166,7 +166,15 @@ pub(crate) fn json_body(
             .get("stream_options")
             .and_then(|o| o.get("include_usage"))
             != Some(&Value::Bool(true));
-    if model.is_none() && !include_usage {
+    let voice = if req.endpoint == Endpoint::AudioSpeech {
+        obj.get("voice")
+            .and_then(Value::as_str)
+            .and_then(|v| target.mapped_voice(v))
+    } else {
+        None
+    };
+    let params = target.custom_parameters();
+    if model.is_none() && !include_usage && voice.is_none() && params.is_none() {
         if let Some(raw) = raw_body {
             return Ok(raw.to_vec());
         }
@@ -175,15 +183,32 @@ pub(crate) fn json_body(
         obj,
         model,
         include_usage,
+        voice,
+        params,
     })
     .map_err(|e| RelayError::InvalidRequest(format!("cannot serialise the request: {e}")))
 }
 
-/// A JSON object serialised with `model` replaced and `stream_options.include_usage` set.
+/// A JSON object serialised with `model` replaced, `stream_options.include_usage` set, the TTS
+/// `voice` replaced (the channel's voice mapping) and the channel's other parameters applied:
+/// each top-level key set to its value (replacing the client's), `null` removing it; `model`,
+/// `stream` and `stream_options` are never taken from them.
 struct Patched<'a> {
     obj: &'a Map<String, Value>,
     model: Option<&'a str>,
     include_usage: bool,
+    voice: Option<&'a str>,
+    params: Option<&'a Map<String, Value>>,
+}
+
+impl Patched<'_> {
+    /// The channel's value for body key `k` (`Some(Null)`: leave the key out).
+    fn param(&self, k: &str) -> Option<&Value> {
+        if switchboard_domain::channel_settings::RESERVED_PARAMETERS.contains(&k) {
+            return None;
+        }
+        self.params?.get(k)
+    }
 }
 
 impl Serialize for Patched<'_> {
@@ -192,6 +217,12 @@ impl Serialize for Patched<'_> {
         let mut wrote_model = false;
         let mut wrote_options = false;
         for (k, v) in self.obj {
+            if let Some(p) = self.param(k) {
+                if !p.is_null() {
+                    map.serialize_entry(k, p)?;
+                }
+                continue;
+            }
             match (k.as_str(), self.model) {
                 ("model", Some(m)) => {
                     map.serialize_entry(k, m)?;
@@ -203,6 +234,7 @@ impl Serialize for Patched<'_> {
                     map.serialize_entry(k, &options)?;
                     wrote_options = true;
                 }
+                ("voice", _) if self.voice.is_some() => map.serialize_entry(k, &self.voice)?,
                 _ => map.serialize_entry(k, v)?,
             }
         }
@@ -214,6 +246,11 @@ impl Serialize for Patched<'_> {
                 "stream_options",
                 &serde_json::json!({"include_usage": true}),
             )?;
+        }
+        for (k, p) in self.params.into_iter().flatten() {
+            if !p.is_null() && !self.obj.contains_key(k) && self.param(k).is_some() {
+                map.serialize_entry(k, p)?;
+            }
         }
         map.end()
     }
@@ -366,6 +403,58 @@ pub(crate) fn civil_date(days: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn body_on(target: &ChannelTarget, endpoint: Endpoint, raw: &str) -> Value {
+        let req = RelayRequest::parse(endpoint, raw.as_bytes()).unwrap();
+        let bytes = json_body(target, &req, Some(raw.as_bytes())).unwrap();
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[test]
+    fn voice_mapping_and_other_parameters_rewrite_the_body() {
+        let mut t = ChannelTarget::default();
+        let speech = r#"{"model":"tts-1","input":"hi","voice":"alloy","speed":1.5}"#;
+        assert_eq!(
+            json_body(
+                &t,
+                &RelayRequest::parse(Endpoint::AudioSpeech, speech.as_bytes()).unwrap(),
+                Some(speech.as_bytes())
+            )
+            .unwrap(),
+            speech.as_bytes(),
+            "nothing to change: the client's bytes"
+        );
+        t.config.insert(
+            "voice_mapping".into(),
+            serde_json::json!({"alloy": "zh-CN-XiaoxiaoNeural"}),
+        );
+        let v = body_on(&t, Endpoint::AudioSpeech, speech);
+        assert_eq!(v["voice"], "zh-CN-XiaoxiaoNeural");
+        assert_eq!(v["speed"], 1.5);
+        let v = body_on(&t, Endpoint::AudioSpeech, &speech.replace("alloy", "echo"));
+        assert_eq!(v["voice"], "echo", "unmapped voices pass");
+        // The mapping is a speech setting: a chat body with a `voice` field is left alone.
+        let chat = r#"{"model":"m","messages":[],"voice":"alloy"}"#;
+        assert_eq!(
+            body_on(&t, Endpoint::ChatCompletions, chat)["voice"],
+            "alloy"
+        );
+
+        t.config.insert(
+            "custom_parameter".into(),
+            serde_json::json!({"temperature": 0.1, "user": null, "safe_mode": {"on": true}, "model": "x", "stream": false}),
+        );
+        let chat = r#"{"model":"m","messages":[],"temperature":1.2,"user":"u1","stream":true}"#;
+        let v = body_on(&t, Endpoint::ChatCompletions, chat);
+        assert_eq!(v["temperature"], 0.1, "replaces the client's value");
+        assert!(v.get("user").is_none(), "null removes the key");
+        assert_eq!(v["safe_mode"], serde_json::json!({"on": true}), "added");
+        assert_eq!(
+            (v["model"].as_str(), v["stream"].as_bool()),
+            (Some("m"), Some(true))
+        );
+        assert_eq!(v["stream_options"]["include_usage"], true);
+    }
 
     #[test]
     fn civil_dates() {

@@ -1,6 +1,17 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
-import { needsBaseUrl, type Channel } from './types'
+import { needsBaseUrl, speaksOpenAi, usesRegion, type Channel } from './types'
+
+/** The voices of `/v1/audio/speech` a channel may map to its upstream's voices (spec section 3). */
+export const TTS_VOICES = ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer'] as const
+export type TtsVoice = (typeof TTS_VOICES)[number]
+/** Body keys the other parameters may not set (the server refuses them too). */
+const RESERVED_PARAMETERS = ['model', 'stream', 'stream_options']
+const CUSTOM_PARAMETER_MAX_BYTES = 4096
+const DISABLED_STREAM_MAX = 200
+const VOICE_NAME_MAX = 100
+/** Vertex AI's region when the channel's config names none (the server's default). */
+export const VERTEX_DEFAULT_REGION = 'us-central1'
 
 /** What the channel form edits (text inputs; the schema turns them into the payload). */
 export interface ChannelFormValues {
@@ -20,6 +31,16 @@ export interface ChannelFormValues {
   tag: string
   /** Azure OpenAI only: stored in the channel's `config`. */
   api_version: string
+  /** Vertex AI only: `config.region`. */
+  region: string
+  /** Comma list of models whose stream requests skip the channel. */
+  disabled_stream: string
+  /** `config.only_chat`: the channel serves chat only. */
+  only_chat: boolean
+  /** `config.voice_mapping`, one upstream voice per TTS voice (empty: not mapped). */
+  voices: Record<TtsVoice, string>
+  /** `config.custom_parameter` as JSON text. */
+  custom_parameter: string
 }
 
 /** Body of POST /api/channel (and of PUT /api/channel with an `id`; `key` left out keeps it). */
@@ -37,13 +58,30 @@ export interface ChannelPayload {
   test_model: string
   proxy: string
   tag: string
-  /** Extra settings; sent only for the types that have some (Azure's `api_version`). */
+  /** Per-type and relaying settings; sent when editing or when some is set. */
   config?: Record<string, unknown>
+  /** Sent when editing or when not empty. */
+  disabled_stream?: string[]
 }
 
 /** Azure's API version when the channel's config names none (the server's default). */
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21'
 const AZURE = 3
+
+const noVoices = (): Record<TtsVoice, string> =>
+  Object.fromEntries(TTS_VOICES.map((v) => [v, ''])) as Record<TtsVoice, string>
+
+function voicesOf(config: Record<string, unknown> | null | undefined): Record<TtsVoice, string> {
+  const out = noVoices()
+  const mapping = config?.voice_mapping
+  if (typeof mapping === 'object' && mapping !== null) {
+    for (const v of TTS_VOICES) {
+      const target = (mapping as Record<string, unknown>)[v]
+      if (typeof target === 'string') out[v] = target
+    }
+  }
+  return out
+}
 
 const prettyJson = (value: unknown): string => {
   if (value === null || value === undefined) return ''
@@ -77,8 +115,14 @@ export function channelFormDefaults(channel?: Channel): ChannelFormValues {
       proxy: '',
       tag: '',
       api_version: '',
+      region: '',
+      disabled_stream: '',
+      only_chat: false,
+      voices: noVoices(),
+      custom_parameter: '',
     }
   }
+  const config = channel.config ?? {}
   return {
     name: channel.name,
     type: String(channel.type),
@@ -93,7 +137,12 @@ export function channelFormDefaults(channel?: Channel): ChannelFormValues {
     test_model: channel.test_model,
     proxy: channel.proxy,
     tag: channel.tag,
-    api_version: typeof channel.config?.api_version === 'string' ? channel.config.api_version : '',
+    api_version: typeof config.api_version === 'string' ? config.api_version : '',
+    region: typeof config.region === 'string' ? config.region : '',
+    disabled_stream: (channel.disabled_stream ?? []).join(','),
+    only_chat: config.only_chat === true,
+    voices: voicesOf(config),
+    custom_parameter: prettyJson(config.custom_parameter),
   }
 }
 
@@ -133,7 +182,7 @@ const stripSlash = (url: string) => url.replace(/\/+$/, '')
  * headers valid JSON objects of strings; priority >= 0; weight >= 1; the `*` wildcard only at
  * the end of a model name; the test model without wildcard; URLs http(s), trailing slash stripped.
  */
-export function createChannelSchema(t: TFunction, editing: boolean) {
+export function createChannelSchema(t: TFunction, editing: boolean, previousConfig?: Record<string, unknown> | null) {
   const required = (field: string) => t('channels:validation.required', { field })
   return z
     .object({
@@ -151,6 +200,11 @@ export function createChannelSchema(t: TFunction, editing: boolean) {
       proxy: z.string().trim(),
       tag: z.string().trim(),
       api_version: z.string().trim(),
+      region: z.string().trim(),
+      disabled_stream: z.string(),
+      only_chat: z.boolean(),
+      voices: z.object(Object.fromEntries(TTS_VOICES.map((v) => [v, z.string().trim()])) as Record<TtsVoice, z.ZodString>),
+      custom_parameter: z.string().trim(),
     })
     .superRefine((v, ctx) => {
       const issue = (path: keyof ChannelFormValues, message: string) =>
@@ -188,6 +242,29 @@ export function createChannelSchema(t: TFunction, editing: boolean) {
       if (v.proxy && !/^(https?|socks5h?):\/\/\S+$/i.test(v.proxy)) issue('proxy', t('channels:validation.proxy'))
       if (Number(v.type) === AZURE && v.api_version && !/^\d{4}-\d{2}-\d{2}(-[a-z0-9.-]+)?$/.test(v.api_version))
         issue('api_version', t('channels:validation.apiVersion'))
+
+      const type = Number(v.type)
+      const noStream = splitList(v.disabled_stream)
+      const badNoStream = noStream.find((m) => !isValidModelName(m))
+      if (badNoStream) issue('disabled_stream', t('channels:validation.modelName', { model: badNoStream }))
+      else if (noStream.length > DISABLED_STREAM_MAX)
+        issue('disabled_stream', t('channels:validation.disabledStreamMax', { max: DISABLED_STREAM_MAX }))
+      if (usesRegion(type) && v.region && !/^[A-Za-z0-9-]{1,40}$/.test(v.region)) issue('region', t('channels:validation.region'))
+      if (speaksOpenAi(type)) {
+        for (const voice of TTS_VOICES) {
+          const target = v.voices[voice]
+          // eslint-disable-next-line no-control-regex
+          if (target.length > VOICE_NAME_MAX || /[\u0000-\u001f\u007f]/.test(target))
+            ctx.addIssue({ code: 'custom', path: ['voices', voice], message: t('channels:validation.voice', { max: VOICE_NAME_MAX }) })
+        }
+        const params = parseObject(v.custom_parameter)
+        const reserved = params && Object.keys(params).find((k) => !k || RESERVED_PARAMETERS.includes(k))
+        if (!params) issue('custom_parameter', t('channels:validation.json'))
+        else if (reserved !== undefined && reserved !== null)
+          issue('custom_parameter', t('channels:validation.customParameterReserved', { keys: RESERVED_PARAMETERS.join(', ') }))
+        else if (new TextEncoder().encode(JSON.stringify(params)).length > CUSTOM_PARAMETER_MAX_BYTES)
+          issue('custom_parameter', t('channels:validation.customParameterSize', { max: CUSTOM_PARAMETER_MAX_BYTES }))
+      }
     })
     .transform((v): ChannelPayload => {
       const payload: ChannelPayload = {
@@ -211,7 +288,76 @@ export function createChannelSchema(t: TFunction, editing: boolean) {
         .filter(Boolean)
         .join('\n')
       if (key) payload.key = key
-      if (payload.type === AZURE && v.api_version) payload.config = { api_version: v.api_version }
+      const config = channelConfig(payload.type, v, previousConfig)
+      if (editing || Object.keys(config).length > 0) payload.config = config
+      const noStream = splitList(v.disabled_stream)
+      if (editing || noStream.length > 0) payload.disabled_stream = noStream
       return payload
     })
+}
+
+/**
+ * The channel's `config` as saved: the settings it had (unknown keys, and a region or API version
+ * the form does not show for this type, are kept as they were), with the form's settings for this
+ * type set or, when empty, removed. Voice mapping and other parameters exist only for the types
+ * whose requests are OpenAI-shaped bodies; only-chat is kept only when on.
+ */
+export function channelConfig(
+  type: number,
+  v: Pick<ChannelFormValues, 'api_version' | 'region' | 'only_chat' | 'voices' | 'custom_parameter'>,
+  previous?: Record<string, unknown> | null,
+): Record<string, unknown> {
+  const config: Record<string, unknown> = { ...(previous ?? {}) }
+  const put = (key: string, value: unknown) => {
+    if (value === undefined) delete config[key]
+    else config[key] = value
+  }
+  if (type === AZURE) put('api_version', v.api_version || undefined)
+  if (usesRegion(type)) put('region', v.region || undefined)
+  put('only_chat', v.only_chat ? true : undefined)
+  const openAi = speaksOpenAi(type)
+  const voices = Object.fromEntries(TTS_VOICES.filter((x) => v.voices[x]).map((x) => [x, v.voices[x]]))
+  put('voice_mapping', openAi && Object.keys(voices).length > 0 ? voices : undefined)
+  const params = parseObject(v.custom_parameter)
+  put('custom_parameter', openAi && params && Object.keys(params).length > 0 ? params : undefined)
+  return config
+}
+
+/** How fetched model ids are shortened: a prefix (`openai/`) or a suffix (`:free`) removed. */
+export type AffixMode = 'prefix' | 'suffix'
+
+/**
+ * The fetched upstream model ids as the channel offers them (one-hub's prefix/suffix handling):
+ * an id that starts with the prefix (or ends with the suffix) is offered under the shorter name,
+ * and the model mapping sends that name upstream as the full id; other ids are offered as they
+ * are. Nothing is shortened to an empty or invalid name, nor to a name the upstream has too.
+ */
+export function shortenFetchedModels(
+  ids: readonly string[],
+  affix: string,
+  mode: AffixMode,
+): { models: string[]; mapping: Record<string, string> } {
+  const models: string[] = []
+  const mapping: Record<string, string> = {}
+  for (const id of ids) {
+    let name = id
+    if (affix && mode === 'prefix' && id.startsWith(affix)) name = id.slice(affix.length)
+    if (affix && mode === 'suffix' && id.endsWith(affix)) name = id.slice(0, id.length - affix.length)
+    // A shorter name that is an upstream id of its own (or already taken) would hide that model.
+    if (name !== id && (!isValidModelName(name) || name.endsWith('*') || name in mapping || ids.includes(name))) name = id
+    if (name !== id) mapping[name] = id
+    if (!models.includes(name)) models.push(name)
+  }
+  return { models, mapping }
+}
+
+/**
+ * `text` (the form's model mapping, a JSON object or empty) with `entries` added (an entry for a
+ * name already mapped keeps the existing one); `null` when `text` is not a JSON object.
+ */
+export function mergeMapping(text: string, entries: Record<string, string>): string | null {
+  const current = parseObject(text)
+  if (!current) return null
+  const merged = { ...entries, ...current }
+  return Object.keys(merged).length === 0 ? '' : JSON.stringify(merged, null, 2)
 }

@@ -33,6 +33,8 @@ export interface Channel {
   balance_updated_at: number
   custom_headers: Record<string, string> | null
   config: Record<string, unknown> | null
+  /** Models (`prefix*` allowed) whose stream requests skip this channel. */
+  disabled_stream?: string[]
   created_at: number
   updated_at: number
   /** Root only, on GET /api/channel/{id}. */
@@ -77,6 +79,20 @@ export const CHANNEL_TYPES: readonly ChannelType[] = [
 export function needsBaseUrl(typeId: number): boolean {
   const type = CHANNEL_TYPES.find((x) => x.id === typeId)
   return type !== undefined && type.defaultBaseUrl === '' && typeId !== 32 && typeId !== 42
+}
+
+/**
+ * Types whose requests are OpenAI-shaped JSON bodies the server sends on (the OpenAI-compatible
+ * adapter and Azure): the only ones that take a voice mapping and other parameters. Anthropic,
+ * Gemini, Bedrock, Cohere, Vertex AI and Jina have bodies of their own.
+ */
+export function speaksOpenAi(typeId: number): boolean {
+  return ![14, 25, 32, 34, 36, 41, 42, 47].includes(typeId)
+}
+
+/** Vertex AI builds its host from the channel's region. */
+export function usesRegion(typeId: number): boolean {
+  return typeId === 42
 }
 
 export function channelTypeName(typeId: number): string {

@@ -1,6 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod'
 import { DownloadIcon } from 'lucide-react'
-import { useEffect, useMemo, type ReactNode } from 'react'
+import { useEffect, useMemo, useState, type ReactNode } from 'react'
 import { useForm, useWatch, type ControllerRenderProps } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
@@ -9,6 +9,7 @@ import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, For
 import { Input } from '@/components/ui/input'
 import { NativeSelect } from '@/components/ui/native-select'
 import { Spinner } from '@/components/ui/spinner'
+import { Switch } from '@/components/ui/switch'
 import { Textarea } from '@/components/ui/textarea'
 import { notify } from '@/lib/toast'
 import { useUser } from '@/stores/session'
@@ -19,11 +20,19 @@ import {
   AZURE_DEFAULT_API_VERSION,
   channelFormDefaults,
   createChannelSchema,
+  mergeMapping,
+  shortenFetchedModels,
   splitList,
+  type AffixMode,
+  TTS_VOICES,
+  VERTEX_DEFAULT_REGION,
   type ChannelFormValues,
   type ChannelPayload,
 } from '../schemas'
-import { CHANNEL_TYPES, needsBaseUrl, type Channel } from '../types'
+import { CHANNEL_TYPES, needsBaseUrl, speaksOpenAi, usesRegion, type Channel } from '../types'
+
+/** The form fields edited as text. */
+type TextField = { [K in keyof ChannelFormValues]: ChannelFormValues[K] extends string ? K : never }[keyof ChannelFormValues]
 
 export interface ChannelFormDialogProps {
   open: boolean
@@ -39,7 +48,7 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
   // Only root reads keys, so only root moves a stored key to a new destination (the server
   // refuses it otherwise with `destination_needs_root`).
   const isRoot = useUser()?.role === ROLE.root
-  const schema = useMemo(() => createChannelSchema(t, editing), [t, editing])
+  const schema = useMemo(() => createChannelSchema(t, editing, channel?.config), [t, editing, channel])
   const form = useForm<ChannelFormValues, unknown, ChannelPayload>({
     resolver: zodResolver(schema),
     defaultValues: channelFormDefaults(channel),
@@ -60,9 +69,8 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
   const onSubmit = form.handleSubmit(async (payload) => {
     try {
       if (channel) {
-        // Keep the other config settings of the channel when changing Azure's API version.
-        const config = payload.config ? { ...(channel.config ?? {}), ...payload.config } : undefined
-        await updateMutation.mutateAsync({ id: channel.id, ...payload, ...(config ? { config } : {}) })
+        // The schema keeps the channel's other config settings (see `channelConfig`).
+        await updateMutation.mutateAsync({ id: channel.id, ...payload })
         notify.success(t('channels:toast.updated'))
       } else {
         const { count } = await createMutation.mutateAsync(payload)
@@ -74,21 +82,36 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
     }
   })
 
+  // Prefix/suffix handling of fetched model ids (offered under a shorter name, mapped to the id).
+  const [affix, setAffix] = useState('')
+  const [affixMode, setAffixMode] = useState<AffixMode>('prefix')
+  useEffect(() => {
+    if (open) setAffix('')
+  }, [open])
+
   const onFetchModels = () => {
     if (!channel) return
     fetchModels.mutate(channel.id, {
       onSuccess: (ids) => {
-        const merged = splitList([form.getValues('models'), ...ids].join(','))
+        const { models, mapping } = shortenFetchedModels(ids, affix.trim(), affixMode)
+        const mappingText = mergeMapping(form.getValues('model_mapping'), mapping)
+        if (mappingText === null && Object.keys(mapping).length > 0) {
+          form.setError('model_mapping', { message: t('channels:validation.json') })
+          return
+        }
+        const merged = splitList([form.getValues('models'), ...models].join(','))
         form.setValue('models', merged.join(','), { shouldDirty: true, shouldValidate: true })
+        if (mappingText !== null && Object.keys(mapping).length > 0)
+          form.setValue('model_mapping', mappingText, { shouldDirty: true, shouldValidate: true })
         notify.success(t('channels:toast.modelsFetched', { count: ids.length }))
       },
     })
   }
 
   const field = (
-    name: keyof ChannelFormValues,
+    name: TextField,
     label: string,
-    render: (props: ControllerRenderProps<ChannelFormValues, keyof ChannelFormValues>) => ReactNode,
+    render: (props: ControllerRenderProps<ChannelFormValues, TextField>) => ReactNode,
     hint?: ReactNode,
     className?: string,
   ) => (
@@ -181,6 +204,13 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
                 (p) => <Input autoComplete="off" placeholder={AZURE_DEFAULT_API_VERSION} {...p} />,
                 t('channels:form.apiVersionHint', { version: AZURE_DEFAULT_API_VERSION }),
               )}
+            {type && usesRegion(type.id) &&
+              field(
+                'region',
+                t('channels:form.region'),
+                (p) => <Input autoComplete="off" placeholder={VERTEX_DEFAULT_REGION} {...p} />,
+                t('channels:form.regionHint', { region: VERTEX_DEFAULT_REGION }),
+              )}
             <FormField
               control={form.control}
               name="models"
@@ -207,6 +237,29 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
                   <FormDescription>
                     {editing ? t('channels:form.modelsHint') : `${t('channels:form.modelsHint')} ${t('channels:form.fetchModelsSaveFirst')}`}
                   </FormDescription>
+                  {editing && (
+                    <div className="grid gap-2 sm:grid-cols-[auto_1fr] sm:items-center" data-testid="channel-affix">
+                      <NativeSelect
+                        aria-label={t('channels:form.affixMode')}
+                        value={affixMode}
+                        onChange={(e) => setAffixMode(e.target.value === 'suffix' ? 'suffix' : 'prefix')}
+                        data-testid="channel-affix-mode"
+                      >
+                        <option value="prefix">{t('channels:form.affixPrefix')}</option>
+                        <option value="suffix">{t('channels:form.affixSuffix')}</option>
+                      </NativeSelect>
+                      <Input
+                        aria-label={t('channels:form.affix')}
+                        autoComplete="off"
+                        spellCheck={false}
+                        placeholder={affixMode === 'prefix' ? 'openai/' : ':free'}
+                        value={affix}
+                        onChange={(e) => setAffix(e.target.value)}
+                        data-testid="channel-affix-text"
+                      />
+                      <p className="text-sm text-muted-foreground sm:col-span-2">{t('channels:form.affixHint')}</p>
+                    </div>
+                  )}
                   <FormMessage />
                 </FormItem>
               )}
@@ -260,6 +313,64 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
               ),
               t('channels:form.customHeadersHint'),
             )}
+            <fieldset className="grid gap-4 rounded-md border p-3" data-testid="channel-form-relaying">
+              <legend className="px-1 text-sm font-medium">{t('channels:form.relaying')}</legend>
+              <FormField
+                control={form.control}
+                name="only_chat"
+                render={({ field: f }) => (
+                  <FormItem>
+                    <div className="flex items-center gap-2">
+                      <FormControl>
+                        <Switch checked={f.value} onCheckedChange={f.onChange} data-testid="channel-form-only-chat" />
+                      </FormControl>
+                      <FormLabel>{t('channels:form.onlyChat')}</FormLabel>
+                    </div>
+                    <FormDescription>{t('channels:form.onlyChatHint')}</FormDescription>
+                  </FormItem>
+                )}
+              />
+              {field(
+                'disabled_stream',
+                t('channels:form.disabledStream'),
+                (p) => <Input autoComplete="off" spellCheck={false} placeholder="o1,o1-mini" {...p} />,
+                t('channels:form.disabledStreamHint'),
+              )}
+              {type && speaksOpenAi(type.id) && (
+                <>
+                  <div className="grid gap-2" data-testid="channel-form-voices">
+                    <p className="text-sm font-medium">{t('channels:form.voiceMapping')}</p>
+                    <div className="grid gap-3 sm:grid-cols-3">
+                      {TTS_VOICES.map((voice) => (
+                        <FormField
+                          key={voice}
+                          control={form.control}
+                          name={`voices.${voice}`}
+                          render={({ field: f }) => (
+                            <FormItem>
+                              <FormLabel className="font-mono text-xs">{voice}</FormLabel>
+                              <FormControl>
+                                <Input autoComplete="off" spellCheck={false} placeholder={voice} {...f} />
+                              </FormControl>
+                              <FormMessage />
+                            </FormItem>
+                          )}
+                        />
+                      ))}
+                    </div>
+                    <p className="text-sm text-muted-foreground">{t('channels:form.voiceMappingHint')}</p>
+                  </div>
+                  {field(
+                    'custom_parameter',
+                    t('channels:form.customParameter'),
+                    (p) => (
+                      <Textarea rows={3} spellCheck={false} className="font-mono text-xs" placeholder={'{\n  "temperature": 0.3\n}'} {...p} />
+                    ),
+                    t('channels:form.customParameterHint'),
+                  )}
+                </>
+              )}
+            </fieldset>
             <DialogFooter>
               <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
                 {t('common:actions.cancel')}

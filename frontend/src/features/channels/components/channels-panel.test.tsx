@@ -207,6 +207,35 @@ describe('channels screen', { timeout: 20_000 }, () => {
     expect(await screen.findByText('渠道已更新！')).toBeInTheDocument()
   })
 
+  it('removes a prefix from fetched models and maps the short names to the upstream ids', async () => {
+    resetChannelMocks([{ ...fast, model_mapping: '{"gpt-4":"gpt-4o"}' }])
+    signIn()
+    server.use(http.get('*/api/channel/fetch_models/:id', () => HttpResponse.json({ success: true, message: '', data: ['openai/gpt-4.1', 'openai/o3-mini', 'mistral-large'] })))
+    let put: Record<string, unknown> | undefined
+    server.use(
+      http.put('*/api/channel', async ({ request }) => {
+        put = (await request.json()) as Record<string, unknown>
+        return HttpResponse.json({ success: true, message: '', data: fast })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    expect(within(dialog).getByTestId('channel-affix-mode')).toHaveValue('prefix')
+    await user.type(within(dialog).getByLabelText('前缀或后缀'), 'openai/')
+    await user.click(within(dialog).getByTestId('channel-fetch-models'))
+    await waitFor(() => expect(within(dialog).getByLabelText('模型')).toHaveValue('gpt-4o-mini,gpt-4o,gpt-4.1,o3-mini,mistral-large'))
+    expect(JSON.parse((within(dialog).getByLabelText('模型映射') as HTMLTextAreaElement).value)).toEqual({
+      'gpt-4': 'gpt-4o',
+      'gpt-4.1': 'openai/gpt-4.1',
+      'o3-mini': 'openai/o3-mini',
+    })
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(put).toMatchObject({ models: 'gpt-4o-mini,gpt-4o,gpt-4.1,o3-mini,mistral-large' }))
+    expect(JSON.parse(String(put?.model_mapping))).toEqual({ 'gpt-4': 'gpt-4o', 'gpt-4.1': 'openai/gpt-4.1', 'o3-mini': 'openai/o3-mini' })
+  })
+
   it('tells an administrator that a new destination needs a new key, and translates the refusal', async () => {
     resetChannelMocks([fast])
     const admin = { ...mockRoot, id: 2, username: 'admin', role: 10 }
@@ -269,6 +298,100 @@ describe('channels screen', { timeout: 20_000 }, () => {
     await user.type(version, '2025-01-01-preview')
     await user.click(within(dialog).getByTestId('channel-form-submit'))
     await waitFor(() => expect(put?.config).toEqual({ api_version: '2025-01-01-preview', region: 'eu' }))
+  })
+
+  it('edits the relaying settings: chat only, models without streaming, voice mapping and other parameters', async () => {
+    resetChannelMocks([{ ...fast, config: { custom_key: 'kept', voice_mapping: { nova: 'nova-2' } }, disabled_stream: ['o1'] }])
+    signIn()
+    let put: Record<string, unknown> | undefined
+    server.use(
+      http.put('*/api/channel', async ({ request }) => {
+        put = (await request.json()) as Record<string, unknown>
+        return HttpResponse.json({ success: true, message: '', data: fast })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    const noStream = within(dialog).getByLabelText('禁用流式的模型')
+    expect(noStream).toHaveValue('o1')
+    expect(within(dialog).getByLabelText('nova')).toHaveValue('nova-2')
+    await user.click(within(dialog).getByTestId('channel-form-only-chat'))
+    await user.type(noStream, ', gpt 4')
+    await user.type(within(dialog).getByLabelText('alloy'), 'zh-CN-XiaoxiaoNeural')
+    await user.clear(within(dialog).getByLabelText('nova'))
+    const params = within(dialog).getByLabelText('额外参数')
+    await user.type(params, '{{"model":"x"}')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('不能设置这些键：model, stream, stream_options')).toBeInTheDocument()
+    expect(within(dialog).getByText(/模型“gpt 4”无效/)).toBeInTheDocument()
+    expect(put).toBeUndefined()
+
+    await user.clear(noStream)
+    await user.type(noStream, 'o1, gpt-4*')
+    await user.clear(params)
+    await user.type(params, '{{"temperature":0.2,"user":null}')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() =>
+      expect(put?.config).toEqual({
+        custom_key: 'kept',
+        only_chat: true,
+        voice_mapping: { alloy: 'zh-CN-XiaoxiaoNeural' },
+        custom_parameter: { temperature: 0.2, user: null },
+      }),
+    )
+    expect(put?.disabled_stream).toEqual(['o1', 'gpt-4*'])
+  })
+
+  it('offers each setting only for the types that use it, and translates the refusal codes', async () => {
+    resetChannelMocks([])
+    signIn()
+    server.use(
+      http.post('*/api/channel', () =>
+        HttpResponse.json(
+          {
+            success: false,
+            message: "voice_mapping is not valid: 'robot' is not one of alloy, echo, fable, onyx, nova, shimmer",
+            code: 'invalid_voice_mapping',
+          },
+          { status: 400 },
+        ),
+      ),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    const type = within(dialog).getByTestId('channel-form-type')
+    // OpenAI: voices and other parameters; no region or API version.
+    expect(within(dialog).getByTestId('channel-form-voices')).toBeInTheDocument()
+    expect(within(dialog).getByLabelText('额外参数')).toBeInTheDocument()
+    expect(within(dialog).queryByLabelText('区域')).toBeNull()
+    expect(within(dialog).queryByLabelText('API 版本')).toBeNull()
+    // Vertex AI: its region; its bodies are Gemini's or Anthropic's, so no voices or parameters.
+    await user.selectOptions(type, '42')
+    expect(within(dialog).getByLabelText('区域')).toHaveAttribute('placeholder', 'us-central1')
+    expect(within(dialog).queryByTestId('channel-form-voices')).toBeNull()
+    expect(within(dialog).queryByLabelText('额外参数')).toBeNull()
+    await user.type(within(dialog).getByLabelText('区域'), 'eu/west')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('区域只能包含字母、数字和 -，例如 us-central1')).toBeInTheDocument()
+    // Anthropic: chat only and models without streaming, nothing else.
+    await user.selectOptions(type, '14')
+    expect(within(dialog).queryByLabelText('区域')).toBeNull()
+    expect(within(dialog).queryByTestId('channel-form-voices')).toBeNull()
+    expect(within(dialog).getByTestId('channel-form-only-chat')).toBeInTheDocument()
+    expect(within(dialog).getByLabelText('禁用流式的模型')).toBeInTheDocument()
+    // Azure: the server's refusal code is shown in the user's language.
+    await user.selectOptions(type, '3')
+    await user.type(within(dialog).getByLabelText('名称'), 'az')
+    await user.type(within(dialog).getByLabelText('密钥'), 'k')
+    await user.type(within(dialog).getByLabelText('Base URL'), 'https://x.openai.azure.com')
+    await user.type(within(dialog).getByLabelText('模型'), 'tts-1')
+    await user.type(within(dialog).getByLabelText('alloy'), 'a-voice')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await screen.findByText(/^错误：声音映射无效/)).toBeInTheDocument()
   })
 
   it('tests a channel, updates the balance, toggles and deletes it', async () => {

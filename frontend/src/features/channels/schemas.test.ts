@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { channelConfig, mergeMapping, shortenFetchedModels, TTS_VOICES, type TtsVoice } from './schemas'
+
+const noVoices = Object.fromEntries(TTS_VOICES.map((v) => [v, ''])) as Record<TtsVoice, string>
+const form = { api_version: '', region: '', only_chat: false, voices: noVoices, custom_parameter: '' }
+
+describe('channel config', () => {
+  it('keeps unknown keys and destination keys the form does not show, and drops settings the type refuses', () => {
+    const previous = { region: 'eu', custom_key: 1, voice_mapping: { alloy: 'x' }, custom_parameter: { a: 1 }, only_chat: true }
+    // Now an Anthropic channel: no voices or parameters; only-chat off removes the key.
+    expect(channelConfig(14, form, previous)).toEqual({ region: 'eu', custom_key: 1 })
+    expect(channelConfig(42, { ...form, region: 'europe-west4', only_chat: true }, previous)).toEqual({
+      region: 'europe-west4',
+      custom_key: 1,
+      only_chat: true,
+    })
+    expect(
+      channelConfig(3, { ...form, api_version: '2025-01-01-preview', voices: { ...noVoices, nova: 'n2' }, custom_parameter: '{"top_p":1}' }),
+    ).toEqual({ api_version: '2025-01-01-preview', voice_mapping: { nova: 'n2' }, custom_parameter: { top_p: 1 } })
+    expect(channelConfig(3, form, { api_version: '2024-10-21' })).toEqual({})
+  })
+})
+
+describe('prefix/suffix handling of fetched models', () => {
+  it('offers shortened names mapped to the upstream ids', () => {
+    expect(shortenFetchedModels(['openai/gpt-4o', 'openai/o3', 'mistral/large', 'openai/'], 'openai/', 'prefix')).toEqual({
+      models: ['gpt-4o', 'o3', 'mistral/large', 'openai/'],
+      mapping: { 'gpt-4o': 'openai/gpt-4o', o3: 'openai/o3' },
+    })
+    // llama-3 is an upstream model of its own: llama-3:free keeps its name.
+    expect(shortenFetchedModels(['llama-3:free', 'llama-3', 'qwen:free'], ':free', 'suffix')).toEqual({
+      models: ['llama-3:free', 'llama-3', 'qwen'],
+      mapping: { qwen: 'qwen:free' },
+    })
+    expect(shortenFetchedModels(['a', 'b'], '', 'prefix')).toEqual({ models: ['a', 'b'], mapping: {} })
+  })
+
+  it('merges the mapping without replacing what is there', () => {
+    expect(mergeMapping('', { a: 'x/a' })).toBe('{\n  "a": "x/a"\n}')
+    expect(JSON.parse(mergeMapping('{"a":"mine"}', { a: 'x/a', b: 'x/b' }) ?? '')).toEqual({ a: 'mine', b: 'x/b' })
+    expect(mergeMapping('{oops', { a: 'x/a' })).toBeNull()
+    expect(mergeMapping('', {})).toBe('')
+  })
+})

@@ -29,6 +29,7 @@
 //! | `sk-mock-nousage` | normal answers without any `usage` (streams too) |
 //! | `sk-mock-slow` | 50 ms between stream chunks; non-streamed answers after 200 ms |
 //! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
+//! | `sk-mock-spaced` | chat streams written with spaces after `:` and `,` (`"choices": []`), as Python servers (vLLM, LiteLLM) write JSON |
 //! | `sk-mock-long` | chat answers as long as allowed: [`LONG_ANSWER`] completion tokens, or the request's `max_tokens` / `max_completion_tokens` when lower (`finish_reason` `length`); streams send [`LONG_CHUNKS`] content chunks |
 //! | `sk-mock-longslow` | `sk-mock-long` streamed with 100 ms between chunks (about 4 s) |
 //! | `sk-mock-stall` | Realtime: a response stops after its first delta until `response.cancel` (see `realtime.rs`) |
@@ -455,6 +456,8 @@ enum Mode {
     Cache,
     /// Gemini: thinking tokens in the usage.
     Think,
+    /// Chat streams in spaced JSON (`{"choices": [], "usage": {...}}`).
+    Spaced,
     /// Chat answers as long as the request allows (`slow`: 100 ms between stream chunks).
     Long {
         slow: bool,
@@ -498,6 +501,7 @@ fn mode(key: &str) -> Mode {
         "sk-mock-cut" => Mode::Cut,
         "sk-mock-cache" => Mode::Cache,
         "sk-mock-think" => Mode::Think,
+        "sk-mock-spaced" => Mode::Spaced,
         "sk-mock-long" => Mode::Long { slow: false },
         "sk-mock-longslow" => Mode::Long { slow: true },
         _ => Mode::Normal,
@@ -944,7 +948,7 @@ fn chat_stream(ctx: &Ctx) -> HttpResponse {
             // As OpenAI does when usage is requested: null on every chunk but the last.
             v["usage"] = Value::Null;
         }
-        data(&v)
+        data_of(ctx, &v)
     };
     let mut events = Vec::with_capacity(9);
     events.push(chunk(
@@ -984,7 +988,7 @@ fn chat_stream(ctx: &Ctx) -> HttpResponse {
     };
     events.push(chunk(json!({}), json!(finish)));
     if with_usage {
-        events.push(data(&json!({
+        events.push(data_of(ctx, &json!({
             "id": id,
             "object": "chat.completion.chunk",
             "created": ctx.created,
@@ -1379,6 +1383,55 @@ fn data(v: &Value) -> Bytes {
     let _ = serde_json::to_writer(&mut out, v);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
+}
+
+/// `data: <json>\n\n`, in spaced JSON for `sk-mock-spaced`.
+fn data_of(ctx: &Ctx, v: &Value) -> Bytes {
+    if ctx.mode != Mode::Spaced {
+        return data(v);
+    }
+    let mut out = Vec::with_capacity(384);
+    out.extend_from_slice(b"data: ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    let _ = serde::Serialize::serialize(v, &mut ser);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// JSON on one line with a space after every `:` and `,`, as Python's `json.dumps` writes it.
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
 }
 
 /// An SSE response sending each event as its own chunk, `delay` apart; `cut` ends it with an

@@ -443,7 +443,8 @@ mod tests {
 
     #[test]
     fn usage_only_chunks_compact_spaced_and_pretty() {
-        let compact = format!(r#"{{"id":"c1","object":"chat.completion.chunk","choices":[],{USAGE}}}"#);
+        let compact =
+            format!(r#"{{"id":"c1","object":"chat.completion.chunk","choices":[],{USAGE}}}"#);
         assert!(is_usage_only_event(compact.as_bytes()));
         let event = format!("data: {compact}\n\n");
         assert!(is_usage_only_event(event.as_bytes()));
@@ -472,9 +473,12 @@ mod tests {
         for chunk in [
             r#"data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}"#.to_string(),
             // The last content chunk may carry usage too (some vendors): it has choices.
-            format!(r#"data: {{"choices": [{{"index": 0, "delta": {{}}, "finish_reason": "stop"}}], {USAGE}}}"#),
+            format!(
+                r#"data: {{"choices": [{{"index": 0, "delta": {{}}, "finish_reason": "stop"}}], {USAGE}}}"#
+            ),
             // Content that merely mentions the words.
-            r#"data: {"choices":[{"delta":{"content":""choices":[] and "usage":{}"}}]}"#.to_string(),
+            r#"data: {"choices":[{"delta":{"content":""choices":[] and "usage":{}"}}]}"#
+                .to_string(),
             r#"data: {"choices": [], "usage": null}"#.to_string(),
             r#"data: {"choices": [], "usage": 7}"#.to_string(),
             format!(r#"data: {{"choices": {{}}, {USAGE}}}"#),

@@ -209,6 +209,21 @@ impl StreamTranslator {
         StreamTranslator::Vertex(VertexStream::new(model))
     }
 
+    /// Answers an OpenAI `response_format` that was asked of an Anthropic model as a forced
+    /// tool (Anthropic, Bedrock and Vertex streams; see
+    /// [`crate::providers::anthropic::ResponseTool`]): the input of the `tool_use` block named
+    /// `name` is streamed as content. `None`, and other translators, are unchanged.
+    pub fn with_response_tool(self, name: Option<String>) -> Self {
+        match self {
+            StreamTranslator::Anthropic(s) => {
+                StreamTranslator::Anthropic(s.with_response_tool(name))
+            }
+            StreamTranslator::Bedrock(s) => StreamTranslator::Bedrock(s.with_response_tool(name)),
+            StreamTranslator::Vertex(s) => StreamTranslator::Vertex(s.with_response_tool(name)),
+            other => other,
+        }
+    }
+
     /// For OpenAI streams to Anthropic Messages clients.
     pub fn messages(model: &str) -> Self {
         StreamTranslator::Messages(MessagesStream::new(model))

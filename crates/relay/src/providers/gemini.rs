@@ -249,15 +249,7 @@ pub fn chat_body(_target: &ChannelTarget, req: &RelayRequest) -> Result<Value, R
     if let Some(stop) = stop_sequences(obj.get("stop")) {
         config.insert("stopSequences".into(), Value::Array(stop));
     }
-    if let Some(t) = req
-        .body
-        .pointer("/response_format/type")
-        .and_then(Value::as_str)
-    {
-        if t == "json_object" || t == "json_schema" {
-            config.insert("responseMimeType".into(), json!("application/json"));
-        }
-    }
+    response_format(obj.get("response_format"), &mut config)?;
     if !config.is_empty() {
         body.insert("generationConfig".into(), Value::Object(config));
     }
@@ -299,6 +291,61 @@ pub fn chat_body(_target: &ChannelTarget, req: &RelayRequest) -> Result<Value, R
         body.insert("toolConfig".into(), json!({"functionCallingConfig": mode}));
     }
     Ok(Value::Object(body))
+}
+
+/// OpenAI's `response_format` in `generationConfig`: `json_object` asks for
+/// `responseMimeType: "application/json"`; `json_schema` also sends its `schema` as
+/// `responseJsonSchema` (Gemini takes a JSON Schema there as it is, `$defs`/`$ref`,
+/// `additionalProperties` and all; its `name`, `description` and `strict` have no counterpart:
+/// the schema is always enforced). `text` or none: nothing. Anything else is refused with 400
+/// rather than dropped.
+fn response_format(
+    format: Option<&Value>,
+    config: &mut Map<String, Value>,
+) -> Result<(), RelayError> {
+    let format = match format {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(f)) => f,
+        Some(_) => {
+            return Err(invalid(
+                "response_format must be an object such as {\"type\": \"json_object\"}",
+            ))
+        }
+    };
+    match format.get("type").and_then(Value::as_str) {
+        Some("text") => {}
+        Some("json_object") => {
+            config.insert("responseMimeType".into(), json!("application/json"));
+        }
+        Some("json_schema") => {
+            let spec = format
+                .get("json_schema")
+                .and_then(Value::as_object)
+                .ok_or_else(|| {
+                    invalid("response_format of type json_schema needs a json_schema object")
+                })?;
+            config.insert("responseMimeType".into(), json!("application/json"));
+            match spec.get("schema") {
+                None | Some(Value::Null) => {}
+                Some(schema @ Value::Object(_)) => {
+                    config.insert("responseJsonSchema".into(), schema.clone());
+                }
+                Some(_) => {
+                    return Err(invalid(
+                        "response_format.json_schema.schema must be a JSON Schema object",
+                    ))
+                }
+            }
+        }
+        Some(other) => {
+            return Err(invalid(format!(
+                "response_format type {other:?} is not supported for Gemini models \
+                 (json_schema, json_object and text are)"
+            )))
+        }
+        None => return Err(invalid("response_format needs a type")),
+    }
+    Ok(())
 }
 
 /// A JSON schema without the keywords Gemini's schema subset rejects (`$schema`,

@@ -325,6 +325,8 @@ pub struct VertexStream {
     model: String,
     pending: Vec<u8>,
     inner: Option<Family>,
+    /// For Anthropic streams: see [`AnthropicStream::with_response_tool`].
+    response_tool: Option<String>,
 }
 
 #[derive(Debug)]
@@ -339,7 +341,15 @@ impl VertexStream {
             model: model.to_owned(),
             pending: Vec::new(),
             inner: None,
+            response_tool: None,
         }
+    }
+
+    /// For Anthropic models: see [`AnthropicStream::with_response_tool`] (Gemini's answer
+    /// is JSON text already).
+    pub fn with_response_tool(mut self, name: Option<String>) -> Self {
+        self.response_tool = name;
+        self
     }
 
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
@@ -361,7 +371,9 @@ impl VertexStream {
                 return;
             };
             self.inner = Some(if first.starts_with(b"event:") {
-                Family::Anthropic(AnthropicStream::new(&self.model))
+                Family::Anthropic(
+                    AnthropicStream::new(&self.model).with_response_tool(self.response_tool.take()),
+                )
             } else {
                 Family::Gemini(GeminiStream::new(&self.model))
             });

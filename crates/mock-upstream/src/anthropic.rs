@@ -143,13 +143,20 @@ fn stream_events(ctx: &Ctx) -> (Vec<(&'static str, Value)>, bool) {
             "content_block_start",
             json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": format!("toolu_mock{}", ctx.id), "name": name, "input": {}}}),
         ));
-        // The input as partial JSON, cut in two.
-        let input = tool_input(ctx, name).to_string();
-        let mid = input.len() / 2;
-        let mid = (0..=mid)
-            .rev()
-            .find(|&i| input.is_char_boundary(i))
-            .unwrap_or(0);
+        // The input as partial JSON, cut in two (`{"query": "mock"}` as Anthropic spaces it).
+        let input = if forced_tool(ctx.body) == Some(name.as_str()) {
+            tool_input(ctx, name).to_string()
+        } else {
+            "{\"query\": \"mock\"}".to_owned()
+        };
+        let mid = if input.starts_with("{\"query\":") {
+            "{\"query\":".len()
+        } else {
+            (0..=input.len() / 2)
+                .rev()
+                .find(|&i| input.is_char_boundary(i))
+                .unwrap_or(0)
+        };
         for part in [&input[..mid], &input[mid..]] {
             events.push((
                 "content_block_delta",

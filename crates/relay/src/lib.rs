@@ -24,6 +24,7 @@ pub mod stream;
 pub mod tokenizer;
 pub mod translate;
 pub mod usage;
+pub mod wire;
 
 pub use client::{http_client, ClientPool};
 pub use endpoint::Endpoint;

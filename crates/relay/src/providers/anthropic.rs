@@ -22,6 +22,8 @@ use crate::translate::{
     chat_completion, content_text, parse_data_url, stop_sequences, ChunkWriter,
 };
 use crate::usage::Usage;
+use crate::wire::anthropic as wire;
+use crate::wire::openai::{self, Delta, ToolCallDelta};
 
 /// The `anthropic-version` header sent (a channel custom header of that name replaces it).
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -578,49 +580,44 @@ pub fn answer(req: &RelayRequest, body: Vec<u8>) -> Result<Answer, UpstreamFailu
         });
     }
     let response_tool = ResponseTool::name_for(req);
-    let body = &body[..];
-    let v: Value = serde_json::from_slice(body)
-        .map_err(|_| invalid_answer("the Anthropic answer is not JSON"))?;
+    let v = match wire::MessageResponse::read(&body) {
+        Some(v) => v,
+        None if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_ok() => {
+            return Err(invalid_answer("the Anthropic answer has no content"))
+        }
+        None => return Err(invalid_answer("the Anthropic answer is not JSON")),
+    };
     let blocks = v
-        .get("content")
-        .and_then(Value::as_array)
+        .blocks()
         .ok_or_else(|| invalid_answer("the Anthropic answer has no content"))?;
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut calls = Vec::new();
     // The input of the forced `response_format` tool: the answer's content.
     let mut structured: Option<String> = None;
-    for b in blocks {
-        match b.get("type").and_then(Value::as_str) {
-            Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
+    for b in &blocks {
+        match b.kind.as_str() {
+            Some("text") => text.push_str(b.text.as_str().unwrap_or("")),
+            Some("thinking") => reasoning.push_str(b.thinking.as_str().unwrap_or("")),
             Some("tool_use")
                 if structured.is_none()
                     && response_tool.is_some()
-                    && b.get("name").and_then(Value::as_str) == response_tool.as_deref() =>
+                    && b.name.as_str() == response_tool.as_deref() =>
             {
-                structured = Some(
-                    b.get("input")
-                        .map(Value::to_string)
-                        .unwrap_or_else(|| "{}".into()),
-                );
+                structured = Some(b.input_json());
             }
-            Some("thinking") => {
-                reasoning.push_str(b.get("thinking").and_then(Value::as_str).unwrap_or(""))
-            }
-            Some("tool_use") => calls.push(json!({
-                "id": b.get("id").cloned().unwrap_or_default(),
-                "type": "function",
-                "function": {
-                    "name": b.get("name").cloned().unwrap_or_default(),
-                    "arguments": b.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into()),
+            Some("tool_use") => calls.push(openai::ToolCall {
+                id: b.id.0.clone(),
+                kind: "function",
+                function: openai::FunctionCall {
+                    name: b.name.0.clone(),
+                    arguments: b.input_json().into(),
                 },
-            })),
+            }),
             _ => {}
         }
     }
-    let mut message = Map::new();
-    message.insert("role".into(), json!("assistant"));
-    let stop_reason = v.get("stop_reason").and_then(Value::as_str);
+    let stop_reason = v.stop_reason.as_str();
     let finish = match (&structured, stop_reason) {
         // The forced tool was called: for the client, the answer simply ended.
         (Some(_), Some("tool_use")) => "stop",
@@ -630,29 +627,25 @@ pub fn answer(req: &RelayRequest, body: Vec<u8>) -> Result<Answer, UpstreamFailu
         text = json_text;
     }
     let content = if text.is_empty() && !calls.is_empty() {
-        Value::Null
+        None
     } else {
-        Value::String(text)
+        Some(text.into())
     };
-    message.insert("content".into(), content);
-    if !reasoning.is_empty() {
-        message.insert("reasoning_content".into(), json!(reasoning));
-    }
-    if !calls.is_empty() {
-        message.insert("tool_calls".into(), Value::Array(calls));
-    }
-    let usage = v.get("usage").and_then(usage_from);
-    let out = chat_completion(
-        v.get("id").and_then(Value::as_str).unwrap_or("msg"),
-        v.get("model").and_then(Value::as_str).unwrap_or(&req.model),
+    let message = openai::Message {
+        role: "assistant",
+        content,
+        reasoning_content: (!reasoning.is_empty()).then(|| reasoning.into()),
+        tool_calls: calls,
+    };
+    let usage = v.usage.as_ref().and_then(usage_from);
+    let body = chat_completion(
+        v.id.as_str().unwrap_or("msg"),
+        v.model.as_str().unwrap_or(&req.model),
         message,
         finish,
         usage.as_ref(),
     );
-    Ok(Answer {
-        body: serde_json::to_vec(&out).unwrap_or_default(),
-        usage,
-    })
+    Ok(Answer { body, usage })
 }
 
 /// Classifies an Anthropic error (`{"type":"error","error":{"type","message"}}`): overloaded
@@ -739,70 +732,56 @@ impl AnthropicStream {
     fn start(&mut self, out: &mut Vec<u8>) {
         if !self.started {
             self.started = true;
-            self.writer
-                .delta(out, json!({"role": "assistant", "content": ""}), None);
+            self.writer.delta(out, Delta::start(), None);
         }
     }
 
     fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+        let Some(v) = wire::StreamEvent::read(&e.data) else {
             return;
         };
-        let kind = v
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or(e.event.as_str());
+        let kind = v.kind.as_str().unwrap_or(e.event.as_str());
         match kind {
             "message_start" => {
-                let m = &v["message"];
-                if let Some(id) = m.get("id").and_then(Value::as_str) {
+                let m = v.message_start();
+                if let Some(id) = m.id.as_str() {
                     self.writer.id = id.to_owned();
                 }
-                if let Some(model) = m.get("model").and_then(Value::as_str) {
+                if let Some(model) = m.model.as_str() {
                     self.writer.model = model.to_owned();
                 }
-                if let Some(u) = m.get("usage") {
+                if let Some(u) = &m.usage {
                     self.counts.update(u);
                 }
                 self.start(out);
             }
             "content_block_start" => {
                 self.start(out);
-                let b = &v["content_block"];
-                match b.get("type").and_then(Value::as_str) {
+                let b = v.content_block();
+                let index = v.index.get().copied();
+                match b.kind.as_str() {
                     Some("tool_use")
                         if self.response_block.is_none()
                             && self.response_tool.is_some()
-                            && b.get("name").and_then(Value::as_str)
-                                == self.response_tool.as_deref() =>
+                            && b.name.as_str() == self.response_tool.as_deref() =>
                     {
                         // Its input arrives as partial JSON: the content, streamed below.
-                        self.response_block =
-                            Some(v.get("index").and_then(Value::as_u64).unwrap_or(0));
+                        self.response_block = Some(index.unwrap_or(0));
                     }
                     Some("tool_use") => {
-                        let index = self.tools.len();
-                        if let Some(i) = v.get("index").and_then(Value::as_u64) {
-                            self.tools.insert(i, index);
+                        let call = self.tools.len();
+                        if let Some(i) = index {
+                            self.tools.insert(i, call);
                         }
                         self.writer.delta(
                             out,
-                            json!({"tool_calls": [{
-                                "index": index,
-                                "id": b.get("id").cloned().unwrap_or_default(),
-                                "type": "function",
-                                "function": {"name": b.get("name").cloned().unwrap_or_default(), "arguments": ""},
-                            }]}),
+                            Delta::tool_call(ToolCallDelta::first(call, b.id.0, b.name.0, "")),
                             None,
                         );
                     }
                     Some("text") => {
-                        if let Some(t) = b
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .filter(|t| !t.is_empty())
-                        {
-                            self.writer.delta(out, json!({"content": t}), None);
+                        if let Some(t) = b.text.as_str().filter(|t| !t.is_empty()) {
+                            self.writer.delta(out, Delta::content(t), None);
                         }
                     }
                     _ => {}
@@ -810,36 +789,30 @@ impl AnthropicStream {
             }
             "content_block_delta" => {
                 self.start(out);
-                let d = &v["delta"];
-                match d.get("type").and_then(Value::as_str) {
+                let d = v.delta();
+                let index = v.index.get().copied();
+                match d.kind.as_str() {
                     Some("text_delta") => {
-                        let t = d.get("text").and_then(Value::as_str).unwrap_or("");
-                        self.writer.delta(out, json!({"content": t}), None);
+                        let t = d.text.as_str().unwrap_or("");
+                        self.writer.delta(out, Delta::content(t), None);
                     }
                     Some("thinking_delta") => {
-                        let t = d.get("thinking").and_then(Value::as_str).unwrap_or("");
-                        self.writer
-                            .delta(out, json!({"reasoning_content": t}), None);
+                        let t = d.thinking.as_str().unwrap_or("");
+                        self.writer.delta(out, Delta::reasoning(t), None);
                     }
-                    Some("input_json_delta")
-                        if self.response_block
-                            == Some(v.get("index").and_then(Value::as_u64).unwrap_or(0)) =>
-                    {
-                        let part = d.get("partial_json").and_then(Value::as_str).unwrap_or("");
+                    Some("input_json_delta") if self.response_block == Some(index.unwrap_or(0)) => {
+                        let part = d.partial_json.as_str().unwrap_or("");
                         if !part.is_empty() {
-                            self.writer.delta(out, json!({"content": part}), None);
+                            self.writer.delta(out, Delta::content(part), None);
                         }
                     }
                     Some("input_json_delta") => {
-                        let part = d.get("partial_json").and_then(Value::as_str).unwrap_or("");
-                        let index = v
-                            .get("index")
-                            .and_then(Value::as_u64)
-                            .and_then(|i| self.tools.get(&i).copied());
-                        if let (false, Some(index)) = (part.is_empty(), index) {
+                        let part = d.partial_json.as_str().unwrap_or("");
+                        let call = index.and_then(|i| self.tools.get(&i).copied());
+                        if let (false, Some(call)) = (part.is_empty(), call) {
                             self.writer.delta(
                                 out,
-                                json!({"tool_calls": [{"index": index, "function": {"arguments": part}}]}),
+                                Delta::tool_call(ToolCallDelta::arguments(call, part)),
                                 None,
                             );
                         }
@@ -849,16 +822,17 @@ impl AnthropicStream {
             }
             "message_delta" => {
                 self.start(out);
-                if let Some(u) = v.get("usage") {
+                if let Some(u) = &v.usage {
                     self.counts.update(u);
                     self.got_output = true;
                 }
-                let reason = v.pointer("/delta/stop_reason").and_then(Value::as_str);
+                let d = v.delta();
+                let reason = d.stop_reason.as_str();
                 let finish = match (self.response_block, reason) {
                     (Some(_), Some("tool_use")) => "stop",
                     _ => finish_reason(reason),
                 };
-                self.writer.delta(out, json!({}), Some(finish));
+                self.writer.delta(out, Delta::default(), Some(finish));
             }
             "message_stop" if !self.stopped => {
                 self.stopped = true;
@@ -867,13 +841,10 @@ impl AnthropicStream {
                 write_done(out);
             }
             "error" => {
-                let e = v.get("error").unwrap_or(&v);
-                let message = e
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the upstream stream failed");
-                let kind = e.get("type").and_then(Value::as_str).unwrap_or("api_error");
-                self.writer.error(out, message, kind);
+                let (message, kind) = v.error_parts();
+                let message = message.as_deref().unwrap_or("the upstream stream failed");
+                self.writer
+                    .error(out, message, kind.as_deref().unwrap_or("api_error"));
             }
             _ => {}
         }

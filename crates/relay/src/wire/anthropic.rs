@@ -1,0 +1,178 @@
+//! Anthropic Messages as read from the upstream: whole answers ([`MessageResponse`]) and
+//! stream events ([`StreamEvent`]). Fields are lenient ([`Str`], [`Lenient`]): an answer is
+//! not refused for a field of an unexpected type, the field reads as absent.
+
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{from_object, Lenient, Str};
+
+/// A Messages answer (`{"id", "model", "content": [...], "stop_reason", "usage"}`).
+#[derive(Debug, Deserialize)]
+pub struct MessageResponse<'a> {
+    #[serde(default, borrow)]
+    pub id: Str<'a>,
+    #[serde(default, borrow)]
+    pub model: Str<'a>,
+    /// The content blocks, each read on its own by [`ContentBlock::read`] (a malformed block
+    /// is skipped, not fatal); `None` when absent or `null`.
+    #[serde(default, borrow)]
+    pub content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub stop_reason: Str<'a>,
+    /// The `usage` object, read by the provider's counters.
+    #[serde(default)]
+    pub usage: Option<Value>,
+}
+
+impl<'a> MessageResponse<'a> {
+    /// Reads an answer; `None` when it is not a JSON object.
+    pub fn read(body: &'a [u8]) -> Option<Self> {
+        from_object(std::str::from_utf8(body).ok()?)
+    }
+
+    /// The content blocks, or `None` when `content` is not an array.
+    pub fn blocks(&self) -> Option<Vec<ContentBlock<'a>>> {
+        let raw: Vec<&'a RawValue> = serde_json::from_str(self.content?.get()).ok()?;
+        Some(raw.into_iter().filter_map(ContentBlock::read).collect())
+    }
+}
+
+/// A content block of an answer or of `content_block_start`: `text`, `thinking` or
+/// `tool_use` (others are kept with their `type` and ignored by the translation).
+#[derive(Debug, Default, Deserialize)]
+pub struct ContentBlock<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default, borrow)]
+    pub text: Str<'a>,
+    #[serde(default, borrow)]
+    pub thinking: Str<'a>,
+    #[serde(default, borrow)]
+    pub id: Str<'a>,
+    #[serde(default, borrow)]
+    pub name: Str<'a>,
+    /// A `tool_use` block's input (any JSON; an object from a well-behaved upstream).
+    #[serde(default, borrow)]
+    pub input: Option<&'a RawValue>,
+}
+
+impl<'a> ContentBlock<'a> {
+    /// One block; `None` when it is not an object.
+    pub fn read(raw: &'a RawValue) -> Option<Self> {
+        from_object(raw.get())
+    }
+
+    /// The `tool_use` input as compact JSON text (`{}` when absent).
+    pub fn input_json(&self) -> String {
+        self.input
+            .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+            .map_or_else(|| "{}".to_owned(), |v| v.to_string())
+    }
+}
+
+impl<'a> StreamEvent<'a> {
+    /// Reads one event's data; `None` when it is not a JSON object.
+    pub fn read(data: &'a str) -> Option<Self> {
+        from_object(data)
+    }
+}
+
+/// One stream event. Every event type shares this one lenient shape: `type` says which
+/// fields matter (`message_start`: `message`; `content_block_start`: `index`,
+/// `content_block`; `content_block_delta`: `index`, `delta`; `message_delta`: `delta`,
+/// `usage`; `error`: `error`, or the event itself).
+#[derive(Debug, Deserialize)]
+pub struct StreamEvent<'a> {
+    /// The event type; when absent, the SSE `event:` name stands in.
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    /// `message_start`'s message (see [`StreamEvent::message_start`]); an error's message
+    /// when the event is the error itself (see [`StreamEvent::error_message`]).
+    #[serde(default, borrow)]
+    pub message: Option<&'a RawValue>,
+    #[serde(default)]
+    pub index: Lenient<u64>,
+    #[serde(default, borrow)]
+    pub content_block: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub delta: Option<&'a RawValue>,
+    /// `message_delta`'s usage; present (`Some`) even when `null`.
+    #[serde(default, deserialize_with = "present")]
+    pub usage: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub error: Option<Value>,
+}
+
+/// `Some` for any value, `null` included (absent fields take the default `None`).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// `message_start`'s message: the id, model and first usage.
+#[derive(Debug, Default, Deserialize)]
+pub struct MessageStart<'a> {
+    #[serde(default, borrow)]
+    pub id: Str<'a>,
+    #[serde(default, borrow)]
+    pub model: Str<'a>,
+    #[serde(default)]
+    pub usage: Option<Value>,
+}
+
+/// The `delta` of `content_block_delta` (`type`: `text_delta`, `thinking_delta`,
+/// `input_json_delta`) and of `message_delta` (`stop_reason`).
+#[derive(Debug, Default, Deserialize)]
+pub struct EventDelta<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default, borrow)]
+    pub text: Str<'a>,
+    #[serde(default, borrow)]
+    pub thinking: Str<'a>,
+    #[serde(default, borrow)]
+    pub partial_json: Str<'a>,
+    #[serde(default, borrow)]
+    pub stop_reason: Str<'a>,
+}
+
+/// Reads an optional nested object leniently: the default when absent or not an object.
+fn nested<'a, T: Deserialize<'a> + Default>(raw: Option<&'a RawValue>) -> T {
+    raw.and_then(|r| from_object(r.get())).unwrap_or_default()
+}
+
+impl<'a> StreamEvent<'a> {
+    /// `message_start`'s message (empty when absent or malformed).
+    pub fn message_start(&self) -> MessageStart<'a> {
+        nested(self.message)
+    }
+
+    /// The content block of `content_block_start` (empty when absent or malformed).
+    pub fn content_block(&self) -> ContentBlock<'a> {
+        nested(self.content_block)
+    }
+
+    /// The delta (empty when absent or malformed).
+    pub fn delta(&self) -> EventDelta<'a> {
+        nested(self.delta)
+    }
+
+    /// An error event's message and type: from its `error` object, or from the event itself.
+    pub fn error_parts(&self) -> (Option<String>, Option<String>) {
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        match &self.error {
+            Some(e) => (text(e.get("message")), text(e.get("type"))),
+            None => {
+                let message: Str<'_> = self
+                    .message
+                    .and_then(|r| serde_json::from_str(r.get()).ok())
+                    .unwrap_or_default();
+                (
+                    message.as_str().map(str::to_owned),
+                    self.kind.as_str().map(str::to_owned),
+                )
+            }
+        }
+    }
+}

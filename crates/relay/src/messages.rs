@@ -14,6 +14,10 @@ use crate::providers::openai::invalid_answer;
 use crate::request::RelayRequest;
 use crate::sse::{SseEvent, SseReader};
 use crate::usage::Usage;
+use crate::wire::anthropic::{
+    BlockOut, DeltaOut, ErrorOut, EventOut, MessageOut, StopOut, UsageOut,
+};
+use crate::wire::openai::ChatResponse;
 
 fn invalid(msg: impl Into<String>) -> RelayError {
     RelayError::InvalidRequest(msg.into())
@@ -254,15 +258,19 @@ pub fn stop_reason(finish: Option<&str>) -> &'static str {
 
 /// An Anthropic `usage` object for OpenAI usage: the cached prompt tokens are cache reads
 /// (Anthropic's `input_tokens` excludes them).
-fn anthropic_usage(u: Option<&Usage>) -> Value {
+fn anthropic_usage(u: Option<&Usage>) -> UsageOut {
     let u = u.copied().unwrap_or_default();
     let cached = u.cached_tokens.saturating_add(u.cached_read_tokens);
-    json!({
-        "input_tokens": u.prompt_tokens.saturating_sub(cached).saturating_sub(u.cached_write_tokens).max(0),
-        "cache_creation_input_tokens": u.cached_write_tokens,
-        "cache_read_input_tokens": cached,
-        "output_tokens": u.completion_tokens,
-    })
+    UsageOut {
+        input_tokens: u
+            .prompt_tokens
+            .saturating_sub(cached)
+            .saturating_sub(u.cached_write_tokens)
+            .max(0),
+        cache_creation_input_tokens: u.cached_write_tokens,
+        cache_read_input_tokens: cached,
+        output_tokens: u.completion_tokens,
+    }
 }
 
 /// `msg_` + the OpenAI id without its `chatcmpl-` prefix.
@@ -273,56 +281,50 @@ fn message_id(id: Option<&str>) -> String {
 
 /// A `chat.completion` as an Anthropic `message`; the usage to bill is OpenAI's.
 pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure> {
-    let v: Value =
-        serde_json::from_slice(body).map_err(|_| invalid_answer("the answer is not JSON"))?;
+    let v = std::str::from_utf8(body)
+        .ok()
+        .and_then(ChatResponse::read)
+        .ok_or_else(|| invalid_answer("the answer is not JSON"))?;
     let choice = v
-        .pointer("/choices/0")
+        .first_choice()
         .ok_or_else(|| invalid_answer("the answer has no choices"))?;
-    let m = choice.get("message").unwrap_or(&Value::Null);
+    let m = choice.message();
     let mut content = Vec::new();
-    if let Some(r) = m
-        .get("reasoning_content")
-        .and_then(Value::as_str)
-        .filter(|r| !r.is_empty())
-    {
-        content.push(json!({"type": "thinking", "thinking": r, "signature": ""}));
+    if let Some(r) = m.reasoning_content.as_str().filter(|r| !r.is_empty()) {
+        content.push(BlockOut::Thinking {
+            thinking: r.into(),
+            signature: "",
+        });
     }
-    let text = crate::translate::content_text(m.get("content"));
+    let text = crate::translate::content_text(m.content.as_ref());
     if !text.is_empty() {
-        content.push(json!({"type": "text", "text": text}));
+        content.push(BlockOut::Text { text: text.into() });
     }
-    for c in m
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-    {
-        let args = c
-            .pointer("/function/arguments")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let input = serde_json::from_str::<Value>(args)
+    let calls = m.tool_calls();
+    for c in &calls {
+        let f = c.function();
+        let input = serde_json::from_str::<Value>(f.arguments.as_str().unwrap_or(""))
             .ok()
             .filter(Value::is_object)
             .unwrap_or_else(|| json!({}));
-        content.push(json!({
-            "type": "tool_use",
-            "id": c.get("id").cloned().unwrap_or_default(),
-            "name": c.pointer("/function/name").cloned().unwrap_or_default(),
-            "input": input,
-        }));
+        content.push(BlockOut::ToolUse {
+            id: c.id.0.clone(),
+            name: f.name.0,
+            input,
+        });
     }
-    let usage = crate::usage::from_openai(&v);
-    let out = json!({
-        "id": message_id(v.get("id").and_then(Value::as_str)),
-        "type": "message",
-        "role": "assistant",
-        "model": v.get("model").and_then(Value::as_str).unwrap_or(&req.model),
-        "content": content,
-        "stop_reason": stop_reason(choice.get("finish_reason").and_then(Value::as_str)),
-        "stop_sequence": null,
-        "usage": anthropic_usage(usage.as_ref()),
-    });
+    let usage = v.usage();
+    let id = message_id(v.id.as_str());
+    let out = MessageOut {
+        id: &id,
+        kind: "message",
+        role: "assistant",
+        model: v.model.as_str().unwrap_or(&req.model),
+        content,
+        stop_reason: Some(stop_reason(choice.finish_reason.as_str())),
+        stop_sequence: None,
+        usage: anthropic_usage(usage.as_ref()),
+    };
     Ok(Answer {
         body: serde_json::to_vec(&out).unwrap_or_default(),
         usage,
@@ -392,50 +394,43 @@ impl MessagesStream {
         }
     }
 
-    fn write(out: &mut Vec<u8>, name: &str, v: &Value) {
+    fn write(out: &mut Vec<u8>, event: &EventOut<'_>) {
         out.extend_from_slice(b"event: ");
-        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(event.name().as_bytes());
         out.push(b'\n');
-        crate::sse::write_data(out, v);
+        crate::sse::write_data(out, event);
     }
 
-    fn start(&mut self, v: &Value, out: &mut Vec<u8>) {
+    fn start(&mut self, v: &ChatResponse<'_>, out: &mut Vec<u8>) {
         if self.started {
             return;
         }
         self.started = true;
-        if let Some(m) = v.get("model").and_then(Value::as_str) {
+        if let Some(m) = v.model.as_str() {
             self.model = m.to_owned();
         }
-        let message = json!({
-            "id": message_id(v.get("id").and_then(Value::as_str)),
-            "type": "message",
-            "role": "assistant",
-            "model": self.model,
-            "content": [],
-            "stop_reason": null,
-            "stop_sequence": null,
-            "usage": anthropic_usage(None),
-        });
-        Self::write(
-            out,
-            "message_start",
-            &json!({"type": "message_start", "message": message}),
-        );
+        let id = message_id(v.id.as_str());
+        let message = MessageOut {
+            id: &id,
+            kind: "message",
+            role: "assistant",
+            model: &self.model,
+            content: Vec::new(),
+            stop_reason: None,
+            stop_sequence: None,
+            usage: anthropic_usage(None),
+        };
+        Self::write(out, &EventOut::MessageStart { message });
     }
 
     fn close_block(&mut self, out: &mut Vec<u8>) {
         if let Some((_, index)) = self.open.take() {
-            Self::write(
-                out,
-                "content_block_stop",
-                &json!({"type": "content_block_stop", "index": index}),
-            );
+            Self::write(out, &EventOut::ContentBlockStop { index });
         }
     }
 
     /// Makes `block` the open block (closing another), starting it with `start` when new.
-    fn open_block(&mut self, block: Block, start: Value, out: &mut Vec<u8>) -> usize {
+    fn open_block(&mut self, block: Block, start: BlockOut<'_>, out: &mut Vec<u8>) -> usize {
         if let Some((b, index)) = self.open {
             if b == block {
                 return index;
@@ -447,18 +442,16 @@ impl MessagesStream {
         self.open = Some((block, index));
         Self::write(
             out,
-            "content_block_start",
-            &json!({"type": "content_block_start", "index": index, "content_block": start}),
+            &EventOut::ContentBlockStart {
+                index,
+                content_block: start,
+            },
         );
         index
     }
 
-    fn delta(out: &mut Vec<u8>, index: usize, delta: Value) {
-        Self::write(
-            out,
-            "content_block_delta",
-            &json!({"type": "content_block_delta", "index": index, "delta": delta}),
-        );
+    fn delta(out: &mut Vec<u8>, index: usize, delta: DeltaOut<'_>) {
+        Self::write(out, &EventOut::ContentBlockDelta { index, delta });
     }
 
     fn stop(&mut self, out: &mut Vec<u8>) {
@@ -469,14 +462,15 @@ impl MessagesStream {
         self.close_block(out);
         Self::write(
             out,
-            "message_delta",
-            &json!({
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason(self.finish.as_deref()), "stop_sequence": null},
-                "usage": anthropic_usage(self.usage.as_ref()),
-            }),
+            &EventOut::MessageDelta {
+                delta: StopOut {
+                    stop_reason: stop_reason(self.finish.as_deref()),
+                    stop_sequence: None,
+                },
+                usage: anthropic_usage(self.usage.as_ref()),
+            },
         );
-        Self::write(out, "message_stop", &json!({"type": "message_stop"}));
+        Self::write(out, &EventOut::MessageStop);
     }
 
     fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
@@ -484,76 +478,60 @@ impl MessagesStream {
             self.stop(out);
             return;
         }
-        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+        let Some(v) = ChatResponse::read(&e.data) else {
             return;
         };
-        if let Some(err) = v.get("error") {
+        if let Some(err) = &v.error {
             let message = err
                 .get("message")
                 .and_then(Value::as_str)
                 .unwrap_or("the upstream stream failed");
             Self::write(
                 out,
-                "error",
-                &json!({"type": "error", "error": {"type": "api_error", "message": message}}),
+                &EventOut::Error {
+                    error: ErrorOut {
+                        kind: "api_error",
+                        message,
+                    },
+                },
             );
             return;
         }
         self.start(&v, out);
-        if let Some(u) = crate::usage::from_openai(&v) {
+        if let Some(u) = v.usage() {
             self.usage = Some(u);
         }
-        let Some(choice) = v.pointer("/choices/0") else {
+        let Some(choice) = v.first_choice() else {
             return;
         };
-        let d = choice.get("delta").unwrap_or(&Value::Null);
-        if let Some(r) = d
-            .get("reasoning_content")
-            .and_then(Value::as_str)
-            .filter(|r| !r.is_empty())
-        {
-            let i = self.open_block(
-                Block::Thinking,
-                json!({"type": "thinking", "thinking": "", "signature": ""}),
-                out,
-            );
-            Self::delta(out, i, json!({"type": "thinking_delta", "thinking": r}));
+        let d = choice.delta();
+        if let Some(r) = d.reasoning_content.as_str().filter(|r| !r.is_empty()) {
+            let start = BlockOut::Thinking {
+                thinking: "".into(),
+                signature: "",
+            };
+            let i = self.open_block(Block::Thinking, start, out);
+            Self::delta(out, i, DeltaOut::ThinkingDelta { thinking: r });
         }
-        if let Some(t) = d
-            .get("content")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-        {
-            let i = self.open_block(Block::Text, json!({"type": "text", "text": ""}), out);
-            Self::delta(out, i, json!({"type": "text_delta", "text": t}));
+        if let Some(Value::String(t)) = d.content.as_ref().filter(|t| t.as_str() != Some("")) {
+            let start = BlockOut::Text { text: "".into() };
+            let i = self.open_block(Block::Text, start, out);
+            Self::delta(out, i, DeltaOut::TextDelta { text: t });
         }
-        for call in d
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-        {
-            let tool = call.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let start = json!({
-                "type": "tool_use",
-                "id": call.get("id").cloned().unwrap_or_default(),
-                "name": call.pointer("/function/name").cloned().unwrap_or_default(),
-                "input": {},
-            });
+        for call in d.tool_calls() {
+            let tool = call.index.get().copied().unwrap_or(0);
+            let f = call.function();
+            let start = BlockOut::ToolUse {
+                id: call.id.0.clone(),
+                name: f.name.0.clone(),
+                input: json!({}),
+            };
             let i = self.open_block(Block::Tool(tool), start, out);
-            if let Some(args) = call
-                .pointer("/function/arguments")
-                .and_then(Value::as_str)
-                .filter(|a| !a.is_empty())
-            {
-                Self::delta(
-                    out,
-                    i,
-                    json!({"type": "input_json_delta", "partial_json": args}),
-                );
+            if let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) {
+                Self::delta(out, i, DeltaOut::InputJsonDelta { partial_json: args });
             }
         }
-        if let Some(f) = choice.get("finish_reason").and_then(Value::as_str) {
+        if let Some(f) = choice.finish_reason.as_str() {
             self.finish = Some(f.to_owned());
         }
     }

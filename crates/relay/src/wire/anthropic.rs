@@ -1,8 +1,11 @@
 //! Anthropic Messages as read from the upstream: whole answers ([`MessageResponse`]) and
-//! stream events ([`StreamEvent`]). Fields are lenient ([`Str`], [`Lenient`]): an answer is
+//! stream events ([`StreamEvent`]); and as written to Messages clients of OpenAI-protocol
+//! channels ([`MessageOut`], [`EventOut`]). Fields are lenient ([`Str`], [`Lenient`]): an answer is
 //! not refused for a field of an unexpected type, the field reads as absent.
 
-use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -175,4 +178,122 @@ impl<'a> StreamEvent<'a> {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Written for Anthropic Messages clients (answers and streams of OpenAI-protocol channels)
+
+/// A `message` answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct MessageOut<'a> {
+    pub id: &'a str,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub role: &'static str,
+    pub model: &'a str,
+    pub content: Vec<BlockOut<'a>>,
+    /// `null` in `message_start`.
+    pub stop_reason: Option<&'static str>,
+    /// Always `null`.
+    pub stop_sequence: Option<()>,
+    pub usage: UsageOut,
+}
+
+/// A content block written to a Messages client: whole in answers, empty in
+/// `content_block_start`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum BlockOut<'a> {
+    Thinking {
+        thinking: Cow<'a, str>,
+        /// Always empty: OpenAI upstreams sign nothing.
+        signature: &'static str,
+    },
+    Text {
+        text: Cow<'a, str>,
+    },
+    ToolUse {
+        /// `null` when the upstream gave none.
+        id: Option<Cow<'a, str>>,
+        name: Option<Cow<'a, str>>,
+        input: Value,
+    },
+}
+
+/// An Anthropic `usage` object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct UsageOut {
+    pub input_tokens: i64,
+    pub cache_creation_input_tokens: i64,
+    pub cache_read_input_tokens: i64,
+    pub output_tokens: i64,
+}
+
+/// One stream event written to a Messages client (the SSE `event:` name is its `type`, see
+/// [`EventOut::name`]).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventOut<'a> {
+    MessageStart {
+        message: MessageOut<'a>,
+    },
+    ContentBlockStart {
+        index: usize,
+        content_block: BlockOut<'a>,
+    },
+    ContentBlockDelta {
+        index: usize,
+        delta: DeltaOut<'a>,
+    },
+    ContentBlockStop {
+        index: usize,
+    },
+    MessageDelta {
+        delta: StopOut,
+        usage: UsageOut,
+    },
+    MessageStop,
+    Error {
+        error: ErrorOut<'a>,
+    },
+}
+
+impl EventOut<'_> {
+    /// The SSE event name: the same as `type`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventOut::MessageStart { .. } => "message_start",
+            EventOut::ContentBlockStart { .. } => "content_block_start",
+            EventOut::ContentBlockDelta { .. } => "content_block_delta",
+            EventOut::ContentBlockStop { .. } => "content_block_stop",
+            EventOut::MessageDelta { .. } => "message_delta",
+            EventOut::MessageStop => "message_stop",
+            EventOut::Error { .. } => "error",
+        }
+    }
+}
+
+/// The `delta` of `content_block_delta`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DeltaOut<'a> {
+    TextDelta { text: &'a str },
+    ThinkingDelta { thinking: &'a str },
+    InputJsonDelta { partial_json: &'a str },
+}
+
+/// The `delta` of `message_delta`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StopOut {
+    pub stop_reason: &'static str,
+    /// Always `null`.
+    pub stop_sequence: Option<()>,
+}
+
+/// The `error` of an `error` event.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorOut<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub message: &'a str,
 }

@@ -1,10 +1,14 @@
 //! OpenAI chat completions as written by the translations: `chat.completion`,
-//! `chat.completion.chunk` (with one choice, or none and `usage`), `usage` and error events.
+//! `chat.completion.chunk` (with one choice, or none and `usage`), `usage` and error events;
+//! and as read from OpenAI-protocol upstreams for Anthropic Messages clients ([`ChatResponse`]).
 
 use std::borrow::Cow;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
 
+use super::Str;
 use crate::usage::Usage as Billed;
 
 /// A whole answer with one choice.
@@ -249,4 +253,147 @@ pub struct ErrorBody<'a> {
     pub kind: &'a str,
     pub param: Option<()>,
     pub code: &'a str,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read from OpenAI-protocol upstreams (for Anthropic Messages clients)
+
+/// A `chat.completion` or one `chat.completion.chunk` as read from an upstream (lenient, see
+/// [`super::Lenient`]): the fields the translation into Anthropic's shapes needs.
+#[derive(Debug, Default, Deserialize)]
+pub struct ChatResponse<'a> {
+    #[serde(default, borrow)]
+    pub id: Str<'a>,
+    #[serde(default, borrow)]
+    pub model: Str<'a>,
+    #[serde(default, borrow)]
+    pub choices: Option<&'a RawValue>,
+    #[serde(default)]
+    pub usage: Option<Value>,
+    /// The Responses API's place for the usage (`response.usage`), read as OpenAI usage is.
+    #[serde(default, borrow)]
+    pub response: Option<&'a RawValue>,
+    /// An error event (present even when `null`).
+    #[serde(default, deserialize_with = "present")]
+    pub error: Option<Value>,
+}
+
+/// `Some` for any value, `null` included.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+impl<'a> ChatResponse<'a> {
+    /// Reads an answer or a chunk: an object; other JSON reads as empty; `None` when the text
+    /// is not JSON.
+    pub fn read(json: &'a str) -> Option<Self> {
+        super::from_object(json).or_else(|| {
+            serde_json::from_str::<serde::de::IgnoredAny>(json)
+                .ok()
+                .map(|_| ChatResponse::default())
+        })
+    }
+
+    /// The first choice; `None` when there is none. A choice that is not an object reads as
+    /// empty.
+    pub fn first_choice(&self) -> Option<ChoiceIn<'a>> {
+        let list: Vec<&'a RawValue> = serde_json::from_str(self.choices?.get()).ok()?;
+        let first = list.first()?;
+        Some(super::from_object(first.get()).unwrap_or_default())
+    }
+
+    /// The usage, as [`crate::usage::from_openai`] reads it from the whole document.
+    pub fn usage(&self) -> Option<Billed> {
+        let mut v = serde_json::Map::new();
+        if let Some(u) = &self.usage {
+            v.insert("usage".into(), u.clone());
+        }
+        if let Some(r) = self.response {
+            if let Ok(r) = serde_json::from_str::<Value>(r.get()) {
+                v.insert("response".into(), r);
+            }
+        }
+        crate::usage::from_openai(&Value::Object(v))
+    }
+}
+
+/// A choice: `message` (answers) or `delta` (chunks), and the finish reason.
+#[derive(Debug, Default, Deserialize)]
+pub struct ChoiceIn<'a> {
+    #[serde(default, borrow)]
+    pub message: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub delta: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub finish_reason: Str<'a>,
+}
+
+impl<'a> ChoiceIn<'a> {
+    /// The answer's message (empty when absent or not an object).
+    pub fn message(&self) -> MessageIn<'a> {
+        self.message
+            .and_then(|m| super::from_object(m.get()))
+            .unwrap_or_default()
+    }
+
+    /// The chunk's delta (empty when absent or not an object).
+    pub fn delta(&self) -> MessageIn<'a> {
+        self.delta
+            .and_then(|m| super::from_object(m.get()))
+            .unwrap_or_default()
+    }
+}
+
+/// A message or a delta: content (a string or text parts), reasoning and tool calls.
+#[derive(Debug, Default, Deserialize)]
+pub struct MessageIn<'a> {
+    /// A string, or content parts (see [`crate::translate::content_text`]).
+    #[serde(default)]
+    pub content: Option<Value>,
+    #[serde(default, borrow)]
+    pub reasoning_content: Str<'a>,
+    #[serde(default, borrow)]
+    pub tool_calls: Option<&'a RawValue>,
+}
+
+impl<'a> MessageIn<'a> {
+    /// The tool calls (one that is not an object reads as an empty call).
+    pub fn tool_calls(&self) -> Vec<ToolCallIn<'a>> {
+        let list: Vec<&'a RawValue> = self
+            .tool_calls
+            .and_then(|t| serde_json::from_str(t.get()).ok())
+            .unwrap_or_default();
+        list.into_iter()
+            .map(|c| super::from_object(c.get()).unwrap_or_default())
+            .collect()
+    }
+}
+
+/// A tool call of a message, or a piece of one in a delta.
+#[derive(Debug, Default, Deserialize)]
+pub struct ToolCallIn<'a> {
+    #[serde(default)]
+    pub index: super::Lenient<u64>,
+    #[serde(default, borrow)]
+    pub id: Str<'a>,
+    #[serde(default, borrow)]
+    pub function: Option<&'a RawValue>,
+}
+
+/// The function of a [`ToolCallIn`].
+#[derive(Debug, Default, Deserialize)]
+pub struct FunctionIn<'a> {
+    #[serde(default, borrow)]
+    pub name: Str<'a>,
+    #[serde(default, borrow)]
+    pub arguments: Str<'a>,
+}
+
+impl<'a> ToolCallIn<'a> {
+    /// The function (empty when absent or not an object).
+    pub fn function(&self) -> FunctionIn<'a> {
+        self.function
+            .and_then(|f| super::from_object(f.get()))
+            .unwrap_or_default()
+    }
 }

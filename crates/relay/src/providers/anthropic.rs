@@ -567,8 +567,7 @@ pub fn usage_from(u: &Value) -> Option<Usage> {
 
 /// The usage of a Messages response body.
 pub fn response_usage(body: &[u8]) -> Option<Usage> {
-    let v: Value = serde_json::from_slice(body).ok()?;
-    usage_from(v.get("usage")?)
+    usage_from(wire::MessageResponse::read(body)?.usage.as_ref()?)
 }
 
 /// A Messages response as an OpenAI `chat.completion` (for Messages clients: unchanged).

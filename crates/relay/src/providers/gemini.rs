@@ -485,8 +485,11 @@ pub fn usage_from(m: &Value) -> Option<Usage> {
 
 /// The usage of a `generateContent` response body.
 pub fn response_usage(body: &[u8]) -> Option<Usage> {
-    let v: Value = serde_json::from_slice(body).ok()?;
-    usage_from(v.get("usageMetadata")?)
+    usage_from(
+        wire::GenerateContentResponse::read(body)?
+            .usage_metadata
+            .as_ref()?,
+    )
 }
 
 /// The pieces of one candidate.

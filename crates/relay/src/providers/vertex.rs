@@ -284,9 +284,24 @@ impl Vertex {
 
 /// Whether an answer body is Gemini's (rather than an Anthropic message).
 fn is_gemini_answer(body: &[u8]) -> bool {
-    let head = &body[..body.len().min(4096)];
-    let find = |n: &[u8]| head.windows(n.len()).any(|w| w == n);
-    !find(b"\"type\":\"message\"") && (find(b"\"candidates\"") || find(b"\"usageMetadata\""))
+    /// The members that tell the families apart (parsed, so spacing does not matter; the
+    /// rest is skipped).
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "type", default, borrow)]
+        kind: crate::wire::Str<'a>,
+        #[serde(default)]
+        candidates: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "usageMetadata", default)]
+        usage: Option<serde::de::IgnoredAny>,
+    }
+    let Some(p) = std::str::from_utf8(body)
+        .ok()
+        .and_then(crate::wire::from_object::<Probe<'_>>)
+    else {
+        return false;
+    };
+    p.kind.as_str() != Some("message") && (p.candidates.is_some() || p.usage.is_some())
 }
 
 /// The usage of an answer of either family.
@@ -487,6 +502,19 @@ mod tests {
         );
         assert!(String::from_utf8_lossy(&out).contains("\"role\":\"assistant\""));
         assert!(matches!(s.inner, Some(Family::Anthropic(_))));
+    }
+
+    /// The families were told apart by bytes (`"type":"message"`): a spaced Anthropic answer
+    /// whose tool input has a `candidates` member read as Gemini's.
+    #[test]
+    fn families_are_recognised_by_parsing() {
+        assert!(!is_gemini_answer(
+            br#"{"id": "msg", "type": "message", "content": [{"type": "tool_use", "id": "t", "name": "pick", "input": {"candidates": ["a", "b"]}}], "usage": {}}"#
+        ));
+        assert!(is_gemini_answer(
+            br#"{ "candidates" : [ ], "modelVersion": "gemini-2.5-pro" }"#
+        ));
+        assert!(!is_gemini_answer(b"<html>candidates usageMetadata</html>"));
     }
 
     /// Regression (tests/fuzz.rs, stream properties): the family was taken from the first

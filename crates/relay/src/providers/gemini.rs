@@ -524,9 +524,7 @@ fn pieces<'a>(candidate: Option<&wire::Candidate<'a>>) -> Pieces<'a> {
 /// `batchEmbedContents` as an embeddings list.
 pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure> {
     if req.endpoint == Endpoint::Embeddings {
-        let v: Value = serde_json::from_slice(body)
-            .map_err(|_| invalid_answer("the Gemini answer is not JSON"))?;
-        return embeddings_answer(req, &v);
+        return embeddings_answer(req, body);
     }
     let v = wire::GenerateContentResponse::read(body)
         .ok_or_else(|| invalid_answer("the Gemini answer is not JSON"))?;
@@ -579,40 +577,54 @@ pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure
 /// `{"embeddings": [{"values": [...]}]}` as OpenAI's list (base64 when the client asked). Gemini
 /// reports no token counts: the usage is the tokenizer's count of the input (and `None` is
 /// returned so billing counts it the same way, marked as estimated).
-fn embeddings_answer(req: &RelayRequest, v: &Value) -> Result<Answer, UpstreamFailure> {
+fn embeddings_answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure> {
+    let v = match wire::EmbedResponse::read(body) {
+        Some(v) => v,
+        None if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() => {
+            wire::EmbedResponse::default()
+        }
+        None => return Err(invalid_answer("the Gemini answer is not JSON")),
+    };
     let list = v
-        .get("embeddings")
-        .and_then(Value::as_array)
+        .list()
         .ok_or_else(|| invalid_answer("the Gemini answer has no embeddings"))?;
     let base64 = req.body.get("encoding_format").and_then(Value::as_str) == Some("base64");
-    let data: Vec<Value> = list
+    let data = list
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let values = e.get("values").cloned().unwrap_or_else(|| json!([]));
             let embedding = if base64 {
-                let bytes: Vec<u8> = values
-                    .as_array()
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[])
-                    .iter()
-                    .filter_map(Value::as_f64)
+                let bytes: Vec<u8> = e
+                    .floats()
+                    .into_iter()
                     .flat_map(|f| (f as f32).to_le_bytes())
                     .collect();
-                json!(base64::engine::general_purpose::STANDARD.encode(bytes))
+                openai::EmbeddingData::Base64(
+                    base64::engine::general_purpose::STANDARD.encode(bytes),
+                )
             } else {
-                values
+                match e.values {
+                    Some(values) => openai::EmbeddingData::Floats(values),
+                    None => openai::EmbeddingData::Empty([]),
+                }
             };
-            json!({"object": "embedding", "index": i, "embedding": embedding})
+            openai::EmbeddingItem {
+                object: "embedding",
+                index: i,
+                embedding,
+            }
         })
         .collect();
     let prompt = crate::tokenizer::estimate_prompt(&req.model, Endpoint::Embeddings, &req.body);
-    let out = json!({
-        "object": "list",
-        "data": data,
-        "model": req.model,
-        "usage": {"prompt_tokens": prompt, "total_tokens": prompt},
-    });
+    let out = openai::EmbeddingList {
+        object: "list",
+        data,
+        model: &req.model,
+        usage: openai::EmbeddingUsage {
+            prompt_tokens: prompt,
+            total_tokens: prompt,
+        },
+    };
     Ok(Answer {
         body: serde_json::to_vec(&out).unwrap_or_default(),
         usage: None,

@@ -167,3 +167,48 @@ impl FunctionCall<'_> {
         }
     }
 }
+
+/// A `batchEmbedContents` answer: `{"embeddings": [{"values": [...]}]}`.
+#[derive(Debug, Default, Deserialize)]
+pub struct EmbedResponse<'a> {
+    #[serde(default, borrow)]
+    pub embeddings: Option<&'a RawValue>,
+}
+
+/// One embedding: its `values`, kept as raw JSON (passed on as they are unless base64 is
+/// asked for).
+#[derive(Debug, Default, Deserialize)]
+pub struct Embedding<'a> {
+    /// Present (`null` included) when the upstream wrote it.
+    #[serde(default, borrow, deserialize_with = "present_raw")]
+    pub values: Option<&'a RawValue>,
+}
+
+impl<'a> EmbedResponse<'a> {
+    /// Reads an answer; `None` when it is not a JSON object.
+    pub fn read(body: &'a [u8]) -> Option<Self> {
+        from_object(std::str::from_utf8(body).ok()?)
+    }
+
+    /// The embeddings, or `None` when `embeddings` is not an array (one that is not an object
+    /// reads as an embedding without values).
+    pub fn list(&self) -> Option<Vec<Embedding<'a>>> {
+        let raw: Vec<&'a RawValue> = serde_json::from_str(self.embeddings?.get()).ok()?;
+        Some(
+            raw.into_iter()
+                .map(|e| from_object(e.get()).unwrap_or_default())
+                .collect(),
+        )
+    }
+}
+
+impl Embedding<'_> {
+    /// The values as floats (non-numbers skipped), for base64 encoding.
+    pub fn floats(&self) -> Vec<f64> {
+        let items: Vec<Value> = self
+            .values
+            .and_then(|v| serde_json::from_str(v.get()).ok())
+            .unwrap_or_default();
+        items.iter().filter_map(Value::as_f64).collect()
+    }
+}

@@ -216,6 +216,30 @@ mod tests {
     }
 
     #[test]
+    fn gemini_embeddings_pass_their_values_through() {
+        let body = br#"{"embeddings": [{"values": [0.5, 0.25]}, {"values": null}, 7, {}]}"#;
+        let v = gemini::EmbedResponse::read(body).unwrap();
+        let list = v.list().unwrap();
+        assert_eq!(list.len(), 4);
+        assert_eq!(list[0].values.map(|r| r.get()), Some("[0.5, 0.25]"));
+        assert_eq!(list[0].floats(), vec![0.5, 0.25]);
+        assert_eq!(list[1].values.map(|r| r.get()), Some("null"));
+        assert!(list[2].values.is_none() && list[3].values.is_none());
+        let out: Vec<_> = list
+            .iter()
+            .map(|e| match e.values {
+                Some(r) => openai::EmbeddingData::Floats(r),
+                None => openai::EmbeddingData::Empty([]),
+            })
+            .collect();
+        assert_eq!(
+            serde_json::to_string(&out).unwrap(),
+            "[[0.5, 0.25],null,[],[]]"
+        );
+        assert!(gemini::EmbedResponse::read(b"[1]").is_none());
+    }
+
+    #[test]
     fn anthropic_events_borrow_and_read_errors() {
         let data = r#"{"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "hi"}}"#;
         let e = anthropic::StreamEvent::read(data).unwrap();

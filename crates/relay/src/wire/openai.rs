@@ -397,3 +397,37 @@ impl<'a> ToolCallIn<'a> {
             .unwrap_or_default()
     }
 }
+
+/// An embeddings list (translated from another family's embeddings answer).
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbeddingList<'a> {
+    pub object: &'static str,
+    pub data: Vec<EmbeddingItem<'a>>,
+    pub model: &'a str,
+    pub usage: EmbeddingUsage,
+}
+
+/// One embedding of an [`EmbeddingList`].
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbeddingItem<'a> {
+    pub object: &'static str,
+    pub index: usize,
+    pub embedding: EmbeddingData<'a>,
+}
+
+/// The floats as the upstream wrote them, base64 of their little-endian f32s, or `[]` when the
+/// upstream gave none.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum EmbeddingData<'a> {
+    Floats(&'a RawValue),
+    Base64(String),
+    Empty([u8; 0]),
+}
+
+/// `usage` of an [`EmbeddingList`].
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct EmbeddingUsage {
+    pub prompt_tokens: i64,
+    pub total_tokens: i64,
+}

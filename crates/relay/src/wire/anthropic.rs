@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{from_object, Lenient, Str};
+use super::{from_object, Lenient, Obj, Shape, Str};
 
 /// A Messages answer (`{"id", "model", "content": [...], "stop_reason", "usage"}`).
 #[derive(Debug, Deserialize)]
@@ -296,4 +296,118 @@ pub struct ErrorOut<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub message: &'a str,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages requests (from Anthropic clients, for OpenAI-protocol channels)
+
+/// A Messages request as read from a client (from its parsed body: strings borrow from it).
+/// Only what the translation into an OpenAI chat request reads; every field lenient, the
+/// translation decides what is refused.
+#[derive(Debug, Default, Deserialize)]
+pub struct MessagesRequest<'a> {
+    /// A string or text blocks.
+    #[serde(default, borrow)]
+    pub system: Option<Shape<'a, Obj<TextBlockIn<'a>>>>,
+    #[serde(default, borrow)]
+    pub messages: Option<Shape<'a, Obj<MessageIn<'a>>>>,
+    #[serde(default)]
+    pub stop_sequences: Option<Value>,
+    #[serde(default)]
+    pub temperature: Option<Value>,
+    #[serde(default)]
+    pub top_p: Option<Value>,
+    #[serde(default, borrow)]
+    pub metadata: Obj<MetadataIn<'a>>,
+    #[serde(default, borrow)]
+    pub tools: Option<Shape<'a, Obj<ToolIn<'a>>>>,
+    #[serde(default, borrow)]
+    pub tool_choice: Obj<ToolChoiceIn<'a>>,
+}
+
+/// A block of which only the text matters (`system` blocks, `tool_result` content parts).
+#[derive(Debug, Default, Deserialize)]
+pub struct TextBlockIn<'a> {
+    #[serde(default, borrow)]
+    pub text: Str<'a>,
+}
+
+/// One message of a request.
+#[derive(Debug, Default, Deserialize)]
+pub struct MessageIn<'a> {
+    #[serde(default, borrow)]
+    pub role: Str<'a>,
+    /// A string or content blocks.
+    #[serde(default, borrow)]
+    pub content: Option<Shape<'a, Obj<BlockIn<'a>>>>,
+}
+
+/// A content block of a request message: `text`, `image`, `tool_result` (user turns),
+/// `text`, `tool_use`, `thinking` (assistant turns).
+#[derive(Debug, Default, Deserialize)]
+pub struct BlockIn<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default, borrow)]
+    pub text: Str<'a>,
+    #[serde(default, borrow)]
+    pub source: Obj<ImageSourceIn<'a>>,
+    #[serde(default, borrow)]
+    pub tool_use_id: Str<'a>,
+    /// A `tool_result`'s content: a string or text blocks.
+    #[serde(default, borrow)]
+    pub content: Option<Shape<'a, Obj<TextBlockIn<'a>>>>,
+    /// A `tool_use` id and name, passed on whatever their JSON type.
+    #[serde(default)]
+    pub id: Option<Value>,
+    #[serde(default)]
+    pub name: Option<Value>,
+    /// A `tool_use` input (present even when `null`).
+    #[serde(default, deserialize_with = "present")]
+    pub input: Option<Value>,
+}
+
+/// An image block's `source`.
+#[derive(Debug, Default, Deserialize)]
+pub struct ImageSourceIn<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default, borrow)]
+    pub media_type: Str<'a>,
+    #[serde(default, borrow)]
+    pub data: Str<'a>,
+    #[serde(default, borrow)]
+    pub url: Str<'a>,
+}
+
+/// `metadata`.
+#[derive(Debug, Default, Deserialize)]
+pub struct MetadataIn<'a> {
+    #[serde(default, borrow)]
+    pub user_id: Str<'a>,
+}
+
+/// A tool of a request: a custom tool (no `type`, or `custom`) or a server tool.
+#[derive(Debug, Default, Deserialize)]
+pub struct ToolIn<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    /// Passed on whatever its JSON type.
+    #[serde(default)]
+    pub name: Option<Value>,
+    #[serde(default, borrow)]
+    pub description: Str<'a>,
+    #[serde(default)]
+    pub input_schema: Option<Value>,
+}
+
+/// `tool_choice`.
+#[derive(Debug, Default, Deserialize)]
+pub struct ToolChoiceIn<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: Str<'a>,
+    #[serde(default, borrow)]
+    pub name: Str<'a>,
+    #[serde(default)]
+    pub disable_parallel_tool_use: Lenient<bool>,
 }

@@ -155,6 +155,161 @@ pub fn from_object<'a, T: Deserialize<'a>>(json: &'a str) -> Option<T> {
     serde_json::from_str(json).ok()
 }
 
+/// An object read leniently: `Some` when the JSON was an object (read as `T`, whose fields
+/// should be lenient too), `None` for any other JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Obj<T>(pub Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<T: Default> Obj<T> {
+    /// The object, or an empty one when the JSON was something else.
+    pub fn or_empty(self) -> T {
+        self.0.unwrap_or_default()
+    }
+}
+
+struct ObjVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
+    type Value = Obj<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Obj(None))
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Obj(None))
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Obj(None))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ObjVisitor(PhantomData))
+    }
+}
+
+/// A value read by its JSON type, for fields that may be a string or an array (Anthropic's
+/// `system` and `content`): `null`, a string, an array of `T` (lenient elements such as
+/// [`Obj`]), or anything else.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape<'a, T> {
+    Null,
+    Str(Cow<'a, str>),
+    Arr(Vec<T>),
+    Other,
+}
+
+struct ShapeVisitor<'a, T>(PhantomData<(&'a (), T)>);
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for ShapeVisitor<'a, T> {
+    type Value = Shape<'a, T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Shape::Str(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Shape::Str(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Shape::Str(Cow::Owned(v)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<T>()? {
+            items.push(item);
+        }
+        Ok(Shape::Arr(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Shape::Other)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Shape::Null)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Shape::Null)
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Shape::Other)
+    }
+}
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for Shape<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ShapeVisitor(PhantomData))
+    }
+}
+
 /// A borrowed lenient string (the common case).
 pub type Str<'a> = Lenient<Cow<'a, str>>;
 
@@ -213,6 +368,50 @@ mod tests {
         let v = gemini::GenerateContentResponse::read_event("[1, 2]").unwrap();
         assert!(v.candidate().is_none());
         assert!(gemini::GenerateContentResponse::read_event("nope").is_none());
+    }
+
+    #[derive(Debug, Default, PartialEq, serde::Deserialize)]
+    struct Block<'a> {
+        #[serde(default, borrow)]
+        text: Str<'a>,
+    }
+
+    #[test]
+    fn objects_and_shapes_read_from_values_and_text_alike() {
+        let v = serde_json::json!({"a": "s", "b": [{"text": "t"}, 5, null, {"text": 1}], "c": {"k": 1}, "d": null});
+        #[derive(serde::Deserialize)]
+        struct Holder<'a> {
+            #[serde(borrow)]
+            a: Shape<'a, Obj<Block<'a>>>,
+            #[serde(borrow)]
+            b: Shape<'a, Obj<Block<'a>>>,
+            #[serde(borrow)]
+            c: Shape<'a, Obj<Block<'a>>>,
+            #[serde(default, borrow)]
+            d: Option<Shape<'a, Obj<Block<'a>>>>,
+            #[serde(default, borrow)]
+            e: Obj<Block<'a>>,
+        }
+        let text = v.to_string();
+        for h in [
+            Holder::deserialize(&v).unwrap(),
+            serde_json::from_str::<Holder>(&text).unwrap(),
+        ] {
+            assert_eq!(h.a, Shape::Str(Cow::Borrowed("s")));
+            let Shape::Arr(items) = h.b else {
+                panic!("an array")
+            };
+            assert_eq!(items.len(), 4);
+            assert_eq!(items[0].0.as_ref().unwrap().text.as_str(), Some("t"));
+            assert_eq!((items[1].0.is_none(), items[2].0.is_none()), (true, true));
+            assert_eq!(items[3].0.as_ref().unwrap().text.as_str(), None);
+            assert_eq!(h.c, Shape::Other);
+            assert!(h.d.is_none());
+            assert!(h.e.0.is_none());
+        }
+        // Strings borrow from the parsed value too.
+        let h = Holder::deserialize(&v).unwrap();
+        assert!(matches!(h.a, Shape::Str(Cow::Borrowed(_))));
     }
 
     #[test]

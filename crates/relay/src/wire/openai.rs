@@ -431,3 +431,124 @@ pub struct EmbeddingUsage {
     pub prompt_tokens: i64,
     pub total_tokens: i64,
 }
+
+// ---------------------------------------------------------------------------------------------
+// Chat requests (written for OpenAI-protocol channels serving Anthropic Messages clients)
+
+/// A chat completions request.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatRequest<'a> {
+    pub model: &'a str,
+    pub messages: Vec<ChatMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ChatTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ChatToolChoice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel_tool_calls: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<StreamOptions>,
+}
+
+/// A message of a [`ChatRequest`]: `content` is `null` for an assistant turn of tool calls
+/// only.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatMessage<'a> {
+    pub role: &'static str,
+    pub content: Option<ChatContent<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ChatToolCall>,
+}
+
+/// Message content: a string or parts.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum ChatContent<'a> {
+    Text(Cow<'a, str>),
+    Parts(Vec<ChatPart<'a>>),
+}
+
+/// A content part.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ChatPart<'a> {
+    Text { text: Cow<'a, str> },
+    ImageUrl { image_url: ImageUrl<'a> },
+}
+
+/// `image_url` of a part.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageUrl<'a> {
+    pub url: Cow<'a, str>,
+}
+
+/// An assistant's tool call in a request; `id` and `name` as the client gave them.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatToolCall {
+    pub id: Value,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: ChatToolCallFunction,
+}
+
+/// The function of a [`ChatToolCall`]; `arguments` is JSON text.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatToolCallFunction {
+    pub name: Value,
+    pub arguments: String,
+}
+
+/// A function tool.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatTool<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: ChatFunction<'a>,
+}
+
+/// The function of a [`ChatTool`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatFunction<'a> {
+    pub name: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<Cow<'a, str>>,
+    pub parameters: Value,
+}
+
+/// `tool_choice`: a mode (`auto`, `required`, `none`) or one function.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum ChatToolChoice<'a> {
+    Mode(&'static str),
+    Function {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        function: NamedFunction<'a>,
+    },
+}
+
+/// `{"name"}` of a forced function.
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedFunction<'a> {
+    pub name: Cow<'a, str>,
+}
+
+/// `stream_options`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StreamOptions {
+    pub include_usage: bool,
+}

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import anthropic
 import openai
+import pydantic
 import pytest
+from openai.lib._parsing._completions import type_to_response_format_param
 
 from conftest import Env, User, sdk
 
@@ -167,6 +169,53 @@ def test_openai_sdk_gets_the_same_answer_from_every_protocol(client: openai.Open
                         r.usage.prompt_tokens, r.usage.completion_tokens))
     assert answers == [(CONTENT, "stop", 11, 7)] * 3
     user.wait_used_quota(cost(11, 7, 0.075, 0.3) + CLAUDE_COST + GEMINI_COST)
+
+
+class CalendarEvent(pydantic.BaseModel):
+    name: str
+    date: str
+    participants: list[str]
+    attendees: int
+
+
+def test_openai_sdk_structured_output_through_a_translated_channel(client: openai.OpenAI, user: User, translated):
+    """`chat.completions.parse` with a pydantic model (`response_format` json_schema, strict):
+    Anthropic models answer through a forced tool, Gemini with responseJsonSchema; either way
+    the SDK gets JSON content it parses into the model."""
+    model, price = translated
+    messages = [{"role": "system", "content": "Extract the event."},
+                {"role": "user", "content": "Alice and Bob are going to a science fair on Friday."}]
+    r = client.chat.completions.parse(model=model, messages=messages, response_format=CalendarEvent, max_tokens=256)
+    assert r.choices[0].finish_reason == "stop"
+    event = r.choices[0].message.parsed
+    # The mock fills every field from the schema it received: the schema reached it whole.
+    assert event == CalendarEvent(name="mock", date="mock", participants=["mock"], attendees=7)
+    assert r.choices[0].message.tool_calls in (None, [])
+
+    # json_object: a JSON object as content.
+    r = client.chat.completions.create(model=model, messages=messages, response_format={"type": "json_object"},
+                                       max_tokens=256)
+    assert isinstance(json.loads(r.choices[0].message.content), dict)
+    assert r.choices[0].finish_reason == "stop"
+
+    # Streamed, the content pieces add up to the same object.
+    chunks = list(client.chat.completions.create(
+        model=model, messages=messages, max_tokens=256, stream=True,
+        response_format=type_to_response_format_param(CalendarEvent),
+    ))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert CalendarEvent.model_validate_json(text).attendees == 7
+    assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == ["stop"]
+    user.wait_used_quota(3 * price)
+
+
+def test_openai_sdk_structured_output_with_tools_is_refused_on_anthropic(client: openai.OpenAI, make_channel):
+    """Never silently dropped: what the forced-tool mapping cannot keep is a 400 that says why."""
+    make_channel([CLAUDE], channel_type=14)
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model=CLAUDE, messages=[{"role": "user", "content": "hi"}],
+                                       response_format=type_to_response_format_param(CalendarEvent), tools=TOOLS)
+    assert "cannot be combined with tools" in e.value.message
 
 
 def test_openai_sdk_sees_anthropic_upstream_errors_as_openai_errors(client: openai.OpenAI, make_channel):

@@ -97,6 +97,32 @@ def test_chat_stream_without_include_usage_has_no_usage_chunk(client: openai.Ope
     assert all(c.usage is None for c in chunks)
 
 
+def test_chat_stream_choices_zero_loop_through_a_spaced_json_upstream(make_channel, client: openai.OpenAI,
+                                                                     user: User):
+    """Upstreams written in Python (vLLM, LiteLLM, ...) send `"choices": []` with spaces: the
+    usage-only chunk Switchboard asked for must still be held back from a client that did not."""
+    make_channel(["gpt-4.1-nano"], key="sk-mock-spaced")
+    stream = client.chat.completions.create(
+        model="gpt-4.1-nano", messages=[{"role": "user", "content": "Say hello"}], stream=True,
+    )
+    text = ""
+    for chunk in stream:
+        # The loop found in countless scripts: IndexError on a chunk without choices.
+        text += chunk.choices[0].delta.content or ""
+        assert chunk.usage is None
+    assert text == CONTENT
+    # The usage was read all the same (gpt-4.1-nano: 0.05 / 0.2).
+    user.wait_used_quota(cost(11, 7, 0.05, 0.2))
+
+    # A client that asks for the usage chunk gets it, spaces and all.
+    chunks = list(client.chat.completions.create(
+        model="gpt-4.1-nano", messages=[{"role": "user", "content": "Say hello"}], stream=True,
+        stream_options={"include_usage": True},
+    ))
+    assert chunks[-1].choices == []
+    assert (chunks[-1].usage.prompt_tokens, chunks[-1].usage.completion_tokens) == (11, 7)
+
+
 # ---------------------------------------------------------------------------------------------
 # Other endpoints
 

@@ -3,7 +3,11 @@
 //!
 //! Usage: 11 input and 7 output tokens; with `sk-mock-cache` also 1000 cache-read and 200
 //! cache-write input tokens. A request with `tools` whose last message is not a tool result is
-//! answered with a `tool_use` block calling the first tool with `{"query":"mock"}`.
+//! answered with a `tool_use` block calling the first tool with `{"query":"mock"}`; a forced
+//! `tool_choice` (`{"type":"tool","name"}`) calls that tool with [`super::sample_json`] of its
+//! `input_schema` (how structured output is asked of Claude). As Anthropic does, a request is
+//! refused with 400 when a forced tool is not among `tools` or a tool's `input_schema` has a
+//! `type` other than `object` ([`check`]).
 
 use super::{sse, Ctx, Mode, CONTENT, CONTENT_CHUNKS};
 use actix_web::HttpResponse;
@@ -24,8 +28,58 @@ fn usage(ctx: &Ctx, output: i64) -> Value {
     })
 }
 
-/// The tool to call, when the request offers tools and does not answer a tool call.
+/// What Anthropic refuses in `tools` / `tool_choice`: the 400 message, `None` when fine.
+pub(super) fn check(body: &Value) -> Option<String> {
+    let tools = body.get("tools").and_then(Value::as_array);
+    for (i, t) in tools.into_iter().flatten().enumerate() {
+        let kind = t.pointer("/input_schema/type");
+        if t.get("type").is_none() && kind.is_some_and(|k| k != "object") {
+            return Some(format!(
+                "tools.{i}.custom.input_schema.type: Input should be 'object'"
+            ));
+        }
+    }
+    if let Some(name) = forced_tool(body) {
+        let known = tools
+            .into_iter()
+            .flatten()
+            .any(|t| t.get("name").and_then(Value::as_str) == Some(name));
+        if !known {
+            return Some(format!(
+                "tool_choice.name: Tool '{name}' not found in provided tools"
+            ));
+        }
+    }
+    None
+}
+
+/// The name in `tool_choice: {"type": "tool", "name"}`.
+fn forced_tool(body: &Value) -> Option<&str> {
+    let c = body.get("tool_choice")?;
+    (c.get("type")? == "tool").then(|| c.get("name")?.as_str())?
+}
+
+/// The input of a call of `name`: the sample of its schema when the tool is forced, else
+/// `{"query":"mock"}`.
+fn tool_input(ctx: &Ctx, name: &str) -> Value {
+    if forced_tool(ctx.body) != Some(name) {
+        return json!({"query": "mock"});
+    }
+    let tools = ctx.body.get("tools").and_then(Value::as_array);
+    let schema = tools
+        .into_iter()
+        .flatten()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|t| t.get("input_schema"));
+    schema.map_or(json!({}), |s| super::sample_json(s, s))
+}
+
+/// The tool to call, when the request offers tools and does not answer a tool call (the forced
+/// one when `tool_choice` names one).
 fn tool_to_call(ctx: &Ctx) -> Option<String> {
+    if let Some(name) = forced_tool(ctx.body) {
+        return Some(name.to_owned());
+    }
     let name = ctx
         .body
         .pointer("/tools/0/name")
@@ -46,7 +100,7 @@ fn tool_to_call(ctx: &Ctx) -> Option<String> {
 pub(super) fn message(ctx: &Ctx) -> Value {
     let (content, stop) = match tool_to_call(ctx) {
         Some(name) => (
-            json!([{"type": "tool_use", "id": format!("toolu_mock{}", ctx.id), "name": name, "input": {"query": "mock"}}]),
+            json!([{"type": "tool_use", "id": format!("toolu_mock{}", ctx.id), "name": name, "input": tool_input(ctx, &name)}]),
             "tool_use",
         ),
         None => (json!([{"type": "text", "text": CONTENT}]), "end_turn"),
@@ -89,7 +143,21 @@ fn stream_events(ctx: &Ctx) -> (Vec<(&'static str, Value)>, bool) {
             "content_block_start",
             json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": format!("toolu_mock{}", ctx.id), "name": name, "input": {}}}),
         ));
-        for part in ["{\"query\":", " \"mock\"}"] {
+        // The input as partial JSON, cut in two (`{"query": "mock"}` as Anthropic spaces it).
+        let input = if forced_tool(ctx.body) == Some(name.as_str()) {
+            tool_input(ctx, name).to_string()
+        } else {
+            "{\"query\": \"mock\"}".to_owned()
+        };
+        let mid = if input.starts_with("{\"query\":") {
+            "{\"query\":".len()
+        } else {
+            (0..=input.len() / 2)
+                .rev()
+                .find(|&i| input.is_char_boundary(i))
+                .unwrap_or(0)
+        };
+        for part in [&input[..mid], &input[mid..]] {
             events.push((
                 "content_block_delta",
                 json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": part}}),

@@ -4,7 +4,11 @@
 //! Usage: 11 prompt and 7 candidate tokens; `sk-mock-think` adds 5 thinking tokens,
 //! `sk-mock-cache` reports 8 of the prompt tokens as cached; `sk-mock-nousage` reports none.
 //! A request with function declarations whose last turn is not a function response is answered
-//! with a `functionCall` of the first function with `{"query":"mock"}`.
+//! with a `functionCall` of the first function with `{"query":"mock"}`. With
+//! `generationConfig.responseMimeType: "application/json"` the text is JSON: the
+//! [`super::sample_json`] of `responseJsonSchema` (or `responseSchema`), `{}` without a schema
+//! (streamed in two pieces). As Gemini does, [`check`] refuses with 400 a schema without the
+//! JSON MIME type, and `responseSchema` together with `responseJsonSchema`.
 
 use super::{embedding_values, sse, Ctx, Mode, CONTENT, CONTENT_CHUNKS, EMBEDDING_DIMS};
 use actix_web::HttpResponse;
@@ -44,6 +48,40 @@ fn function_to_call(ctx: &Ctx) -> Option<String> {
     (!answers).then_some(name)
 }
 
+/// What Gemini refuses in `generationConfig`: the 400 message, `None` when fine.
+pub(super) fn check(body: &Value) -> Option<String> {
+    let config = body.get("generationConfig")?;
+    let json_schema = config.get("responseJsonSchema").is_some();
+    let schema = config.get("responseSchema").is_some();
+    if json_schema && schema {
+        return Some("responseJsonSchema and responseSchema cannot both be set.".into());
+    }
+    if (json_schema || schema)
+        && config.get("responseMimeType").and_then(Value::as_str) != Some("application/json")
+    {
+        return Some(
+            "responseMimeType must be application/json when a response schema is set.".into(),
+        );
+    }
+    None
+}
+
+/// The JSON text of a structured answer, when the request asks for JSON.
+fn json_answer(ctx: &Ctx) -> Option<String> {
+    let config = ctx.body.get("generationConfig")?;
+    if config.get("responseMimeType").and_then(Value::as_str) != Some("application/json") {
+        return None;
+    }
+    let schema = config
+        .get("responseJsonSchema")
+        .or_else(|| config.get("responseSchema"));
+    Some(
+        schema
+            .map_or(json!({}), |s| super::sample_json(s, s))
+            .to_string(),
+    )
+}
+
 fn response(ctx: &Ctx, parts: Value, finish: Option<&str>, candidates: i64) -> Value {
     let mut candidate = json!({"content": {"parts": parts, "role": "model"}, "index": 0});
     if let Some(f) = finish {
@@ -68,7 +106,10 @@ pub(super) fn generate(ctx: &Ctx) -> Value {
             Some("STOP"),
             7,
         ),
-        None => response(ctx, json!([{"text": CONTENT}]), Some("STOP"), 7),
+        None => {
+            let text = json_answer(ctx).unwrap_or_else(|| CONTENT.to_owned());
+            response(ctx, json!([{ "text": text }]), Some("STOP"), 7)
+        }
     }
 }
 
@@ -91,8 +132,21 @@ pub(super) fn stream(ctx: &Ctx) -> HttpResponse {
         )));
         return sse(events, ctx.delay, false);
     }
-    let last = CONTENT_CHUNKS.len() - 1;
-    for (i, piece) in CONTENT_CHUNKS.iter().enumerate() {
+    let json_text = json_answer(ctx);
+    let halves;
+    let pieces: &[&str] = match &json_text {
+        Some(text) => {
+            let mid = (0..=text.len() / 2)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
+            halves = [&text[..mid], &text[mid..]];
+            &halves
+        }
+        None => &CONTENT_CHUNKS,
+    };
+    let last = pieces.len() - 1;
+    for (i, piece) in pieces.iter().enumerate() {
         let finish = (i == last).then_some("STOP");
         let candidates = if i == last { 7 } else { i as i64 + 1 };
         events.push(data(&response(

@@ -29,6 +29,7 @@
 //! | `sk-mock-nousage` | normal answers without any `usage` (streams too) |
 //! | `sk-mock-slow` | 50 ms between stream chunks; non-streamed answers after 200 ms |
 //! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
+//! | `sk-mock-spaced` | chat streams written with spaces after `:` and `,` (`"choices": []`), as Python servers (vLLM, LiteLLM) write JSON |
 //! | `sk-mock-long` | chat answers as long as allowed: [`LONG_ANSWER`] completion tokens, or the request's `max_tokens` / `max_completion_tokens` when lower (`finish_reason` `length`); streams send [`LONG_CHUNKS`] content chunks |
 //! | `sk-mock-longslow` | `sk-mock-long` streamed with 100 ms between chunks (about 4 s) |
 //! | `sk-mock-stall` | Realtime: a response stops after its first delta until `response.cancel` (see `realtime.rs`) |
@@ -42,7 +43,9 @@
 //!
 //! Fixed answers: chat completions say [`CONTENT`] with usage 11 prompt / 7 completion tokens
 //! (a request with `tools` whose last message is not a `tool` result is answered with a call of
-//! the first function with `{"query":"mock"}`, in every protocol),
+//! the first function with `{"query":"mock"}`, in every protocol; structured output, an
+//! Anthropic forced `tool_choice` or Gemini's `responseMimeType: application/json`, is
+//! answered with [`sample_json`] of the schema),
 //! completions 5 / 7, embeddings 6, rerank 10 in total, Responses 9 input / 4 output.
 //!
 //! The hot path takes no lock unless recording is on (and never across an await) and logs
@@ -460,6 +463,8 @@ enum Mode {
     Cache,
     /// Gemini: thinking tokens in the usage.
     Think,
+    /// Chat streams in spaced JSON (`{"choices": [], "usage": {...}}`).
+    Spaced,
     /// Chat answers as long as the request allows (`slow`: 100 ms between stream chunks).
     Long {
         slow: bool,
@@ -503,6 +508,7 @@ fn mode(key: &str) -> Mode {
         "sk-mock-cut" => Mode::Cut,
         "sk-mock-cache" => Mode::Cache,
         "sk-mock-think" => Mode::Think,
+        "sk-mock-spaced" => Mode::Spaced,
         "sk-mock-long" => Mode::Long { slow: false },
         "sk-mock-longslow" => Mode::Long { slow: true },
         _ => Mode::Normal,
@@ -742,6 +748,28 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
             json!({"error": {"message": "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)", "type": "invalid_request_error", "param": null, "code": null}}),
         );
     };
+    let refusal = match route {
+        Route::Messages | Route::BedrockInvoke | Route::BedrockStream => {
+            anthropic::check(&body_json).map(|m| (proto, m))
+        }
+        Route::GeminiGenerate | Route::GeminiStream => {
+            gemini::check(&body_json).map(|m| (proto, m))
+        }
+        _ => None,
+    };
+    if let Some((proto, message)) = refusal {
+        return match proto {
+            Proto::Gemini => error(
+                400,
+                json!({"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}),
+            ),
+            Proto::Bedrock => error(400, json!({ "message": message })),
+            _ => error(
+                400,
+                json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}}),
+            ),
+        };
+    }
     let model = match body_json.get("model").and_then(Value::as_str) {
         _ if matches!(proto, Proto::Gemini | Proto::Bedrock) || vertex => {
             path_model.unwrap_or_default()
@@ -970,7 +998,7 @@ fn chat_stream(ctx: &Ctx) -> HttpResponse {
             // As OpenAI does when usage is requested: null on every chunk but the last.
             v["usage"] = Value::Null;
         }
-        data(&v)
+        data_of(ctx, &v)
     };
     let mut events = Vec::with_capacity(9);
     events.push(chunk(
@@ -1010,15 +1038,18 @@ fn chat_stream(ctx: &Ctx) -> HttpResponse {
     };
     events.push(chunk(json!({}), json!(finish)));
     if with_usage {
-        events.push(data(&json!({
-            "id": id,
-            "object": "chat.completion.chunk",
-            "created": ctx.created,
-            "model": ctx.model,
-            "system_fingerprint": "fp_mock",
-            "choices": [],
-            "usage": chat_usage_of(ctx)
-        })));
+        events.push(data_of(
+            ctx,
+            &json!({
+                "id": id,
+                "object": "chat.completion.chunk",
+                "created": ctx.created,
+                "model": ctx.model,
+                "system_fingerprint": "fp_mock",
+                "choices": [],
+                "usage": chat_usage_of(ctx)
+            }),
+        ));
     }
     events.push(Bytes::from_static(b"data: [DONE]\n\n"));
     sse(events, ctx.delay, false)
@@ -1398,6 +1429,63 @@ fn models() -> Value {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
+/// A value that follows the JSON schema `schema` (objects get every property; `$ref`s into
+/// `#/$defs/` or `#/definitions/` of `root` are followed, to a bounded depth): strings are
+/// `"mock"` (or the first `enum` value), integers 7, numbers 1.5, booleans `true`, arrays one
+/// item; `anyOf`/`oneOf` take their first branch. Structured-output answers are made of it.
+pub fn sample_json(schema: &Value, root: &Value) -> Value {
+    sample_at(schema, root, 0)
+}
+
+fn sample_at(schema: &Value, root: &Value, depth: usize) -> Value {
+    if depth > 16 {
+        return Value::Null;
+    }
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        let target = r.strip_prefix('#').and_then(|p| root.pointer(p));
+        return target.map_or(Value::Null, |t| sample_at(t, root, depth + 1));
+    }
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+        return first.clone();
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(first) = schema.get(key).and_then(|a| a.get(0)) {
+            return sample_at(first, root, depth + 1);
+        }
+    }
+    let kind = match schema.get("type") {
+        Some(Value::Array(types)) => types.iter().find_map(Value::as_str),
+        Some(t) => t.as_str(),
+        None if schema.get("properties").is_some() => Some("object"),
+        None => None,
+    };
+    match kind {
+        Some("string") => json!("mock"),
+        Some("integer") => json!(7),
+        Some("number") => json!(1.5),
+        Some("boolean") => json!(true),
+        Some("null") => Value::Null,
+        Some("array") => {
+            let item = schema
+                .get("items")
+                .map_or(json!("mock"), |i| sample_at(i, root, depth + 1));
+            json!([item])
+        }
+        _ => {
+            let mut out = serde_json::Map::new();
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (name, s) in props {
+                    out.insert(name.clone(), sample_at(s, root, depth + 1));
+                }
+            }
+            Value::Object(out)
+        }
+    }
+}
+
 /// `data: <json>\n\n`.
 fn data(v: &Value) -> Bytes {
     let mut out = Vec::with_capacity(320);
@@ -1405,6 +1493,55 @@ fn data(v: &Value) -> Bytes {
     let _ = serde_json::to_writer(&mut out, v);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
+}
+
+/// `data: <json>\n\n`, in spaced JSON for `sk-mock-spaced`.
+fn data_of(ctx: &Ctx, v: &Value) -> Bytes {
+    if ctx.mode != Mode::Spaced {
+        return data(v);
+    }
+    let mut out = Vec::with_capacity(384);
+    out.extend_from_slice(b"data: ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    let _ = serde::Serialize::serialize(v, &mut ser);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// JSON on one line with a space after every `:` and `,`, as Python's `json.dumps` writes it.
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
 }
 
 /// An SSE response sending each event as its own chunk, `delay` apart; `cut` ends it with an
@@ -1477,6 +1614,43 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn samples_follow_schemas() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "population": {"type": "integer"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "kind": {"enum": ["town", "city"]},
+                "mayor": {"$ref": "#/$defs/Person"},
+                "area": {"anyOf": [{"type": "number"}, {"type": "null"}]}
+            },
+            "$defs": {"Person": {"type": "object", "properties": {"name": {"type": "string"}}}}
+        });
+        assert_eq!(
+            sample_json(&schema, &schema),
+            json!({"city": "mock", "population": 7, "tags": ["mock"], "kind": "town",
+                   "mayor": {"name": "mock"}, "area": 1.5})
+        );
+        assert_eq!(
+            sample_json(&json!({"type": "object"}), &Value::Null),
+            json!({})
+        );
+    }
+
+    #[test]
+    fn spaced_json() {
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+        let v = json!({"choices": [], "usage": {"a": 1, "b": [1, 2]}});
+        serde::Serialize::serialize(&v, &mut ser).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"choices": [], "usage": {"a": 1, "b": [1, 2]}}"#
+        );
+    }
 
     #[test]
     fn multipart_fields() {

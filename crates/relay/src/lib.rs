@@ -6,7 +6,7 @@
 //! [`ClientPool`] -> on failure [`Provider::classify`] / [`classify_transport`]; on success
 //! [`Provider::answer`] (the body for the client and its usage), or for streams an [`SseTap`]
 //! fed every forwarded chunk, after a [`StreamTranslator`] for families whose streams are not
-//! OpenAI's.
+//! OpenAI's. The shapes translated between are the borrowed structs of [`wire`].
 
 pub mod aws;
 pub mod client;
@@ -26,6 +26,7 @@ pub mod stream;
 pub mod tokenizer;
 pub mod translate;
 pub mod usage;
+pub mod wire;
 
 pub use client::{http_client, ClientPool};
 pub use endpoint::Endpoint;

@@ -5,7 +5,10 @@
 //! ([`MessagesStream`]). Usage is billed from the OpenAI answer or stream as for OpenAI clients.
 //! See `docs/providers.md` for the field-by-field mapping.
 
-use serde_json::{json, Map, Value};
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;
@@ -14,6 +17,15 @@ use crate::providers::openai::invalid_answer;
 use crate::request::RelayRequest;
 use crate::sse::{SseEvent, SseReader};
 use crate::usage::Usage;
+use crate::wire::anthropic::{BlockIn, MessagesRequest};
+use crate::wire::anthropic::{
+    BlockOut, DeltaOut, ErrorOut, EventOut, MessageOut, StopOut, UsageOut,
+};
+use crate::wire::openai::{
+    ChatContent, ChatFunction, ChatMessage, ChatPart, ChatRequest, ChatResponse, ChatTool,
+    ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, NamedFunction, StreamOptions,
+};
+use crate::wire::{Obj, Shape};
 
 fn invalid(msg: impl Into<String>) -> RelayError {
     RelayError::InvalidRequest(msg.into())
@@ -22,46 +34,40 @@ fn invalid(msg: impl Into<String>) -> RelayError {
 /// The OpenAI chat request (endpoint chat completions, same model: the channel's model mapping
 /// is applied when it is sent) for a Messages request.
 pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
-    let obj = req
-        .body
-        .as_object()
-        .ok_or_else(|| invalid("the request body must be a JSON object"))?;
-    let mut messages: Vec<Value> = Vec::new();
-    match obj.get("system") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) => {
-            if !s.is_empty() {
-                messages.push(json!({"role": "system", "content": s}));
-            }
-        }
-        Some(Value::Array(blocks)) => {
-            let text = blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n\n");
-            if !text.is_empty() {
-                messages.push(json!({"role": "system", "content": text}));
-            }
-        }
-        Some(_) => {
+    if !req.body.is_object() {
+        return Err(invalid("the request body must be a JSON object"));
+    }
+    let input = MessagesRequest::deserialize(&req.body)
+        .map_err(|e| invalid(format!("the request body cannot be read: {e}")))?;
+    let mut messages: Vec<ChatMessage<'_>> = Vec::new();
+    let system = match input.system {
+        None | Some(Shape::Null) => String::new(),
+        Some(Shape::Str(s)) => s.into_owned(),
+        Some(Shape::Arr(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        Some(Shape::Other) => {
             return Err(invalid(
                 "system must be a string or an array of text blocks",
             ))
         }
+    };
+    if !system.is_empty() {
+        messages.push(text_message("system", system.into()));
     }
-    let input = obj
-        .get("messages")
-        .and_then(Value::as_array)
-        .ok_or_else(|| invalid("messages must be an array"))?;
-    for m in input {
-        let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
-        match (role, m.get("content")) {
-            ("user" | "assistant", Some(Value::String(s))) => {
-                messages.push(json!({"role": role, "content": s}));
-            }
-            ("user", Some(Value::Array(blocks))) => user_messages(blocks, &mut messages)?,
-            ("assistant", Some(Value::Array(blocks))) => {
+    let Some(Shape::Arr(turns)) = input.messages else {
+        return Err(invalid("messages must be an array"));
+    };
+    for m in turns {
+        let m = m.or_empty();
+        let role = m.role.as_str().unwrap_or_default();
+        match (role, m.content) {
+            ("user", Some(Shape::Str(s))) => messages.push(text_message("user", s)),
+            ("assistant", Some(Shape::Str(s))) => messages.push(text_message("assistant", s)),
+            ("user", Some(Shape::Arr(blocks))) => user_messages(blocks, &mut messages)?,
+            ("assistant", Some(Shape::Arr(blocks))) => {
                 messages.push(assistant_message(blocks)?);
             }
             ("user" | "assistant", _) => {
@@ -71,130 +77,136 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         }
     }
 
-    let mut body = Map::new();
-    body.insert("model".into(), json!(req.model));
-    body.insert("messages".into(), Value::Array(messages));
-    if let Some(n) = req.max_tokens {
-        body.insert("max_tokens".into(), json!(n));
-    }
-    if let Some(stop) = obj.get("stop_sequences").filter(|v| v.is_array()) {
-        body.insert("stop".into(), stop.clone());
-    }
-    for field in ["temperature", "top_p"] {
-        if let Some(v) = obj.get(field).filter(|v| v.is_number()) {
-            body.insert(field.into(), v.clone());
-        }
-    }
-    if let Some(user) = req
-        .body
-        .pointer("/metadata/user_id")
-        .and_then(Value::as_str)
-    {
-        body.insert("user".into(), json!(user));
-    }
-    if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
-        let mut out = Vec::with_capacity(tools.len());
-        for t in tools {
-            let kind = t.get("type").and_then(Value::as_str);
+    let mut tools = Vec::new();
+    if let Some(Shape::Arr(list)) = input.tools {
+        tools.reserve(list.len());
+        for t in list {
+            let t = t.or_empty();
+            let kind = t.kind.as_str();
             if !matches!(kind, None | Some("custom")) {
                 return Err(invalid(format!(
                     "server tools ({}) are not supported by this model",
                     kind.unwrap_or_default()
                 )));
             }
-            let mut f = Map::new();
-            f.insert("name".into(), t.get("name").cloned().unwrap_or_default());
-            if let Some(d) = t.get("description").filter(|d| d.is_string()) {
-                f.insert("description".into(), d.clone());
-            }
-            f.insert(
-                "parameters".into(),
-                t.get("input_schema")
-                    .filter(|s| s.is_object())
-                    .cloned()
-                    .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
-            );
-            out.push(json!({"type": "function", "function": f}));
-        }
-        if !out.is_empty() {
-            body.insert("tools".into(), Value::Array(out));
+            tools.push(ChatTool {
+                kind: "function",
+                function: ChatFunction {
+                    name: t.name.unwrap_or_default(),
+                    description: t.description.0,
+                    parameters: t
+                        .input_schema
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                },
+            });
         }
     }
-    if let (Some(choice), true) = (obj.get("tool_choice"), body.contains_key("tools")) {
-        let mapped = match choice.get("type").and_then(Value::as_str) {
-            Some("auto") => Some(json!("auto")),
-            Some("any") => Some(json!("required")),
-            Some("none") => Some(json!("none")),
-            Some("tool") => choice
-                .get("name")
-                .and_then(Value::as_str)
-                .map(|n| json!({"type": "function", "function": {"name": n}})),
+    let mut tool_choice = None;
+    let mut parallel_tool_calls = None;
+    if let (Some(choice), false) = (input.tool_choice.0, tools.is_empty()) {
+        tool_choice = match choice.kind.as_str() {
+            Some("auto") => Some(ChatToolChoice::Mode("auto")),
+            Some("any") => Some(ChatToolChoice::Mode("required")),
+            Some("none") => Some(ChatToolChoice::Mode("none")),
+            Some("tool") => choice.name.0.map(|name| ChatToolChoice::Function {
+                kind: "function",
+                function: NamedFunction { name },
+            }),
             _ => None,
         };
-        if let Some(c) = mapped {
-            body.insert("tool_choice".into(), c);
-        }
-        if choice.get("disable_parallel_tool_use") == Some(&Value::Bool(true)) {
-            body.insert("parallel_tool_calls".into(), json!(false));
+        if choice.disable_parallel_tool_use.get() == Some(&true) {
+            parallel_tool_calls = Some(false);
         }
     }
-    if req.stream {
-        body.insert("stream".into(), json!(true));
-        body.insert("stream_options".into(), json!({"include_usage": true}));
-    }
+    let body = ChatRequest {
+        model: &req.model,
+        messages,
+        max_tokens: req.max_tokens,
+        stop: input.stop_sequences.filter(Value::is_array),
+        temperature: input.temperature.filter(Value::is_number),
+        top_p: input.top_p.filter(Value::is_number),
+        user: input.metadata.0.and_then(|m| m.user_id.0),
+        tools,
+        tool_choice,
+        parallel_tool_calls,
+        stream: req.stream.then_some(true),
+        stream_options: req.stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
+    };
+    let body = serde_json::to_value(&body)
+        .map_err(|e| invalid(format!("cannot write the chat request: {e}")))?;
     Ok(RelayRequest {
         endpoint: Endpoint::ChatCompletions,
-        body: Value::Object(body),
+        body,
         model: req.model.clone(),
         stream: req.stream,
         max_tokens: req.max_tokens,
     })
 }
 
+/// `{"role", "content": text}`.
+fn text_message<'a>(role: &'static str, text: Cow<'a, str>) -> ChatMessage<'a> {
+    ChatMessage {
+        role,
+        content: Some(ChatContent::Text(text)),
+        tool_call_id: None,
+        tool_calls: Vec::new(),
+    }
+}
+
 /// A user turn's blocks: its `tool_result` blocks as `tool` messages first (OpenAI wants them
 /// right after the assistant's calls), then one user message of the other blocks.
-fn user_messages(blocks: &[Value], out: &mut Vec<Value>) -> Result<(), RelayError> {
+fn user_messages<'a>(
+    blocks: Vec<Obj<BlockIn<'a>>>,
+    out: &mut Vec<ChatMessage<'a>>,
+) -> Result<(), RelayError> {
     let mut parts = Vec::new();
     for b in blocks {
-        match b.get("type").and_then(Value::as_str) {
+        let b = b.or_empty();
+        match b.kind.as_str() {
             Some("text") => {
-                let text = b.get("text").and_then(Value::as_str).unwrap_or_default();
-                parts.push(json!({"type": "text", "text": text}));
+                let text = b.text.0.unwrap_or_default();
+                parts.push(ChatPart::Text { text });
             }
             Some("image") => {
-                let s = b.get("source").unwrap_or(&Value::Null);
-                let url = match s.get("type").and_then(Value::as_str) {
+                let s = b.source.or_empty();
+                let url: Cow<'_, str> = match s.kind.as_str() {
                     Some("base64") => format!(
                         "data:{};base64,{}",
-                        s.get("media_type")
-                            .and_then(Value::as_str)
-                            .unwrap_or("image/png"),
-                        s.get("data").and_then(Value::as_str).unwrap_or_default()
-                    ),
-                    Some("url") => s
-                        .get("url")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
+                        s.media_type.as_str().unwrap_or("image/png"),
+                        s.data.as_str().unwrap_or_default()
+                    )
+                    .into(),
+                    Some("url") => s.url.0.unwrap_or_default(),
                     _ => return Err(invalid("an image needs a base64 or url source")),
                 };
-                parts.push(json!({"type": "image_url", "image_url": {"url": url}}));
+                parts.push(ChatPart::ImageUrl {
+                    image_url: ImageUrl { url },
+                });
             }
             Some("tool_result") => {
                 let id = b
-                    .get("tool_use_id")
-                    .and_then(Value::as_str)
+                    .tool_use_id
+                    .0
                     .ok_or_else(|| invalid("a tool_result needs tool_use_id"))?;
-                let content = match b.get("content") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(Value::Array(parts)) => parts
+                let content: Cow<'_, str> = match b.content {
+                    Some(Shape::Str(s)) => s,
+                    Some(Shape::Arr(parts)) => parts
                         .iter()
-                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        .filter_map(|p| p.0.as_ref().and_then(|p| p.text.as_str()))
                         .collect::<Vec<_>>()
-                        .join(""),
-                    _ => String::new(),
+                        .join("")
+                        .into(),
+                    _ => Cow::Borrowed(""),
                 };
-                out.push(json!({"role": "tool", "tool_call_id": id, "content": content}));
+                out.push(ChatMessage {
+                    role: "tool",
+                    content: Some(ChatContent::Text(content)),
+                    tool_call_id: Some(id),
+                    tool_calls: Vec::new(),
+                });
             }
             other => {
                 return Err(invalid(format!(
@@ -205,27 +217,36 @@ fn user_messages(blocks: &[Value], out: &mut Vec<Value>) -> Result<(), RelayErro
         }
     }
     if !parts.is_empty() {
-        out.push(json!({"role": "user", "content": parts}));
+        out.push(ChatMessage {
+            role: "user",
+            content: Some(ChatContent::Parts(parts)),
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+        });
     }
     Ok(())
 }
 
 /// An assistant turn: text blocks as `content`, `tool_use` blocks as `tool_calls` (thinking
 /// blocks are dropped: OpenAI takes no reasoning back).
-fn assistant_message(blocks: &[Value]) -> Result<Value, RelayError> {
+fn assistant_message(blocks: Vec<Obj<BlockIn<'_>>>) -> Result<ChatMessage<'_>, RelayError> {
     let mut text = String::new();
     let mut calls = Vec::new();
     for b in blocks {
-        match b.get("type").and_then(Value::as_str) {
-            Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
-            Some("tool_use") => calls.push(json!({
-                "id": b.get("id").cloned().unwrap_or_default(),
-                "type": "function",
-                "function": {
-                    "name": b.get("name").cloned().unwrap_or_default(),
-                    "arguments": b.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into()),
+        let b = b.or_empty();
+        match b.kind.as_str() {
+            Some("text") => text.push_str(b.text.as_str().unwrap_or("")),
+            Some("tool_use") => calls.push(ChatToolCall {
+                id: b.id.unwrap_or_default(),
+                kind: "function",
+                function: ChatToolCallFunction {
+                    name: b.name.unwrap_or_default(),
+                    arguments: b
+                        .input
+                        .map(|i| i.to_string())
+                        .unwrap_or_else(|| "{}".into()),
                 },
-            })),
+            }),
             Some("thinking" | "redacted_thinking") => {}
             other => {
                 return Err(invalid(format!(
@@ -235,11 +256,17 @@ fn assistant_message(blocks: &[Value]) -> Result<Value, RelayError> {
             }
         }
     }
-    let mut m = json!({"role": "assistant", "content": if text.is_empty() && !calls.is_empty() { Value::Null } else { json!(text) }});
-    if !calls.is_empty() {
-        m["tool_calls"] = Value::Array(calls);
-    }
-    Ok(m)
+    let content = if text.is_empty() && !calls.is_empty() {
+        None
+    } else {
+        Some(ChatContent::Text(text.into()))
+    };
+    Ok(ChatMessage {
+        role: "assistant",
+        content,
+        tool_call_id: None,
+        tool_calls: calls,
+    })
 }
 
 /// Anthropic's stop reason for an OpenAI finish reason.
@@ -254,15 +281,19 @@ pub fn stop_reason(finish: Option<&str>) -> &'static str {
 
 /// An Anthropic `usage` object for OpenAI usage: the cached prompt tokens are cache reads
 /// (Anthropic's `input_tokens` excludes them).
-fn anthropic_usage(u: Option<&Usage>) -> Value {
+fn anthropic_usage(u: Option<&Usage>) -> UsageOut {
     let u = u.copied().unwrap_or_default();
     let cached = u.cached_tokens.saturating_add(u.cached_read_tokens);
-    json!({
-        "input_tokens": u.prompt_tokens.saturating_sub(cached).saturating_sub(u.cached_write_tokens).max(0),
-        "cache_creation_input_tokens": u.cached_write_tokens,
-        "cache_read_input_tokens": cached,
-        "output_tokens": u.completion_tokens,
-    })
+    UsageOut {
+        input_tokens: u
+            .prompt_tokens
+            .saturating_sub(cached)
+            .saturating_sub(u.cached_write_tokens)
+            .max(0),
+        cache_creation_input_tokens: u.cached_write_tokens,
+        cache_read_input_tokens: cached,
+        output_tokens: u.completion_tokens,
+    }
 }
 
 /// `msg_` + the OpenAI id without its `chatcmpl-` prefix.
@@ -273,56 +304,50 @@ fn message_id(id: Option<&str>) -> String {
 
 /// A `chat.completion` as an Anthropic `message`; the usage to bill is OpenAI's.
 pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure> {
-    let v: Value =
-        serde_json::from_slice(body).map_err(|_| invalid_answer("the answer is not JSON"))?;
+    let v = std::str::from_utf8(body)
+        .ok()
+        .and_then(ChatResponse::read)
+        .ok_or_else(|| invalid_answer("the answer is not JSON"))?;
     let choice = v
-        .pointer("/choices/0")
+        .first_choice()
         .ok_or_else(|| invalid_answer("the answer has no choices"))?;
-    let m = choice.get("message").unwrap_or(&Value::Null);
+    let m = choice.message();
     let mut content = Vec::new();
-    if let Some(r) = m
-        .get("reasoning_content")
-        .and_then(Value::as_str)
-        .filter(|r| !r.is_empty())
-    {
-        content.push(json!({"type": "thinking", "thinking": r, "signature": ""}));
+    if let Some(r) = m.reasoning_content.as_str().filter(|r| !r.is_empty()) {
+        content.push(BlockOut::Thinking {
+            thinking: r.into(),
+            signature: "",
+        });
     }
-    let text = crate::translate::content_text(m.get("content"));
+    let text = crate::translate::content_text(m.content.as_ref());
     if !text.is_empty() {
-        content.push(json!({"type": "text", "text": text}));
+        content.push(BlockOut::Text { text: text.into() });
     }
-    for c in m
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-    {
-        let args = c
-            .pointer("/function/arguments")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let input = serde_json::from_str::<Value>(args)
+    let calls = m.tool_calls();
+    for c in &calls {
+        let f = c.function();
+        let input = serde_json::from_str::<Value>(f.arguments.as_str().unwrap_or(""))
             .ok()
             .filter(Value::is_object)
             .unwrap_or_else(|| json!({}));
-        content.push(json!({
-            "type": "tool_use",
-            "id": c.get("id").cloned().unwrap_or_default(),
-            "name": c.pointer("/function/name").cloned().unwrap_or_default(),
-            "input": input,
-        }));
+        content.push(BlockOut::ToolUse {
+            id: c.id.0.clone(),
+            name: f.name.0,
+            input,
+        });
     }
-    let usage = crate::usage::from_openai(&v);
-    let out = json!({
-        "id": message_id(v.get("id").and_then(Value::as_str)),
-        "type": "message",
-        "role": "assistant",
-        "model": v.get("model").and_then(Value::as_str).unwrap_or(&req.model),
-        "content": content,
-        "stop_reason": stop_reason(choice.get("finish_reason").and_then(Value::as_str)),
-        "stop_sequence": null,
-        "usage": anthropic_usage(usage.as_ref()),
-    });
+    let usage = v.usage();
+    let id = message_id(v.id.as_str());
+    let out = MessageOut {
+        id: &id,
+        kind: "message",
+        role: "assistant",
+        model: v.model.as_str().unwrap_or(&req.model),
+        content,
+        stop_reason: Some(stop_reason(choice.finish_reason.as_str())),
+        stop_sequence: None,
+        usage: anthropic_usage(usage.as_ref()),
+    };
     Ok(Answer {
         body: serde_json::to_vec(&out).unwrap_or_default(),
         usage,
@@ -392,50 +417,43 @@ impl MessagesStream {
         }
     }
 
-    fn write(out: &mut Vec<u8>, name: &str, v: &Value) {
+    fn write(out: &mut Vec<u8>, event: &EventOut<'_>) {
         out.extend_from_slice(b"event: ");
-        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(event.name().as_bytes());
         out.push(b'\n');
-        crate::sse::write_data(out, v);
+        crate::sse::write_data(out, event);
     }
 
-    fn start(&mut self, v: &Value, out: &mut Vec<u8>) {
+    fn start(&mut self, v: &ChatResponse<'_>, out: &mut Vec<u8>) {
         if self.started {
             return;
         }
         self.started = true;
-        if let Some(m) = v.get("model").and_then(Value::as_str) {
+        if let Some(m) = v.model.as_str() {
             self.model = m.to_owned();
         }
-        let message = json!({
-            "id": message_id(v.get("id").and_then(Value::as_str)),
-            "type": "message",
-            "role": "assistant",
-            "model": self.model,
-            "content": [],
-            "stop_reason": null,
-            "stop_sequence": null,
-            "usage": anthropic_usage(None),
-        });
-        Self::write(
-            out,
-            "message_start",
-            &json!({"type": "message_start", "message": message}),
-        );
+        let id = message_id(v.id.as_str());
+        let message = MessageOut {
+            id: &id,
+            kind: "message",
+            role: "assistant",
+            model: &self.model,
+            content: Vec::new(),
+            stop_reason: None,
+            stop_sequence: None,
+            usage: anthropic_usage(None),
+        };
+        Self::write(out, &EventOut::MessageStart { message });
     }
 
     fn close_block(&mut self, out: &mut Vec<u8>) {
         if let Some((_, index)) = self.open.take() {
-            Self::write(
-                out,
-                "content_block_stop",
-                &json!({"type": "content_block_stop", "index": index}),
-            );
+            Self::write(out, &EventOut::ContentBlockStop { index });
         }
     }
 
     /// Makes `block` the open block (closing another), starting it with `start` when new.
-    fn open_block(&mut self, block: Block, start: Value, out: &mut Vec<u8>) -> usize {
+    fn open_block(&mut self, block: Block, start: BlockOut<'_>, out: &mut Vec<u8>) -> usize {
         if let Some((b, index)) = self.open {
             if b == block {
                 return index;
@@ -447,18 +465,16 @@ impl MessagesStream {
         self.open = Some((block, index));
         Self::write(
             out,
-            "content_block_start",
-            &json!({"type": "content_block_start", "index": index, "content_block": start}),
+            &EventOut::ContentBlockStart {
+                index,
+                content_block: start,
+            },
         );
         index
     }
 
-    fn delta(out: &mut Vec<u8>, index: usize, delta: Value) {
-        Self::write(
-            out,
-            "content_block_delta",
-            &json!({"type": "content_block_delta", "index": index, "delta": delta}),
-        );
+    fn delta(out: &mut Vec<u8>, index: usize, delta: DeltaOut<'_>) {
+        Self::write(out, &EventOut::ContentBlockDelta { index, delta });
     }
 
     fn stop(&mut self, out: &mut Vec<u8>) {
@@ -469,14 +485,15 @@ impl MessagesStream {
         self.close_block(out);
         Self::write(
             out,
-            "message_delta",
-            &json!({
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason(self.finish.as_deref()), "stop_sequence": null},
-                "usage": anthropic_usage(self.usage.as_ref()),
-            }),
+            &EventOut::MessageDelta {
+                delta: StopOut {
+                    stop_reason: stop_reason(self.finish.as_deref()),
+                    stop_sequence: None,
+                },
+                usage: anthropic_usage(self.usage.as_ref()),
+            },
         );
-        Self::write(out, "message_stop", &json!({"type": "message_stop"}));
+        Self::write(out, &EventOut::MessageStop);
     }
 
     fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
@@ -484,76 +501,60 @@ impl MessagesStream {
             self.stop(out);
             return;
         }
-        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+        let Some(v) = ChatResponse::read(&e.data) else {
             return;
         };
-        if let Some(err) = v.get("error") {
+        if let Some(err) = &v.error {
             let message = err
                 .get("message")
                 .and_then(Value::as_str)
                 .unwrap_or("the upstream stream failed");
             Self::write(
                 out,
-                "error",
-                &json!({"type": "error", "error": {"type": "api_error", "message": message}}),
+                &EventOut::Error {
+                    error: ErrorOut {
+                        kind: "api_error",
+                        message,
+                    },
+                },
             );
             return;
         }
         self.start(&v, out);
-        if let Some(u) = crate::usage::from_openai(&v) {
+        if let Some(u) = v.usage() {
             self.usage = Some(u);
         }
-        let Some(choice) = v.pointer("/choices/0") else {
+        let Some(choice) = v.first_choice() else {
             return;
         };
-        let d = choice.get("delta").unwrap_or(&Value::Null);
-        if let Some(r) = d
-            .get("reasoning_content")
-            .and_then(Value::as_str)
-            .filter(|r| !r.is_empty())
-        {
-            let i = self.open_block(
-                Block::Thinking,
-                json!({"type": "thinking", "thinking": "", "signature": ""}),
-                out,
-            );
-            Self::delta(out, i, json!({"type": "thinking_delta", "thinking": r}));
+        let d = choice.delta();
+        if let Some(r) = d.reasoning_content.as_str().filter(|r| !r.is_empty()) {
+            let start = BlockOut::Thinking {
+                thinking: "".into(),
+                signature: "",
+            };
+            let i = self.open_block(Block::Thinking, start, out);
+            Self::delta(out, i, DeltaOut::ThinkingDelta { thinking: r });
         }
-        if let Some(t) = d
-            .get("content")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-        {
-            let i = self.open_block(Block::Text, json!({"type": "text", "text": ""}), out);
-            Self::delta(out, i, json!({"type": "text_delta", "text": t}));
+        if let Some(Value::String(t)) = d.content.as_ref().filter(|t| t.as_str() != Some("")) {
+            let start = BlockOut::Text { text: "".into() };
+            let i = self.open_block(Block::Text, start, out);
+            Self::delta(out, i, DeltaOut::TextDelta { text: t });
         }
-        for call in d
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-        {
-            let tool = call.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let start = json!({
-                "type": "tool_use",
-                "id": call.get("id").cloned().unwrap_or_default(),
-                "name": call.pointer("/function/name").cloned().unwrap_or_default(),
-                "input": {},
-            });
+        for call in d.tool_calls() {
+            let tool = call.index.get().copied().unwrap_or(0);
+            let f = call.function();
+            let start = BlockOut::ToolUse {
+                id: call.id.0.clone(),
+                name: f.name.0.clone(),
+                input: json!({}),
+            };
             let i = self.open_block(Block::Tool(tool), start, out);
-            if let Some(args) = call
-                .pointer("/function/arguments")
-                .and_then(Value::as_str)
-                .filter(|a| !a.is_empty())
-            {
-                Self::delta(
-                    out,
-                    i,
-                    json!({"type": "input_json_delta", "partial_json": args}),
-                );
+            if let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) {
+                Self::delta(out, i, DeltaOut::InputJsonDelta { partial_json: args });
             }
         }
-        if let Some(f) = choice.get("finish_reason").and_then(Value::as_str) {
+        if let Some(f) = choice.finish_reason.as_str() {
             self.finish = Some(f.to_owned());
         }
     }

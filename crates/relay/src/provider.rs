@@ -24,7 +24,7 @@ use switchboard_domain::channel_settings;
 pub use crate::client::{http_client, ClientPool};
 use crate::endpoint::Endpoint;
 use crate::error::{OpenAiErrorBody, RelayError};
-use crate::providers::anthropic::Anthropic;
+use crate::providers::anthropic::{Anthropic, ResponseTool};
 use crate::providers::azure::Azure;
 use crate::providers::bedrock::Bedrock;
 use crate::providers::gemini::Gemini;
@@ -387,13 +387,22 @@ impl Provider {
             Provider::Anthropic(_) if req.endpoint == Endpoint::Messages => {
                 Some(StreamTranslator::anthropic_observer(&req.model))
             }
-            Provider::Anthropic(_) => Some(StreamTranslator::anthropic(&req.model)),
+            Provider::Anthropic(_) => Some(
+                StreamTranslator::anthropic(&req.model)
+                    .with_response_tool(ResponseTool::name_for(req)),
+            ),
             Provider::Gemini(_) if req.endpoint == Endpoint::GenerateContent => {
                 Some(StreamTranslator::gemini_observer(&req.model))
             }
             Provider::Gemini(_) => Some(StreamTranslator::gemini(&req.model)),
-            Provider::Bedrock(_) => Some(StreamTranslator::bedrock(&req.model)),
-            Provider::Vertex(_) => Some(StreamTranslator::vertex(&req.model)),
+            Provider::Bedrock(_) => Some(
+                StreamTranslator::bedrock(&req.model)
+                    .with_response_tool(ResponseTool::name_for(req)),
+            ),
+            Provider::Vertex(_) => Some(
+                StreamTranslator::vertex(&req.model)
+                    .with_response_tool(ResponseTool::name_for(req)),
+            ),
         }
     }
 

@@ -8,9 +8,10 @@
 //!
 //! Streamed chat completions and completions only report usage when asked, so the relay forces
 //! `stream_options.include_usage` upstream ([`ensure_include_usage`]). The extra final chunk
-//! (`"choices": []` with `usage`) is passed through even to clients that did not ask for it:
-//! OpenAI's SDKs and the usual clients iterate over `choices` and ignore a chunk without any,
-//! so stripping it (which would mean rewriting the stream) is not worth its cost.
+//! (`"choices": []` with `usage`) is held back from clients that did not ask for it: the api
+//! crate recognises it with [`is_usage_only_event`] and drops that one event, as the common
+//! `chunk.choices[0]` loop of OpenAI SDK users fails on a chunk without choices. Clients that
+//! asked for `include_usage` get it unchanged.
 
 use serde_json::Value;
 
@@ -280,6 +281,55 @@ fn error_message(e: &Value) -> String {
     }
 }
 
+/// Whether one SSE event is the usage-only chunk that `stream_options.include_usage` adds: its
+/// JSON has `choices` as an empty array and `usage` as an object. `event` is either the raw
+/// event (`data:` lines, possibly with `event:`/`id:` lines and the blank line ending it) or the
+/// bare JSON of its data. Whitespace anywhere in the JSON (compact, spaced or pretty-printed) is
+/// fine, since the JSON is parsed; it is parsed only when the bytes contain `usage` at all, so
+/// ordinary content chunks cost one substring scan.
+pub fn is_usage_only_event(event: &[u8]) -> bool {
+    if !event.windows(5).any(|w| w == b"usage") {
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(event) else {
+        return false;
+    };
+    let trimmed = text.trim();
+    let data: std::borrow::Cow<'_, str> = if trimmed.starts_with('{') {
+        trimmed.into()
+    } else {
+        // An SSE event: join its `data` lines as the SSE rules do.
+        let mut joined = String::new();
+        let mut any = false;
+        for line in text.lines() {
+            let Some(value) = line.strip_prefix("data:") else {
+                continue;
+            };
+            if any {
+                joined.push('\n');
+            }
+            joined.push_str(value.strip_prefix(' ').unwrap_or(value));
+            any = true;
+        }
+        joined.into()
+    };
+
+    /// Only the two fields that decide; everything else is skipped unparsed. A `usage` that is
+    /// not an object (or `choices` not an array) fails the parse: not usage-only.
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        choices: Option<Vec<serde::de::IgnoredAny>>,
+        usage: Option<serde_json::Map<String, Value>>,
+    }
+    match serde_json::from_str::<Probe>(&data) {
+        Ok(Probe {
+            choices: Some(choices),
+            usage: Some(_),
+        }) => choices.is_empty(),
+        _ => false,
+    }
+}
+
 /// Asks a streamed chat completion or completion to report usage in a final chunk: sets
 /// `stream_options.include_usage = true`, keeping other stream options. Does nothing unless
 /// `stream` is `true` (OpenAI rejects `stream_options` on non-streamed requests) or when the
@@ -387,5 +437,57 @@ mod tests {
         let mut b = json!({"stream": false});
         ensure_include_usage(&mut b);
         assert_eq!(b, json!({"stream": false}));
+    }
+
+    const USAGE: &str = r#""usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}"#;
+
+    #[test]
+    fn usage_only_chunks_compact_spaced_and_pretty() {
+        let compact =
+            format!(r#"{{"id":"c1","object":"chat.completion.chunk","choices":[],{USAGE}}}"#);
+        assert!(is_usage_only_event(compact.as_bytes()));
+        let event = format!("data: {compact}\n\n");
+        assert!(is_usage_only_event(event.as_bytes()));
+        let crlf = format!("event: message\r\ndata:{compact}\r\n\r\n");
+        assert!(is_usage_only_event(crlf.as_bytes()));
+
+        let spaced = r#"data: {"id": "c1", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}
+
+"#;
+        assert!(is_usage_only_event(spaced.as_bytes()));
+        let pretty = serde_json::to_string_pretty(&json!({
+            "id": "c1",
+            "choices": [],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+        }))
+        .unwrap_or_default();
+        assert!(pretty.contains('\n'));
+        assert!(is_usage_only_event(pretty.as_bytes()));
+        // Pretty JSON split over several `data` lines of one event.
+        let multi: String = pretty.lines().map(|l| format!("data: {l}\n")).collect();
+        assert!(is_usage_only_event(format!("{multi}\n").as_bytes()));
+    }
+
+    #[test]
+    fn ordinary_chunks_are_not_usage_only() {
+        for chunk in [
+            r#"data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}"#.to_string(),
+            // The last content chunk may carry usage too (some vendors): it has choices.
+            format!(
+                r#"data: {{"choices": [{{"index": 0, "delta": {{}}, "finish_reason": "stop"}}], {USAGE}}}"#
+            ),
+            // Content that merely mentions the words.
+            r#"data: {"choices":[{"delta":{"content":""choices":[] and "usage":{}"}}]}"#
+                .to_string(),
+            r#"data: {"choices": [], "usage": null}"#.to_string(),
+            r#"data: {"choices": [], "usage": 7}"#.to_string(),
+            format!(r#"data: {{"choices": {{}}, {USAGE}}}"#),
+            format!(r#"data: {{{USAGE}}}"#),
+            "data: [DONE]".to_string(),
+            "data: {not json usage".to_string(),
+            ": usage comment".to_string(),
+        ] {
+            assert!(!is_usage_only_event(chunk.as_bytes()), "{chunk}");
+        }
     }
 }

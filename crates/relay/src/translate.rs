@@ -2,7 +2,7 @@
 //! `chat.completion.chunk`, `usage`), and [`StreamTranslator`], the per-family stream state
 //! machines behind one type.
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::messages::MessagesStream;
 use crate::providers::anthropic::AnthropicStream;
@@ -10,6 +10,9 @@ use crate::providers::bedrock::BedrockStream;
 use crate::providers::gemini::GeminiStream;
 use crate::providers::vertex::VertexStream;
 use crate::usage::Usage;
+use crate::wire::openai::{
+    ChatCompletion, ChatCompletionChunk, Choice, ChunkChoice, Delta, ErrorBody, ErrorEvent, Message,
+};
 
 /// Seconds since the Unix epoch (the `created` field).
 pub(crate) fn now_secs() -> u64 {
@@ -23,18 +26,9 @@ pub(crate) fn now_secs() -> u64 {
 /// reads and writes included in the prompt), with the cached tokens (both OpenAI-style cached
 /// and cache reads) as `prompt_tokens_details.cached_tokens` and the reasoning tokens as
 /// `completion_tokens_details.reasoning_tokens`.
+#[cfg(test)]
 pub(crate) fn openai_usage(u: &Usage) -> Value {
-    let mut v = json!({
-        "prompt_tokens": u.prompt_tokens,
-        "completion_tokens": u.completion_tokens,
-        "total_tokens": u.total_tokens(),
-        "prompt_tokens_details": {"cached_tokens": u.cached_tokens.saturating_add(u.cached_read_tokens)},
-        "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
-    });
-    if u.cached_write_tokens > 0 {
-        v["prompt_tokens_details"]["cache_write_tokens"] = json!(u.cached_write_tokens);
-    }
-    v
+    serde_json::to_value(crate::wire::openai::Usage::from(u)).unwrap_or_default()
 }
 
 /// A fallback id for translated chunks (the upstream's message or response id replaces it when
@@ -67,56 +61,72 @@ impl ChunkWriter {
     }
 
     /// `data: {chunk with one choice}`.
-    pub fn delta(&self, out: &mut Vec<u8>, delta: Value, finish_reason: Option<&str>) {
-        let v = json!({
-            "id": self.id,
-            "object": "chat.completion.chunk",
-            "created": self.created,
-            "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}],
-        });
-        crate::sse::write_data(out, &v);
+    pub fn delta(&self, out: &mut Vec<u8>, delta: Delta<'_>, finish_reason: Option<&str>) {
+        let chunk = ChatCompletionChunk {
+            id: &self.id,
+            object: "chat.completion.chunk",
+            created: self.created,
+            model: &self.model,
+            choices: vec![ChunkChoice {
+                index: 0,
+                delta,
+                logprobs: None,
+                finish_reason,
+            }],
+            usage: None,
+        };
+        crate::sse::write_data(out, &chunk);
     }
 
     /// The final usage-only chunk (`"choices":[]`), as OpenAI sends with `include_usage`.
     pub fn usage(&self, out: &mut Vec<u8>, usage: &Usage) {
-        let v = json!({
-            "id": self.id,
-            "object": "chat.completion.chunk",
-            "created": self.created,
-            "model": self.model,
-            "choices": [],
-            "usage": openai_usage(usage),
-        });
-        crate::sse::write_data(out, &v);
+        let chunk = ChatCompletionChunk {
+            id: &self.id,
+            object: "chat.completion.chunk",
+            created: self.created,
+            model: &self.model,
+            choices: Vec::new(),
+            usage: Some(usage.into()),
+        };
+        crate::sse::write_data(out, &chunk);
     }
 
     /// An error event in OpenAI's shape (`{"error": {...}}`), which the tap and SDKs recognise.
     pub fn error(&self, out: &mut Vec<u8>, message: &str, kind: &str) {
-        let v = json!({"error": {"message": message, "type": kind, "param": null, "code": kind}});
-        crate::sse::write_data(out, &v);
+        let event = ErrorEvent {
+            error: ErrorBody {
+                message,
+                kind,
+                param: None,
+                code: kind,
+            },
+        };
+        crate::sse::write_data(out, &event);
     }
 }
 
-/// A `chat.completion` with one choice.
+/// A `chat.completion` with one choice, serialised.
 pub(crate) fn chat_completion(
     id: &str,
     model: &str,
-    message: Map<String, Value>,
+    message: Message<'_>,
     finish_reason: &str,
     usage: Option<&Usage>,
-) -> Value {
-    let mut v = json!({
-        "id": id,
-        "object": "chat.completion",
-        "created": now_secs(),
-        "model": model,
-        "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish_reason}],
-    });
-    if let Some(u) = usage {
-        v["usage"] = openai_usage(u);
-    }
-    v
+) -> Vec<u8> {
+    let answer = ChatCompletion {
+        id,
+        object: "chat.completion",
+        created: now_secs(),
+        model,
+        choices: [Choice {
+            index: 0,
+            message,
+            logprobs: None,
+            finish_reason,
+        }],
+        usage: usage.map(Into::into),
+    };
+    serde_json::to_vec(&answer).unwrap_or_default()
 }
 
 /// The text of an OpenAI message `content`: a string, or the `text` of its text parts.
@@ -207,6 +217,21 @@ impl StreamTranslator {
     /// For Vertex AI streams.
     pub fn vertex(model: &str) -> Self {
         StreamTranslator::Vertex(VertexStream::new(model))
+    }
+
+    /// Answers an OpenAI `response_format` that was asked of an Anthropic model as a forced
+    /// tool (Anthropic, Bedrock and Vertex streams; see
+    /// [`crate::providers::anthropic::ResponseTool`]): the input of the `tool_use` block named
+    /// `name` is streamed as content. `None`, and other translators, are unchanged.
+    pub fn with_response_tool(self, name: Option<String>) -> Self {
+        match self {
+            StreamTranslator::Anthropic(s) => {
+                StreamTranslator::Anthropic(s.with_response_tool(name))
+            }
+            StreamTranslator::Bedrock(s) => StreamTranslator::Bedrock(s.with_response_tool(name)),
+            StreamTranslator::Vertex(s) => StreamTranslator::Vertex(s.with_response_tool(name)),
+            other => other,
+        }
     }
 
     /// For OpenAI streams to Anthropic Messages clients.

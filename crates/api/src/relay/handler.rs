@@ -1319,10 +1319,10 @@ struct MeteredStream {
     ended: bool,
 }
 
-/// Whether one SSE event is the usage-only chunk that `include_usage` adds.
+/// Whether one SSE event is the usage-only chunk that `include_usage` adds (parsed, so
+/// spaced and pretty-printed JSON count too).
 fn is_usage_only_event(event: &[u8]) -> bool {
-    let find = |needle: &[u8]| event.windows(needle.len()).any(|w| w == needle);
-    find(b"\"choices\":[]") && find(b"\"usage\":{")
+    switchboard_relay::stream::is_usage_only_event(event)
 }
 
 impl MeteredStream {

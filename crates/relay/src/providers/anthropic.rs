@@ -22,6 +22,8 @@ use crate::translate::{
     chat_completion, content_text, parse_data_url, stop_sequences, ChunkWriter,
 };
 use crate::usage::Usage;
+use crate::wire::anthropic as wire;
+use crate::wire::openai::{self, Delta, ToolCallDelta};
 
 /// The `anthropic-version` header sent (a channel custom header of that name replaces it).
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -306,7 +308,154 @@ pub fn request_body(target: &ChannelTarget, req: &RelayRequest) -> Result<Value,
             body.insert("tool_choice".into(), c);
         }
     }
+    if let Some(tool) = ResponseTool::of(obj)? {
+        body.insert("tools".into(), json!([tool.definition()]));
+        body.insert(
+            "tool_choice".into(),
+            json!({"type": "tool", "name": tool.name}),
+        );
+    }
     Ok(Value::Object(body))
+}
+
+/// The name of the forced tool that carries a JSON answer when the request sets no schema
+/// name (`json_object`, or a `json_schema` without `name`).
+pub const JSON_RESPONSE_TOOL: &str = "json_response";
+
+/// OpenAI's `response_format` as Anthropic models answer it: Anthropic has no JSON mode, so
+/// the answer is asked for as the input of one forced tool (`tools: [this]`,
+/// `tool_choice: {type: "tool", name}`), whose `input` the answer translation returns as the
+/// message's `content` (see [`answer`] and [`AnthropicStream::with_response_tool`]).
+///
+/// - `json_schema`: the tool is named after `json_schema.name` (else [`JSON_RESPONSE_TOOL`]),
+///   described by `json_schema.description`, its `input_schema` is `json_schema.schema` (an
+///   object schema, as a tool's input must be; `strict` is not sent, Anthropic's tool inputs
+///   follow the schema without it).
+/// - `json_object`: the tool [`JSON_RESPONSE_TOOL`] with the schema `{"type":"object"}`. A
+///   forced tool (rather than an instruction and a `{` prefill) gives a valid object every
+///   time and the same path as `json_schema`.
+/// - `text` (or no `response_format`): nothing.
+///
+/// Refused with 400, never dropped: another type; a schema that does not describe an object;
+/// `response_format` together with the client's own `tools` (the forced tool would keep the
+/// model from calling them, so the request's meaning could not be kept); and together with
+/// `thinking` (Anthropic refuses a forced tool choice when extended thinking is on).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseTool {
+    /// The tool's name, which the answer's `tool_use` block carries back.
+    pub name: String,
+    description: String,
+    schema: Value,
+}
+
+impl ResponseTool {
+    /// The forced tool for the request's `response_format`; `None` for none or `text`.
+    pub fn of(obj: &Map<String, Value>) -> Result<Option<ResponseTool>, RelayError> {
+        let format = match obj.get("response_format") {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Object(f)) => f,
+            Some(_) => {
+                return Err(invalid(
+                    "response_format must be an object such as {\"type\": \"json_object\"}",
+                ))
+            }
+        };
+        let tool = match format.get("type").and_then(Value::as_str) {
+            Some("text") => return Ok(None),
+            Some("json_object") => ResponseTool {
+                name: JSON_RESPONSE_TOOL.into(),
+                description: "Give the answer as a JSON object.".into(),
+                schema: json!({"type": "object"}),
+            },
+            Some("json_schema") => {
+                let spec = format
+                    .get("json_schema")
+                    .and_then(Value::as_object)
+                    .ok_or_else(|| {
+                        invalid("response_format of type json_schema needs a json_schema object")
+                    })?;
+                let name = match spec.get("name") {
+                    Some(Value::String(n)) if !n.is_empty() => n.clone(),
+                    None | Some(Value::Null) => JSON_RESPONSE_TOOL.into(),
+                    Some(_) => {
+                        return Err(invalid(
+                            "response_format.json_schema.name must be a non-empty string",
+                        ))
+                    }
+                };
+                let schema = match spec.get("schema") {
+                    None | Some(Value::Null) => json!({"type": "object"}),
+                    Some(s @ Value::Object(o)) if o.get("type") == Some(&json!("object")) => {
+                        s.clone()
+                    }
+                    Some(_) => {
+                        return Err(invalid(
+                            "response_format.json_schema.schema must describe an object \
+                             (\"type\": \"object\") for Anthropic models: they answer \
+                             structured output as a tool input, which is always an object",
+                        ))
+                    }
+                };
+                let description = spec
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| {
+                        format!("Give the answer as the input of this tool, following its schema ({name}).")
+                    });
+                ResponseTool {
+                    name,
+                    description,
+                    schema,
+                }
+            }
+            Some(other) => {
+                return Err(invalid(format!(
+                    "response_format type {other:?} is not supported for Anthropic models \
+                     (json_schema, json_object and text are)"
+                )))
+            }
+            None => return Err(invalid("response_format needs a type")),
+        };
+        let has_tools = obj
+            .get("tools")
+            .and_then(Value::as_array)
+            .is_some_and(|t| !t.is_empty());
+        if has_tools {
+            return Err(invalid(
+                "response_format cannot be combined with tools for Anthropic models: the \
+                 structured answer is asked for as a forced tool call, which would keep the \
+                 model from calling your tools; send them in separate requests",
+            ));
+        }
+        let thinking = obj
+            .get("thinking")
+            .filter(|t| !t.is_null() && t.get("type") != Some(&json!("disabled")));
+        if thinking.is_some() {
+            return Err(invalid(
+                "response_format cannot be combined with thinking for Anthropic models: the \
+                 structured answer is asked for as a forced tool call, which Anthropic refuses \
+                 while extended thinking is on",
+            ));
+        }
+        Ok(Some(tool))
+    }
+
+    /// The name of the forced tool of a request translated by [`request_body`] (`None` when
+    /// it has none, or when its `response_format` would have been refused).
+    pub fn name_for(req: &RelayRequest) -> Option<String> {
+        let obj = req.body.as_object()?;
+        ResponseTool::of(obj).ok().flatten().map(|t| t.name)
+    }
+
+    /// The tool definition sent in `tools`.
+    fn definition(&self) -> Value {
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.schema,
+        })
+    }
 }
 
 /// The content blocks of a user message's parts.
@@ -443,8 +592,7 @@ pub fn usage_from(u: &Value) -> Option<Usage> {
 
 /// The usage of a Messages response body.
 pub fn response_usage(body: &[u8]) -> Option<Usage> {
-    let v: Value = serde_json::from_slice(body).ok()?;
-    usage_from(v.get("usage")?)
+    usage_from(wire::MessageResponse::read(body)?.usage.as_ref()?)
 }
 
 /// A Messages response as an OpenAI `chat.completion` (for Messages clients: unchanged).
@@ -455,59 +603,73 @@ pub fn answer(req: &RelayRequest, body: Vec<u8>) -> Result<Answer, UpstreamFailu
             body,
         });
     }
-    let body = &body[..];
-    let v: Value = serde_json::from_slice(body)
-        .map_err(|_| invalid_answer("the Anthropic answer is not JSON"))?;
+    let response_tool = ResponseTool::name_for(req);
+    let v = match wire::MessageResponse::read(&body) {
+        Some(v) => v,
+        None if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_ok() => {
+            return Err(invalid_answer("the Anthropic answer has no content"))
+        }
+        None => return Err(invalid_answer("the Anthropic answer is not JSON")),
+    };
     let blocks = v
-        .get("content")
-        .and_then(Value::as_array)
+        .blocks()
         .ok_or_else(|| invalid_answer("the Anthropic answer has no content"))?;
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut calls = Vec::new();
-    for b in blocks {
-        match b.get("type").and_then(Value::as_str) {
-            Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
-            Some("thinking") => {
-                reasoning.push_str(b.get("thinking").and_then(Value::as_str).unwrap_or(""))
+    // The input of the forced `response_format` tool: the answer's content.
+    let mut structured: Option<String> = None;
+    for b in &blocks {
+        match b.kind.as_str() {
+            Some("text") => text.push_str(b.text.as_str().unwrap_or("")),
+            Some("thinking") => reasoning.push_str(b.thinking.as_str().unwrap_or("")),
+            Some("tool_use")
+                if structured.is_none()
+                    && response_tool.is_some()
+                    && b.name.as_str() == response_tool.as_deref() =>
+            {
+                structured = Some(b.input_json());
             }
-            Some("tool_use") => calls.push(json!({
-                "id": b.get("id").cloned().unwrap_or_default(),
-                "type": "function",
-                "function": {
-                    "name": b.get("name").cloned().unwrap_or_default(),
-                    "arguments": b.get("input").map(Value::to_string).unwrap_or_else(|| "{}".into()),
+            Some("tool_use") => calls.push(openai::ToolCall {
+                id: b.id.0.clone(),
+                kind: "function",
+                function: openai::FunctionCall {
+                    name: b.name.0.clone(),
+                    arguments: b.input_json().into(),
                 },
-            })),
+            }),
             _ => {}
         }
     }
-    let mut message = Map::new();
-    message.insert("role".into(), json!("assistant"));
-    let content = if text.is_empty() && !calls.is_empty() {
-        Value::Null
-    } else {
-        Value::String(text)
+    let stop_reason = v.stop_reason.as_str();
+    let finish = match (&structured, stop_reason) {
+        // The forced tool was called: for the client, the answer simply ended.
+        (Some(_), Some("tool_use")) => "stop",
+        _ => finish_reason(stop_reason),
     };
-    message.insert("content".into(), content);
-    if !reasoning.is_empty() {
-        message.insert("reasoning_content".into(), json!(reasoning));
+    if let Some(json_text) = structured {
+        text = json_text;
     }
-    if !calls.is_empty() {
-        message.insert("tool_calls".into(), Value::Array(calls));
-    }
-    let usage = v.get("usage").and_then(usage_from);
-    let out = chat_completion(
-        v.get("id").and_then(Value::as_str).unwrap_or("msg"),
-        v.get("model").and_then(Value::as_str).unwrap_or(&req.model),
+    let content = if text.is_empty() && !calls.is_empty() {
+        None
+    } else {
+        Some(text.into())
+    };
+    let message = openai::Message {
+        role: "assistant",
+        content,
+        reasoning_content: (!reasoning.is_empty()).then(|| reasoning.into()),
+        tool_calls: calls,
+    };
+    let usage = v.usage.as_ref().and_then(usage_from);
+    let body = chat_completion(
+        v.id.as_str().unwrap_or("msg"),
+        v.model.as_str().unwrap_or(&req.model),
         message,
-        finish_reason(v.get("stop_reason").and_then(Value::as_str)),
+        finish,
         usage.as_ref(),
     );
-    Ok(Answer {
-        body: serde_json::to_vec(&out).unwrap_or_default(),
-        usage,
-    })
+    Ok(Answer { body, usage })
 }
 
 /// Classifies an Anthropic error (`{"type":"error","error":{"type","message"}}`): overloaded
@@ -539,6 +701,11 @@ pub struct AnthropicStream {
     counts: Counts,
     got_output: bool,
     stopped: bool,
+    /// The forced `response_format` tool (see [`ResponseTool`]) whose input is streamed as
+    /// content.
+    response_tool: Option<String>,
+    /// The content block index of that tool's `tool_use` block once it started.
+    response_block: Option<u64>,
 }
 
 impl AnthropicStream {
@@ -552,7 +719,17 @@ impl AnthropicStream {
             counts: Counts::default(),
             got_output: false,
             stopped: false,
+            response_tool: None,
+            response_block: None,
         }
+    }
+
+    /// Streams the input of the `tool_use` block named `name` (the forced tool of a
+    /// `response_format`, see [`ResponseTool::name_for`]) as content deltas, and ends with
+    /// `finish_reason` `stop` when that tool was called. `None` changes nothing.
+    pub fn with_response_tool(mut self, name: Option<String>) -> Self {
+        self.response_tool = name;
+        self
     }
 
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
@@ -579,60 +756,56 @@ impl AnthropicStream {
     fn start(&mut self, out: &mut Vec<u8>) {
         if !self.started {
             self.started = true;
-            self.writer
-                .delta(out, json!({"role": "assistant", "content": ""}), None);
+            self.writer.delta(out, Delta::start(), None);
         }
     }
 
     fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+        let Some(v) = wire::StreamEvent::read(&e.data) else {
             return;
         };
-        let kind = v
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or(e.event.as_str());
+        let kind = v.kind.as_str().unwrap_or(e.event.as_str());
         match kind {
             "message_start" => {
-                let m = &v["message"];
-                if let Some(id) = m.get("id").and_then(Value::as_str) {
+                let m = v.message_start();
+                if let Some(id) = m.id.as_str() {
                     self.writer.id = id.to_owned();
                 }
-                if let Some(model) = m.get("model").and_then(Value::as_str) {
+                if let Some(model) = m.model.as_str() {
                     self.writer.model = model.to_owned();
                 }
-                if let Some(u) = m.get("usage") {
+                if let Some(u) = &m.usage {
                     self.counts.update(u);
                 }
                 self.start(out);
             }
             "content_block_start" => {
                 self.start(out);
-                let b = &v["content_block"];
-                match b.get("type").and_then(Value::as_str) {
+                let b = v.content_block();
+                let index = v.index.get().copied();
+                match b.kind.as_str() {
+                    Some("tool_use")
+                        if self.response_block.is_none()
+                            && self.response_tool.is_some()
+                            && b.name.as_str() == self.response_tool.as_deref() =>
+                    {
+                        // Its input arrives as partial JSON: the content, streamed below.
+                        self.response_block = Some(index.unwrap_or(0));
+                    }
                     Some("tool_use") => {
-                        let index = self.tools.len();
-                        if let Some(i) = v.get("index").and_then(Value::as_u64) {
-                            self.tools.insert(i, index);
+                        let call = self.tools.len();
+                        if let Some(i) = index {
+                            self.tools.insert(i, call);
                         }
                         self.writer.delta(
                             out,
-                            json!({"tool_calls": [{
-                                "index": index,
-                                "id": b.get("id").cloned().unwrap_or_default(),
-                                "type": "function",
-                                "function": {"name": b.get("name").cloned().unwrap_or_default(), "arguments": ""},
-                            }]}),
+                            Delta::tool_call(ToolCallDelta::first(call, b.id.0, b.name.0, "")),
                             None,
                         );
                     }
                     Some("text") => {
-                        if let Some(t) = b
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .filter(|t| !t.is_empty())
-                        {
-                            self.writer.delta(out, json!({"content": t}), None);
+                        if let Some(t) = b.text.as_str().filter(|t| !t.is_empty()) {
+                            self.writer.delta(out, Delta::content(t), None);
                         }
                     }
                     _ => {}
@@ -640,27 +813,30 @@ impl AnthropicStream {
             }
             "content_block_delta" => {
                 self.start(out);
-                let d = &v["delta"];
-                match d.get("type").and_then(Value::as_str) {
+                let d = v.delta();
+                let index = v.index.get().copied();
+                match d.kind.as_str() {
                     Some("text_delta") => {
-                        let t = d.get("text").and_then(Value::as_str).unwrap_or("");
-                        self.writer.delta(out, json!({"content": t}), None);
+                        let t = d.text.as_str().unwrap_or("");
+                        self.writer.delta(out, Delta::content(t), None);
                     }
                     Some("thinking_delta") => {
-                        let t = d.get("thinking").and_then(Value::as_str).unwrap_or("");
-                        self.writer
-                            .delta(out, json!({"reasoning_content": t}), None);
+                        let t = d.thinking.as_str().unwrap_or("");
+                        self.writer.delta(out, Delta::reasoning(t), None);
+                    }
+                    Some("input_json_delta") if self.response_block == Some(index.unwrap_or(0)) => {
+                        let part = d.partial_json.as_str().unwrap_or("");
+                        if !part.is_empty() {
+                            self.writer.delta(out, Delta::content(part), None);
+                        }
                     }
                     Some("input_json_delta") => {
-                        let part = d.get("partial_json").and_then(Value::as_str).unwrap_or("");
-                        let index = v
-                            .get("index")
-                            .and_then(Value::as_u64)
-                            .and_then(|i| self.tools.get(&i).copied());
-                        if let (false, Some(index)) = (part.is_empty(), index) {
+                        let part = d.partial_json.as_str().unwrap_or("");
+                        let call = index.and_then(|i| self.tools.get(&i).copied());
+                        if let (false, Some(call)) = (part.is_empty(), call) {
                             self.writer.delta(
                                 out,
-                                json!({"tool_calls": [{"index": index, "function": {"arguments": part}}]}),
+                                Delta::tool_call(ToolCallDelta::arguments(call, part)),
                                 None,
                             );
                         }
@@ -670,13 +846,17 @@ impl AnthropicStream {
             }
             "message_delta" => {
                 self.start(out);
-                if let Some(u) = v.get("usage") {
+                if let Some(u) = &v.usage {
                     self.counts.update(u);
                     self.got_output = true;
                 }
-                let reason = v.pointer("/delta/stop_reason").and_then(Value::as_str);
-                self.writer
-                    .delta(out, json!({}), Some(finish_reason(reason)));
+                let d = v.delta();
+                let reason = d.stop_reason.as_str();
+                let finish = match (self.response_block, reason) {
+                    (Some(_), Some("tool_use")) => "stop",
+                    _ => finish_reason(reason),
+                };
+                self.writer.delta(out, Delta::default(), Some(finish));
             }
             "message_stop" if !self.stopped => {
                 self.stopped = true;
@@ -685,13 +865,10 @@ impl AnthropicStream {
                 write_done(out);
             }
             "error" => {
-                let e = v.get("error").unwrap_or(&v);
-                let message = e
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the upstream stream failed");
-                let kind = e.get("type").and_then(Value::as_str).unwrap_or("api_error");
-                self.writer.error(out, message, kind);
+                let (message, kind) = v.error_parts();
+                let message = message.as_deref().unwrap_or("the upstream stream failed");
+                self.writer
+                    .error(out, message, kind.as_deref().unwrap_or("api_error"));
             }
             _ => {}
         }

@@ -186,6 +186,12 @@ impl BedrockStream {
         }
     }
 
+    /// See [`AnthropicStream::with_response_tool`].
+    pub fn with_response_tool(mut self, name: Option<String>) -> Self {
+        self.inner = self.inner.with_response_tool(name);
+        self
+    }
+
     pub fn finish(&mut self, out: &mut Vec<u8>) {
         self.inner.finish(out);
     }

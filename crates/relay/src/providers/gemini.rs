@@ -5,6 +5,7 @@
 //! Clients speaking Gemini's protocol themselves (`/gemini/{version}/models/{model}:{method}`)
 //! are passed through, their usage read on the side from `usageMetadata`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine as _;
@@ -23,6 +24,8 @@ use crate::translate::{
     chat_completion, content_text, parse_data_url, stop_sequences, ChunkWriter,
 };
 use crate::usage::Usage;
+use crate::wire::gemini as wire;
+use crate::wire::openai::{self, Delta, ToolCallDelta};
 
 /// The API version in the paths.
 pub const API_VERSION: &str = "v1beta";
@@ -249,15 +252,7 @@ pub fn chat_body(_target: &ChannelTarget, req: &RelayRequest) -> Result<Value, R
     if let Some(stop) = stop_sequences(obj.get("stop")) {
         config.insert("stopSequences".into(), Value::Array(stop));
     }
-    if let Some(t) = req
-        .body
-        .pointer("/response_format/type")
-        .and_then(Value::as_str)
-    {
-        if t == "json_object" || t == "json_schema" {
-            config.insert("responseMimeType".into(), json!("application/json"));
-        }
-    }
+    response_format(obj.get("response_format"), &mut config)?;
     if !config.is_empty() {
         body.insert("generationConfig".into(), Value::Object(config));
     }
@@ -299,6 +294,61 @@ pub fn chat_body(_target: &ChannelTarget, req: &RelayRequest) -> Result<Value, R
         body.insert("toolConfig".into(), json!({"functionCallingConfig": mode}));
     }
     Ok(Value::Object(body))
+}
+
+/// OpenAI's `response_format` in `generationConfig`: `json_object` asks for
+/// `responseMimeType: "application/json"`; `json_schema` also sends its `schema` as
+/// `responseJsonSchema` (Gemini takes a JSON Schema there as it is, `$defs`/`$ref`,
+/// `additionalProperties` and all; its `name`, `description` and `strict` have no counterpart:
+/// the schema is always enforced). `text` or none: nothing. Anything else is refused with 400
+/// rather than dropped.
+fn response_format(
+    format: Option<&Value>,
+    config: &mut Map<String, Value>,
+) -> Result<(), RelayError> {
+    let format = match format {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(f)) => f,
+        Some(_) => {
+            return Err(invalid(
+                "response_format must be an object such as {\"type\": \"json_object\"}",
+            ))
+        }
+    };
+    match format.get("type").and_then(Value::as_str) {
+        Some("text") => {}
+        Some("json_object") => {
+            config.insert("responseMimeType".into(), json!("application/json"));
+        }
+        Some("json_schema") => {
+            let spec = format
+                .get("json_schema")
+                .and_then(Value::as_object)
+                .ok_or_else(|| {
+                    invalid("response_format of type json_schema needs a json_schema object")
+                })?;
+            config.insert("responseMimeType".into(), json!("application/json"));
+            match spec.get("schema") {
+                None | Some(Value::Null) => {}
+                Some(schema @ Value::Object(_)) => {
+                    config.insert("responseJsonSchema".into(), schema.clone());
+                }
+                Some(_) => {
+                    return Err(invalid(
+                        "response_format.json_schema.schema must be a JSON Schema object",
+                    ))
+                }
+            }
+        }
+        Some(other) => {
+            return Err(invalid(format!(
+                "response_format type {other:?} is not supported for Gemini models \
+                 (json_schema, json_object and text are)"
+            )))
+        }
+        None => return Err(invalid("response_format needs a type")),
+    }
+    Ok(())
 }
 
 /// A JSON schema without the keywords Gemini's schema subset rejects (`$schema`,
@@ -435,42 +485,36 @@ pub fn usage_from(m: &Value) -> Option<Usage> {
 
 /// The usage of a `generateContent` response body.
 pub fn response_usage(body: &[u8]) -> Option<Usage> {
-    let v: Value = serde_json::from_slice(body).ok()?;
-    usage_from(v.get("usageMetadata")?)
+    usage_from(
+        wire::GenerateContentResponse::read(body)?
+            .usage_metadata
+            .as_ref()?,
+    )
 }
 
 /// The pieces of one candidate.
 #[derive(Default)]
-struct Pieces {
+struct Pieces<'a> {
     text: String,
     reasoning: String,
-    calls: Vec<(Option<String>, String, Value)>,
+    /// (id, name, arguments as JSON text) of each function call.
+    calls: Vec<(Option<Cow<'a, str>>, Cow<'a, str>, String)>,
 }
 
-fn pieces(candidate: &Value) -> Pieces {
+fn pieces<'a>(candidate: Option<&wire::Candidate<'a>>) -> Pieces<'a> {
     let mut p = Pieces::default();
-    let parts = candidate
-        .pointer("/content/parts")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    for part in parts {
-        if let Some(t) = part.get("text").and_then(Value::as_str) {
-            if part.get("thought") == Some(&Value::Bool(true)) {
+    for part in candidate.map(wire::Candidate::parts).unwrap_or_default() {
+        if let Some(t) = part.text.as_str() {
+            if part.thought.get() == Some(&true) {
                 p.reasoning.push_str(t);
             } else {
                 p.text.push_str(t);
             }
         }
-        if let Some(fc) = part.get("functionCall") {
-            p.calls.push((
-                fc.get("id").and_then(Value::as_str).map(str::to_owned),
-                fc.get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-                fc.get("args").cloned().unwrap_or_else(|| json!({})),
-            ));
+        if let Some(fc) = part.call() {
+            let args = fc.args_json();
+            p.calls
+                .push((fc.id.0, fc.name.0.unwrap_or(Cow::Borrowed("")), args));
         }
     }
     p
@@ -479,103 +523,108 @@ fn pieces(candidate: &Value) -> Pieces {
 /// A Gemini answer in OpenAI's shape: `generateContent` as a `chat.completion`,
 /// `batchEmbedContents` as an embeddings list.
 pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure> {
-    let v: Value = serde_json::from_slice(body)
-        .map_err(|_| invalid_answer("the Gemini answer is not JSON"))?;
     if req.endpoint == Endpoint::Embeddings {
-        return embeddings_answer(req, &v);
+        return embeddings_answer(req, body);
     }
-    let candidate = v.pointer("/candidates/0").cloned().unwrap_or(Value::Null);
-    let p = pieces(&candidate);
-    let mut message = Map::new();
-    message.insert("role".into(), json!("assistant"));
-    let content = if p.text.is_empty() && !p.calls.is_empty() {
-        Value::Null
-    } else {
-        Value::String(p.text)
-    };
-    message.insert("content".into(), content);
-    if !p.reasoning.is_empty() {
-        message.insert("reasoning_content".into(), json!(p.reasoning));
-    }
+    let v = wire::GenerateContentResponse::read(body)
+        .ok_or_else(|| invalid_answer("the Gemini answer is not JSON"))?;
+    let candidate = v.candidate();
+    let p = pieces(candidate.as_ref());
     let has_calls = !p.calls.is_empty();
-    if has_calls {
-        let calls: Vec<Value> = p
-            .calls
-            .into_iter()
-            .enumerate()
-            .map(|(i, (id, name, args))| {
-                json!({
-                    "id": id.unwrap_or_else(|| format!("call_{i}")),
-                    "type": "function",
-                    "function": {"name": name, "arguments": args.to_string()},
-                })
-            })
-            .collect();
-        message.insert("tool_calls".into(), Value::Array(calls));
-    }
-    let reason = if candidate.is_null() && v.pointer("/promptFeedback/blockReason").is_some() {
+    let content = if p.text.is_empty() && has_calls {
+        None
+    } else {
+        Some(p.text.into())
+    };
+    let tool_calls = p
+        .calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, (id, name, args))| openai::ToolCall {
+            id: Some(id.unwrap_or_else(|| format!("call_{i}").into())),
+            kind: "function",
+            function: openai::FunctionCall {
+                name: Some(name),
+                arguments: args.into(),
+            },
+        })
+        .collect();
+    let message = openai::Message {
+        role: "assistant",
+        content,
+        reasoning_content: (!p.reasoning.is_empty()).then(|| p.reasoning.into()),
+        tool_calls,
+    };
+    let reason = if candidate.is_none() && v.prompt_blocked() {
         "content_filter"
     } else {
         finish_reason(
-            candidate.get("finishReason").and_then(Value::as_str),
+            candidate.as_ref().and_then(|c| c.finish_reason.as_str()),
             has_calls,
         )
     };
-    let usage = v.get("usageMetadata").and_then(usage_from);
-    let out = chat_completion(
-        v.get("responseId")
-            .and_then(Value::as_str)
-            .unwrap_or("chatcmpl-gemini"),
-        v.get("modelVersion")
-            .and_then(Value::as_str)
-            .unwrap_or(&req.model),
+    let usage = v.usage_metadata.as_ref().and_then(usage_from);
+    let body = chat_completion(
+        v.response_id.as_str().unwrap_or("chatcmpl-gemini"),
+        v.model_version.as_str().unwrap_or(&req.model),
         message,
         reason,
         usage.as_ref(),
     );
-    Ok(Answer {
-        body: serde_json::to_vec(&out).unwrap_or_default(),
-        usage,
-    })
+    Ok(Answer { body, usage })
 }
 
 /// `{"embeddings": [{"values": [...]}]}` as OpenAI's list (base64 when the client asked). Gemini
 /// reports no token counts: the usage is the tokenizer's count of the input (and `None` is
 /// returned so billing counts it the same way, marked as estimated).
-fn embeddings_answer(req: &RelayRequest, v: &Value) -> Result<Answer, UpstreamFailure> {
+fn embeddings_answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure> {
+    let v = match wire::EmbedResponse::read(body) {
+        Some(v) => v,
+        None if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() => {
+            wire::EmbedResponse::default()
+        }
+        None => return Err(invalid_answer("the Gemini answer is not JSON")),
+    };
     let list = v
-        .get("embeddings")
-        .and_then(Value::as_array)
+        .list()
         .ok_or_else(|| invalid_answer("the Gemini answer has no embeddings"))?;
     let base64 = req.body.get("encoding_format").and_then(Value::as_str) == Some("base64");
-    let data: Vec<Value> = list
+    let data = list
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let values = e.get("values").cloned().unwrap_or_else(|| json!([]));
             let embedding = if base64 {
-                let bytes: Vec<u8> = values
-                    .as_array()
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[])
-                    .iter()
-                    .filter_map(Value::as_f64)
+                let bytes: Vec<u8> = e
+                    .floats()
+                    .into_iter()
                     .flat_map(|f| (f as f32).to_le_bytes())
                     .collect();
-                json!(base64::engine::general_purpose::STANDARD.encode(bytes))
+                openai::EmbeddingData::Base64(
+                    base64::engine::general_purpose::STANDARD.encode(bytes),
+                )
             } else {
-                values
+                match e.values {
+                    Some(values) => openai::EmbeddingData::Floats(values),
+                    None => openai::EmbeddingData::Empty([]),
+                }
             };
-            json!({"object": "embedding", "index": i, "embedding": embedding})
+            openai::EmbeddingItem {
+                object: "embedding",
+                index: i,
+                embedding,
+            }
         })
         .collect();
     let prompt = crate::tokenizer::estimate_prompt(&req.model, Endpoint::Embeddings, &req.body);
-    let out = json!({
-        "object": "list",
-        "data": data,
-        "model": req.model,
-        "usage": {"prompt_tokens": prompt, "total_tokens": prompt},
-    });
+    let out = openai::EmbeddingList {
+        object: "list",
+        data,
+        model: &req.model,
+        usage: openai::EmbeddingUsage {
+            prompt_tokens: prompt,
+            total_tokens: prompt,
+        },
+    };
     Ok(Answer {
         body: serde_json::to_vec(&out).unwrap_or_default(),
         usage: None,
@@ -691,14 +740,10 @@ impl GeminiStream {
     }
 
     fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        let Ok(v) = serde_json::from_str::<Value>(&e.data) else {
+        let Some(v) = wire::GenerateContentResponse::read_event(&e.data) else {
             return;
         };
-        let v = match v {
-            Value::Array(mut a) if a.len() == 1 => a.remove(0),
-            v => v,
-        };
-        if let Some(err) = v.get("error") {
+        if let Some(err) = &v.error {
             let message = err
                 .get("message")
                 .and_then(Value::as_str)
@@ -713,47 +758,45 @@ impl GeminiStream {
         }
         if !self.started {
             self.started = true;
-            if let Some(id) = v.get("responseId").and_then(Value::as_str) {
+            if let Some(id) = v.response_id.as_str() {
                 self.writer.id = id.to_owned();
             }
-            if let Some(m) = v.get("modelVersion").and_then(Value::as_str) {
+            if let Some(m) = v.model_version.as_str() {
                 self.writer.model = m.to_owned();
             }
-            self.writer
-                .delta(out, json!({"role": "assistant", "content": ""}), None);
+            self.writer.delta(out, Delta::start(), None);
         }
-        if let Some(u) = v.get("usageMetadata").and_then(usage_from) {
+        if let Some(u) = v.usage_metadata.as_ref().and_then(usage_from) {
             self.usage = Some(u);
         }
-        let candidate = v.pointer("/candidates/0").cloned().unwrap_or(Value::Null);
-        let p = pieces(&candidate);
+        let candidate = v.candidate();
+        let p = pieces(candidate.as_ref());
         if !p.reasoning.is_empty() {
-            self.writer
-                .delta(out, json!({"reasoning_content": p.reasoning}), None);
+            self.writer.delta(out, Delta::reasoning(p.reasoning), None);
         }
         if !p.text.is_empty() {
-            self.writer.delta(out, json!({"content": p.text}), None);
+            self.writer.delta(out, Delta::content(p.text), None);
         }
         for (id, name, args) in p.calls {
             let index = self.calls;
             self.calls += 1;
+            let id = id.unwrap_or_else(|| format!("call_{index}").into());
             self.writer.delta(
                 out,
-                json!({"tool_calls": [{
-                    "index": index,
-                    "id": id.unwrap_or_else(|| format!("call_{index}")),
-                    "type": "function",
-                    "function": {"name": name, "arguments": args.to_string()},
-                }]}),
+                Delta::tool_call(ToolCallDelta::first(index, Some(id), Some(name), args)),
                 None,
             );
         }
-        let blocked = candidate.is_null() && v.pointer("/promptFeedback/blockReason").is_some();
-        if let Some(r) = candidate.get("finishReason").and_then(Value::as_str) {
-            self.writer
-                .delta(out, json!({}), Some(finish_reason(Some(r), self.calls > 0)));
+        let blocked = candidate.is_none() && v.prompt_blocked();
+        if let Some(r) = candidate.as_ref().and_then(|c| c.finish_reason.as_str()) {
+            self.writer.delta(
+                out,
+                Delta::default(),
+                Some(finish_reason(Some(r), self.calls > 0)),
+            );
         } else if blocked {
-            self.writer.delta(out, json!({}), Some("content_filter"));
+            self.writer
+                .delta(out, Delta::default(), Some("content_filter"));
         }
     }
 }

@@ -286,9 +286,24 @@ impl Vertex {
 
 /// Whether an answer body is Gemini's (rather than an Anthropic message).
 fn is_gemini_answer(body: &[u8]) -> bool {
-    let head = &body[..body.len().min(4096)];
-    let find = |n: &[u8]| head.windows(n.len()).any(|w| w == n);
-    !find(b"\"type\":\"message\"") && (find(b"\"candidates\"") || find(b"\"usageMetadata\""))
+    /// The members that tell the families apart (parsed, so spacing does not matter; the
+    /// rest is skipped).
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "type", default, borrow)]
+        kind: crate::wire::Str<'a>,
+        #[serde(default)]
+        candidates: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "usageMetadata", default)]
+        usage: Option<serde::de::IgnoredAny>,
+    }
+    let Some(p) = std::str::from_utf8(body)
+        .ok()
+        .and_then(crate::wire::from_object::<Probe<'_>>)
+    else {
+        return false;
+    };
+    p.kind.as_str() != Some("message") && (p.candidates.is_some() || p.usage.is_some())
 }
 
 /// The usage of an answer of either family.
@@ -327,6 +342,8 @@ pub struct VertexStream {
     model: String,
     pending: Vec<u8>,
     inner: Option<Family>,
+    /// For Anthropic streams: see [`AnthropicStream::with_response_tool`].
+    response_tool: Option<String>,
 }
 
 #[derive(Debug)]
@@ -341,7 +358,15 @@ impl VertexStream {
             model: model.to_owned(),
             pending: Vec::new(),
             inner: None,
+            response_tool: None,
         }
+    }
+
+    /// For Anthropic models: see [`AnthropicStream::with_response_tool`] (Gemini's answer
+    /// is JSON text already).
+    pub fn with_response_tool(mut self, name: Option<String>) -> Self {
+        self.response_tool = name;
+        self
     }
 
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
@@ -363,7 +388,9 @@ impl VertexStream {
                 return;
             };
             self.inner = Some(if first.starts_with(b"event:") {
-                Family::Anthropic(AnthropicStream::new(&self.model))
+                Family::Anthropic(
+                    AnthropicStream::new(&self.model).with_response_tool(self.response_tool.take()),
+                )
             } else {
                 Family::Gemini(GeminiStream::new(&self.model))
             });
@@ -477,6 +504,19 @@ mod tests {
         );
         assert!(String::from_utf8_lossy(&out).contains("\"role\":\"assistant\""));
         assert!(matches!(s.inner, Some(Family::Anthropic(_))));
+    }
+
+    /// The families were told apart by bytes (`"type":"message"`): a spaced Anthropic answer
+    /// whose tool input has a `candidates` member read as Gemini's.
+    #[test]
+    fn families_are_recognised_by_parsing() {
+        assert!(!is_gemini_answer(
+            br#"{"id": "msg", "type": "message", "content": [{"type": "tool_use", "id": "t", "name": "pick", "input": {"candidates": ["a", "b"]}}], "usage": {}}"#
+        ));
+        assert!(is_gemini_answer(
+            br#"{ "candidates" : [ ], "modelVersion": "gemini-2.5-pro" }"#
+        ));
+        assert!(!is_gemini_answer(b"<html>candidates usageMetadata</html>"));
     }
 
     /// Regression (tests/fuzz.rs, stream properties): the family was taken from the first

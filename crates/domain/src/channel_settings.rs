@@ -6,7 +6,7 @@
 //! | disabled-streaming models | `disabled_stream` column, a JSON list of model names (`prefix*` allowed) | a stream request for such a (requested) model skips the channel; a non-stream request still uses it |
 //! | only-chat | `config.only_chat` (boolean) | the channel serves chat only: `/v1/chat/completions`, and Anthropic Messages and Gemini generateContent clients (translated onto chat); every other endpoint and realtime skip it |
 //! | voice mapping | `config.voice_mapping` (object) | on `/v1/audio/speech`, the client's `voice` (one of [`TTS_VOICES`]) is replaced by the upstream's voice name |
-//! | other parameters | `config.custom_parameter` (object) | each top-level key is set in the upstream JSON body, replacing the client's value; `null` removes the key; not applied to multipart bodies |
+//! | other parameters | `config.custom_parameter` (object) | each top-level key is set in the upstream JSON body, replacing the client's value; `null` removes the key; not applied to multipart bodies; the keys of [`RESERVED_PARAMETERS`] are refused |
 //! | API version | `config.api_version` | Azure OpenAI's `api-version` query parameter |
 //! | region | `config.region` | Vertex AI's region (the host is built from it) |
 //!
@@ -36,8 +36,17 @@ pub const VOICE_NAME_MAX: usize = 100;
 /// Largest other-parameters object, as compact JSON.
 pub const CUSTOM_PARAMETER_MAX_BYTES: usize = 4096;
 /// Body keys the other parameters may not set: they decide routing, billing and whether the
-/// answer streams, which the relay has already settled from the client's request.
-pub const RESERVED_PARAMETERS: [&str; 3] = ["model", "stream", "stream_options"];
+/// answer streams, which the relay has already settled from the client's request (the output
+/// limits and `n` size the reservation, and the balance rule lowers the output limits).
+pub const RESERVED_PARAMETERS: [&str; 7] = [
+    "model",
+    "stream",
+    "stream_options",
+    "max_tokens",
+    "max_completion_tokens",
+    "max_output_tokens",
+    "n",
+];
 /// Most entries of the disabled-streaming list.
 pub const DISABLED_STREAM_MAX: usize = 200;
 
@@ -289,6 +298,9 @@ mod tests {
             json!({"custom_parameter": {"model": "x"}}),
             json!({"custom_parameter": {"stream": false}}),
             json!({"custom_parameter": {"stream_options": {}}}),
+            json!({"custom_parameter": {"max_tokens": 100000}}),
+            json!({"custom_parameter": {"max_completion_tokens": 1}}),
+            json!({"custom_parameter": {"n": 4}}),
             json!({"custom_parameter": {"": 1}}),
             json!({"custom_parameter": {"pad": "x".repeat(CUSTOM_PARAMETER_MAX_BYTES)}}),
         ] {

@@ -6,7 +6,15 @@ import { needsBaseUrl, speaksOpenAi, usesRegion, type Channel } from './types'
 export const TTS_VOICES = ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer'] as const
 export type TtsVoice = (typeof TTS_VOICES)[number]
 /** Body keys the other parameters may not set (the server refuses them too). */
-const RESERVED_PARAMETERS = ['model', 'stream', 'stream_options']
+const RESERVED_PARAMETERS = [
+  'model',
+  'stream',
+  'stream_options',
+  'max_tokens',
+  'max_completion_tokens',
+  'max_output_tokens',
+  'n',
+]
 const CUSTOM_PARAMETER_MAX_BYTES = 4096
 const DISABLED_STREAM_MAX = 200
 const VOICE_NAME_MAX = 100

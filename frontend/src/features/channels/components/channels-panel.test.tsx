@@ -324,7 +324,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
     const params = within(dialog).getByLabelText('额外参数')
     await user.type(params, '{{"model":"x"}')
     await user.click(within(dialog).getByTestId('channel-form-submit'))
-    expect(await within(dialog).findByText('不能设置这些键：model, stream, stream_options')).toBeInTheDocument()
+    expect(await within(dialog).findByText('不能设置这些键：model, stream, stream_options, max_tokens, max_completion_tokens, max_output_tokens, n')).toBeInTheDocument()
     expect(within(dialog).getByText(/模型“gpt 4”无效/)).toBeInTheDocument()
     expect(put).toBeUndefined()
 

@@ -1,9 +1,16 @@
 //! HTTP clients for upstream calls. A reqwest client owns a connection pool, so the relay keeps
 //! one per distinct proxy (the proxy is a property of the client, not of a request) and never
 //! builds one per request.
+//!
+//! Clients are kept per thread as well. A pooled HTTP/1 connection is driven by a task on the
+//! runtime of the thread that opened it; the server runs one single-threaded runtime per worker,
+//! so a connection opened by one worker and reused by another hands every request and answer
+//! across threads (two wake-ups each way). One client per worker thread keeps each connection
+//! on the worker that uses it.
 
 use std::collections::HashMap;
 use std::sync::RwLock;
+use std::thread::ThreadId;
 use std::time::Duration;
 
 use crate::error::RelayError;
@@ -43,15 +50,40 @@ pub(crate) fn build_via(
         .map_err(|e| RelayError::Channel(format!("cannot build the HTTP client: {e}")))
 }
 
-/// One shared client per distinct proxy URL (and one for "no proxy"). Cloning a
-/// `reqwest::Client` is cheap and shares its pool.
+/// One client per distinct proxy URL (and one for "no proxy") and thread (see the module's
+/// documentation). Cloning a `reqwest::Client` is cheap and shares its pool.
 #[derive(Debug, Default)]
 pub struct ClientPool {
-    clients: RwLock<HashMap<String, reqwest::Client>>,
-    /// The outbound policy's client ([`crate::outbound::public_only_client`]), built once.
-    public_only: std::sync::OnceLock<reqwest::Client>,
-    /// The outbound policy's clients through a channel proxy, one per proxy URL.
-    public_only_via: RwLock<HashMap<String, reqwest::Client>>,
+    clients: PerThread,
+    /// The outbound policy's clients ([`crate::outbound::public_only_client`]), under "" without
+    /// a proxy, else per proxy URL.
+    public_only: PerThread,
+}
+
+/// Clients by proxy URL, then by thread.
+type PerThread = RwLock<HashMap<String, HashMap<ThreadId, reqwest::Client>>>;
+
+/// This thread's client for `proxy` in `map`, built by `build` and kept when missing.
+fn cached(
+    map: &PerThread,
+    proxy: &str,
+    build: impl FnOnce() -> Result<reqwest::Client, RelayError>,
+) -> Result<reqwest::Client, RelayError> {
+    let thread = std::thread::current().id();
+    {
+        let clients = map.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = clients.get(proxy).and_then(|t| t.get(&thread)) {
+            return Ok(c.clone());
+        }
+    }
+    let client = build()?;
+    let mut clients = map.write().unwrap_or_else(|e| e.into_inner());
+    Ok(clients
+        .entry(proxy.to_owned())
+        .or_default()
+        .entry(thread)
+        .or_insert(client)
+        .clone())
 }
 
 impl ClientPool {
@@ -59,34 +91,22 @@ impl ClientPool {
         ClientPool::default()
     }
 
-    /// The client for `proxy` (`None` or empty: direct), built on first use.
+    /// This thread's client for `proxy` (`None` or empty: direct), built on first use.
     pub fn get(&self, proxy: Option<&str>) -> Result<reqwest::Client, RelayError> {
-        let key = proxy.map(str::trim).unwrap_or_default();
-        {
-            let clients = self.clients.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(c) = clients.get(key) {
-                return Ok(c.clone());
-            }
-        }
-        let client = http_client(Some(key))?;
-        let mut clients = self.clients.write().unwrap_or_else(|e| e.into_inner());
-        Ok(clients.entry(key.to_owned()).or_insert(client).clone())
+        let proxy = proxy.map(str::trim).unwrap_or_default();
+        cached(&self.clients, proxy, || http_client(Some(proxy)))
     }
 
-    /// The client of the outbound URL policy: public addresses only, no proxy
+    /// This thread's client of the outbound URL policy: public addresses only, no proxy
     /// ([`crate::outbound`]). Built on first use and kept.
     pub fn public_only(&self) -> Result<reqwest::Client, RelayError> {
-        if let Some(c) = self.public_only.get() {
-            return Ok(c.clone());
-        }
-        let client = crate::outbound::public_only_client()?;
-        Ok(self.public_only.get_or_init(|| client).clone())
+        cached(&self.public_only, "", crate::outbound::public_only_client)
     }
 
     /// The client for `target`'s upstream calls. `public_only` (a destination not set by root,
     /// with `AllowPrivateOutbound` off): the outbound policy's client, through the channel's
     /// proxy if any, after [`crate::outbound::check_channel_literals`]; a refusal is a
-    /// [`RelayError::Channel`]. Otherwise the shared client of the channel's proxy.
+    /// [`RelayError::Channel`]. Otherwise the client of the channel's proxy.
     pub fn for_channel(
         &self,
         target: &ChannelTarget,
@@ -96,25 +116,13 @@ impl ClientPool {
             return self.get(target.proxy.as_deref());
         }
         crate::outbound::check_channel_literals(target)?;
-        let key = target.proxy.as_deref().map(str::trim).unwrap_or_default();
-        if key.is_empty() {
+        let proxy = target.proxy.as_deref().map(str::trim).unwrap_or_default();
+        if proxy.is_empty() {
             return self.public_only();
         }
-        {
-            let clients = self
-                .public_only_via
-                .read()
-                .unwrap_or_else(|e| e.into_inner());
-            if let Some(c) = clients.get(key) {
-                return Ok(c.clone());
-            }
-        }
-        let client = crate::outbound::public_only_client_via(Some(key))?;
-        let mut clients = self
-            .public_only_via
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
-        Ok(clients.entry(key.to_owned()).or_insert(client).clone())
+        cached(&self.public_only, proxy, || {
+            crate::outbound::public_only_client_via(Some(proxy))
+        })
     }
 
     /// Forgets every client (for example after channels' proxies changed); requests in flight
@@ -124,13 +132,13 @@ impl ClientPool {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
-        self.public_only_via
+        self.public_only
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .clear();
+            .retain(|proxy, _| proxy.is_empty());
     }
 
-    /// Number of distinct clients held.
+    /// Number of distinct proxies (and "none") this pool has plain clients for.
     pub fn len(&self) -> usize {
         self.clients.read().unwrap_or_else(|e| e.into_inner()).len()
     }
@@ -155,6 +163,23 @@ mod tests {
         assert_eq!(pool.len(), 3);
         pool.clear();
         assert!(pool.is_empty());
+    }
+
+    #[test]
+    fn one_client_per_thread() {
+        let pool = ClientPool::new();
+        pool.get(None).unwrap();
+        pool.get(None).unwrap();
+        std::thread::scope(|s| {
+            s.spawn(|| pool.get(None).unwrap());
+        });
+        let clients = pool.clients.read().unwrap();
+        assert_eq!(
+            clients[""].len(),
+            2,
+            "one for this thread, one for the other"
+        );
+        assert_eq!(pool.len(), 1);
     }
 
     fn target(base_url: String, proxy: Option<String>) -> ChannelTarget {

@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::error::Error as _;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -57,9 +58,58 @@ pub struct ChannelTarget {
     pub config: serde_json::Map<String, Value>,
     /// Models (`prefix*` allowed) whose stream requests skip this channel.
     pub disabled_stream: Vec<String>,
+    /// Upstream URLs already parsed, by path (see [`ChannelTarget::url`]).
+    pub urls: UrlMemo,
+}
+
+/// A channel's upstream URLs, parsed once per path: parsing one (the host through IDNA) cost
+/// several per cent of the relay's CPU per request. Each is kept with the base URL and channel
+/// type it was made from and used only while they are unchanged. Clones share the memo; it
+/// never makes two targets unequal.
+#[derive(Debug, Clone, Default)]
+pub struct UrlMemo(Arc<RwLock<HashMap<&'static str, MemoUrl>>>);
+
+/// A parsed URL with the base URL and channel type it was made from.
+type MemoUrl = (String, i32, reqwest::Url);
+
+impl PartialEq for UrlMemo {
+    fn eq(&self, _: &UrlMemo) -> bool {
+        true
+    }
 }
 
 impl ChannelTarget {
+    /// The URL `{base}{path()}` kept under `key` (a path that names it for this channel, such
+    /// as the endpoint's), built and parsed on first use.
+    pub fn url(
+        &self,
+        key: &'static str,
+        path: impl FnOnce() -> String,
+    ) -> Result<reqwest::Url, RelayError> {
+        if let Some((base, kind, url)) = self
+            .urls
+            .0
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+        {
+            if *base == self.base_url && *kind == self.channel_type {
+                return Ok(url.clone());
+            }
+        }
+        let url = crate::providers::openai::parse_url(&format!(
+            "{}{}",
+            self.effective_base_url()?,
+            path()
+        ))?;
+        self.urls
+            .0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, (self.base_url.clone(), self.channel_type, url.clone()));
+        Ok(url)
+    }
+
     /// The model sent upstream for `model`, after this channel's model mapping.
     pub fn upstream_model<'a>(&'a self, model: &'a str) -> &'a str {
         match self.model_mapping.get(model) {

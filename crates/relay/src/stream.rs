@@ -38,9 +38,35 @@ pub struct SseTap {
     has_data: bool,
     usage: Option<Usage>,
     text: String,
+    /// Events that can only add text (see [`only_text`]), parsed for it when the stream ends
+    /// without usage (or when they pile up): most streams report usage, and their text need
+    /// not be read at all.
+    deferred: Vec<u8>,
     saw_done: bool,
     saw_event: bool,
     error: Option<String>,
+}
+
+/// Deferred event bytes read once they pass this size, to bound the memory of a long stream.
+const MAX_DEFERRED: usize = 256 * 1024;
+
+/// Whether a JSON event can only add text to the count: it names no `"error"` and no `"type"`
+/// (Responses events, which may end the stream, and tool calls, which are rare) and has no
+/// `"usage"` other than `null` (OpenAI sends `"usage":null` on every chunk but the last).
+/// Names inside strings are escaped (`\"usage\"`), so they are never taken for keys. A false
+/// `false` only costs a parse.
+fn only_text(data: &[u8]) -> bool {
+    use memchr::memmem;
+    if memmem::find(data, b"\"error\"").is_some() || memmem::find(data, b"\"type\"").is_some() {
+        return false;
+    }
+    memmem::find_iter(data, b"\"usage\"").all(|at| {
+        let rest = data[at + 7..].trim_ascii_start();
+        match rest.strip_prefix(b":") {
+            Some(value) => value.trim_ascii_start().starts_with(b"null"),
+            None => true, // a string value "usage", not a key
+        }
+    })
 }
 
 /// What a finished (or interrupted) stream reported.
@@ -128,6 +154,9 @@ impl SseTap {
             self.end_line();
         }
         self.dispatch();
+        if self.usage.is_none() {
+            self.read_deferred();
+        }
         let completion_text_tokens = if self.usage.is_none() {
             tokenizer::count_text(model, &self.text)
         } else {
@@ -201,11 +230,34 @@ impl SseTap {
         let trimmed = data.trim();
         if trimmed == "[DONE]" {
             self.saw_done = true;
+        } else if only_text(trimmed.as_bytes()) {
+            if self.deferred.len() + trimmed.len() > MAX_DEFERRED {
+                self.read_deferred();
+            }
+            // One event a line: a line break inside JSON is whitespace.
+            let at = self.deferred.len();
+            self.deferred.extend_from_slice(trimmed.as_bytes());
+            for b in &mut self.deferred[at..] {
+                if *b == b'\n' {
+                    *b = b' ';
+                }
+            }
+            self.deferred.push(b'\n');
         } else if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
             self.event(&v);
         }
         self.data = data;
         self.data.clear();
+    }
+
+    /// Reads the text of the deferred events (one JSON document a line) and forgets them.
+    fn read_deferred(&mut self) {
+        let deferred = std::mem::take(&mut self.deferred);
+        for line in deferred.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            if let Ok(v) = serde_json::from_slice::<Value>(line) {
+                self.event(&v);
+            }
+        }
     }
 
     /// One JSON event: usage, error, text deltas, terminal Responses events.
@@ -373,6 +425,48 @@ mod tests {
         assert_eq!(out.usage, None);
         assert_eq!(out.completion_text_tokens, 2);
         assert_eq!(out.error, None);
+    }
+
+    #[test]
+    fn only_events_that_can_add_text_are_deferred() {
+        assert!(only_text(
+            br#"{"choices":[{"delta":{"content":"hi"}}],"usage":null}"#
+        ));
+        assert!(only_text(
+            br#"{"choices":[{"delta":{"content":"\"usage\": {}"}}]}"#
+        ));
+        assert!(only_text(br#"{"choices":[],"usage" :  null}"#));
+        assert!(!only_text(br#"{"choices":[],"usage":{"prompt_tokens":1}}"#));
+        assert!(!only_text(
+            br#"{"choices":[],"usage" : {"total_tokens":1}}"#
+        ));
+        assert!(!only_text(br#"{"type":"response.completed"}"#));
+        assert!(!only_text(br#"{"error":"boom"}"#));
+    }
+
+    #[test]
+    fn deferred_text_is_counted_when_no_usage_arrives_and_skipped_when_it_does() {
+        let chunk = |t: &str| {
+            format!(
+                "data: {{\"choices\":[{{\"delta\":{{\"content\":\"{t}\"}}}}],\"usage\":null}}\n\n"
+            )
+        };
+        let body: String = ["hello", " world"].iter().map(|t| chunk(t)).collect();
+        let out = run(&[body.as_bytes(), b"data: [DONE]\n\n"]);
+        assert_eq!(out.usage, None);
+        assert_eq!(out.completion_text_tokens, 2);
+
+        let usage = br#"data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}"#;
+        let out = run(&[body.as_bytes(), usage, b"\n\ndata: [DONE]\n\n"]);
+        assert_eq!(out.usage.map(|u| u.completion_tokens), Some(2));
+        assert_eq!(out.completion_text_tokens, 0);
+
+        // A long stream is read as it goes, and every word still counts.
+        let long: String = (0..20_000).map(|_| chunk(" hello")).collect();
+        let mut tap = SseTap::new();
+        tap.feed(long.as_bytes());
+        assert!(tap.deferred.len() <= MAX_DEFERRED);
+        assert_eq!(tap.finish("gpt-4o").completion_text_tokens, 20_000);
     }
 
     #[test]

@@ -20,6 +20,7 @@ fn target() -> ChannelTarget {
         timeout: Duration::from_secs(30),
         config: Default::default(),
         disabled_stream: Vec::new(),
+        urls: Default::default(),
     }
 }
 

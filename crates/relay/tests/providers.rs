@@ -39,6 +39,7 @@ fn target(channel_type: i32, base_url: &str, key: &str) -> ChannelTarget {
         timeout: Duration::from_secs(30),
         config: Default::default(),
         disabled_stream: Vec::new(),
+        urls: Default::default(),
     }
 }
 

@@ -40,6 +40,7 @@ fn target(base_url: String) -> ChannelTarget {
         timeout: Duration::from_secs(10),
         config: Default::default(),
         disabled_stream: Vec::new(),
+        urls: Default::default(),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::error::RelayError;
 use crate::provider::{classify_openai, Answer, ChannelTarget, UpstreamFailure};
 use crate::providers::openai::{
     apply_custom_headers, config_failure, data_ids, get_json_at, invalid_answer, json_body,
-    key_header, parse_url,
+    key_header,
 };
 use crate::request::RelayRequest;
 use crate::sse::{write_done, SseEvent, SseReader};
@@ -97,11 +97,11 @@ impl Anthropic {
 fn post(
     client: &reqwest::Client,
     target: &ChannelTarget,
-    path: &str,
+    path: &'static str,
     body: Vec<u8>,
     timed: bool,
 ) -> Result<reqwest::RequestBuilder, RelayError> {
-    let url = parse_url(&format!("{}{path}", target.effective_base_url()?))?;
+    let url = target.url(path, || path.to_owned())?;
     let mut headers = auth_headers(target)?;
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     apply_custom_headers(&mut headers, target)?;

@@ -37,13 +37,10 @@ impl OpenAiCompatible {
             // Messages are sent as chat requests (see `Provider::build`).
             return Err(RelayError::UnsupportedEndpoint(req.endpoint.path().into()));
         }
-        let url = format!(
-            "{}{}",
-            target.effective_base_url()?,
-            switchboard_domain::channel::vendor_path(target.channel_type, req.endpoint.path())
-        );
-        let url = reqwest::Url::parse(&url)
-            .map_err(|e| RelayError::Channel(format!("invalid upstream URL {url}: {e}")))?;
+        let path = req.endpoint.path();
+        let url = target.url(path, || {
+            switchboard_domain::channel::vendor_path(target.channel_type, path)
+        })?;
 
         post(
             client,

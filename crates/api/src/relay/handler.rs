@@ -108,9 +108,9 @@ pub(super) async fn authenticate_key(
         format!("sk-{key}")
     };
     let digest = crate::crypto::key_digest(&key);
-    let token = match state.relay.cached_token(&digest) {
-        Some(t) => t,
-        None => {
+    let token = state
+        .relay
+        .token_or_load::<Refusal, _, _>(&digest, || async {
             let d = digest.clone();
             let loaded = state
                 .db(move |c| {
@@ -132,7 +132,7 @@ pub(super) async fn authenticate_key(
                     )
                 })?;
             let Some((t, u)) = loaded else {
-                return Err(invalid_key());
+                return Ok(None);
             };
             let subnet = IpAllowList::parse(&t.subnet).unwrap_or_default();
             let auth = Arc::new(AuthToken {
@@ -155,10 +155,10 @@ pub(super) async fn authenticate_key(
                 user_role: u.role,
                 user_group: u.group_name,
             });
-            state.relay.cache_token(digest, Arc::clone(&auth));
-            auth
-        }
-    };
+            Ok(Some(auth))
+        })
+        .await?
+        .ok_or_else(invalid_key)?;
     if token.user_status != 1 {
         return Err(refusal(
             403,
@@ -1020,7 +1020,7 @@ async fn relay_parsed(
         is_stream: rreq.stream,
         ip: client_ip(&req, &state.config.trusted_proxies),
         started: Instant::now(),
-        request_id: crate::auth::random_string(24),
+        request_id: super::request_id(),
         reservation: Some(reservation),
     };
     let client_wants_usage = rreq
@@ -1085,9 +1085,24 @@ async fn attempt_once(
             },
             other => channel_error(other.to_string()),
         })?;
-    // Bounds the time to the response headers (streams included; the relay crate's overall
-    // timeout applies to non-streamed requests only).
-    let resp = match tokio::time::timeout(super::snapshot::UPSTREAM_TIMEOUT, rb.send()).await {
+    let (client, request) = rb.build_split();
+    let request = request.map_err(|e| channel_error(e.to_string()))?;
+    // A request with an overall timeout (non-streamed, `Provider::build`) is bounded to its
+    // response headers by it: one timer is enough.
+    if request
+        .timeout()
+        .is_some_and(|t| *t <= super::snapshot::UPSTREAM_TIMEOUT)
+    {
+        let resp = client
+            .execute(request)
+            .await
+            .map_err(|e| classify_transport(&e))?;
+        return checked(resp, provider, settings).await;
+    }
+    // Bounds the time to the response headers (a stream's overall time is not bounded: that
+    // would cut long generations).
+    let send = client.execute(request);
+    let resp = match tokio::time::timeout(super::snapshot::UPSTREAM_TIMEOUT, send).await {
         Ok(r) => r.map_err(|e| classify_transport(&e))?,
         Err(_) => {
             return Err(UpstreamFailure {
@@ -1101,6 +1116,15 @@ async fn attempt_once(
             })
         }
     };
+    checked(resp, provider, settings).await
+}
+
+/// An upstream answer with a 2xx status, else the failure it reports.
+async fn checked(
+    resp: reqwest::Response,
+    provider: &switchboard_relay::Provider,
+    settings: &View<'_>,
+) -> Result<reqwest::Response, UpstreamFailure> {
     let status = resp.status().as_u16();
     if (200..300).contains(&status) {
         return Ok(resp);

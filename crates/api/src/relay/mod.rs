@@ -50,6 +50,21 @@ pub fn channel_client(
         .for_channel(&ch.target, public_only(state, ch))
 }
 
+/// A new request id: the time in milliseconds (hex), this process's random tag and a counter,
+/// 24 characters. Unique across nodes and restarts (the tag), and rising within a process, so
+/// that the consume logs' unique index on it is appended to rather than written at random.
+pub fn request_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let tag = TAG.get_or_init(|| crate::auth::random_string(6).to_ascii_lowercase());
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed) & 0xff_ffff;
+    format!("{:011x}{tag}{seq:07x}", millis & 0xfff_ffff_ffff)
+}
+
 /// How long a key stays cached; changes made on another node reach this one within it.
 pub const TOKEN_CACHE_TTL: Duration = Duration::from_secs(30);
 
@@ -101,6 +116,9 @@ enum LimitState {
 pub struct RelayState {
     pub ledger: Ledger,
     tokens: DashMap<String, (Arc<AuthToken>, Instant)>,
+    /// Keys being read from the database, so that concurrent misses for one key (every request
+    /// in flight when its cache entry expires) wait for one read instead of each making its own.
+    loading: DashMap<String, Arc<tokio::sync::Mutex<()>>>,
     channels: RwLock<Arc<Snapshot>>,
     prices: RwLock<Arc<PriceTable>>,
     groups: RwLock<Arc<HashMap<String, GroupInfo>>>,
@@ -117,6 +135,7 @@ impl Default for RelayState {
         RelayState {
             ledger: Ledger::default(),
             tokens: DashMap::new(),
+            loading: DashMap::new(),
             channels: RwLock::new(Arc::new(Snapshot::default())),
             prices: RwLock::new(Arc::new(PriceTable::new(
                 switchboard_domain::price::default_prices(),
@@ -189,6 +208,40 @@ impl RelayState {
         } else {
             None
         }
+    }
+
+    /// The key `digest` from the cache, else from `load` (`Ok(None)`: no such key), which runs
+    /// once for concurrent misses of one key: the others wait for it and take its result from
+    /// the cache. A key that is not found is not cached; each waiter then looks it up itself.
+    pub async fn token_or_load<E, F, Fut>(
+        &self,
+        digest: &str,
+        load: F,
+    ) -> Result<Option<Arc<AuthToken>>, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Option<Arc<AuthToken>>, E>>,
+    {
+        if let Some(t) = self.cached_token(digest) {
+            return Ok(Some(t));
+        }
+        let gate = Arc::clone(self.loading.entry(digest.to_owned()).or_default().value());
+        let turn = gate.lock().await;
+        let result = match self.cached_token(digest) {
+            Some(t) => Ok(Some(t)),
+            None => {
+                let loaded = load().await;
+                if let Ok(Some(t)) = &loaded {
+                    self.cache_token(digest.to_owned(), Arc::clone(t));
+                }
+                loaded
+            }
+        };
+        drop(turn);
+        // The last one through removes the gate (held by the map and by this call: 2).
+        self.loading
+            .remove_if(digest, |_, g| Arc::strong_count(g) <= 2);
+        result
     }
 
     pub fn cache_token(&self, digest: String, t: Arc<AuthToken>) {
@@ -531,4 +584,87 @@ pub fn spawn_flusher(state: actix_web::web::Data<AppState>, every: Duration) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{request_id, AuthToken, RelayState};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn token(id: i64) -> Arc<AuthToken> {
+        Arc::new(AuthToken {
+            id,
+            name: "k".into(),
+            status: 1,
+            expired_at: -1,
+            group: String::new(),
+            models: Vec::new(),
+            subnet: Default::default(),
+            api_rate: 0,
+            heartbeat_after: None,
+            user_id: 1,
+            username: "u".into(),
+            user_status: 1,
+            user_role: 1,
+            user_group: "default".into(),
+        })
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_misses_of_one_key_read_it_once() {
+        let state = Arc::new(RelayState::default());
+        let reads = Arc::new(AtomicUsize::new(0));
+        let mut calls = Vec::new();
+        for _ in 0..32 {
+            let (state, reads) = (Arc::clone(&state), Arc::clone(&reads));
+            calls.push(tokio::spawn(async move {
+                state
+                    .token_or_load::<(), _, _>("digest-a", || async {
+                        reads.fetch_add(1, Ordering::SeqCst);
+                        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+                        Ok(Some(token(7)))
+                    })
+                    .await
+            }));
+        }
+        for c in calls {
+            assert_eq!(c.await.unwrap().unwrap().unwrap().id, 7);
+        }
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            1,
+            "one database read for 32 misses"
+        );
+        assert!(state.loading.is_empty(), "no gate is left behind");
+
+        // A key that does not exist is looked up by each request (nothing to cache), and an
+        // error reaches the caller.
+        let missing = state
+            .token_or_load::<(), _, _>("digest-b", || async { Ok(None) })
+            .await;
+        assert!(matches!(missing, Ok(None)));
+        let failed = state
+            .token_or_load::<&str, _, _>("digest-c", || async { Err("db down") })
+            .await;
+        assert_eq!(failed.err(), Some("db down"));
+        assert!(state.cached_token("digest-c").is_none());
+        assert!(state.loading.is_empty());
+    }
+
+    #[test]
+    fn request_ids_are_unique_and_rise() {
+        let ids: Vec<String> = (0..10_000).map(|_| request_id()).collect();
+        assert!(ids.iter().all(|id| id.len() == 24
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())));
+        let mut sorted = ids.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(
+            sorted, ids,
+            "ids are distinct and in the order they were made"
+        );
+    }
 }

@@ -71,6 +71,7 @@ impl Snapshot {
                         _ => serde_json::Map::new(),
                     },
                     disabled_stream: parse_disabled_stream(&r.disabled_stream),
+                    urls: Default::default(),
                 },
             };
             if r.status == ChannelStatus::Enabled.as_i32() {

@@ -365,7 +365,7 @@ async fn submit_task(
         return Ok(relayed(answer));
     };
     let quota = price::cost(&price, &Usage::default(), ginfo.ratio);
-    let request_id = crate::auth::random_string(24);
+    let request_id = super::request_id();
     let record = ConsumeRecord {
         request_id: Some(request_id.clone()),
         created_at: now(),

@@ -19,13 +19,55 @@ export function renderNumber(num: number): string {
   return String(num)
 }
 
-/** Quota as shown to users: "$" + quota / quota_per_unit (2 decimals) or the abbreviated figure. */
-export function renderQuota(quota: number, { displayInCurrency, quotaPerUnit }: QuotaDisplay, digits = 2): string {
+/**
+ * A dollar amount with enough precision to see (issue #13): at least 2 decimals, and as many
+ * more as it takes to show `significant` significant digits of a small amount, trailing zeros
+ * beyond the second decimal dropped. $12.5 is "12.50", $0.0001 is "0.0001", $0.000123456 is
+ * "0.000123456", $1234.56789 is "1234.57". Never "0.00" for an amount that is not zero
+ * (below 1e-12 it shows in exponent form).
+ */
+export function formatAmount(value: number, significant = 6): string {
+  if (!Number.isFinite(value)) return String(value)
+  if (value === 0) return '0.00'
+  const abs = Math.abs(value)
+  if (abs < 1e-12) return value.toExponential(significant - 1).replace(/\.?0+e/, 'e')
+  const magnitude = Math.floor(Math.log10(abs))
+  const decimals = Math.min(20, Math.max(2, significant - 1 - magnitude))
+  const fixed = value.toFixed(decimals)
+  // Keep two decimals; drop trailing zeros after them.
+  return fixed.replace(/(\.\d\d\d*?)0+$/, '$1')
+}
+
+/**
+ * Quota as shown to users (spec section 9): "$" + quota / quota_per_unit, or the abbreviated
+ * figure. Dollars keep 2 decimals and show small amounts to `significant` significant digits
+ * (see [`formatAmount`]), so a call costing $0.0001 never reads "$0.00".
+ */
+export function renderQuota(quota: number, { displayInCurrency, quotaPerUnit }: QuotaDisplay, significant = 6): string {
   if (displayInCurrency) {
     const perUnit = quotaPerUnit && quotaPerUnit > 0 ? quotaPerUnit : DEFAULT_QUOTA_PER_UNIT
-    return `$${(quota / perUnit).toFixed(digits)}`
+    return `$${formatAmount(quota / perUnit, significant)}`
   }
   return renderNumber(quota)
+}
+
+/** Quota units as dollars (for inputs that take dollars): quota / quota_per_unit. */
+export function quotaToDollars(quota: number, quotaPerUnit?: number): number {
+  const perUnit = quotaPerUnit && quotaPerUnit > 0 ? quotaPerUnit : DEFAULT_QUOTA_PER_UNIT
+  return quota / perUnit
+}
+
+/** Dollars typed by a person as whole quota units (rounded to the nearest unit). */
+export function dollarsToQuota(dollars: number, quotaPerUnit?: number): number {
+  const perUnit = quotaPerUnit && quotaPerUnit > 0 ? quotaPerUnit : DEFAULT_QUOTA_PER_UNIT
+  return Math.round(dollars * perUnit)
+}
+
+/** Milliseconds as people read a duration: "850 ms" under a second, else "1.25 s". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '-'
+  if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`
+  return `${formatAmount(ms / 1000, 3)} s`
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { ROLE } from '@/types/api'
-import { findMenuTrail, visibleMenu, type MenuGroup } from './menu'
+import { findMenuTrail, groupItems, visibleMenu, type MenuGroup } from './menu'
 import { FileTextIcon, KeyRoundIcon } from 'lucide-react'
 
-const ids = (menu: MenuGroup[]) => menu.map((g) => [g.id, g.children.map((i) => i.id)])
+const ids = (menu: MenuGroup[]) => menu.map((g) => [g.id, groupItems(g).map((i) => i.id)])
 
 describe('console menu', () => {
   it('shows the users\' screens to every signed-in user', () => {
@@ -19,9 +19,35 @@ describe('console menu', () => {
     const admin = ids(visibleMenu({ role: ROLE.admin }))
     expect(admin).toContainEqual([
       'setting',
-      ['user', 'channel', 'user_group', 'token', 'pricing', 'model_ownedby', 'redemption', 'profile', 'guides', 'tools'],
+      ['user', 'channel', 'user_group', 'pricing', 'model_ownedby', 'redemption', 'token', 'profile', 'guides', 'tools'],
     ])
     expect(admin).toContainEqual(['billing', ['topup', 'model_price']])
+  })
+
+  it('puts the operation and payment screens in collapse sections that users never see', () => {
+    const entries = (role: number) =>
+      visibleMenu({ role })
+        .find((g) => g.id === 'setting')
+        ?.children.map((e) => (e.type === 'collapse' ? `${e.id}:${e.children.map((i) => i.id).join(',')}` : e.id))
+    expect(entries(ROLE.admin)).toEqual([
+      'user',
+      'channel',
+      'operation:user_group,pricing,model_ownedby',
+      'payment_settings:redemption',
+      'token',
+      'profile',
+      'guides',
+      'tools',
+    ])
+    expect(entries(ROLE.user)).toEqual(['token', 'profile', 'guides', 'tools'])
+  })
+
+  it('finds the collapse that holds a path, so it opens and the breadcrumb names it', () => {
+    const trail = findMenuTrail('/panel/pricing')
+    expect(trail?.group.id).toBe('setting')
+    expect(trail?.collapse?.id).toBe('operation')
+    expect(trail?.item.id).toBe('pricing')
+    expect(findMenuTrail('/panel/token')?.collapse).toBeUndefined()
   })
 
   const sample: MenuGroup[] = [
@@ -82,7 +108,7 @@ describe('console menu', () => {
 describe('root-only menu items', () => {
   it('show settings to root only, never to administrators', () => {
     const settingIds = (role: number) =>
-      visibleMenu({ role }).find((g) => g.id === 'setting')?.children.map((i) => i.id) ?? []
+      groupItems(visibleMenu({ role }).find((g) => g.id === 'setting') ?? { id: '', type: 'group', title: 'panel:menu.label', children: [] }).map((i) => i.id)
     expect(settingIds(ROLE.root)).toContain('setting')
     expect(settingIds(ROLE.admin)).not.toContain('setting')
     expect(settingIds(ROLE.user)).not.toContain('setting')
@@ -90,7 +116,7 @@ describe('root-only menu items', () => {
 
   it('show the monthly bill only while the site flag is on', () => {
     const usage = (flag: boolean) =>
-      visibleMenu({ role: ROLE.user, site: { UserInvoiceMonth: flag } }).find((g) => g.id === 'usage')?.children.map((i) => i.id)
+      visibleMenu({ role: ROLE.user, site: { UserInvoiceMonth: flag } }).find((g) => g.id === 'usage')?.children.map((e) => e.id)
     expect(usage(true)).toContain('invoice')
     expect(usage(false)).not.toContain('invoice')
   })

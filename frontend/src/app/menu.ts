@@ -1,7 +1,7 @@
 import { MessagesSquareIcon, BoxesIcon, ChartColumnIcon, KeyRoundIcon, LayoutDashboardIcon, ReceiptTextIcon, ScrollTextIcon, ServerIcon, SettingsIcon, TagsIcon, UserRoundIcon, type LucideIcon } from 'lucide-react'
 import { Building2Icon, NetworkIcon, TicketIcon, UsersIcon, UsersRoundIcon, WalletIcon } from 'lucide-react'
 import { ImageIcon, ListTodoIcon } from 'lucide-react'
-import { BookOpenIcon, WrenchIcon } from 'lucide-react'
+import { BookOpenIcon, CreditCardIcon, SlidersHorizontalIcon, WrenchIcon } from 'lucide-react'
 import type { ParseKeys } from 'i18next'
 import { isAdmin } from '@/lib/roles'
 import { ROLE, type SiteInfo } from '@/types/api'
@@ -25,11 +25,22 @@ export interface MenuItem {
   siteFlag?: keyof SiteInfo
 }
 
+/** A collapsible section inside a group (spec 2.3: operation, payment settings). */
+export interface MenuCollapse {
+  id: string
+  type: 'collapse'
+  title: ParseKeys
+  icon: LucideIcon
+  children: MenuItem[]
+}
+
+export type MenuEntry = MenuItem | MenuCollapse
+
 export interface MenuGroup {
   id: string
   type: 'group'
   title: ParseKeys
-  children: MenuItem[]
+  children: MenuEntry[]
 }
 
 export const MENU: MenuGroup[] = [
@@ -51,11 +62,27 @@ export const MENU: MenuGroup[] = [
     children: [
       { id: 'user', type: 'item', title: 'users:title', url: '/panel/user', icon: UsersIcon, isAdmin: true },
       { id: 'channel', type: 'item', title: 'channels:title', url: '/panel/channel', icon: NetworkIcon, isAdmin: true },
-      { id: 'user_group', type: 'item', title: 'groups:title', url: '/panel/user_group', icon: UsersRoundIcon, isAdmin: true },
+      {
+        id: 'operation',
+        type: 'collapse',
+        title: 'panel:menu.collapse.operation',
+        icon: SlidersHorizontalIcon,
+        children: [
+          { id: 'user_group', type: 'item', title: 'groups:title', url: '/panel/user_group', icon: UsersRoundIcon, isAdmin: true },
+          { id: 'pricing', type: 'item', title: 'pricing:menu.pricing', url: '/panel/pricing', icon: TagsIcon, isAdmin: true },
+          { id: 'model_ownedby', type: 'item', title: 'owners:title', url: '/panel/model_ownedby', icon: Building2Icon, isAdmin: true },
+        ],
+      },
+      {
+        id: 'payment_settings',
+        type: 'collapse',
+        title: 'panel:menu.collapse.payment',
+        icon: CreditCardIcon,
+        children: [
+          { id: 'redemption', type: 'item', title: 'redemptions:title', url: '/panel/redemption', icon: TicketIcon, isAdmin: true },
+        ],
+      },
       { id: 'token', type: 'item', title: 'panel:menu.token', url: '/panel/token', icon: KeyRoundIcon },
-      { id: 'pricing', type: 'item', title: 'pricing:menu.pricing', url: '/panel/pricing', icon: TagsIcon, isAdmin: true },
-      { id: 'model_ownedby', type: 'item', title: 'owners:title', url: '/panel/model_ownedby', icon: Building2Icon, isAdmin: true },
-      { id: 'redemption', type: 'item', title: 'redemptions:title', url: '/panel/redemption', icon: TicketIcon, isAdmin: true },
       { id: 'profile', type: 'item', title: 'profile:menu', url: '/panel/profile', icon: UserRoundIcon },
       { id: 'setting', type: 'item', title: 'settings:menu', url: '/panel/setting', icon: SettingsIcon, isRoot: true },
       { id: 'guides', type: 'item', title: 'docs:menu.guides', url: '/panel/guides', icon: BookOpenIcon },
@@ -103,23 +130,45 @@ export function isItemVisible(item: MenuItem, { role, site }: MenuContext): bool
   return true
 }
 
-/** The menu as this user sees it: hidden items removed, groups left empty omitted. */
+/** The menu as this user sees it: hidden items removed, collapses and groups left empty omitted. */
 export function visibleMenu(ctx: MenuContext, menu: MenuGroup[] = MENU): MenuGroup[] {
   return menu
-    .map((group) => ({ ...group, children: group.children.filter((item) => isItemVisible(item, ctx)) }))
+    .map((group) => ({
+      ...group,
+      children: group.children.flatMap((entry): MenuEntry[] => {
+        if (entry.type === 'item') return isItemVisible(entry, ctx) ? [entry] : []
+        const children = entry.children.filter((item) => isItemVisible(item, ctx))
+        return children.length > 0 ? [{ ...entry, children }] : []
+      }),
+    }))
     .filter((group) => group.children.length > 0)
 }
 
-/** The group and item whose url the path is (or is under); /panel itself is the dashboard. */
-export function findMenuTrail(
-  pathname: string,
-  menu: MenuGroup[] = MENU,
-): { group: MenuGroup; item: MenuItem } | undefined {
+/** Every item of a group, those inside its collapses included, in menu order. */
+export function groupItems(group: MenuGroup): MenuItem[] {
+  return group.children.flatMap((entry) => (entry.type === 'item' ? [entry] : entry.children))
+}
+
+export interface MenuTrail {
+  group: MenuGroup
+  /** The collapse section holding the item, if any. */
+  collapse?: MenuCollapse
+  item: MenuItem
+}
+
+/** The group (and collapse) and item whose url the path is (or is under); /panel itself is the dashboard. */
+export function findMenuTrail(pathname: string, menu: MenuGroup[] = MENU): MenuTrail | undefined {
   const path = pathname.replace(/\/+$/, '') || '/'
   const target = path === '/panel' ? '/panel/dashboard' : path
+  const matches = (item: MenuItem) => target === item.url || target.startsWith(`${item.url}/`)
   for (const group of menu) {
-    for (const item of group.children) {
-      if (target === item.url || target.startsWith(`${item.url}/`)) return { group, item }
+    for (const entry of group.children) {
+      if (entry.type === 'item') {
+        if (matches(entry)) return { group, item: entry }
+        continue
+      }
+      const item = entry.children.find(matches)
+      if (item) return { group, collapse: entry, item }
     }
   }
   return undefined

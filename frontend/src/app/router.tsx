@@ -1,6 +1,7 @@
 import { lazy } from 'react'
 import { Navigate, Route, Routes } from 'react-router'
 import { RequireAuth } from '@/features/auth/components/require-auth'
+import { DocsLayout } from './layouts/docs-layout'
 import { PublicLayout } from './layouts/public-layout'
 import { HomeRoute } from './routes/home'
 import { NotFoundRoute } from './routes/not-found'
@@ -34,6 +35,8 @@ const ChannelRoute = lazy(() => import('./routes/panel/channel'))
 const MidjourneyRoute = lazy(() => import('@/features/tasks/components/midjourney-screen'))
 const TaskRoute = lazy(() => import('@/features/tasks/components/task-screen'))
 const DocsRoute = lazy(() => import('./routes/docs'))
+const PublicPlaygroundRoute = lazy(() => import('./routes/public-playground'))
+const JumpRoute = lazy(() => import('./routes/jump'))
 
 /** All routes in one place (spec section 2). */
 export function AppRoutes() {
@@ -47,10 +50,20 @@ export function AppRoutes() {
         <Route path="reset" element={<ResetRoute />} />
         <Route path="register" element={<RegisterRoute />} />
         <Route path="price" element={<PriceRoute />} />
-        <Route path="playground" element={<Navigate to="/panel/playground" replace />} />
+        <Route path="playground" element={<RequireAuth />}>
+          <Route index element={<PublicPlaygroundRoute />} />
+        </Route>
+        <Route path="jump" element={<JumpRoute />} />
         <Route path="404" element={<NotFoundRoute />} />
         <Route path="guides/*" element={<DocsRoute section="guides" base="" />} />
         <Route path="tools/*" element={<DocsRoute section="tools" base="" />} />
+      </Route>
+
+      <Route path="docs" element={<DocsLayout />}>
+        <Route index element={<Navigate to="/docs/guides" replace />} />
+        <Route path="guides/*" element={<DocsRoute section="guides" base="/docs" />} />
+        <Route path="tools/*" element={<DocsRoute section="tools" base="/docs" />} />
+        <Route path="*" element={<NotFoundRoute />} />
       </Route>
 
       <Route path="panel" element={<RequireAuth />}>

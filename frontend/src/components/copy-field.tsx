@@ -2,7 +2,7 @@ import { CopyIcon } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { copyText } from '@/lib/clipboard'
-import { notify } from '@/lib/toast'
+import { notify, notifyCopied } from '@/lib/toast'
 import { cn } from '@/lib/utils'
 
 /** A secret or a snippet to copy: read-only text with a copy button (manual copy on refusal). */
@@ -11,15 +11,18 @@ export function CopyField({
   label,
   testId,
   multiline = false,
+  downloadName,
 }: {
   value: string
   label: string
   testId: string
   multiline?: boolean
+  /** File name of the copy toast's download (default copied.txt). */
+  downloadName?: string
 }) {
   const { t } = useTranslation()
   const copy = async () => {
-    if (await copyText(value)) notify.success(t('common:copy.success'))
+    if (await copyText(value)) notifyCopied(value, downloadName)
     else notify.warning(t('common:copy.failed'))
   }
   return (

@@ -124,6 +124,6 @@ describe('api client', () => {
     server.use(http.get('*/api/echo', () => HttpResponse.json({ success: false, message: '未登录' }, { status: 401 })))
     await expect(api.get('/api/echo')).rejects.toBeInstanceOf(HttpError)
     expect(localStorage.getItem('user')).toBeNull()
-    expect(sessionStore.get()).toEqual({ user: null, endedBy: 'unauthorized' })
+    expect(sessionStore.get()).toEqual({ user: null, endedBy: 'unauthorized', userGroup: null })
   })
 })

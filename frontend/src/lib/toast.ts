@@ -1,4 +1,5 @@
 import { toast } from 'sonner'
+import i18n from './i18n'
 
 /** Toast durations in ms (spec section 9). */
 export const TOAST_DURATION = {
@@ -21,4 +22,28 @@ export const notify = {
     toast.success(message, { id: message, duration: TOAST_DURATION.success }),
   info: (message: string) => toast.info(message, { id: message, duration: TOAST_DURATION.info }),
   notice: (message: string) => toast(message, { id: message, duration: TOAST_DURATION.notice }),
+}
+
+/** Saves `text` as a file in the browser's downloads. */
+export function downloadText(text: string, filename: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = filename
+  document.body.appendChild(a)
+  a.click()
+  a.remove()
+  URL.revokeObjectURL(url)
+}
+
+/**
+ * The copy toast (spec section 9): "copied", persistent until closed, with a download button
+ * that saves what was copied (a key one would rather not lose). One at a time.
+ */
+export function notifyCopied(text: string, filename = 'copied.txt'): void {
+  toast.success(i18n.t('common:copy.success'), {
+    id: 'copied',
+    duration: Infinity,
+    action: { label: i18n.t('common:copy.download'), onClick: () => downloadText(text, filename) },
+  })
 }

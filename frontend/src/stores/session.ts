@@ -1,23 +1,29 @@
 import { STORAGE_KEYS } from '@/config'
 import { readJSON, removeKey, writeJSON } from '@/lib/storage'
-import type { User } from '@/types/api'
+import type { User, UserGroupMap } from '@/types/api'
 import { createStore, useStore } from './create-store'
 
 export interface SessionState {
   user: User | null
   /** Why the last session ended: the user signed out, or the server answered 401. */
   endedBy: 'logout' | 'unauthorized' | null
+  /** The groups this user may use (spec 3, account state `userGroup`), loaded at sign-in. */
+  userGroup: UserGroupMap | null
 }
 
 function initialState(): SessionState {
-  return { user: readJSON<User>(STORAGE_KEYS.user), endedBy: null }
+  return { user: readJSON<User>(STORAGE_KEYS.user), endedBy: null, userGroup: null }
 }
 
 export const sessionStore = createStore<SessionState>(initialState())
 
 export function setUser(user: User): void {
   writeJSON(STORAGE_KEYS.user, user)
-  sessionStore.set({ user, endedBy: null })
+  sessionStore.set((prev) => ({ ...prev, user, endedBy: null }))
+}
+
+export function setUserGroups(userGroup: UserGroupMap): void {
+  sessionStore.set((prev) => ({ ...prev, userGroup }))
 }
 
 /**
@@ -28,7 +34,7 @@ export function clearUser(reason: 'logout' | 'unauthorized'): void {
   removeKey(STORAGE_KEYS.user)
   const prev = sessionStore.get()
   if (!prev.user && prev.endedBy) return
-  sessionStore.set({ user: null, endedBy: reason })
+  sessionStore.set({ user: null, endedBy: reason, userGroup: null })
 }
 
 /** Re-read localStorage (used by tests). */
@@ -42,4 +48,8 @@ export function useSession(): SessionState {
 
 export function useUser(): User | null {
   return useStore(sessionStore).user
+}
+
+export function useUserGroups(): UserGroupMap | null {
+  return useStore(sessionStore).userGroup
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_QUOTA_PER_UNIT, DEFAULT_SYSTEM_NAME, STORAGE_KEYS } from '@/config'
 import { readJSON, writeJSON, writeString } from '@/lib/storage'
-import type { SiteInfo } from '@/types/api'
+import type { SiteInfo, SiteModelOwner } from '@/types/api'
 import { createStore, useStore } from './create-store'
 
 export const DEFAULT_SITE_INFO: SiteInfo = {
@@ -12,6 +12,7 @@ export const DEFAULT_SITE_INFO: SiteInfo = {
   quota_per_unit: DEFAULT_QUOTA_PER_UNIT,
   display_in_currency: false,
   chat_link: '',
+  chat_links: [],
   top_up_link: '',
   server_address: '',
   start_time: 0,
@@ -36,6 +37,8 @@ export interface SiteState {
   info: SiteInfo
   /** True until the first /api/status answer (or failure) at start-up. */
   isLoading: boolean
+  /** The model owners (spec 3, site info `ownedby`), loaded at start-up. */
+  ownedby: SiteModelOwner[]
 }
 
 function merge(partial: Partial<SiteInfo> | null): SiteInfo {
@@ -46,7 +49,7 @@ function merge(partial: Partial<SiteInfo> | null): SiteInfo {
 }
 
 function initialState(): SiteState {
-  return { info: merge(readJSON<Partial<SiteInfo>>(STORAGE_KEYS.siteInfo)), isLoading: true }
+  return { info: merge(readJSON<Partial<SiteInfo>>(STORAGE_KEYS.siteInfo)), isLoading: true, ownedby: [] }
 }
 
 export const siteStore = createStore<SiteState>(initialState())
@@ -57,12 +60,17 @@ export function setSiteInfo(status: Partial<SiteInfo>): void {
   writeJSON(STORAGE_KEYS.siteInfo, info)
   writeString(STORAGE_KEYS.quotaPerUnit, String(info.quota_per_unit))
   writeString(STORAGE_KEYS.displayInCurrency, String(info.display_in_currency))
-  siteStore.set({ info, isLoading: false })
+  siteStore.set((prev) => ({ ...prev, info, isLoading: false }))
 }
 
 /** The status call failed: keep the stored copy and stop loading. */
 export function keepStoredSiteInfo(): void {
   siteStore.set((prev) => ({ ...prev, isLoading: false }))
+}
+
+/** The model owners as loaded at start-up. */
+export function setModelOwners(ownedby: SiteModelOwner[]): void {
+  siteStore.set((prev) => ({ ...prev, ownedby }))
 }
 
 export function resetSiteStore(): void {

@@ -27,7 +27,15 @@ export interface User {
   used_quota: number
   request_count: number
   avatar_url: string
+  /** Invitation code, invitees and the reward earned by inviting (spec 3). */
+  aff_code?: string
+  aff_count?: number
+  aff_quota?: number
+  aff_history_quota?: number
 }
+
+/** GET /api/user_group_map: the groups this user may use, keyed by symbol (spec 3, "User group map"). */
+export type UserGroupMap = Record<string, { id?: number; symbol?: string; name: string; ratio: number; api_rate: number; public?: boolean }>
 
 /** Site information from GET /api/status (only the fields the console reads; more may arrive). */
 export interface SiteInfo {
@@ -39,6 +47,8 @@ export interface SiteInfo {
   quota_per_unit: number
   display_in_currency: boolean
   chat_link: string
+  /** Chat-client link templates (spec 3, "Chat-link entry"); parse with lib/chat-links. */
+  chat_links: unknown
   top_up_link: string
   server_address: string
   start_time: number
@@ -132,4 +142,11 @@ export interface LogEntry {
   /** Administrators only. */
   channel_id?: number
   channel_name?: string
+}
+
+/** A model owner (GET /api/model_ownedby): ids below 1000 are the built-in channel types. */
+export interface SiteModelOwner {
+  id: number
+  name: string
+  icon: string
 }

@@ -1,3 +1,4 @@
+import { ExternalLinkIcon } from 'lucide-react'
 import { Suspense } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, NavLink, Outlet } from 'react-router'
@@ -10,6 +11,7 @@ import { cn } from '@/lib/utils'
 import { useUser } from '@/stores/session'
 import { useSiteInfo } from '@/stores/site'
 import { Brand } from './brand'
+import { usePublicLinks } from './public-links'
 import { PublicMobileMenu } from './public-mobile-menu'
 
 const navLinkClass = ({ isActive }: { isActive: boolean }) =>
@@ -21,27 +23,37 @@ const navLinkClass = ({ isActive }: { isActive: boolean }) =>
 export function PublicLayout() {
   const { t } = useTranslation()
   const user = useUser()
-  const { system_name } = useSiteInfo()
+  const { system_name, footer_html } = useSiteInfo()
+  const links = usePublicLinks()
 
   return (
     <div className="flex min-h-dvh flex-col">
       <header className="sticky top-0 z-40 border-b bg-background/85 backdrop-blur">
         <div className="mx-auto flex h-14 max-w-6xl items-center gap-2 px-4 sm:h-16">
           <Brand to="/" />
-          <PublicMobileMenu />
+          <PublicMobileMenu links={links} />
           <nav aria-label={t('common:nav.mainNavigation')} className="ml-4 hidden items-center gap-1 sm:flex">
-            <NavLink to="/" end className={navLinkClass}>
-              {t('common:nav.home')}
-            </NavLink>
-            <NavLink to="/price" className={navLinkClass} data-testid="nav-price">
-              {t('public:nav.price')}
-            </NavLink>
-            <NavLink to="/guides" className={navLinkClass} data-testid="nav-guides">
-              {t('docs:nav.guides')}
-            </NavLink>
-            <NavLink to="/tools" className={navLinkClass} data-testid="nav-tools">
-              {t('docs:nav.tools')}
-            </NavLink>
+            {links
+              .filter((l) => !l.mobileOnly)
+              .map((l) =>
+                l.external ? (
+                  <a
+                    key={l.id}
+                    href={l.to}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                    className={cn(navLinkClass({ isActive: false }), 'inline-flex items-center gap-1')}
+                    data-testid={`nav-${l.id}`}
+                  >
+                    {l.label}
+                    <ExternalLinkIcon aria-hidden className="size-3.5" />
+                  </a>
+                ) : (
+                  <NavLink key={l.id} to={l.to} end={l.to === '/'} className={navLinkClass} data-testid={`nav-${l.id}`}>
+                    {l.label}
+                  </NavLink>
+                ),
+              )}
           </nav>
           <div className="ml-auto flex items-center gap-1">
             <ThemeToggle />
@@ -65,13 +77,40 @@ export function PublicLayout() {
         </Suspense>
       </main>
 
-      <footer className="border-t py-6 text-center text-sm text-muted-foreground" data-testid="footer">
-        <span>{system_name}</span>
-        <span className="mx-2" aria-hidden>
-          ·
-        </span>
-        <span>{t('common:footer.version', { version: APP_VERSION })}</span>
-      </footer>
+      {footer_html.trim() ? (
+        // The operator's own footer (option Footer): HTML they wrote, shown as they wrote it,
+        // like the notice.
+        <footer
+          className="border-t py-6 text-center text-sm text-muted-foreground [&_a]:underline"
+          data-testid="footer"
+          dangerouslySetInnerHTML={{ __html: footer_html }}
+        />
+      ) : (
+        <footer className="border-t px-4 py-6 text-center text-sm text-muted-foreground" data-testid="footer">
+          <p>
+            <span>{system_name}</span>
+            <span className="mx-2" aria-hidden>
+              ·
+            </span>
+            <span>{t('common:footer.version', { version: APP_VERSION })}</span>
+          </p>
+          <p className="mt-1 text-xs" data-testid="footer-credits">
+            {t('common:footer.credits')}
+            <span className="mx-2" aria-hidden>
+              ·
+            </span>
+            <a
+              href="https://opensource.org/license/mit"
+              target="_blank"
+              rel="noopener noreferrer"
+              className="underline-offset-4 hover:underline"
+              data-testid="footer-license"
+            >
+              {t('common:footer.license')}
+            </a>
+          </p>
+        </footer>
+      )}
     </div>
   )
 }

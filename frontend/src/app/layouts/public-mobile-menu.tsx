@@ -1,19 +1,13 @@
-import { MenuIcon } from 'lucide-react'
+import { ExternalLinkIcon, MenuIcon } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
 import { Button } from '@/components/ui/button'
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigger } from '@/components/ui/dropdown-menu'
+import type { PublicLink } from './public-links'
 
 /** The public top bar's links on small screens (spec section 2.1), about included. */
-export function PublicMobileMenu() {
+export function PublicMobileMenu({ links }: { links: PublicLink[] }) {
   const { t } = useTranslation()
-  const links = [
-    { to: '/', label: t('common:nav.home') },
-    { to: '/price', label: t('public:nav.price') },
-    { to: '/guides', label: t('docs:nav.guides') },
-    { to: '/tools', label: t('docs:nav.tools') },
-    { to: '/about', label: t('public:nav.about') },
-  ]
   return (
     <DropdownMenu>
       <DropdownMenuTrigger asChild>
@@ -30,8 +24,17 @@ export function PublicMobileMenu() {
       </DropdownMenuTrigger>
       <DropdownMenuContent align="start">
         {links.map((l) => (
-          <DropdownMenuItem key={l.to} asChild>
-            <Link to={l.to}>{l.label}</Link>
+          <DropdownMenuItem key={l.id} asChild>
+            {l.external ? (
+              <a href={l.to} target="_blank" rel="noopener noreferrer" data-testid={`mobile-nav-${l.id}`}>
+                {l.label}
+                <ExternalLinkIcon aria-hidden className="ml-auto size-3.5" />
+              </a>
+            ) : (
+              <Link to={l.to} data-testid={`mobile-nav-${l.id}`}>
+                {l.label}
+              </Link>
+            )}
           </DropdownMenuItem>
         ))}
       </DropdownMenuContent>

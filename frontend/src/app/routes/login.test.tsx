@@ -6,6 +6,7 @@ import { MOCK_PASSWORD, mockRoot } from '@/features/auth/mocks/handlers'
 import { mockStatus } from '@/features/site/mocks/handlers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
+import { sessionStore } from '@/stores/session'
 
 async function fillAndSubmit(username: string, password: string) {
   const user = userEvent.setup()
@@ -57,6 +58,8 @@ describe('login page', () => {
     // Status says display_in_currency with 500000 per unit: 250000000 -> $500.00.
     await waitFor(() => expect(within(card).getByTestId('dashboard-quota')).toHaveTextContent('$500.00'))
     expect(await screen.findByText('登录成功！')).toBeInTheDocument()
+    // The user groups are loaded with the user (spec 4).
+    await waitFor(() => expect(sessionStore.get().userGroup).not.toBeNull())
   })
 
   it('shows the server message once on failure and stays on /login', async () => {

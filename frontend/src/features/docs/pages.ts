@@ -1,6 +1,6 @@
 import type { ParseKeys } from 'i18next'
 
-/** The two documentation sections (spec section 2.5): static html under public/docs/<section>/. */
+/** The two documentation sections (spec section 2.5): static html under public/help/<section>/. */
 export type DocsSection = 'guides' | 'tools'
 
 export interface DocsPage {
@@ -44,7 +44,7 @@ export function findDocsPage(section: DocsSection, splat: string | undefined): D
 
 /** Address of the static file shown in the frame. */
 export function docsFileUrl(section: DocsSection, page: DocsPage): string {
-  return `/docs/${section}/${page.path || 'index'}.html`
+  return `/help/${section}/${page.path || 'index'}.html`
 }
 
 /** Console or public address of a page (base is '/panel' or ''). */

@@ -4,14 +4,19 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
 import { findMenuTrail } from '../../menu'
 
-/** Dashboard (home crumb) › group › screen, from the menu definition. */
+/**
+ * Dashboard (home crumb) › group › collapse › screen, from the menu definition. The
+ * dashboard group is the home crumb itself, so its screens read "Dashboard › Analytics".
+ */
 export function Breadcrumbs() {
   const { t } = useTranslation()
   const { pathname } = useLocation()
   const trail = findMenuTrail(pathname)
   const crumbs: { label: string; to?: string }[] = [{ label: t('panel:menu.dashboard'), to: '/panel/dashboard' }]
   if (trail && trail.item.id !== 'dashboard') {
-    crumbs.push({ label: t(trail.group.title) }, { label: t(trail.item.title) })
+    if (trail.group.id !== 'dashboard') crumbs.push({ label: t(trail.group.title) })
+    if (trail.collapse) crumbs.push({ label: t(trail.collapse.title) })
+    crumbs.push({ label: t(trail.item.title) })
   }
   return (
     <nav aria-label={t('panel:breadcrumb')} data-testid="breadcrumbs" className="mb-4">

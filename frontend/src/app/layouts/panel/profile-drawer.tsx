@@ -1,4 +1,4 @@
-import { HomeIcon, LayoutDashboardIcon } from 'lucide-react'
+import { HomeIcon, LayoutDashboardIcon, UserRoundIcon, WalletIcon } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
@@ -6,6 +6,7 @@ import { Button } from '@/components/ui/button'
 import { Sheet, SheetContent, SheetDescription, SheetTitle } from '@/components/ui/sheet'
 import { SignOutButton } from '@/features/auth/components/sign-out-button'
 import { roleKey } from '@/lib/roles'
+import { useUserGroups } from '@/stores/session'
 import type { User } from '@/types/api'
 import { UserAvatar } from './user-avatar'
 
@@ -14,6 +15,7 @@ export function ProfileDrawer({ user }: { user: User }) {
   const { t } = useTranslation()
   const [open, setOpen] = useState(false)
   const close = () => setOpen(false)
+  const group = useUserGroups()?.[user.group]
   return (
     <>
       <Button
@@ -36,6 +38,11 @@ export function ProfileDrawer({ user }: { user: User }) {
               <SheetDescription className="text-sm text-muted-foreground">
                 {t(`common:role.${roleKey(user.role)}`)}
               </SheetDescription>
+              {group && (
+                <p className="truncate text-xs text-muted-foreground" data-testid="profile-group">
+                  {t('panel:profile.group', { name: group.name || user.group, ratio: group.ratio })}
+                </p>
+              )}
             </div>
           </div>
           <nav className="grid gap-1" aria-label={t('panel:profile.links')}>
@@ -51,7 +58,19 @@ export function ProfileDrawer({ user }: { user: User }) {
                 {t('panel:menu.dashboard')}
               </Link>
             </Button>
+            <Button asChild variant="ghost" className="justify-start" onClick={close}>
+              <Link to="/panel/profile" data-testid="profile-profile">
+                <UserRoundIcon />
+                {t('profile:menu')}
+              </Link>
+            </Button>
           </nav>
+          <Button asChild onClick={close}>
+            <Link to="/panel/topup" data-testid="profile-topup">
+              <WalletIcon />
+              {t('panel:profile.topup')}
+            </Link>
+          </Button>
           <div className="mt-auto">
             <SignOutButton className="w-full" />
           </div>

@@ -1,11 +1,35 @@
+import { ShieldOffIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
-import { Navigate } from 'react-router'
-import { isAdmin } from '@/lib/roles'
+import { useTranslation } from 'react-i18next'
+import { Link } from 'react-router'
+import { Button } from '@/components/ui/button'
 import { useUser } from '@/stores/session'
+import { ROLE } from '@/types/api'
 
-/** Administrator screens: anyone else lands on the console's not-found page (the server refuses them anyway). */
-export function AdminOnly({ children }: { children: ReactNode }) {
+/** Says that the screen exists but is not for this account (rather than "not found"). */
+export function NoPermission() {
+  const { t } = useTranslation()
+  return (
+    <section
+      className="flex flex-col items-center justify-center gap-4 px-4 py-16 text-center"
+      data-testid="no-permission"
+    >
+      <ShieldOffIcon aria-hidden className="size-12 text-muted-foreground/60" />
+      <h1 className="text-2xl font-semibold">{t('common:noPermission.title')}</h1>
+      <p className="max-w-md text-muted-foreground">{t('common:noPermission.description')}</p>
+      <Button asChild variant="outline">
+        <Link to="/panel/dashboard">{t('common:noPermission.back')}</Link>
+      </Button>
+    </section>
+  )
+}
+
+/**
+ * A screen for administrators (role 10 and up), or for the super administrator with
+ * `min={ROLE.root}`: anyone else sees "no permission" in place (the server refuses them anyway).
+ */
+export function AdminOnly({ children, min = ROLE.admin }: { children: ReactNode; min?: number }) {
   const user = useUser()
-  if (!isAdmin(user?.role)) return <Navigate to="/panel/404" replace />
+  if ((user?.role ?? 0) < min) return <NoPermission />
   return <>{children}</>
 }

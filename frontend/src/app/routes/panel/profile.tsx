@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next'
 import { AccessTokenCard } from '@/features/profile/components/access-token-card'
+import { InviteCard } from '@/features/profile/components/invite-card'
 import { PasswordForm } from '@/features/profile/components/password-form'
 import { ProfileInfoForm } from '@/features/profile/components/profile-info-form'
 import { useUser } from '@/stores/session'
@@ -17,6 +18,7 @@ export default function ProfileRoute() {
       </div>
       <ProfileInfoForm user={user} />
       <PasswordForm />
+      <InviteCard user={user} />
       <AccessTokenCard hasToken={hasToken} />
     </div>
   )

@@ -90,11 +90,13 @@ describe('analytics screen', () => {
     expect(await screen.findByTestId('analytics-users-empty')).toBeInTheDocument()
   })
 
-  it('ordinary users are sent to not-found', async () => {
+  it('ordinary users are told they lack the permission, and no data is asked for', async () => {
     const plain = { ...mockRoot, id: 2, role: 1 }
     resetAuthMocks(plain)
     setUser(plain)
     renderApp('/panel/analytics')
-    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/panel/404'))
+    expect(await screen.findByTestId('no-permission')).toHaveTextContent('无权访问')
+    expect(screen.getByTestId('location')).toHaveTextContent('/panel/analytics')
+    expect(screen.queryByTestId('analytics-empty')).not.toBeInTheDocument()
   })
 })

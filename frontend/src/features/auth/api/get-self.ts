@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query'
 import { api } from '@/lib/api'
-import { setUser } from '@/stores/session'
+import { sessionStore, setUser } from '@/stores/session'
 import type { User } from '@/types/api'
+import { loadUserGroups } from './get-user-groups'
 import { authKeys } from './keys'
 
 export function getSelf(signal?: AbortSignal): Promise<User> {
@@ -14,6 +15,8 @@ export function getSelfQueryOptions() {
     queryFn: async ({ signal }) => {
       const user = await getSelf(signal)
       setUser(user)
+      // A restored session (page reload) has no groups yet.
+      if (!sessionStore.get().userGroup) void loadUserGroups()
       return user
     },
     // Always ask the server when a protected screen mounts.

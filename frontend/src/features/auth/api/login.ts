@@ -4,6 +4,7 @@ import { removeUserQueries } from '@/lib/query-client'
 import { setUser } from '@/stores/session'
 import type { User } from '@/types/api'
 import type { LoginPayload } from '../schemas'
+import { loadUserGroups } from './get-user-groups'
 import { authKeys } from './keys'
 
 /** The sign-in, with the Turnstile token when the site asks for the check (`?turnstile=`). */
@@ -11,7 +12,10 @@ export function login({ turnstile, ...payload }: LoginPayload & { turnstile?: st
   return api.post<User>('/api/user/login', payload, { query: { turnstile } })
 }
 
-/** POST /api/user/login; on success the user is stored (localStorage `user` and app state). */
+/**
+ * POST /api/user/login; on success the user is stored (localStorage `user` and app state) and
+ * the user groups are loaded (spec 4).
+ */
 export function useLogin() {
   const queryClient = useQueryClient()
   return useMutation({
@@ -20,6 +24,7 @@ export function useLogin() {
       removeUserQueries(queryClient)
       setUser(user)
       queryClient.setQueryData(authKeys.self(), user)
+      void loadUserGroups()
     },
   })
 }

@@ -125,9 +125,10 @@ describe('model owners screen', { timeout: 20_000 }, () => {
     expect(await screen.findByText('错误：2 prices name this owner; change them first')).toBeInTheDocument()
   })
 
-  it('is not shown to ordinary users', async () => {
+  it('is not shown to ordinary users: they are told they lack the permission', async () => {
     signIn({ ...mockRoot, role: 1 })
     renderApp('/panel/model_ownedby')
-    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/panel/404'))
+    expect(await screen.findByTestId('no-permission')).toBeInTheDocument()
+    expect(screen.queryByTestId('owners-table')).not.toBeInTheDocument()
   })
 })

@@ -81,9 +81,10 @@ describe('chat playground', { timeout: 20_000 }, () => {
     expect(screen.getByTestId('playground-send')).toBeDisabled()
   })
 
-  it('the public /playground goes to the console playground', async () => {
+  it('the public /playground shows the playground without leaving the public layout', async () => {
     signIn()
     renderApp('/playground')
-    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/panel/playground'))
+    expect(await screen.findByRole('heading', { level: 1, name: '操练场' })).toBeInTheDocument()
+    expect(screen.getByTestId('location')).toHaveTextContent(/^\/playground$/)
   })
 })

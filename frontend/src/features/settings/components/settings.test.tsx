@@ -109,10 +109,10 @@ describe('settings screen', () => {
     expect(await screen.findByText('错误：RetryTimes must be between 0 and 10')).toBeInTheDocument()
   })
 
-  it('administrators (not root) are sent to not-found', async () => {
+  it('administrators (not root) are told they lack the permission', async () => {
     resetAuthMocks({ ...mockRoot, role: 10 })
     setUser({ ...mockRoot, role: 10 })
     renderApp('/panel/setting')
-    await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/panel/404'))
+    expect(await screen.findByTestId('no-permission')).toBeInTheDocument()
   })
 })

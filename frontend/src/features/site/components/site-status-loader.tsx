@@ -2,7 +2,8 @@ import { useEffect } from 'react'
 import { APP_VERSION } from '@/config'
 import i18n, { applyServerLanguage } from '@/lib/i18n'
 import { notify } from '@/lib/toast'
-import { keepStoredSiteInfo, setSiteInfo, useSiteInfo } from '@/stores/site'
+import { keepStoredSiteInfo, setModelOwners, setSiteInfo, useSiteInfo } from '@/stores/site'
+import { useModelOwners } from '../api/get-model-owners'
 import { useStatus } from '../api/get-status'
 
 /**
@@ -19,11 +20,17 @@ export function isVersionMismatch(server: string | undefined, expected: string =
 
 /**
  * Loads GET /api/status at start-up into app state and localStorage `siteInfo`; on failure
- * keeps the stored copy and says so. Keeps the page title equal to the system name.
+ * keeps the stored copy and says so. Loads the model owners into the site store. Keeps the
+ * page title equal to the system name.
  */
 export function SiteStatusLoader() {
   const { data, isError } = useStatus()
+  const owners = useModelOwners()
   const { system_name } = useSiteInfo()
+
+  useEffect(() => {
+    if (owners.data) setModelOwners(owners.data)
+  }, [owners.data])
 
   useEffect(() => {
     if (!data) return

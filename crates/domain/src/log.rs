@@ -1,4 +1,5 @@
-//! Log types (spec section 4: all, recharge, consumption, management, system).
+//! Log types (spec section 4: all, recharge, consumption, management, system; and error, as
+//! new-api has it, for relayed calls that failed).
 
 use serde::{Deserialize, Serialize};
 
@@ -9,6 +10,8 @@ pub enum LogType {
     Consume,
     Manage,
     System,
+    /// A relayed call that failed (new-api's type 5): no charge, the reason the client got.
+    Error,
 }
 
 impl LogType {
@@ -18,6 +21,7 @@ impl LogType {
             LogType::Consume => 2,
             LogType::Manage => 3,
             LogType::System => 4,
+            LogType::Error => 5,
         }
     }
 }
@@ -36,6 +40,7 @@ impl TryFrom<i32> for LogType {
             2 => Ok(LogType::Consume),
             3 => Ok(LogType::Manage),
             4 => Ok(LogType::System),
+            5 => Ok(LogType::Error),
             other => Err(format!("unknown log type {other}")),
         }
     }
@@ -64,10 +69,10 @@ mod day_tests {
 
     #[test]
     fn log_types_round_trip() {
-        for n in 1..=4 {
+        for n in 1..=5 {
             assert_eq!(LogType::try_from(n).map(LogType::as_i32), Ok(n));
         }
         assert!(LogType::try_from(0).is_err());
-        assert!(LogType::try_from(5).is_err());
+        assert!(LogType::try_from(6).is_err());
     }
 }

@@ -142,6 +142,8 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("AllowPrivateOutbound", BOOL, "false"),
     def("ApproximateTokenEnabled", BOOL, "false"),
     def("LogConsumeEnabled", BOOL, "true"),
+    // Relayed calls that failed are logged (type 5, no charge) with the reason the client got.
+    def("ErrorLogEnabled", BOOL, "true"),
     def("LogCleanupDays", int(0, 3650), "0"),
     // Operation: channels and retry.
     def("RetryTimes", int(0, 10), "0"),

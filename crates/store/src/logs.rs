@@ -1,6 +1,7 @@
 //! Log rows: consumption, recharge, management and system events.
 
 use crate::schema::logs;
+use crate::users::prefix_pattern;
 use crate::{now, DbConn, StoreResult};
 use diesel::prelude::*;
 use switchboard_domain::log::LogType;
@@ -157,7 +158,11 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
         let mut per_token: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
         let mut per_channel: BTreeMap<i64, i64> = BTreeMap::new();
         let mut per_day: BTreeMap<(i64, i64, i64, String), [i64; 5]> = BTreeMap::new();
-        for r in &fresh {
+        // Only consumption moves balances, counters and the rollup; an error log is a row only.
+        for r in fresh
+            .iter()
+            .filter(|r| r.log_type == LogType::Consume.as_i32())
+        {
             let u = per_user.entry(r.user_id).or_default();
             u.0 += r.quota;
             u.1 += 1;
@@ -478,7 +483,9 @@ pub struct LogFilter {
     pub start: Option<i64>,
     /// `created_at <= end` (unix seconds).
     pub end: Option<i64>,
+    /// Logs whose model name starts with this (`gpt-4o` finds `gpt-4o` and `gpt-4o-mini`).
     pub model_name: Option<String>,
+    /// Logs whose key name starts with this.
     pub token_name: Option<String>,
     pub token_id: Option<i64>,
     pub username: Option<String>,
@@ -530,10 +537,10 @@ fn filtered(f: &LogFilter, backend: crate::Backend) -> logs::BoxedQuery<'_, Db> 
         q = q.filter(logs::created_at.le(e));
     }
     if let Some(m) = &f.model_name {
-        q = q.filter(logs::model_name.eq(m));
+        q = q.filter(logs::model_name.like(prefix_pattern(m)).escape('\\'));
     }
     if let Some(t) = &f.token_name {
-        q = q.filter(logs::token_name.eq(t));
+        q = q.filter(logs::token_name.like(prefix_pattern(t)).escape('\\'));
     }
     if let Some(t) = f.token_id {
         q = q.filter(logs::token_id.eq(t));
@@ -697,7 +704,7 @@ pub fn consume_sums_fast(conn: &mut DbConn, f: &LogFilter) -> StoreResult<Consum
         q = q.filter(statistics::channel_id.eq(ch));
     }
     if let Some(m) = &f.model_name {
-        q = q.filter(statistics::model_name.eq(m));
+        q = q.filter(statistics::model_name.like(prefix_pattern(m)).escape('\\'));
     }
     let (request_count, quota, prompt_tokens, completion_tokens) = q
         .select((

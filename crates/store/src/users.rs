@@ -196,6 +196,19 @@ pub fn like_pattern(keyword: &str) -> String {
     s
 }
 
+/// A LIKE pattern (with `ESCAPE '\\'`) for the values that start with `prefix`, as typed.
+pub fn prefix_pattern(prefix: &str) -> String {
+    let mut s = String::with_capacity(prefix.len() + 1);
+    for c in prefix.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('%');
+    s
+}
+
 pub fn list(
     conn: &mut DbConn,
     filter: &UserFilter<'_>,

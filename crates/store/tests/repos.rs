@@ -1128,6 +1128,13 @@ fn logs_filter_page_by_offset_and_keyset_sum_and_delete_in_batches() {
             10
         );
         assert_eq!(count(c, f(|f| f.model_name = Some("m-b".into()))), 15);
+        // Model and key names match by prefix; `%`, `_` and `\` in the filter are literal.
+        assert_eq!(count(c, f(|f| f.model_name = Some("m-".into()))), 30);
+        assert_eq!(count(c, f(|f| f.model_name = Some("m_b".into()))), 0);
+        assert_eq!(count(c, f(|f| f.model_name = Some("%".into()))), 0);
+        assert_eq!(count(c, f(|f| f.model_name = Some("\\".into()))), 0);
+        assert_eq!(count(c, f(|f| f.model_name = Some("b".into()))), 0);
+        assert_eq!(count(c, f(|f| f.token_name = Some("ev".into()))), 15);
         assert_eq!(count(c, f(|f| f.token_name = Some("even".into()))), 15);
         assert_eq!(count(c, f(|f| f.username = Some("ben".into()))), 10);
         assert_eq!(count(c, f(|f| f.channel_id = Some(2))), 15);
@@ -1292,7 +1299,7 @@ fn rollup_statistics_equal_the_log_sums() {
         ];
         let check = |c: &mut switchboard_store::DbConn, label: &str| {
             for (start, end) in &ranges {
-                for variant in 0..6 {
+                for variant in 0..7 {
                     let mut f = LogFilter {
                         start: *start,
                         end: *end,
@@ -1308,6 +1315,8 @@ fn rollup_statistics_equal_the_log_sums() {
                             f.log_type = Some(2);
                         }
                         5 => f.token_name = Some("k1".into()),
+                        // A model prefix: every model (the rollup matches it the same way).
+                        6 => f.model_name = Some("m".into()),
                         _ => {}
                     }
                     let slow = consume_sums(c, &f).unwrap();

@@ -517,6 +517,50 @@ impl Billing {
         quota
     }
 
+    /// Writes the error log of a call that failed after admission (type 5, no charge): the
+    /// status, code and message the client got, and the last channel tried. Off with the
+    /// `ErrorLogEnabled` setting.
+    fn log_failure(&self, channel_id: i64, refusal: &Refusal) {
+        if !option_enabled(&self.state, "ErrorLogEnabled") {
+            return;
+        }
+        let meta = json!({
+            "status": refusal.status,
+            "code": refusal.code,
+            "kind": refusal.kind,
+        });
+        let mut content = refusal.message.clone();
+        if content.len() > MAX_ERROR_LOG_BYTES {
+            let mut end = MAX_ERROR_LOG_BYTES;
+            while !content.is_char_boundary(end) {
+                end -= 1;
+            }
+            content.truncate(end);
+            content.push('…');
+        }
+        self.state.relay.ledger.record(ConsumeRecord {
+            request_id: Some(self.request_id.clone()),
+            created_at: now(),
+            log_type: LogType::Error.as_i32(),
+            user_id: self.token.user_id,
+            username: self.token.username.clone(),
+            token_id: self.token.id,
+            token_name: self.token.name.clone(),
+            channel_id,
+            model_name: self.model.clone(),
+            group_name: self.group.clone(),
+            quota: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            use_time_ms: i32::try_from(self.started.elapsed().as_millis()).unwrap_or(i32::MAX),
+            first_response_ms: 0,
+            is_stream: self.is_stream,
+            source_ip: self.ip.clone(),
+            content,
+            metadata: meta.to_string(),
+        });
+    }
+
     fn refund(&mut self) {
         if let Some(r) = self.reservation.take() {
             self.state.relay.ledger.refund(r);
@@ -532,6 +576,9 @@ impl Drop for Billing {
         self.refund();
     }
 }
+
+/// Longest reason an error log keeps (bytes; the client got the whole message).
+const MAX_ERROR_LOG_BYTES: usize = 2_000;
 
 /// Images one generation request may ask for (`n`), as OpenAI allows.
 const MAX_IMAGES: i64 = 10;
@@ -1039,16 +1086,25 @@ async fn relay_parsed(
         snapshot: &snapshot,
         what: "upstream",
     };
-    let (ch, resp) = dispatch(
+    let mut last_channel = 0;
+    let dispatched = dispatch(
         &source,
         &candidates,
         &edge::policy(&o, pin),
         &model,
         async |ch: &Arc<ChannelInfo>| {
+            last_channel = ch.id;
             attempt_once(&state, ch, &rreq, raw, content_type.as_deref(), &o).await
         },
     )
-    .await?;
+    .await;
+    let (ch, resp) = match dispatched {
+        Ok(answered) => answered,
+        Err(refusal) => {
+            billing.log_failure(last_channel, &refusal);
+            return Err(refusal);
+        }
+    };
     answer(resp, &ch, billing, rreq, client_wants_usage).await
 }
 

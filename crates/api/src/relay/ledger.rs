@@ -28,6 +28,7 @@ use super::shared::{Account as SharedAccount, Reserve, Shared};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
+use switchboard_domain::log::LogType;
 use switchboard_domain::price::ReserveBounds;
 use switchboard_store::logs::ConsumeRecord;
 
@@ -709,6 +710,13 @@ impl Ledger {
         }))
     }
 
+    /// Queues a record that charges nobody (an error log, `quota` 0) with the consume records,
+    /// so it is written by the same batched flush; it moves no balance and no rollup.
+    pub fn record(&self, record: ConsumeRecord) {
+        debug_assert_ne!(record.log_type, LogType::Consume.as_i32());
+        self.lock().pending.push(record);
+    }
+
     pub fn pending_len(&self) -> usize {
         self.lock().pending.len()
     }
@@ -742,7 +750,11 @@ impl Ledger {
         }
         let mut by_user: HashMap<i64, i64> = HashMap::new();
         let mut by_token: HashMap<i64, i64> = HashMap::new();
-        for r in &batch {
+        // Error logs (and any other non-consume record) charge nobody.
+        for r in batch
+            .iter()
+            .filter(|r| r.log_type == LogType::Consume.as_i32())
+        {
             *by_user.entry(r.user_id).or_default() += r.quota;
             if r.token_id > 0 {
                 *by_token.entry(r.token_id).or_default() += r.quota;

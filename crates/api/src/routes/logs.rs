@@ -13,6 +13,9 @@
 //!   page). The keyset follows the listing order `(created_at, id)` desc, not the id alone: rows
 //!   are written by batched ledger flushes, so ids and times need not agree.
 //! - Stats sum the consume logs among the filtered ones (as one-api does), so `type=1` sums to 0.
+//! - `model_name` and `token_name` match by prefix (`gpt-4o` finds `gpt-4o-mini` too).
+//! - Error logs (type 5) are relayed calls that failed after admission: no charge; `content`
+//!   is the reason the client got, `metadata` has its `status`, `code` and `kind`.
 //! - Deleting logs (by root, or by retention) leaves the daily rollup alone: dashboards and
 //!   invoices keep their history.
 //! - Dead letters (`/api/log/dead_letters`, administrators): consume records the database
@@ -111,7 +114,7 @@ fn log_filter(q: &LogQuery, own: Option<i64>) -> ApiResult<LogFilter> {
                 .map_err(|_| {
                     ApiError::bad_request(
                         "invalid_type",
-                        "type must be 0 (all), 1 (recharge), 2 (consume), 3 (manage) or 4 (system)",
+                        "type must be 0 (all), 1 (recharge), 2 (consume), 3 (manage), 4 (system) or 5 (error)",
                     )
                 })?
                 .as_i32(),

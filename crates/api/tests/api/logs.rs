@@ -667,3 +667,136 @@ async fn dashboard_scenario(app: TestApp) {
             .err(400, code);
     }
 }
+
+/// A call that fails upstream after admission leaves an error log (type 5) with the status,
+/// code and reason the client got and the channel tried; it charges nothing and counts in no
+/// statistic. `ErrorLogEnabled=false` turns the log off.
+#[actix_web::test]
+async fn failed_calls_leave_an_error_log_that_charges_nothing() {
+    let app = TestApp::new().await;
+    let a = app
+        .relay_setup(10_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let broken = app
+        .channel(&a.upstream.base_url, "sk-mock-500", "gpt-4o", 0)
+        .await;
+    chat(&app, &a.key).await;
+    app.flushed().await;
+    async fn me(c: &Client) -> Value {
+        c.get("/api/user/self").await.ok().clone()
+    }
+    let before = me(&a.user).await;
+    let dash_before = a.user.get("/api/user/dashboard").await.ok()["totals"].clone();
+    let stat_before = a.user.get("/api/log/self/stat").await.ok().clone();
+
+    let r = app
+        .relay(
+            &a.key,
+            "/v1/chat/completions",
+            json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}),
+        )
+        .await;
+    assert!(r.status >= 500, "{:?}", r.body);
+    let told = r.body["error"]["message"].as_str().unwrap().to_owned();
+    app.flushed().await;
+
+    let errors = rows(&a.user, "/api/log/self?type=5").await;
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = &errors[0];
+    assert_eq!(e["type"], LogType::Error.as_i32());
+    assert_eq!(e["model_name"], "gpt-4o");
+    assert_eq!(e["token_name"], "relay");
+    assert_eq!(e["quota"], 0);
+    assert_eq!(e["content"], told.as_str());
+    assert_eq!(e["metadata"]["status"].as_i64(), Some(i64::from(r.status)));
+    assert_eq!(e["metadata"]["code"], r.body["error"]["code"]);
+    assert!(e["request_id"].as_str().is_some_and(|s| !s.is_empty()));
+    // The user does not see the channel; an administrator does.
+    assert!(e.get("channel_id").is_none());
+    let admin = rows(
+        &app.root(),
+        &format!("/api/log?type=5&user_id={}", a.user_id),
+    )
+    .await;
+    assert_eq!(admin[0]["channel_id"].as_i64(), Some(broken));
+
+    // Nothing was charged or counted.
+    let after = me(&a.user).await;
+    for f in ["quota", "used_quota", "request_count"] {
+        assert_eq!(after[f], before[f], "{f}");
+    }
+    assert_eq!(
+        a.user.get("/api/user/dashboard").await.ok()["totals"],
+        dash_before
+    );
+    let stat_after = a.user.get("/api/log/self/stat").await.ok().clone();
+    for f in [
+        "quota",
+        "request_count",
+        "prompt_tokens",
+        "completion_tokens",
+    ] {
+        assert_eq!(stat_after[f], stat_before[f], "{f}");
+    }
+    // The list of every type shows it beside the consume log.
+    let all = rows(&a.user, "/api/log/self").await;
+    assert!(all.iter().any(|l| l["type"] == 5) && all.iter().any(|l| l["type"] == 2));
+
+    // Off: no more error logs.
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "ErrorLogEnabled", "value": "false"}),
+        )
+        .await
+        .ok();
+    let r = app
+        .relay(
+            &a.key,
+            "/v1/chat/completions",
+            json!({"model": "gpt-4o", "messages": [{"role": "user", "content": "again"}]}),
+        )
+        .await;
+    assert!(r.status >= 500);
+    app.flushed().await;
+    assert_eq!(rows(&a.user, "/api/log/self?type=5").await.len(), 1);
+    a.user
+        .get("/api/log/self?type=6")
+        .await
+        .err(400, "invalid_type");
+}
+
+/// Model and key names filter by prefix on the list and the stats; `%` and `_` are literal.
+#[actix_web::test]
+async fn model_and_key_filters_match_by_prefix() {
+    let app = TestApp::new().await;
+    let (a, _b) = traffic(&app).await;
+    let chats = rows(
+        &a.user,
+        "/api/log/self?type=2&model_name=gpt-4o-mini&size=100",
+    )
+    .await;
+    assert_eq!(chats.len(), 4);
+    let by_prefix = rows(&a.user, "/api/log/self?type=2&model_name=gpt-4o&size=100").await;
+    assert_eq!(ids(&by_prefix), ids(&chats));
+    assert_eq!(
+        rows(&a.user, "/api/log/self?model_name=gpt_4o&size=100")
+            .await
+            .len(),
+        0
+    );
+    assert_eq!(
+        rows(&a.user, "/api/log/self?model_name=%25&size=100")
+            .await
+            .len(),
+        0
+    );
+    let s = a.user.get("/api/log/self/stat?model_name=gpt-4o").await;
+    assert_eq!(s.ok()["request_count"], 4);
+    let s = a.user.get("/api/log/self/stat?model_name=text-").await;
+    assert_eq!(s.ok()["request_count"], 2);
+    // Key names: "sec" finds the key "second" (one chat).
+    let second = rows(&a.user, "/api/log/self?token_name=sec&size=100").await;
+    assert_eq!(second.len(), 1);
+    assert_eq!(second[0]["token_name"], "second");
+}

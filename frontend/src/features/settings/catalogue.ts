@@ -79,6 +79,7 @@ export const SECTIONS = [
     tab: 'operation',
     options: [
       ['LogConsumeEnabled', BOOL],
+      ['ErrorLogEnabled', BOOL],
       ['LogCleanupDays', int(0, 3_650)],
     ],
   },

@@ -1,8 +1,10 @@
+import { RotateCwIcon, TriangleAlertIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Spinner } from '@/components/ui/spinner'
+import { errorText } from '@/lib/errors'
 import { cn } from '@/lib/utils'
 
 /** An icon button of a table row, labelled for screen readers and with a tooltip. */
@@ -35,21 +37,44 @@ export function RowAction({
   )
 }
 
-/** The body of a list card: a spinner while loading, the empty text, else the table. */
+/**
+ * The body of a list card: a spinner while loading, what went wrong (with a retry) when the
+ * list could not be read, the empty text, else the table. A failed list never reads as empty.
+ */
 export function ListState({
   loading,
   empty,
   emptyText,
   emptyTestId,
+  error,
+  onRetry,
   children,
 }: {
   loading: boolean
   empty: boolean
   emptyText: string
   emptyTestId: string
+  /** The query's error, when the list could not be read. */
+  error?: unknown
+  onRetry?: () => void
   children: ReactNode
 }) {
   const { t } = useTranslation()
+  if (error) {
+    return (
+      <div className="flex flex-col items-center gap-3 p-10 text-center" role="alert" data-testid={`${emptyTestId}-error`}>
+        <TriangleAlertIcon aria-hidden className="size-8 text-destructive" />
+        <p className="font-medium">{t('common:state.loadFailed')}</p>
+        <p className="max-w-md text-sm break-words text-muted-foreground">{errorText(error)}</p>
+        {onRetry && (
+          <Button variant="outline" size="sm" onClick={onRetry} data-testid={`${emptyTestId}-retry`}>
+            <RotateCwIcon />
+            {t('common:actions.retry')}
+          </Button>
+        )}
+      </div>
+    )
+  }
   if (loading) {
     return (
       <div className="flex justify-center p-10" role="status" aria-label={t('common:state.loading')}>

@@ -59,6 +59,14 @@ function isTranslatedCode(code: string): code is TranslatedCode {
 }
 
 /**
+ * What went wrong, for a screen to show in place (an error state, not a toast): the translated
+ * code, else the server's message, else the error's text.
+ */
+export function errorText(error: unknown): string {
+  return messageOf(error)
+}
+
+/**
  * The translation of the server's stable error code (`errors:codes.<code>`) when the console
  * has one, else the server's message, else the error's own text.
  */

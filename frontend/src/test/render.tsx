@@ -8,7 +8,11 @@ import { createQueryClient } from '@/lib/query-client'
 /** Renders the current path so tests can assert navigation. */
 function LocationProbe() {
   const location = useLocation()
-  return <output data-testid="location">{location.pathname}</output>
+  return (
+    <output data-testid="location" data-search={location.search}>
+      {location.pathname}
+    </output>
+  )
 }
 
 /** The whole app (providers, routes, toaster) at `route`, with a fresh query client. */

@@ -101,3 +101,184 @@ describe('logs screen', () => {
     expect(await screen.findByTestId('logs-empty')).toHaveTextContent('暂无日志')
   })
 })
+
+describe('logs screen: totals, address bar, columns, detail, errors, phones', () => {
+  const metaOf = (extra: Record<string, unknown> = {}) => ({
+    group_ratio: 1,
+    input_ratio: 0.25,
+    output_ratio: 1,
+    price_type: 'tokens',
+    usage: { prompt_tokens: 120, completion_tokens: 30, cached_read_tokens: 40 },
+    usage_estimated: false,
+    ...extra,
+  })
+
+  it('keeps the filters and the page in the address bar, so a reload shows the same logs', async () => {
+    const seen: URLSearchParams[] = []
+    serve('/api/log/self', Array.from({ length: 25 }, (_, i) => mockLog({ id: 200 - i })), seen)
+    resetAuthMocks(plainUser)
+    setUser(plainUser)
+    // A reload of a filtered second page.
+    renderApp('/panel/log?type=2&model_name=gpt-4o&page=2')
+    await screen.findByTestId('logs-table')
+    const q = seen.at(-1)!
+    expect([q.get('type'), q.get('model_name'), q.get('page')]).toEqual(['2', 'gpt-4o', '2'])
+    expect(screen.getByLabelText('模型名称')).toHaveValue('gpt-4o')
+    expect(screen.getByLabelText('类型')).toHaveValue('2')
+
+    // A new search writes the address bar and starts at page 1.
+    const user = userEvent.setup()
+    await user.type(screen.getByLabelText('分组'), 'vip')
+    await user.click(screen.getByTestId('log-search'))
+    await waitFor(() => expect(seen.at(-1)?.get('group')).toBe('vip'))
+    const search = new URLSearchParams(screen.getByTestId('location').getAttribute('data-search') ?? '')
+    expect(Object.fromEntries(search)).toEqual({ type: '2', model_name: 'gpt-4o', group: 'vip' })
+
+    // Reset clears it.
+    await user.click(screen.getByTestId('log-reset'))
+    await waitFor(() => expect(screen.getByTestId('location').getAttribute('data-search')).toBe(''))
+    expect(screen.getByLabelText('模型名称')).toHaveValue('')
+  })
+
+  it('shows the totals of the filter, costs to six significant digits', async () => {
+    const stats: URLSearchParams[] = []
+    server.use(
+      http.get('*/api/log/self/stat', ({ request }) => {
+        stats.push(new URL(request.url).searchParams)
+        return HttpResponse.json({
+          success: true,
+          message: '',
+          data: { quota: 61_728, prompt_tokens: 12_000, completion_tokens: 345, request_count: 7, rpm: 2, tpm: 150 },
+        })
+      }),
+    )
+    serve('/api/log/self', [mockLog({ id: 1, quota: 50 })], [])
+    resetAuthMocks(plainUser)
+    setUser(plainUser)
+    renderApp('/panel/log?model_name=gpt')
+    const totals = await screen.findByTestId('log-totals')
+    await waitFor(() => expect(within(totals).getByTestId('log-total-quota')).toHaveTextContent('$0.123456'))
+    expect(within(totals).getByTestId('log-total-requests')).toHaveTextContent('7')
+    expect(within(totals).getByTestId('log-total-prompt')).toHaveTextContent('12.0k')
+    expect(within(totals).getByTestId('log-total-rpm')).toHaveTextContent('2')
+    expect(within(totals).getByTestId('log-total-tpm')).toHaveTextContent('150')
+    expect(stats.at(-1)?.get('model_name')).toBe('gpt')
+    // A call costing 50 units is $0.0001, not $0.00.
+    expect(within(screen.getByTestId('log-row-1')).getByTestId('log-quota')).toHaveTextContent('$0.0001')
+  })
+
+  it('opens a log to read every field and how its cost was computed', async () => {
+    serve(
+      '/api/log/self',
+      [mockLog({ id: 9, quota: 61, prompt_tokens: 120, completion_tokens: 30, is_stream: true, first_response_ms: 250, request_id: 'req-abc', metadata: metaOf({ uncapped_quota: 75 }) })],
+      [],
+    )
+    resetAuthMocks(plainUser)
+    setUser(plainUser)
+    renderApp('/panel/log')
+    const row = await screen.findByTestId('log-row-9')
+    expect(row).toHaveTextContent('842 ms')
+    expect(row).toHaveTextContent('首字 250 ms')
+    await userEvent.setup().click(within(row).getByTestId('log-detail-open'))
+    const sheet = await screen.findByTestId('log-detail')
+    expect(within(sheet).getByTestId('log-detail-request-id')).toHaveTextContent('req-abc')
+    expect(within(sheet).getByTestId('log-breakdown-input')).toHaveTextContent('输入 120 tokens × 倍率 0.25')
+    expect(within(sheet).getByTestId('log-breakdown-input')).toHaveTextContent('$0.00006')
+    expect(within(sheet).getByTestId('log-breakdown-output')).toHaveTextContent('$0.00006')
+    expect(within(sheet).getByTestId('log-usage-cached_read_tokens')).toHaveTextContent('40')
+    expect(within(sheet).getByTestId('log-uncapped')).toHaveTextContent('$0.00015')
+    expect(within(sheet).getByTestId('log-detail-quota')).toHaveTextContent('$0.000122')
+    expect(within(sheet).getByTestId('log-detail-quota')).toHaveTextContent('61 额度单位')
+  })
+
+  it('shows failed calls as error logs with their status and reason', async () => {
+    serve(
+      '/api/log/self',
+      [mockLog({ id: 3, type: 5, quota: 0, content: 'upstream said no', metadata: { status: 502, code: 'upstream_error' } })],
+      [],
+    )
+    resetAuthMocks(plainUser)
+    setUser(plainUser)
+    renderApp('/panel/log?type=5')
+    const row = await screen.findByTestId('log-row-3')
+    expect(within(row).getByTestId('log-type')).toHaveTextContent('错误 502')
+    expect(row).toHaveTextContent('upstream said no')
+    await userEvent.setup().click(within(row).getByTestId('log-detail-open'))
+    const sheet = await screen.findByTestId('log-detail')
+    expect(within(sheet).getByTestId('log-detail-status')).toHaveTextContent('502')
+    expect(within(sheet).getByTestId('log-detail-status')).toHaveTextContent('upstream_error')
+    expect(within(sheet).getByTestId('log-detail-reason')).toHaveTextContent('upstream said no')
+    expect(screen.getByLabelText('类型')).toHaveValue('5')
+  })
+
+  it('remembers which columns are shown; the essential ones stay', async () => {
+    serve('/api/log/self', [mockLog({ id: 4 })], [])
+    resetAuthMocks(plainUser)
+    setUser(plainUser)
+    const view = renderApp('/panel/log')
+    const table = await screen.findByTestId('logs-table')
+    expect(within(table).getByRole('columnheader', { name: '令牌' })).toBeInTheDocument()
+    expect(within(table).queryByRole('columnheader', { name: '来源 IP' })).not.toBeInTheDocument()
+    const user = userEvent.setup()
+    await user.click(screen.getByTestId('log-columns'))
+    await user.click(await screen.findByTestId('log-column-token'))
+    await user.click(screen.getByTestId('log-column-ip'))
+    expect(screen.getByTestId('log-column-model')).toHaveAttribute('data-disabled')
+    await user.keyboard('{Escape}')
+    await waitFor(() => expect(within(table).queryByRole('columnheader', { name: '令牌' })).not.toBeInTheDocument())
+    expect(within(table).getByRole('columnheader', { name: '来源 IP' })).toBeInTheDocument()
+    view.unmount()
+
+    renderApp('/panel/log')
+    const again = await screen.findByTestId('logs-table')
+    expect(within(again).queryByRole('columnheader', { name: '令牌' })).not.toBeInTheDocument()
+    await user.click(screen.getByTestId('log-columns'))
+    await user.click(await screen.findByTestId('log-columns-reset'))
+    await waitFor(() => expect(within(again).getByRole('columnheader', { name: '令牌' })).toBeInTheDocument())
+  })
+
+  it('says what went wrong when the logs cannot be read, and retries', async () => {
+    let fail = true
+    server.use(
+      http.get('*/api/log/self', () =>
+        fail
+          ? HttpResponse.json({ success: false, message: 'database is down' }, { status: 503 })
+          : HttpResponse.json({ success: true, message: '', data: { data: [mockLog({ id: 8 })], page: 1, size: 10, total_count: 1 } }),
+      ),
+    )
+    resetAuthMocks(plainUser)
+    setUser(plainUser)
+    renderApp('/panel/log')
+    const error = await screen.findByTestId('logs-empty-error')
+    expect(error).toHaveTextContent('加载失败')
+    expect(error).toHaveTextContent('database is down')
+    expect(screen.queryByTestId('logs-empty')).not.toBeInTheDocument()
+    fail = false
+    await userEvent.setup().click(screen.getByTestId('logs-empty-retry'))
+    expect(await screen.findByTestId('log-row-8')).toBeInTheDocument()
+  })
+
+  it('lists logs as cards on a phone, each opening its detail', async () => {
+    const original = window.matchMedia
+    window.matchMedia = ((query: string) => ({
+      matches: query.includes('max-width: 600px'),
+      media: query,
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    })) as unknown as typeof window.matchMedia
+    try {
+      serve('/api/log/self', [mockLog({ id: 6, quota: 50, metadata: metaOf() })], [])
+      resetAuthMocks(plainUser)
+      setUser(plainUser)
+      renderApp('/panel/log')
+      const card = await screen.findByTestId('log-card-6')
+      expect(screen.queryByTestId('logs-table')).not.toBeInTheDocument()
+      expect(card).toHaveTextContent('gpt-4o-mini')
+      expect(within(card).getByTestId('log-quota')).toHaveTextContent('$0.0001')
+      await userEvent.setup().click(within(card).getByRole('button'))
+      expect(await screen.findByTestId('log-detail')).toBeInTheDocument()
+    } finally {
+      window.matchMedia = original
+    }
+  })
+})

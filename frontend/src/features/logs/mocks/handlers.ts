@@ -38,8 +38,17 @@ const page = (url: URL, data: LogEntry[]) =>
     },
   })
 
+/** Sums as GET /api/log/stat answers them. */
+export function mockStat(overrides: Partial<Record<'quota' | 'prompt_tokens' | 'completion_tokens' | 'request_count' | 'rpm' | 'tpm', number>> = {}) {
+  return { quota: 0, prompt_tokens: 0, completion_tokens: 0, request_count: 0, rpm: 0, tpm: 0, ...overrides }
+}
+
+const stat = () => HttpResponse.json({ success: true, message: '', data: mockStat() })
+
 /** Default: no logs. Tests install their own with server.use(...). */
 export const logHandlers = [
+  http.get('*/api/log/self/stat', stat),
+  http.get('*/api/log/stat', stat),
   http.get('*/api/log/self', ({ request }) => page(new URL(request.url), [])),
   http.get('*/api/log', ({ request }) => page(new URL(request.url), [])),
 ]

@@ -4,6 +4,8 @@ import {
   formatAmount,
   formatDuration,
   formatTimestamp,
+  parseQuotaText,
+  quotaText,
   quotaToDollars,
   renderNumber,
   renderQuota,
@@ -111,5 +113,24 @@ describe('formatDuration', () => {
     expect(formatDuration(850)).toBe('850 ms')
     expect(formatDuration(1250)).toBe('1.25 s')
     expect(formatDuration(12_345)).toBe('12.35 s')
+  })
+})
+
+describe('quota fields in dollars or units', () => {
+  const dollars = { dollars: true, perUnit: 500_000 }
+  const units = { dollars: false, perUnit: 500_000 }
+  it('shows a quota as the field types it', () => {
+    expect(quotaText(1_000_000, dollars)).toBe('2')
+    expect(quotaText(42, dollars)).toBe('0.000084')
+    expect(quotaText(42, units)).toBe('42')
+  })
+  it('reads dollars (up to 6 decimals) or whole units, else NaN', () => {
+    expect(parseQuotaText('2.5', dollars)).toBe(1_250_000)
+    expect(parseQuotaText(' 0.000084 ', dollars)).toBe(42)
+    expect(parseQuotaText('1.1234567', dollars)).toBeNaN()
+    expect(parseQuotaText('-1', dollars)).toBeNaN()
+    expect(parseQuotaText('1.5', units)).toBeNaN()
+    expect(parseQuotaText('1500', units)).toBe(1500)
+    expect(parseQuotaText('', units)).toBeNaN()
   })
 })

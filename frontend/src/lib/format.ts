@@ -63,6 +63,29 @@ export function dollarsToQuota(dollars: number, quotaPerUnit?: number): number {
   return Math.round(dollars * perUnit)
 }
 
+/**
+ * How the quota field is typed: in dollars when the site shows money (display_in_currency),
+ * converted with quota_per_unit; else in raw quota units.
+ */
+export interface QuotaUnit {
+  dollars: boolean
+  perUnit: number
+}
+
+export const UNITS: QuotaUnit = { dollars: false, perUnit: DEFAULT_QUOTA_PER_UNIT }
+
+/** A quota in units as the field shows it. */
+export function quotaText(quota: number, unit: QuotaUnit): string {
+  return unit.dollars ? String(Number(quotaToDollars(quota, unit.perUnit).toPrecision(12))) : String(quota)
+}
+
+/** The field's text as quota units; NaN when it is not a valid amount (at most 6 decimals of a dollar). */
+export function parseQuotaText(text: string, unit: QuotaUnit): number {
+  const v = text.trim()
+  if (unit.dollars) return /^\d+(\.\d{1,6})?$/.test(v) ? dollarsToQuota(Number(v), unit.perUnit) : Number.NaN
+  return /^\d+$/.test(v) ? Number(v) : Number.NaN
+}
+
 /** Milliseconds as people read a duration: "850 ms" under a second, else "1.25 s". */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return '-'

@@ -1,6 +1,9 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
+import { parseQuotaText, quotaText, UNITS, type QuotaUnit } from '@/lib/format'
 import type { Token } from '@/types/api'
+
+export { parseQuotaText, quotaText, type QuotaUnit }
 
 export const NAME_MAX = 64
 export const HEARTBEAT_MIN = 30
@@ -47,12 +50,16 @@ export function fromDateTimeLocal(value: string): number {
   return Math.floor(new Date(value).getTime() / 1000)
 }
 
-export function tokenFormDefaults(token?: Token): TokenFormValues {
+/**
+ * The form's starting values. A new key is usable at once: unlimited (what it may spend is
+ * still bounded by the owner's balance); a limit is one switch away.
+ */
+export function tokenFormDefaults(token?: Token, unit: QuotaUnit = UNITS): TokenFormValues {
   if (!token) {
     return {
       name: '',
       remain_quota: '0',
-      unlimited_quota: false,
+      unlimited_quota: true,
       never_expires: true,
       expired_at: '',
       models: '',
@@ -63,7 +70,7 @@ export function tokenFormDefaults(token?: Token): TokenFormValues {
   }
   return {
     name: token.name,
-    remain_quota: String(token.remain_quota),
+    remain_quota: quotaText(token.remain_quota, unit),
     unlimited_quota: token.unlimited_quota,
     never_expires: token.expired_at === -1,
     expired_at: token.expired_at === -1 ? '' : toDateTimeLocal(token.expired_at),
@@ -78,7 +85,7 @@ export function tokenFormDefaults(token?: Token): TokenFormValues {
  * Token form (spec sections 3 and 5): name required, at most 64 characters; quota a whole
  * number >= 0 unless unlimited; expiry never or a future time; heartbeat timeout 30-90 s.
  */
-export function createTokenSchema(t: TFunction, now: () => number = Date.now) {
+export function createTokenSchema(t: TFunction, now: () => number = Date.now, unit: QuotaUnit = UNITS) {
   return z
     .object({
       name: z
@@ -96,8 +103,12 @@ export function createTokenSchema(t: TFunction, now: () => number = Date.now) {
       heartbeat_timeout: z.string().trim(),
     })
     .superRefine((v, ctx) => {
-      if (!v.unlimited_quota && !/^\d+$/.test(v.remain_quota)) {
-        ctx.addIssue({ code: 'custom', path: ['remain_quota'], message: t('tokens:validation.quotaInteger') })
+      if (!v.unlimited_quota && Number.isNaN(parseQuotaText(v.remain_quota, unit))) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['remain_quota'],
+          message: unit.dollars ? t('tokens:validation.quotaDollars') : t('tokens:validation.quotaInteger'),
+        })
       }
       if (!v.never_expires) {
         const at = fromDateTimeLocal(v.expired_at)
@@ -119,7 +130,7 @@ export function createTokenSchema(t: TFunction, now: () => number = Date.now) {
     .transform(
       (v): TokenPayload => ({
         name: v.name,
-        remain_quota: v.unlimited_quota ? Number(v.remain_quota) || 0 : Number(v.remain_quota),
+        remain_quota: v.unlimited_quota ? parseQuotaText(v.remain_quota, unit) || 0 : parseQuotaText(v.remain_quota, unit),
         unlimited_quota: v.unlimited_quota,
         expired_at: v.never_expires ? -1 : fromDateTimeLocal(v.expired_at),
         models: v.models,

@@ -18,7 +18,9 @@ import {
   createTokenSchema,
   HEARTBEAT_MAX,
   HEARTBEAT_MIN,
+  parseQuotaText,
   tokenFormDefaults,
+  type QuotaUnit,
   type TokenFormValues,
   type TokenPayload,
 } from '../schemas'
@@ -36,28 +38,32 @@ export interface TokenFormDialogProps {
 export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenFormDialogProps) {
   const { t } = useTranslation()
   const { display_in_currency, quota_per_unit } = useSiteInfo()
-  const schema = useMemo(() => createTokenSchema(t), [t])
+  const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
+  const schema = useMemo(() => createTokenSchema(t, Date.now, unit), [t, unit])
   const form = useForm<TokenFormValues, unknown, TokenPayload>({
     resolver: zodResolver(schema),
-    defaultValues: tokenFormDefaults(token),
+    defaultValues: tokenFormDefaults(token, unit),
   })
   const createMutation = useCreateToken()
   const updateMutation = useUpdateToken()
   const pending = createMutation.isPending || updateMutation.isPending
 
   useEffect(() => {
-    if (open) form.reset(tokenFormDefaults(token))
-  }, [open, token, form])
+    if (open) form.reset(tokenFormDefaults(token, unit))
+  }, [open, token, form, unit])
 
   const [unlimited, neverExpires, heartbeat, quotaText] = useWatch({
     control: form.control,
     name: ['unlimited_quota', 'never_expires', 'heartbeat_enabled', 'remain_quota'],
   })
-  const quotaHint = /^\d+$/.test(quotaText.trim())
-    ? t('tokens:form.remainQuotaHint', {
-        amount: renderQuota(Number(quotaText), { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }),
-      })
-    : undefined
+  const typed = parseQuotaText(quotaText, unit)
+  const quotaHint = Number.isNaN(typed)
+    ? undefined
+    : unit.dollars
+      ? t('tokens:form.remainQuotaUnits', { units: typed.toLocaleString() })
+      : t('tokens:form.remainQuotaHint', {
+          amount: renderQuota(typed, { displayInCurrency: true, quotaPerUnit: quota_per_unit }),
+        })
 
   const onSubmit = form.handleSubmit(async (payload) => {
     try {
@@ -105,9 +111,24 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
                 render={({ field }) => (
                   <FormItem>
                     <FormLabel>{t('tokens:form.remainQuota')}</FormLabel>
-                    <FormControl>
-                      <Input type="number" min={0} step={1} inputMode="numeric" disabled={unlimited} {...field} />
-                    </FormControl>
+                    <div className="relative">
+                      {unit.dollars && (
+                        <span className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-sm text-muted-foreground">
+                          $
+                        </span>
+                      )}
+                      <FormControl>
+                        <Input
+                          type="number"
+                          min={0}
+                          step={unit.dollars ? 'any' : 1}
+                          inputMode={unit.dollars ? 'decimal' : 'numeric'}
+                          disabled={unlimited}
+                          className={unit.dollars ? 'pl-7' : undefined}
+                          {...field}
+                        />
+                      </FormControl>
+                    </div>
                     {quotaHint && !unlimited && <FormDescription>{quotaHint}</FormDescription>}
                     <FormMessage />
                   </FormItem>

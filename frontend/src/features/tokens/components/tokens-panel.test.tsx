@@ -84,12 +84,16 @@ describe('tokens screen', { timeout: 20_000 }, () => {
     await user.click(await screen.findByTestId('token-create'))
     const dialog = await screen.findByTestId('token-form-dialog')
 
+    // A new key starts unlimited (usable at once); a limit is typed in dollars.
+    expect(within(dialog).getByRole('switch', { name: '无限额度' })).toBeChecked()
+    expect(within(dialog).getByLabelText('额度')).toBeDisabled()
+    await user.click(within(dialog).getByRole('switch', { name: '无限额度' }))
     await user.clear(within(dialog).getByLabelText('额度'))
-    await user.type(within(dialog).getByLabelText('额度'), '1.5')
+    await user.type(within(dialog).getByLabelText('额度'), '1.1234567')
     await user.click(within(dialog).getByRole('switch', { name: '永不过期' }))
     await user.click(within(dialog).getByTestId('token-form-submit'))
     expect(await within(dialog).findByText('名称不能为空')).toBeInTheDocument()
-    expect(within(dialog).getByText('额度必须是不小于 0 的整数')).toBeInTheDocument()
+    expect(within(dialog).getByText('额度须为不小于 0 的金额（最多 6 位小数）')).toBeInTheDocument()
     expect(within(dialog).getByText('请选择过期时间')).toBeInTheDocument()
     expect(body).toBeUndefined()
 
@@ -100,7 +104,8 @@ describe('tokens screen', { timeout: 20_000 }, () => {
     await user.clear(within(dialog).getByLabelText('名称'))
     await user.type(within(dialog).getByLabelText('名称'), '  my app ')
     await user.clear(within(dialog).getByLabelText('额度'))
-    await user.type(within(dialog).getByLabelText('额度'), '1000')
+    await user.type(within(dialog).getByLabelText('额度'), '0.002')
+    expect(within(dialog).getByText('= 1,000 额度单位')).toBeInTheDocument()
     await user.click(within(dialog).getByRole('switch', { name: '永不过期' })) // back to never
     await user.type(within(dialog).getByLabelText('允许的模型'), 'gpt-4o-mini,claude-*')
     await user.click(within(dialog).getByRole('switch', { name: '心跳' }))
@@ -217,7 +222,8 @@ describe('tokens screen', { timeout: 20_000 }, () => {
     await user.click(within(row).getByTestId('token-edit'))
     const dialog = await screen.findByTestId('token-form-dialog')
     expect(within(dialog).getByLabelText('名称')).toHaveValue('five')
-    expect(within(dialog).getByLabelText('额度')).toHaveValue(42)
+    // 42 units are $0.000084 (500000 units per dollar) and stay 42 units on save.
+    expect(within(dialog).getByLabelText('额度')).toHaveValue(0.000084)
     await user.clear(within(dialog).getByLabelText('名称'))
     await user.type(within(dialog).getByLabelText('名称'), 'renamed')
     await user.click(within(dialog).getByTestId('token-form-submit'))

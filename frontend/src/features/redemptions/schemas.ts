@@ -1,5 +1,6 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
+import { parseQuotaText, quotaText, UNITS, type QuotaUnit } from '@/lib/format'
 import type { Redemption } from './types'
 
 export const NAME_MAX = 64
@@ -18,15 +19,16 @@ export interface RedemptionCreatePayload {
   count: number
 }
 
-export function redemptionFormDefaults(r?: Redemption): RedemptionFormValues {
-  return r ? { name: r.name, quota: String(r.quota), count: '1' } : { name: '', quota: '0', count: '1' }
+export function redemptionFormDefaults(r?: Redemption, unit: QuotaUnit = UNITS): RedemptionFormValues {
+  return r ? { name: r.name, quota: quotaText(r.quota, unit), count: '1' } : { name: '', quota: '0', count: '1' }
 }
 
 /**
- * Redemption form (spec section 5): name required (at most 64 characters), quota a whole number
- * >= 0, count 1-100 (only when creating).
+ * Redemption form (spec section 5): name required (at most 64 characters), quota >= 0 (in
+ * dollars with up to 6 decimals when the site shows money, else whole units), count 1-100 (only
+ * when creating).
  */
-export function createRedemptionSchema(t: TFunction) {
+export function createRedemptionSchema(t: TFunction, unit: QuotaUnit = UNITS) {
   return z
     .object({
       name: z
@@ -34,7 +36,12 @@ export function createRedemptionSchema(t: TFunction) {
         .trim()
         .min(1, t('redemptions:validation.nameRequired'))
         .max(NAME_MAX, t('redemptions:validation.nameTooLong', { max: NAME_MAX })),
-      quota: z.string().trim().regex(/^\d+$/, t('redemptions:validation.quotaInteger')),
+      quota: z
+        .string()
+        .trim()
+        .refine((v) => !Number.isNaN(parseQuotaText(v, unit)), {
+          message: unit.dollars ? t('redemptions:validation.quotaDollars') : t('redemptions:validation.quotaInteger'),
+        }),
       count: z.string().trim(),
     })
     .superRefine((v, ctx) => {
@@ -47,5 +54,7 @@ export function createRedemptionSchema(t: TFunction) {
         })
       }
     })
-    .transform((v): RedemptionCreatePayload => ({ name: v.name, quota: Number(v.quota), count: Number(v.count) }))
+    .transform(
+      (v): RedemptionCreatePayload => ({ name: v.name, quota: parseQuotaText(v.quota, unit), count: Number(v.count) }),
+    )
 }

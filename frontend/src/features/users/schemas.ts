@@ -1,5 +1,6 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
+import { parseQuotaText, UNITS, type QuotaUnit } from '@/lib/format'
 import { ROLE } from '@/types/api'
 import type { ManagedUser } from './types'
 
@@ -64,7 +65,7 @@ const EMAIL = /^[^\s@]+@[^\s@.][^\s@]*\.[^\s@]+$/
  * digits, `_`, `-`, `.`; password at least 8 characters (optional when editing); quota a whole
  * number >= 0.
  */
-export function createUserSchema(t: TFunction, editing: boolean) {
+export function createUserSchema(t: TFunction, editing: boolean, unit: QuotaUnit = UNITS) {
   return z
     .object({
       username: z
@@ -101,22 +102,26 @@ export function createUserSchema(t: TFunction, editing: boolean) {
       if (v.email && !EMAIL.test(v.email)) {
         ctx.addIssue({ code: 'custom', path: ['email'], message: t('users:validation.emailInvalid') })
       }
-      if (!editing && !/^\d+$/.test(v.quota)) {
-        ctx.addIssue({ code: 'custom', path: ['quota'], message: t('users:validation.quotaInteger') })
+      if (!editing && Number.isNaN(parseQuotaText(v.quota, unit))) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['quota'],
+          message: unit.dollars ? t('users:validation.quotaDollars') : t('users:validation.quotaInteger'),
+        })
       }
     })
 }
 
 export type UserFormOutput = z.output<ReturnType<typeof createUserSchema>>
 
-export function toCreatePayload(v: UserFormOutput): UserCreatePayload {
+export function toCreatePayload(v: UserFormOutput, unit: QuotaUnit = UNITS): UserCreatePayload {
   return {
     username: v.username,
     password: v.password,
     display_name: v.display_name,
     email: v.email,
     group: v.group,
-    quota: Number(v.quota),
+    quota: parseQuotaText(v.quota, unit),
     role: Number(v.role),
     remark: v.remark,
   }
@@ -137,11 +142,19 @@ export interface QuotaFormValues {
   remark: string
 }
 
+/** A signed quota change as typed (dollars or units, see [`parseQuotaText`]), in units; NaN when invalid. */
+export function parseQuotaChange(text: string, unit: QuotaUnit = UNITS): number {
+  const v = text.trim()
+  const negative = v.startsWith('-')
+  const amount = parseQuotaText(negative ? v.slice(1) : v, unit)
+  return negative ? -amount : amount
+}
+
 /**
- * Quota change (spec section 5): a non-zero whole number (negative deducts) that cannot deduct
- * more than the user's balance, with an optional remark.
+ * Quota change (spec section 5): a non-zero amount (negative deducts; dollars when the site
+ * shows money) that cannot deduct more than the user's balance, with an optional remark.
  */
-export function createQuotaSchema(t: TFunction, balance: number) {
+export function createQuotaSchema(t: TFunction, balance: number, unit: QuotaUnit = UNITS) {
   return z
     .object({
       amount: z.string().trim(),
@@ -153,11 +166,15 @@ export function createQuotaSchema(t: TFunction, balance: number) {
     .superRefine((v, ctx) => {
       if (v.amount === '') {
         ctx.addIssue({ code: 'custom', path: ['amount'], message: t('users:validation.quotaChangeRequired') })
-      } else if (!/^-?\d+$/.test(v.amount) || Number(v.amount) === 0) {
-        ctx.addIssue({ code: 'custom', path: ['amount'], message: t('users:validation.quotaChangeInteger') })
-      } else if (Number(v.amount) < 0 && -Number(v.amount) > balance) {
+      } else if (Number.isNaN(parseQuotaChange(v.amount, unit)) || parseQuotaChange(v.amount, unit) === 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['amount'],
+          message: unit.dollars ? t('users:validation.quotaChangeDollars') : t('users:validation.quotaChangeInteger'),
+        })
+      } else if (parseQuotaChange(v.amount, unit) < 0 && -parseQuotaChange(v.amount, unit) > balance) {
         ctx.addIssue({ code: 'custom', path: ['amount'], message: t('users:validation.quotaChangeTooLarge') })
       }
     })
-    .transform((v) => ({ quota: Number(v.amount), remark: v.remark }))
+    .transform((v) => ({ quota: parseQuotaChange(v.amount, unit), remark: v.remark }))
 }

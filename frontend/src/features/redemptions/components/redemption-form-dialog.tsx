@@ -7,7 +7,7 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
 import { Spinner } from '@/components/ui/spinner'
-import { renderQuota } from '@/lib/format'
+import { parseQuotaText, renderQuota, type QuotaUnit } from '@/lib/format'
 import { notify } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { useCreateRedemptions } from '../api/create-redemptions'
@@ -34,25 +34,26 @@ export interface RedemptionFormDialogProps {
 export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated }: RedemptionFormDialogProps) {
   const { t } = useTranslation()
   const { display_in_currency, quota_per_unit } = useSiteInfo()
-  const schema = useMemo(() => createRedemptionSchema(t), [t])
+  const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
+  const schema = useMemo(() => createRedemptionSchema(t, unit), [t, unit])
   const form = useForm<RedemptionFormValues, unknown, RedemptionCreatePayload>({
     resolver: zodResolver(schema),
-    defaultValues: redemptionFormDefaults(redemption),
+    defaultValues: redemptionFormDefaults(redemption, unit),
   })
   const createMutation = useCreateRedemptions()
   const updateMutation = useUpdateRedemption()
   const pending = createMutation.isPending || updateMutation.isPending
 
   useEffect(() => {
-    if (open) form.reset(redemptionFormDefaults(redemption))
-  }, [open, redemption, form])
+    if (open) form.reset(redemptionFormDefaults(redemption, unit))
+  }, [open, redemption, form, unit])
 
-  const quotaText = useWatch({ control: form.control, name: 'quota' })
-  const quotaHint = /^\d+$/.test(quotaText.trim())
-    ? t('redemptions:form.quotaHint', {
-        amount: renderQuota(Number(quotaText), { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }),
-      })
-    : undefined
+  const typed = parseQuotaText(useWatch({ control: form.control, name: 'quota' }), unit)
+  const quotaHint = Number.isNaN(typed)
+    ? undefined
+    : unit.dollars
+      ? t('redemptions:form.quotaUnits', { units: typed.toLocaleString() })
+      : t('redemptions:form.quotaHint', { amount: renderQuota(typed, { displayInCurrency: true, quotaPerUnit: quota_per_unit }) })
 
   const onSubmit = form.handleSubmit(async (payload) => {
     try {
@@ -99,9 +100,23 @@ export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated
               render={({ field }) => (
                 <FormItem>
                   <FormLabel>{t('redemptions:form.quota')}</FormLabel>
-                  <FormControl>
-                    <Input type="number" min={0} step={1} inputMode="numeric" {...field} />
-                  </FormControl>
+                  <div className="relative">
+                    {unit.dollars && (
+                      <span className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-sm text-muted-foreground">
+                        $
+                      </span>
+                    )}
+                    <FormControl>
+                      <Input
+                        type="number"
+                        min={0}
+                        step={unit.dollars ? 'any' : 1}
+                        inputMode={unit.dollars ? 'decimal' : 'numeric'}
+                        className={unit.dollars ? 'pl-7' : undefined}
+                        {...field}
+                      />
+                    </FormControl>
+                  </div>
                   {quotaHint && <FormDescription>{quotaHint}</FormDescription>}
                   <FormMessage />
                 </FormItem>

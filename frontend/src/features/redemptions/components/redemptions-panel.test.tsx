@@ -74,14 +74,15 @@ describe('redemption codes screen', { timeout: 20_000 }, () => {
     await user.type(within(dialog).getByLabelText('额度'), '-5')
     await user.click(within(dialog).getByTestId('redemption-form-submit'))
     expect(await within(dialog).findByText('名称不能为空')).toBeInTheDocument()
-    expect(within(dialog).getByText('额度必须是不小于 0 的整数')).toBeInTheDocument()
+    expect(within(dialog).getByText('额度须为不小于 0 的金额（最多 6 位小数）')).toBeInTheDocument()
     expect(within(dialog).getByText('数量必须是 1 到 100 之间的整数')).toBeInTheDocument()
     expect(posted).toBeUndefined()
 
     await user.type(within(dialog).getByLabelText('名称'), 'promo')
     await user.clear(within(dialog).getByLabelText('额度'))
-    await user.type(within(dialog).getByLabelText('额度'), '500000')
-    expect(within(dialog).getByText('每个兑换码价值 $1.00')).toBeInTheDocument()
+    // Dollars (the site shows money): $1 is 500000 units.
+    await user.type(within(dialog).getByLabelText('额度'), '1')
+    expect(within(dialog).getByText('= 500,000 额度单位')).toBeInTheDocument()
     await user.clear(within(dialog).getByLabelText('生成数量'))
     await user.type(within(dialog).getByLabelText('生成数量'), '2')
     await user.click(within(dialog).getByTestId('redemption-form-submit'))
@@ -119,7 +120,7 @@ describe('redemption codes screen', { timeout: 20_000 }, () => {
     const dialog = await screen.findByTestId('redemption-form-dialog')
     expect(within(dialog).queryByLabelText('生成数量')).not.toBeInTheDocument()
     await user.clear(within(dialog).getByLabelText('额度'))
-    await user.type(within(dialog).getByLabelText('额度'), '250')
+    await user.type(within(dialog).getByLabelText('额度'), '0.0005')
     await user.click(within(dialog).getByTestId('redemption-form-submit'))
     await waitFor(() => expect(puts[0]).toEqual({ id: 7, name: 'seven', quota: 250 }))
 

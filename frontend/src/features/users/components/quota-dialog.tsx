@@ -7,11 +7,11 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
 import { Spinner } from '@/components/ui/spinner'
-import { renderQuota } from '@/lib/format'
+import { renderQuota, type QuotaUnit } from '@/lib/format'
 import { notify } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { useChangeQuota } from '../api/change-quota'
-import { createQuotaSchema, type QuotaFormValues } from '../schemas'
+import { createQuotaSchema, parseQuotaChange, type QuotaFormValues } from '../schemas'
 import type { ManagedUser } from '../types'
 
 /** Add (positive) or deduct (negative) quota with a remark; never more than the balance. */
@@ -20,7 +20,8 @@ export function QuotaDialog({ user, onClose }: { user: ManagedUser | null; onClo
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
   const balance = user?.quota ?? 0
-  const schema = useMemo(() => createQuotaSchema(t, balance), [t, balance])
+  const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
+  const schema = useMemo(() => createQuotaSchema(t, balance, unit), [t, balance, unit])
   const form = useForm<QuotaFormValues, unknown, { quota: number; remark: string }>({
     resolver: zodResolver(schema),
     defaultValues: { amount: '', remark: '' },
@@ -31,13 +32,14 @@ export function QuotaDialog({ user, onClose }: { user: ManagedUser | null; onClo
     if (user) form.reset({ amount: '', remark: '' })
   }, [user, form])
 
-  const amountText = useWatch({ control: form.control, name: 'amount' }).trim()
-  const preview = /^-?\d+$/.test(amountText) && Number(amountText) !== 0
-    ? t('users:quota.preview', {
-        change: renderQuota(Number(amountText), display),
-        after: renderQuota(balance + Number(amountText), display),
-      })
-    : undefined
+  const change = parseQuotaChange(useWatch({ control: form.control, name: 'amount' }), unit)
+  const preview =
+    !Number.isNaN(change) && change !== 0
+      ? t('users:quota.preview', {
+          change: renderQuota(change, display),
+          after: renderQuota(balance + change, display),
+        })
+      : undefined
 
   const onSubmit = form.handleSubmit(async (body) => {
     if (!user) return
@@ -68,7 +70,7 @@ export function QuotaDialog({ user, onClose }: { user: ManagedUser | null; onClo
                 <FormItem>
                   <FormLabel>{t('users:quota.amount')}</FormLabel>
                   <FormControl>
-                    <Input type="number" step={1} inputMode="numeric" {...field} />
+                    <Input type="number" step={unit.dollars ? 'any' : 1} inputMode={unit.dollars ? 'decimal' : 'numeric'} {...field} />
                   </FormControl>
                   <FormDescription>{preview ?? t('users:quota.amountHint')}</FormDescription>
                   <FormMessage />

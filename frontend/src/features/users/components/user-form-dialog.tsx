@@ -8,7 +8,7 @@ import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, For
 import { Input } from '@/components/ui/input'
 import { NativeSelect } from '@/components/ui/native-select'
 import { Spinner } from '@/components/ui/spinner'
-import { renderQuota } from '@/lib/format'
+import { parseQuotaText, renderQuota, type QuotaUnit } from '@/lib/format'
 import { notify } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { ROLE } from '@/types/api'
@@ -40,7 +40,8 @@ export function UserFormDialog({ open, onOpenChange, user, canCreateAdmin }: Use
   const listId = useId()
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const editing = user !== undefined
-  const schema = useMemo(() => createUserSchema(t, editing), [t, editing])
+  const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
+  const schema = useMemo(() => createUserSchema(t, editing, unit), [t, editing, unit])
   const form = useForm<UserFormValues, unknown, UserFormOutput>({
     resolver: zodResolver(schema),
     defaultValues: userFormDefaults(user),
@@ -54,12 +55,12 @@ export function UserFormDialog({ open, onOpenChange, user, canCreateAdmin }: Use
     if (open) form.reset(userFormDefaults(user))
   }, [open, user, form])
 
-  const quotaText = useWatch({ control: form.control, name: 'quota' })
-  const quotaHint = /^\d+$/.test(quotaText.trim())
-    ? t('users:form.quotaHint', {
-        amount: renderQuota(Number(quotaText), { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }),
-      })
-    : undefined
+  const typed = parseQuotaText(useWatch({ control: form.control, name: 'quota' }), unit)
+  const quotaHint = Number.isNaN(typed)
+    ? undefined
+    : unit.dollars
+      ? t('users:form.quotaUnits', { units: typed.toLocaleString() })
+      : t('users:form.quotaHint', { amount: renderQuota(typed, { displayInCurrency: true, quotaPerUnit: quota_per_unit }) })
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {
@@ -67,7 +68,7 @@ export function UserFormDialog({ open, onOpenChange, user, canCreateAdmin }: Use
         await updateMutation.mutateAsync({ id: user.id, ...toUpdatePayload(values) })
         notify.success(t('users:toast.updated'))
       } else {
-        await createMutation.mutateAsync(toCreatePayload(values))
+        await createMutation.mutateAsync(toCreatePayload(values, unit))
         notify.success(t('users:toast.created'))
       }
       onOpenChange(false)

@@ -125,7 +125,8 @@ test('login journey', async (t) => {
     const dialog = page.getByTestId('token-form-dialog')
     await dialog.waitFor()
     await dialog.locator('input[name="name"]').fill(tokenName)
-    await dialog.locator('input[name="remain_quota"]').fill('500000')
+    // A new key is usable as it comes: unlimited (the owner's balance bounds it).
+    assert.ok(await dialog.locator('input[name="remain_quota"]').isDisabled(), 'a new key starts unlimited')
     await shot('05-token-form')
     await page.getByTestId('token-form-submit').click()
     const keyDialog = page.getByTestId('token-key-dialog')

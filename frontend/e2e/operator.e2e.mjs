@@ -48,6 +48,13 @@ async function assertNoHorizontalOverflow(what) {
   assert.ok(scroll <= inner, `${what} is wider than the window: ${scroll} > ${inner}`)
 }
 
+/** A dollar amount as the console shows costs: 2 decimals at least, 6 significant digits. */
+function sixSignificant(v) {
+  if (v === 0) return '0.00'
+  const decimals = Math.min(20, Math.max(2, 5 - Math.floor(Math.log10(Math.abs(v)))))
+  return v.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1')
+}
+
 async function newPage(viewport, locale = 'zh-CN') {
   const context = await browser.newContext({ locale, viewport })
   context.setDefaultTimeout(TIMEOUT)
@@ -117,13 +124,16 @@ test('operator and user journey', async (t) => {
   })
 
   await step(t, 'root makes a redemption code worth $2', async () => {
+    // Redemption codes sit in the "payment settings" section of the sidebar.
+    await page.getByTestId('menu-collapse-payment_settings').click()
     await page.getByTestId('menu-redemption').click()
     await page.waitForURL((url) => url.pathname === '/panel/redemption')
     await page.getByTestId('redemption-create').click()
     const dialog = page.getByTestId('redemption-form-dialog')
     await dialog.waitFor()
     await dialog.locator('input[name="name"]').fill('e2e-code')
-    await dialog.locator('input[name="quota"]').fill('1000000')
+    // Typed in dollars (the site shows money): $2.
+    await dialog.locator('input[name="quota"]').fill('2')
     await dialog.getByTestId('redemption-form-submit').click()
     const codes = page.getByTestId('redemption-codes')
     await codes.waitFor()
@@ -161,17 +171,43 @@ test('operator and user journey', async (t) => {
     }
     await row.waitFor()
     const cost = (await row.getByTestId('log-quota').textContent())?.trim() ?? ''
-    // The same figure as the log's quota through the API, in dollars (500000 units per $1).
+    // The same figure as the log's quota through the API, in dollars (500000 units per $1), to
+    // six significant digits (never rounded to cents).
     const logs = await apiCall('GET', '/api/log?page=1&size=10&model_name=e2e-expensive')
     const quota = logs.data[0].quota
     assert.ok(quota >= 5_000, `the exchange was charged (${quota} units)`)
-    assert.equal(cost, `$${(quota / 500_000).toFixed(2)}`)
+    assert.equal(cost, `$${sixSignificant(quota / 500_000)}`)
+    // The detail says the same and how it was computed.
+    await row.getByTestId('log-detail-open').click()
+    const detail = page.getByTestId('log-detail')
+    await detail.waitFor()
+    assert.ok(((await detail.getByTestId('log-detail-quota').textContent()) ?? '').startsWith(cost))
+    await detail.getByTestId('log-breakdown-input').waitFor()
+    await shot('24-log-detail')
+    await page.keyboard.press('Escape')
+    await detail.waitFor({ state: 'detached' })
+    // A model prefix filter lives in the address bar: a reload keeps it.
+    await page.getByTestId('log-filter-model_name').fill('e2e-exp')
+    await page.getByTestId('log-search').click()
+    await page.waitForURL((url) => url.searchParams.get('model_name') === 'e2e-exp')
+    await page.reload()
+    await page.getByTestId('log-filters').waitFor()
+    assert.equal(await page.getByTestId('log-filter-model_name').inputValue(), 'e2e-exp')
+    await row.waitFor()
+    assert.equal(await page.locator('[data-testid="logs-table"] tbody tr').count(), 1, 'only the e2e-expensive call')
+    await page.getByTestId('log-total-quota').waitFor()
     await shot('24-logs-with-cost')
   })
 
   await step(t, 'every console screen of the menu renders (screenshots)', async () => {
+    // Open the collapse sections so that every item is a link to click.
+    for (const collapse of await page.locator('[data-testid^="menu-collapse-"]').all()) {
+      if ((await collapse.getAttribute('aria-expanded')) === 'false') await collapse.click()
+    }
     const items = await page.locator('[data-testid^="menu-"]').evaluateAll((els) =>
-      els.map((e) => e.getAttribute('data-testid')).filter((id) => id && !id.startsWith('menu-group-')),
+      els
+        .map((e) => e.getAttribute('data-testid'))
+        .filter((id) => id && !id.startsWith('menu-group-') && !id.startsWith('menu-collapse-')),
     )
     assert.ok(items.length >= 12, `root sees the whole menu, got ${items.join(', ')}`)
     for (const id of items) {
@@ -208,7 +244,8 @@ test('operator and user journey', async (t) => {
     await shot('41-mobile-menu')
     await page.keyboard.press('Escape')
     await page.goto(`${BASE_URL}/panel/channel`)
-    await page.waitForURL((url) => url.pathname !== '/panel/channel')
+    // Told so, in place (not a not-found page), and no channel data.
+    await page.getByTestId('no-permission').waitFor()
     assert.equal(await page.getByTestId('channels-table').count(), 0)
     await shot('42-mobile-admin-route-refused')
   })

@@ -132,7 +132,12 @@ describe('user groups screen', { timeout: 20_000 }, () => {
     await user.click(within(dialog).getByTestId('group-form-submit'))
     await waitFor(() => expect(puts[0]).toMatchObject({ id: 4, symbol: 'team', name: 'Team B', ratio: 1 }))
 
+    // Disabling a group is asked first.
     await user.click(within(await screen.findByTestId('group-row-4')).getByTestId('group-toggle'))
+    const confirm = await screen.findByTestId('group-disable-dialog')
+    expect(confirm).toHaveTextContent('（team）')
+    expect(puts).toHaveLength(1)
+    await user.click(within(confirm).getByTestId('group-disable-dialog-confirm'))
     await waitFor(() => expect(puts[1]).toEqual({ id: 4, enabled: false }))
 
     await user.click(within(screen.getByTestId('group-row-4')).getByTestId('group-delete'))

@@ -46,12 +46,20 @@ export function GroupsPanel() {
     setEditing(g)
     setFormOpen(true)
   }
-  const toggle = (g: UserGroup, enabled: boolean) => {
+  // Disabling a group affects everyone in it: asked first. Enabling is not.
+  const [disabling, setDisabling] = useState<UserGroup | null>(null)
+  const setEnabled = (g: UserGroup, enabled: boolean, after?: () => void) => {
     statusMutation.mutate(
       { id: g.id, enabled },
-      { onSuccess: () => notify.success(enabled ? t('groups:toast.enabled') : t('groups:toast.disabled')) },
+      {
+        onSuccess: () => {
+          notify.success(enabled ? t('groups:toast.enabled') : t('groups:toast.disabled'))
+          after?.()
+        },
+      },
     )
   }
+  const toggle = (g: UserGroup, enabled: boolean) => (enabled ? setEnabled(g, true) : setDisabling(g))
   const confirmDelete = () => {
     if (!deleting) return
     deleteMutation.mutate(deleting.id, {
@@ -182,6 +190,16 @@ export function GroupsPanel() {
       )}
 
       <GroupFormDialog open={formOpen} onOpenChange={setFormOpen} group={editing} />
+      <ConfirmDialog
+        open={disabling !== null}
+        onOpenChange={(open) => !open && setDisabling(null)}
+        title={t('groups:disable.title')}
+        description={t('groups:disable.description', { name: disabling?.name ?? '', symbol: disabling?.symbol ?? '' })}
+        confirmLabel={t('common:actions.disable')}
+        onConfirm={() => disabling && setEnabled(disabling, false, () => setDisabling(null))}
+        pending={statusMutation.isPending}
+        testId="group-disable-dialog"
+      />
       <ConfirmDialog
         open={deleting !== null}
         onOpenChange={(open) => !open && setDeleting(null)}

@@ -173,7 +173,7 @@ describe('users screen', { timeout: 20_000 }, () => {
     expect(await screen.findByText('额度已调整！')).toBeInTheDocument()
   })
 
-  it('disables, promotes and deletes through /api/user/manage', async () => {
+  it('disables, promotes and deletes through /api/user/manage, each after a confirmation', async () => {
     resetUserMocks([alice])
     signIn()
     const bodies: unknown[] = []
@@ -187,9 +187,22 @@ describe('users screen', { timeout: 20_000 }, () => {
     const user = userEvent.setup()
     const row = await screen.findByTestId('user-row-2')
     await user.click(within(row).getByTestId('user-toggle'))
+    let confirm = await screen.findByTestId('user-confirm-dialog')
+    expect(confirm).toHaveTextContent('禁用用户？')
+    expect(bodies).toEqual([])
+    await user.click(within(confirm).getByTestId('user-confirm-dialog-confirm'))
     await waitFor(() => expect(bodies).toEqual([{ id: 2, action: 'disable' }]))
     expect(await screen.findByText('已禁用用户 alice！')).toBeInTheDocument()
+
+    // Promotion is asked first; cancelling sends nothing.
     await user.click(within(row).getByTestId('user-promote'))
+    confirm = await screen.findByTestId('user-confirm-dialog')
+    expect(confirm).toHaveTextContent('“alice”将可以管理用户、渠道、价格与兑换码')
+    await user.click(within(confirm).getByRole('button', { name: '取消' }))
+    await waitFor(() => expect(screen.queryByTestId('user-confirm-dialog')).not.toBeInTheDocument())
+    expect(bodies).toHaveLength(1)
+    await user.click(within(row).getByTestId('user-promote'))
+    await user.click(within(await screen.findByTestId('user-confirm-dialog')).getByTestId('user-confirm-dialog-confirm'))
     await waitFor(() => expect(bodies[1]).toEqual({ id: 2, action: 'promote' }))
     await user.click(within(row).getByTestId('user-delete'))
     await user.click(within(await screen.findByTestId('user-delete-dialog')).getByTestId('user-delete-dialog-confirm'))

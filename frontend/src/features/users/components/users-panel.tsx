@@ -72,6 +72,8 @@ export function UsersPanel() {
   const [editing, setEditing] = useState<ManagedUser | undefined>()
   const [quotaUser, setQuotaUser] = useState<ManagedUser | null>(null)
   const [deleting, setDeleting] = useState<ManagedUser | null>(null)
+  // Promote, demote and disable change what someone may do: asked first.
+  const [confirming, setConfirming] = useState<{ user: ManagedUser; action: 'promote' | 'demote' | 'disable' } | null>(null)
   const manage = useManageUser()
 
   const set = (key: keyof Filters) => (e: { target: { value: string } }) =>
@@ -257,7 +259,7 @@ export function UsersPanel() {
                             </RowAction>
                             <RowAction
                               label={enabled ? t('common:actions.disable') : t('common:actions.enable')}
-                              onClick={() => run(u, enabled ? 'disable' : 'enable')}
+                              onClick={() => (enabled ? setConfirming({ user: u, action: 'disable' }) : run(u, 'enable'))}
                               disabled={manage.isPending}
                               testId="user-toggle"
                             >
@@ -267,7 +269,7 @@ export function UsersPanel() {
                               (u.role === ROLE.admin ? (
                                 <RowAction
                                   label={t('users:actions.demote')}
-                                  onClick={() => run(u, 'demote')}
+                                  onClick={() => setConfirming({ user: u, action: 'demote' })}
                                   disabled={manage.isPending}
                                   testId="user-demote"
                                 >
@@ -276,7 +278,7 @@ export function UsersPanel() {
                               ) : (
                                 <RowAction
                                   label={t('users:actions.promote')}
-                                  onClick={() => run(u, 'promote')}
+                                  onClick={() => setConfirming({ user: u, action: 'promote' })}
                                   disabled={manage.isPending}
                                   testId="user-promote"
                                 >
@@ -317,6 +319,17 @@ export function UsersPanel() {
 
       <UserFormDialog open={formOpen} onOpenChange={setFormOpen} user={editing} canCreateAdmin={isRoot} />
       <QuotaDialog user={quotaUser} onClose={() => setQuotaUser(null)} />
+      <ConfirmDialog
+        open={confirming !== null}
+        onOpenChange={(open) => !open && setConfirming(null)}
+        title={confirming ? t(`users:confirm.${confirming.action}.title`) : ''}
+        description={confirming ? t(`users:confirm.${confirming.action}.description`, { name: confirming.user.username }) : ''}
+        confirmLabel={confirming ? t(`users:confirm.${confirming.action}.confirm`) : ''}
+        onConfirm={() => confirming && run(confirming.user, confirming.action, () => setConfirming(null))}
+        pending={manage.isPending}
+        destructive={confirming?.action !== 'promote'}
+        testId="user-confirm-dialog"
+      />
       <ConfirmDialog
         open={deleting !== null}
         onOpenChange={(open) => !open && setDeleting(null)}

@@ -51,7 +51,10 @@ describe('central error handler', () => {
     handleApiError(new ApiError('only root may point a channel at a loopback address', 'private_destination'))
     expect(error).toHaveBeenCalledWith('错误：只有超级管理员可以把渠道指向本机、内网或链路本地地址。', expect.anything())
     handleApiError(new HttpError(409, 'this e-mail address is already in use', 'this e-mail address is already in use', 'email_taken'))
-    expect(error).toHaveBeenCalledWith('错误：this e-mail address is already in use', expect.anything())
+    expect(error).toHaveBeenCalledWith('错误：该邮箱已被使用。', expect.anything())
+    // A code this console does not know yet: the server's message is better than nothing.
+    handleApiError(new HttpError(400, 'a brand new refusal', 'a brand new refusal', 'brand_new_code'))
+    expect(error).toHaveBeenCalledWith('错误：a brand new refusal', expect.anything())
   })
 
   it('uses the message as toast id, so a repeat is not stacked', () => {

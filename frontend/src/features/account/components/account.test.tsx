@@ -130,7 +130,7 @@ describe('password reset', () => {
     renderApp('/user/reset?email=me%40example.com&token=old')
     const user = userEvent.setup()
     await user.click(await screen.findByTestId('reset-confirm'))
-    expect(await screen.findByText('错误：the reset link is invalid or has expired')).toBeInTheDocument()
+    expect(await screen.findByText('错误：重置链接无效或已过期。')).toBeInTheDocument()
     expect(screen.getByTestId('reset-failed')).toBeInTheDocument()
   })
 })

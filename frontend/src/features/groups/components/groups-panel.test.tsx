@@ -143,6 +143,6 @@ describe('user groups screen', { timeout: 20_000 }, () => {
     await user.click(within(screen.getByTestId('group-row-4')).getByTestId('group-delete'))
     await user.click(within(await screen.findByTestId('group-delete-dialog')).getByTestId('group-delete-dialog-confirm'))
     await waitFor(() => expect(deleted).toBe('4'))
-    expect(await screen.findByText('错误：group team cannot be deleted: 2 user(s) still use it')).toBeInTheDocument()
+    expect(await screen.findByText('错误：仍有用户或令牌在使用该分组，无法删除。')).toBeInTheDocument()
   })
 })

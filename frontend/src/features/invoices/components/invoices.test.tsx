@@ -53,7 +53,7 @@ describe('invoices screen', () => {
     signIn()
     renderApp('/panel/invoice/detail/2030-01')
     expect(await screen.findByTestId('invoice-not-found')).toHaveTextContent('没有 2030-01 的账单')
-    expect(await screen.findByText(/错误：no invoice for/)).toBeInTheDocument()
+    expect(await screen.findByText(/错误：要找的内容不存在或已被删除/)).toBeInTheDocument()
   })
 
   it('root generates a month: the month must be YYYY-MM and ended', async () => {

@@ -122,7 +122,7 @@ describe('model owners screen', { timeout: 20_000 }, () => {
     await user.click(within(await screen.findByTestId('owner-row-1000')).getByTestId('owner-delete'))
     const confirm = await screen.findByTestId('owner-delete-dialog')
     await user.click(within(confirm).getByTestId('owner-delete-dialog-confirm'))
-    expect(await screen.findByText('错误：2 prices name this owner; change them first')).toBeInTheDocument()
+    expect(await screen.findByText('错误：仍有价格使用该模型所有者，请先修改这些价格。')).toBeInTheDocument()
   })
 
   it('is not shown to ordinary users: they are told they lack the permission', async () => {

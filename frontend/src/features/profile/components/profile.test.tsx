@@ -91,7 +91,7 @@ describe('profile screen', () => {
     await user.type(within(form).getByLabelText('新密码'), 'new-password-1')
     await user.type(within(form).getByLabelText('确认新密码'), 'new-password-1')
     await user.click(within(form).getByTestId('profile-password-submit'))
-    expect(await screen.findByText(/错误：the current password is wrong/)).toBeInTheDocument()
+    expect(await screen.findByText(/错误：当前密码不正确/)).toBeInTheDocument()
   })
 
   it('generates an access token and shows it once', async () => {

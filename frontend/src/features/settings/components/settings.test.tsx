@@ -106,7 +106,7 @@ describe('settings screen', () => {
     await user.clear(within(section).getByLabelText('重试次数'))
     await user.type(within(section).getByLabelText('重试次数'), '3')
     await user.click(within(section).getByTestId('settings-save-channels'))
-    expect(await screen.findByText('错误：RetryTimes must be between 0 and 10')).toBeInTheDocument()
+    expect(await screen.findByText('错误：有数值超出了允许的范围。')).toBeInTheDocument()
   })
 
   it('administrators (not root) are told they lack the permission', async () => {

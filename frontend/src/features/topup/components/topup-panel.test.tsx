@@ -82,7 +82,7 @@ describe('top-up screen', { timeout: 20_000 }, () => {
     const user = userEvent.setup()
     await user.type(await screen.findByLabelText('兑换码'), 'nope')
     await user.click(screen.getByTestId('topup-submit'))
-    expect(await screen.findByText('错误：the code is invalid or has already been used')).toBeInTheDocument()
+    expect(await screen.findByText('错误：兑换码无效或已被使用。')).toBeInTheDocument()
     expect(screen.queryByTestId('topup-result')).not.toBeInTheDocument()
     expect(within(screen.getByTestId('topup-form')).getByLabelText('兑换码')).toHaveValue('nope')
   })

@@ -11,7 +11,7 @@ import { NativeSelect } from '@/components/ui/native-select'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { copyText } from '@/lib/clipboard'
 import { formatTimestamp, renderQuota } from '@/lib/format'
-import { notify } from '@/lib/toast'
+import { notify, notifyCopied } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { useDeleteInvalidRedemptions, useDeleteRedemption } from '../api/delete-redemption'
 import { useRedemptions } from '../api/get-redemptions'
@@ -61,7 +61,7 @@ export function RedemptionsPanel() {
   }
 
   const copyCode = async (r: Redemption) => {
-    if (await copyText(r.code)) notify.success(t('common:copy.success'))
+    if (await copyText(r.code)) notifyCopied(r.code, 'redemption-code.txt')
     else setCreated([r.code])
   }
 

@@ -4,7 +4,7 @@ import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Input } from '@/components/ui/input'
 import { copyText } from '@/lib/clipboard'
-import { notify } from '@/lib/toast'
+import { notify, notifyCopied } from '@/lib/toast'
 
 export interface TokenKeyDialogProps {
   /** The full key to show; null closes the dialog. */
@@ -18,7 +18,7 @@ export function TokenKeyDialog({ tokenKey, mode, onClose }: TokenKeyDialogProps)
   const { t } = useTranslation()
   const copy = async () => {
     if (!tokenKey) return
-    if (await copyText(tokenKey)) notify.success(t('common:copy.success'))
+    if (await copyText(tokenKey)) notifyCopied(tokenKey, 'api-key.txt')
     else notify.warning(t('common:copy.failed'))
   }
   return (

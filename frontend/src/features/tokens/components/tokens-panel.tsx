@@ -11,10 +11,11 @@ import { Spinner } from '@/components/ui/spinner'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { copyText } from '@/lib/clipboard'
 import { formatTimestamp, renderQuota } from '@/lib/format'
-import { notify } from '@/lib/toast'
+import { notify, notifyCopied } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { TOKEN_STATUS, type Token } from '@/types/api'
 import { useDeleteToken } from '../api/delete-token'
+import { ChatLinksMenu } from './chat-links-menu'
 import { getTokenKeyQueryOptions } from '../api/get-token-key'
 import { useTokens } from '../api/get-tokens'
 import { useUpdateToken } from '../api/update-token'
@@ -62,7 +63,7 @@ export function TokensPanel() {
     } catch {
       return // the central handler has shown why
     }
-    if (await copyText(key)) notify.success(t('common:copy.success'))
+    if (await copyText(key)) notifyCopied(key, `${token.name || 'key'}.txt`)
     else setShownKey({ key, mode: 'manual' })
   }
 
@@ -162,6 +163,7 @@ export function TokensPanel() {
                         <RowAction label={t('tokens:actions.copyKey')} onClick={() => void copyKey(token)} testId="token-copy">
                           <CopyIcon />
                         </RowAction>
+                        <ChatLinksMenu tokenId={token.id} tokenName={token.name} />
                         <RowAction label={t('common:actions.edit')} onClick={() => openEdit(token)} testId="token-edit">
                           <PencilIcon />
                         </RowAction>

@@ -19,7 +19,7 @@ function signIn(me: User = mockRoot) {
 }
 
 const alice = mockManagedUser()
-const bob = mockManagedUser({ id: 3, username: 'bob', display_name: 'Bob', email: '', role: 10, status: 2, quota: 0, group: 'vip' })
+const bob = mockManagedUser({ id: 3, username: 'bob', display_name: 'Bob', email: '', role: 10, status: 2, quota: 0, group: 'vip', aff_count: 2, aff_quota: 100 })
 const rootRow = mockManagedUser({ id: 1, username: 'root', role: 100, email: '' })
 
 describe('users screen', { timeout: 20_000 }, () => {
@@ -37,6 +37,9 @@ describe('users screen', { timeout: 20_000 }, () => {
     await waitFor(() => expect(within(a).getByTestId('user-quota')).toHaveTextContent('$10.00'))
     expect(within(a).getByTestId('user-used')).toHaveTextContent('已用 $1.00')
     expect(within(a).getByTestId('user-role')).toHaveTextContent('普通用户')
+    // Invitations show where there are some (bob invited two people, earning 100 units).
+    expect(within(a).queryByTestId('user-aff')).not.toBeInTheDocument()
+    expect(within(within(table).getByTestId('user-row-3')).getByTestId('user-aff')).toHaveTextContent('邀请 2 人，奖励 $0.0002')
     expect(within(a).getByTestId('user-status')).toHaveTextContent('已启用')
     const b = within(table).getByTestId('user-row-3')
     expect(within(b).getByTestId('user-role')).toHaveTextContent('管理员')

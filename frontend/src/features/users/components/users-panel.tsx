@@ -235,6 +235,11 @@ export function UsersPanel() {
                         <div className="text-xs text-muted-foreground" data-testid="user-used">
                           {t('users:usedQuota', { amount: renderQuota(u.used_quota, display) })}
                         </div>
+                        {u.aff_count > 0 && (
+                          <div className="text-xs text-muted-foreground" data-testid="user-aff">
+                            {t('users:invited', { count: u.aff_count, amount: renderQuota(u.aff_quota, display) })}
+                          </div>
+                        )}
                       </TableCell>
                       <TableCell className="text-right tabular-nums">{renderNumber(u.request_count)}</TableCell>
                       <TableCell>

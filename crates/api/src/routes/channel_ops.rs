@@ -253,12 +253,22 @@ pub async fn test_one(
 }
 
 /// What a test of all channels did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct TestSummary {
     pub tested: usize,
     pub failed: usize,
     pub disabled: usize,
     pub enabled: usize,
+    /// Each channel whose test failed, with why (so the console can name them).
+    pub failures: Vec<TestFailure>,
+}
+
+/// One failed channel test of [`TestSummary`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TestFailure {
+    pub id: i64,
+    pub name: String,
+    pub message: String,
 }
 
 /// Tests, one after the other, every enabled or automatically disabled channel that has a test
@@ -276,7 +286,16 @@ pub async fn test_all(state: &AppState) -> ApiResult<TestSummary> {
             continue;
         }
         let id = row.id;
+        let name = row.name.clone();
         sum.tested += 1;
+        let fail = |sum: &mut TestSummary, message: String| {
+            sum.failed += 1;
+            sum.failures.push(TestFailure {
+                id,
+                name: name.clone(),
+                message,
+            });
+        };
         let t = match tokio::time::timeout(
             TEST_TIMEOUT + Duration::from_secs(5),
             run_test(state, row, model, true),
@@ -286,18 +305,18 @@ pub async fn test_all(state: &AppState) -> ApiResult<TestSummary> {
             Ok(Ok(t)) => t,
             Ok(Err(e)) => {
                 tracing::warn!(channel = id, "channel test could not run: {e}");
-                sum.failed += 1;
+                fail(&mut sum, e.message.clone());
                 continue;
             }
             Err(_) => {
                 tracing::warn!(channel = id, "channel test timed out");
-                sum.failed += 1;
+                fail(&mut sum, "the test timed out".into());
                 continue;
             }
         };
         if let Err(f) = &t.result {
             tracing::warn!(channel = id, "channel test failed: {}", f.message);
-            sum.failed += 1;
+            fail(&mut sum, f.message.clone());
         }
         sum.disabled += usize::from(t.disabled);
         sum.enabled += usize::from(t.enabled);

@@ -223,9 +223,26 @@ async fn test_all_counts_disables_and_enables() {
     set_option(&app, "ChannelDisableThreshold", json!(0.19)).await;
 
     let r = app.root().get("/api/channel/test").await;
+    let sum = r.ok();
     assert_eq!(
-        r.ok(),
-        &json!({"tested": 4, "failed": 1, "disabled": 2, "enabled": 1})
+        (
+            &sum["tested"],
+            &sum["failed"],
+            &sum["disabled"],
+            &sum["enabled"]
+        ),
+        (&json!(4), &json!(1), &json!(2), &json!(1))
+    );
+    // The failed channel is named, with the upstream's reason.
+    let failures = sum["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0]["id"].as_i64(), Some(bad));
+    assert_eq!(failures[0]["name"], json!(row(&app, bad).name));
+    assert!(
+        failures[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Incorrect API key")),
+        "{failures:?}"
     );
     assert_eq!(row(&app, good).status, 1);
     assert_eq!(row(&app, bad).status, 3);

@@ -115,4 +115,9 @@ export interface TestAllSummary {
   failed: number
   disabled: number
   enabled: number
+  /** Each channel whose test failed, with the reason. */
+  failures?: { id: number; name: string; message: string }[]
 }
+
+/** What a test run in this session found for one channel (the list keeps only the last success). */
+export type TestOutcome = { ok: true; ms: number } | { ok: false; message: string }

@@ -47,7 +47,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
     const one = within(table).getByTestId('channel-row-1')
     expect(one).toHaveTextContent('OpenAI')
     expect(within(one).getByTestId('channel-status')).toHaveTextContent('已启用')
-    expect(within(one).getByTestId('channel-response')).toHaveTextContent('0.42 秒')
+    expect(within(one).getByTestId('channel-response')).toHaveTextContent('420 ms')
     await waitFor(() => expect(within(one).getByTestId('channel-used')).toHaveTextContent('$2.00'))
     expect(within(one).getByTestId('channel-balance')).toHaveTextContent('未知')
     const two = within(table).getByTestId('channel-row-2')
@@ -406,8 +406,8 @@ describe('channels screen', { timeout: 20_000 }, () => {
     const user = userEvent.setup()
     const one = await screen.findByTestId('channel-row-1')
     await user.click(within(one).getByTestId('channel-test'))
-    expect(await screen.findByText('渠道“openai-main”测试成功（gpt-4o-mini），耗时 1.23 秒。')).toBeInTheDocument()
-    await waitFor(() => expect(within(screen.getByTestId('channel-row-1')).getByTestId('channel-response')).toHaveTextContent('1.23 秒'))
+    expect(await screen.findByText('渠道“openai-main”测试成功（gpt-4o-mini），耗时 1.23 s。')).toBeInTheDocument()
+    await waitFor(() => expect(within(screen.getByTestId('channel-row-1')).getByTestId('channel-response')).toHaveTextContent('1.23 s'))
 
     // No test model: asked to set one first, nothing sent.
     await user.click(within(screen.getByTestId('channel-row-2')).getByTestId('channel-test'))
@@ -438,7 +438,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
     server.events.removeAllListeners()
   })
 
-  it('a failed test is reported by the central handler', async () => {
+  it('a failed test is reported by the central handler and stays on the row as failed', async () => {
     resetChannelMocks([fast])
     signIn()
     server.use(
@@ -449,6 +449,9 @@ describe('channels screen', { timeout: 20_000 }, () => {
     renderApp('/panel/channel')
     await userEvent.setup().click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-test'))
     expect(await screen.findByText('错误：invalid api key')).toBeInTheDocument()
+    const state = within(screen.getByTestId('channel-row-1')).getByTestId('channel-test-state')
+    expect(state).toHaveTextContent('测试失败')
+    expect(state).toHaveAttribute('title', 'invalid api key')
   })
 
   it('batch-deletes the selected rows, deletes disabled channels and tests all', async () => {
@@ -466,7 +469,11 @@ describe('channels screen', { timeout: 20_000 }, () => {
         return HttpResponse.json({ success: true, message: '', data: { deleted: 1 } })
       }),
       http.get('*/api/channel/test', () =>
-        HttpResponse.json({ success: true, message: '', data: { tested: 3, failed: 1, disabled: 1, enabled: 0 } }),
+        HttpResponse.json({
+          success: true,
+          message: '',
+          data: { tested: 3, failed: 1, disabled: 1, enabled: 0, failures: [{ id: 2, name: 'claude', message: 'credit balance is too low' }] },
+        }),
       ),
     )
     renderApp('/panel/channel')
@@ -485,8 +492,13 @@ describe('channels screen', { timeout: 20_000 }, () => {
     await user.click(within(await screen.findByTestId('channel-bulk-dialog')).getByTestId('channel-bulk-dialog-confirm'))
     await waitFor(() => expect(disabledCalled).toBe(true))
 
+    // Not a green toast: a dialog that names the failed channel and says why.
     await user.click(screen.getByTestId('channel-test-all'))
-    expect(await screen.findByText('已测试 3 个渠道：失败 1 个，禁用 1 个，启用 0 个。')).toBeInTheDocument()
+    const result = await screen.findByTestId('channel-test-all-result')
+    expect(result).toHaveTextContent('3 个渠道中有 1 个测试失败')
+    expect(within(result).getByTestId('channel-test-failure')).toHaveTextContent('#2 claude')
+    expect(within(result).getByTestId('channel-test-failure')).toHaveTextContent('credit balance is too low')
+    expect(screen.queryByText('已测试 3 个渠道：失败 1 个，禁用 1 个，启用 0 个。', { selector: '[data-sonner-toast] *' })).not.toBeInTheDocument()
   })
 
   it('applies tag operations to every channel of a tag', async () => {

@@ -21,6 +21,7 @@ import { useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DataPagination } from '@/components/data-pagination'
 import { ConfirmDialog, ListState, RowAction } from '@/components/list-kit'
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Badge, type BadgeVariant } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent } from '@/components/ui/card'
@@ -30,7 +31,8 @@ import { Label } from '@/components/ui/label'
 import { NativeSelect } from '@/components/ui/native-select'
 import { Spinner } from '@/components/ui/spinner'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
-import { formatTimestamp, renderQuota } from '@/lib/format'
+import { errorText } from '@/lib/errors'
+import { formatDuration, formatTimestamp, renderQuota } from '@/lib/format'
 import { notify } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { useCopyChannel } from '../api/copy-channel'
@@ -40,7 +42,7 @@ import type { ChannelFilters, ChannelListParams } from '../api/keys'
 import { useSetChannelStatus } from '../api/set-channel-status'
 import { useTestAllChannels, useTestChannel } from '../api/test-channels'
 import { useUpdateBalance } from '../api/update-balance'
-import { CHANNEL_STATUS, CHANNEL_TYPES, channelTypeName, type Channel } from '../types'
+import { CHANNEL_STATUS, CHANNEL_TYPES, channelTypeName, type Channel, type TestAllSummary, type TestOutcome } from '../types'
 import { BatchEditDialog, type BatchEditMode } from './batch-edit-dialog'
 import { ChannelFormDialog } from './channel-form-dialog'
 import { TagsDialog } from './tags-dialog'
@@ -66,15 +68,34 @@ const ORDER_KEYS: Record<(typeof ORDERS)[number], OrderKey> = {
 
 const EMPTY: ChannelFilters = { keyword: '', type: 0, status: 0, group: '', tag: '', model: '', order: '-id' }
 
-/** Seconds with 2 decimals; the badge colour says fast (< 1 s), slow (< 3 s) or very slow. */
-function ResponseTime({ channel }: { channel: Channel }) {
+/**
+ * The last test: its time (ms under a second) coloured fast (< 1 s), slow (< 3 s) or very slow;
+ * "failed" with the reason when a test in this session failed; "untested" only when never tested.
+ */
+function ResponseTime({ channel, outcome, testing }: { channel: Channel; outcome?: TestOutcome; testing: boolean }) {
   const { t } = useTranslation()
-  if (!channel.test_time) return <span className="text-muted-foreground">{t('channels:notTested')}</span>
-  const ms = channel.response_time
+  if (testing) {
+    return (
+      <Badge variant="outline" data-testid="channel-test-state">
+        <Spinner className="size-3" />
+        {t('channels:testing')}
+      </Badge>
+    )
+  }
+  if (outcome && !outcome.ok) {
+    return (
+      <Badge variant="destructive" title={outcome.message} className="max-w-48 whitespace-normal" data-testid="channel-test-state">
+        {t('channels:testFailed')}
+        <span className="sr-only">{outcome.message}</span>
+      </Badge>
+    )
+  }
+  const ms = outcome?.ok ? outcome.ms : channel.response_time
+  if (!outcome && !channel.test_time) return <span className="text-muted-foreground" data-testid="channel-test-state">{t('channels:notTested')}</span>
   const variant: BadgeVariant = ms < 1000 ? 'success' : ms < 3000 ? 'warning' : 'destructive'
   return (
-    <Badge variant={variant} title={formatTimestamp(channel.test_time)}>
-      {t('channels:seconds', { value: (ms / 1000).toFixed(2) })}
+    <Badge variant={variant} title={channel.test_time ? formatTimestamp(channel.test_time) : undefined} data-testid="channel-test-state">
+      {formatDuration(ms)}
     </Badge>
   )
 }
@@ -97,6 +118,9 @@ export function ChannelsPanel() {
   const [deleting, setDeleting] = useState<Channel | null>(null)
   const [confirm, setConfirm] = useState<'batch' | 'disabled' | null>(null)
   const [testingId, setTestingId] = useState<number | null>(null)
+  // Test results of this session, by channel: a failure shows as such, with its reason.
+  const [outcomes, setOutcomes] = useState<Record<number, TestOutcome>>({})
+  const [testAllResult, setTestAllResult] = useState<TestAllSummary | null>(null)
   const [balanceId, setBalanceId] = useState<number | null>(null)
   const [batchMode, setBatchMode] = useState<BatchEditMode | null>(null)
 
@@ -178,16 +202,29 @@ export function ChannelsPanel() {
     testMutation.mutate(
       { id: c.id },
       {
-        onSuccess: (r) =>
-          notify.success(t('channels:toast.tested', { name: c.name, model: r.model, seconds: (r.time_ms / 1000).toFixed(2) })),
+        onSuccess: (r) => {
+          setOutcomes((o) => ({ ...o, [c.id]: { ok: true, ms: r.time_ms } }))
+          notify.success(t('channels:toast.tested', { name: c.name, model: r.model, time: formatDuration(r.time_ms) }))
+        },
+        onError: (e) => setOutcomes((o) => ({ ...o, [c.id]: { ok: false, message: errorText(e) } })),
         onSettled: () => setTestingId(null),
       },
     )
   }
 
+  // All passed: a toast. Any failed: a dialog that names them, with the reasons.
   const testAll = () =>
     testAllMutation.mutate(undefined, {
-      onSuccess: (s) => notify.success(t('channels:toast.testedAll', { ...s })),
+      onSuccess: (s) => {
+        const failures = s.failures ?? []
+        setOutcomes((o) => {
+          const next = { ...o }
+          for (const f of failures) next[f.id] = { ok: false, message: f.message }
+          return next
+        })
+        if (s.failed > 0) setTestAllResult(s)
+        else notify.success(t('channels:toast.testedAll', { ...s }))
+      },
     })
 
   const copy = (c: Channel) =>
@@ -420,7 +457,7 @@ export function ChannelsPanel() {
                         </div>
                       </TableCell>
                       <TableCell data-testid="channel-response">
-                        <ResponseTime channel={c} />
+                        <ResponseTime channel={c} outcome={outcomes[c.id]} testing={testingId === c.id} />
                       </TableCell>
                       <TableCell className="whitespace-nowrap">
                         <div className="px-2 tabular-nums" data-testid="channel-used">
@@ -552,6 +589,22 @@ export function ChannelsPanel() {
         pending={batchMutation.isPending || disabledMutation.isPending}
         testId="channel-bulk-dialog"
       />
+      <Dialog open={testAllResult !== null} onOpenChange={(open) => !open && setTestAllResult(null)}>
+        <DialogContent closeLabel={t('common:actions.close')} data-testid="channel-test-all-result">
+          <DialogHeader>
+            <DialogTitle>{t('channels:testAll.title', { failed: testAllResult?.failed ?? 0, tested: testAllResult?.tested ?? 0 })}</DialogTitle>
+            <DialogDescription>{testAllResult && t('channels:toast.testedAll', { ...testAllResult })}</DialogDescription>
+          </DialogHeader>
+          <ul className="grid max-h-80 gap-2 overflow-y-auto text-sm">
+            {(testAllResult?.failures ?? []).map((f) => (
+              <li key={f.id} className="rounded-md border p-2" data-testid="channel-test-failure">
+                <p className="font-medium">{`#${f.id} ${f.name}`}</p>
+                <p className="break-words text-muted-foreground">{f.message}</p>
+              </li>
+            ))}
+          </ul>
+        </DialogContent>
+      </Dialog>
     </div>
   )
 }

@@ -285,7 +285,7 @@ pub fn refund(conn: &mut DbConn, id: i64) -> StoreResult<i64> {
             "Refund of failed {} task {} ({}): {}",
             t.platform, t.task_id, t.action, t.fail_reason
         );
-        let metadata = serde_json::json!({"task": t.id, "task_id": t.task_id, "refund": true});
+        let metadata = serde_json::json!({"event": "task_refund", "task": t.id, "task_id": t.task_id, "platform": t.platform, "action": t.action, "reason": t.fail_reason, "refund": true});
         diesel::insert_into(logs::table)
             .values((
                 logs::created_at.eq(now()),

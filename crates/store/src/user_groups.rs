@@ -285,7 +285,7 @@ pub fn apply_promotion(conn: &mut DbConn, user_id: i64) -> StoreResult<Option<St
         &format!(
             "automatically promoted from group {current} to {target} (cumulative top-up {total})"
         ),
-        &serde_json::json!({"from": current, "to": target, "total_topup": total}).to_string(),
+        &serde_json::json!({"event": "group_promoted", "from": current, "to": target, "total_topup": total}).to_string(),
     )?;
     Ok(Some(target))
 }

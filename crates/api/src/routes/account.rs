@@ -230,7 +230,8 @@ pub async fn register(
                             &inv.username,
                             quota_inviter,
                             &format!("invitation reward for new user {}", body.username),
-                            "{}",
+                            &json!({"event": "invite_reward", "invitee": body.username})
+                                .to_string(),
                         )?;
                     }
                 }
@@ -242,7 +243,7 @@ pub async fn register(
                         &body.username,
                         quota,
                         "quota granted on registration",
-                        "{}",
+                        &json!({"event": "signup_grant"}).to_string(),
                     )?;
                 }
                 Ok((users::find(c, id)?, inviter_id))

@@ -409,7 +409,7 @@ pub async fn delete_before(
                 &me.username,
                 0,
                 &format!("deleted {n} logs created before {ts}"),
-                "{}",
+                &serde_json::json!({"event": "logs_deleted", "count": n, "before": ts}).to_string(),
             )?;
             Ok(n)
         })

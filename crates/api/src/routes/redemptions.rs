@@ -173,7 +173,7 @@ pub async fn create(
                         &format!(
                             "created {count} redemption code(s) \"{name}\" worth {quota} quota each"
                         ),
-                        &json!({"name": name, "count": count, "quota": quota}).to_string(),
+                        &json!({"event": "redemptions_created", "name": name, "count": count, "quota": quota}).to_string(),
                     )?;
                     Ok::<_, StoreError>(())
                 });
@@ -331,7 +331,8 @@ pub async fn redeem(
                         r.id,
                         quota::display(r.quota, per_unit, true)
                     ),
-                    &json!({"redemption_id": r.id, "name": r.name}).to_string(),
+                    &json!({"event": "redeemed", "redemption_id": r.id, "name": r.name})
+                        .to_string(),
                 )?;
                 let promoted = user_groups::apply_promotion(c, user_id)?;
                 let group = match &promoted {

@@ -256,7 +256,7 @@ pub async fn create(
                     &body.username,
                     body.quota,
                     &text,
-                    &json!({"operator_id": me.id, "remark": body.remark}).to_string(),
+                    &json!({"event": "user_created", "operator": me.username, "operator_id": me.id, "remark": body.remark}).to_string(),
                 )?;
                 Ok(users::find(c, id)?)
             })
@@ -458,7 +458,7 @@ fn apply_manage(c: &mut DbConn, me: &CurrentUser, id: i64, action: ManageAction)
                         "user deleted by administrator {} (id {})",
                         me.username, me.id
                     ),
-                    &json!({"operator_id": me.id}).to_string(),
+                    &json!({"event": "user_deleted", "operator": me.username, "operator_id": me.id}).to_string(),
                 )?;
                 return Ok(());
             }
@@ -467,6 +467,13 @@ fn apply_manage(c: &mut DbConn, me: &CurrentUser, id: i64, action: ManageAction)
         if action == ManageAction::Disable {
             sessions::delete_for_user(c, id)?;
         }
+        let event = match action {
+            ManageAction::Enable => "user_enabled",
+            ManageAction::Disable => "user_disabled",
+            ManageAction::Promote => "user_promoted",
+            ManageAction::Demote => "user_demoted",
+            ManageAction::Delete => "user_deleted",
+        };
         let verb = match action {
             ManageAction::Enable => "enabled",
             ManageAction::Disable => "disabled",
@@ -484,7 +491,7 @@ fn apply_manage(c: &mut DbConn, me: &CurrentUser, id: i64, action: ManageAction)
                 "user {verb} by administrator {} (id {})",
                 me.username, me.id
             ),
-            &json!({"operator_id": me.id}).to_string(),
+            &json!({"event": event, "operator": me.username, "operator_id": me.id}).to_string(),
         )?;
         Ok(())
     })
@@ -588,7 +595,7 @@ pub async fn change_quota(
                     &target.username,
                     body.quota,
                     &text,
-                    &json!({"operator_id": me.id, "remark": body.remark}).to_string(),
+                    &json!({"event": "quota_changed", "operator": me.username, "operator_id": me.id, "remark": body.remark}).to_string(),
                 )?;
                 load_user(c, id)
             })

@@ -800,3 +800,45 @@ async fn model_and_key_filters_match_by_prefix() {
     assert_eq!(second.len(), 1);
     assert_eq!(second[0]["token_name"], "second");
 }
+
+/// Recharge, management and system logs say what happened in a machine-readable `event` (the
+/// console words it in the reader's language); `content` keeps the English sentence for old
+/// clients.
+#[actix_web::test]
+async fn manage_and_recharge_logs_name_their_event() {
+    let app = TestApp::new().await;
+    let (a, _b) = traffic(&app).await;
+    let manage = rows(&a.user, "/api/log/self?type=3").await;
+    assert_eq!(manage.len(), 2, "{manage:?}");
+    let change = manage
+        .iter()
+        .find(|l| l["metadata"]["event"] == "quota_changed")
+        .expect("the quota change");
+    assert_eq!(change["metadata"]["operator"], "root");
+    assert_eq!(change["metadata"]["remark"], "gift");
+    assert_eq!(change["quota"], 1000);
+    assert!(change["content"]
+        .as_str()
+        .is_some_and(|c| c.contains("gift")));
+    assert!(manage
+        .iter()
+        .any(|l| l["metadata"]["event"] == "user_created"));
+
+    // A redeemed code.
+    let code = app
+        .root()
+        .post(
+            "/api/redemption",
+            json!({"name": "promo", "quota": 500, "count": 1}),
+        )
+        .await;
+    let key = code.ok()["codes"][0].as_str().unwrap().to_owned();
+    a.user
+        .post("/api/user/topup", json!({"key": key}))
+        .await
+        .ok();
+    let recharge = rows(&a.user, "/api/log/self?type=1").await;
+    assert_eq!(recharge[0]["metadata"]["event"], "redeemed");
+    assert_eq!(recharge[0]["metadata"]["name"], "promo");
+    assert_eq!(recharge[0]["quota"], 500);
+}

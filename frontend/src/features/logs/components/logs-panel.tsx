@@ -27,6 +27,7 @@ import { useSiteInfo } from '@/stores/site'
 import type { LogEntry } from '@/types/api'
 import { useLogStat, useLogs } from '../api/get-logs'
 import type { LogListParams, LogScope } from '../api/keys'
+import { logMessage } from '../log-message'
 import { columnsFor, ESSENTIAL, loadVisible, resetVisible, saveVisible, type LogColumn } from '../columns'
 import { fromLocalInput, paramsFromSearch, searchFromParams, toLocalInput } from '../url-state'
 import { LogDetailSheet } from './log-detail-sheet'
@@ -80,11 +81,13 @@ function paramsOf(d: FilterDraft, size: number): LogListParams {
  * cost breakdown, and cards on phones. Administrators see everyone's (GET /api/log) and more
  * filters and columns.
  */
-export function LogsPanel({ admin, contentText = (l) => l.content }: { admin: boolean; contentText?: (log: LogEntry) => string }) {
+export function LogsPanel({ admin }: { admin: boolean }) {
   const { t } = useTranslation()
   const id = useId()
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
+  // Recharge, management and system logs in the reader's language (see log-message.ts).
+  const contentText = (l: LogEntry) => logMessage(l, t, display)
   const scope: LogScope = admin ? 'all' : 'self'
   const isPhone = useMediaQuery(`(max-width: ${MOBILE_MAX_WIDTH}px)`)
 

@@ -110,6 +110,113 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// The PDF's words in one of the console's four languages (`lang` of the download).
+pub struct Labels {
+    pub title: &'static str,
+    pub monthly: &'static str,
+    pub user: &'static str,
+    pub status: &'static str,
+    pub paid: &'static str,
+    pub unpaid: &'static str,
+    pub amount: &'static str,
+    pub quota: &'static str,
+    pub requests: &'static str,
+    pub tokens: &'static str,
+    pub prompt_completion: (&'static str, &'static str),
+    pub request_time: &'static str,
+    pub seconds: &'static str,
+    pub columns: [&'static str; 5],
+    pub generated: &'static str,
+}
+
+impl Labels {
+    /// The labels of `lang` (`zh_CN`, `zh_HK`, `en`, `ja`); anything else gets Simplified
+    /// Chinese, the console's default.
+    pub fn for_lang(lang: &str) -> &'static Labels {
+        match lang {
+            "en" => &EN,
+            "ja" => &JA,
+            "zh_HK" => &ZH_HK,
+            _ => &ZH_CN,
+        }
+    }
+}
+
+static ZH_CN: Labels = Labels {
+    title: "账单",
+    monthly: "月度账单",
+    user: "用户",
+    status: "状态",
+    paid: "已支付",
+    unpaid: "未支付",
+    amount: "金额",
+    quota: "额度",
+    requests: "请求次数",
+    tokens: "Tokens",
+    prompt_completion: ("输入", "输出"),
+    request_time: "请求耗时",
+    seconds: "秒",
+    columns: ["模型", "请求次数", "Tokens（输入 / 输出）", "额度", "美元"],
+    generated: "生成时间",
+};
+static ZH_HK: Labels = Labels {
+    title: "賬單",
+    monthly: "月度賬單",
+    user: "用戶",
+    status: "狀態",
+    paid: "已支付",
+    unpaid: "未支付",
+    amount: "金額",
+    quota: "額度",
+    requests: "請求次數",
+    tokens: "Tokens",
+    prompt_completion: ("輸入", "輸出"),
+    request_time: "請求耗時",
+    seconds: "秒",
+    columns: ["模型", "請求次數", "Tokens（輸入 / 輸出）", "額度", "美元"],
+    generated: "生成時間",
+};
+static EN: Labels = Labels {
+    title: "Invoice",
+    monthly: "Monthly invoice",
+    user: "User",
+    status: "Status",
+    paid: "paid",
+    unpaid: "unpaid",
+    amount: "Amount",
+    quota: "quota",
+    requests: "Requests",
+    tokens: "Tokens",
+    prompt_completion: ("prompt", "completion"),
+    request_time: "Request time",
+    seconds: "s",
+    columns: ["Model", "Requests", "Tokens (in / out)", "Quota", "USD"],
+    generated: "Generated",
+};
+static JA: Labels = Labels {
+    title: "請求書",
+    monthly: "月次請求書",
+    user: "ユーザー",
+    status: "状態",
+    paid: "支払済み",
+    unpaid: "未払い",
+    amount: "金額",
+    quota: "クォータ",
+    requests: "リクエスト数",
+    tokens: "トークン",
+    prompt_completion: ("入力", "出力"),
+    request_time: "リクエスト時間",
+    seconds: "秒",
+    columns: [
+        "モデル",
+        "リクエスト数",
+        "トークン（入力 / 出力）",
+        "クォータ",
+        "米ドル",
+    ],
+    generated: "作成日時",
+};
+
 const PAGE_W: f32 = 210.0;
 const PAGE_H: f32 = 297.0;
 const MARGIN: f32 = 18.0;
@@ -121,13 +228,15 @@ const COLS: [f32; 5] = [MARGIN, 92.0, 114.0, 150.0, 172.0];
 struct PageBuilder {
     font: PdfFontHandle,
     ops: Vec<Op>,
+    columns: [&'static str; 5],
 }
 
 impl PageBuilder {
-    fn new(font: PdfFontHandle) -> Self {
+    fn new(font: PdfFontHandle, columns: [&'static str; 5]) -> Self {
         PageBuilder {
             font,
             ops: Vec::new(),
+            columns,
         }
     }
 
@@ -153,13 +262,7 @@ impl PageBuilder {
     }
 
     fn table_header(&mut self, y: f32) {
-        for (x, h) in COLS.iter().zip([
-            "Model 模型",
-            "Requests",
-            "Tokens (in / out)",
-            "Quota",
-            "USD",
-        ]) {
+        for (x, h) in COLS.iter().zip(self.columns) {
             self.text(*x, y, 9.0, h);
         }
     }
@@ -169,46 +272,50 @@ impl PageBuilder {
     }
 }
 
-/// Renders the invoice. CPU-bound: call on the blocking pool.
-pub fn render(font: &ParsedFont, doc: &InvoiceDoc) -> Vec<u8> {
-    let title = format!("{} Invoice {}", doc.system_name, doc.month);
+/// Renders the invoice with the words of `labels`. CPU-bound: call on the blocking pool.
+pub fn render(font: &ParsedFont, doc: &InvoiceDoc, labels: &Labels) -> Vec<u8> {
+    let l = labels;
+    let title = format!("{} {} {}", doc.system_name, l.title, doc.month);
     let mut pdf = PdfDocument::new(&title);
     let font_id = pdf.add_font(font);
     let handle = PdfFontHandle::External(font_id);
     let per = doc.quota_per_unit;
 
     let mut pages = Vec::new();
-    let mut page = PageBuilder::new(handle.clone());
+    let mut page = PageBuilder::new(handle.clone(), l.columns);
     let mut y = MARGIN + 6.0;
     page.text(MARGIN, y, 18.0, &clip(&doc.system_name, 40));
     y += 9.0;
-    page.text(
-        MARGIN,
-        y,
-        13.0,
-        &format!("Monthly invoice 月度账单 · {}", doc.month),
-    );
+    page.text(MARGIN, y, 13.0, &format!("{} · {}", l.monthly, doc.month));
     y += 10.0;
     let user = if doc.display_name.is_empty() || doc.display_name == doc.username {
         format!("{} (#{})", doc.username, doc.user_id)
     } else {
         format!("{} / {} (#{})", doc.display_name, doc.username, doc.user_id)
     };
-    let status = if doc.status == 2 { "paid" } else { "unpaid" };
+    let status = if doc.status == 2 { l.paid } else { l.unpaid };
+    let (prompt, completion) = l.prompt_completion;
     let lines = [
-        format!("User 用户: {}", clip(&user, 70)),
-        format!("Status: {status}"),
+        format!("{}: {}", l.user, clip(&user, 70)),
+        format!("{}: {status}", l.status),
         format!(
-            "Amount 金额: {}  ({} quota)",
+            "{}: {}  ({} {})",
+            l.amount,
             usd(doc.quota, per),
-            doc.quota
+            doc.quota,
+            l.quota
         ),
-        format!("Requests: {}", doc.request_count),
+        format!("{}: {}", l.requests, doc.request_count),
         format!(
-            "Tokens: {} prompt / {} completion",
-            doc.prompt_tokens, doc.completion_tokens
+            "{}: {} {prompt} / {} {completion}",
+            l.tokens, doc.prompt_tokens, doc.completion_tokens
         ),
-        format!("Request time: {:.1} s", doc.request_time_ms as f64 / 1000.0),
+        format!(
+            "{}: {:.1} {}",
+            l.request_time,
+            doc.request_time_ms as f64 / 1000.0,
+            l.seconds
+        ),
     ];
     for l in &lines {
         page.text(MARGIN, y, 10.5, l);
@@ -220,7 +327,9 @@ pub fn render(font: &ParsedFont, doc: &InvoiceDoc) -> Vec<u8> {
     let mut rows_left = ROWS_FIRST_PAGE;
     for m in &doc.models {
         if rows_left == 0 {
-            pages.push(std::mem::replace(&mut page, PageBuilder::new(handle.clone())).finish());
+            pages.push(
+                std::mem::replace(&mut page, PageBuilder::new(handle.clone(), l.columns)).finish(),
+            );
             y = MARGIN + 6.0;
             page.table_header(y);
             y += 6.0;
@@ -244,10 +353,7 @@ pub fn render(font: &ParsedFont, doc: &InvoiceDoc) -> Vec<u8> {
         MARGIN,
         y,
         9.0,
-        &format!(
-            "Generated 生成时间: {} UTC",
-            format_datetime(doc.created_at)
-        ),
+        &format!("{}: {} UTC", l.generated, format_datetime(doc.created_at)),
     );
     pages.push(page.finish());
 

@@ -30,8 +30,15 @@ impl Settings {
     }
 
     pub fn set(&self, key: &str, value: &str) {
+        self.set_many(&[(key.to_owned(), value.to_owned())]);
+    }
+
+    /// Applies several values at once: a reader sees all of them or none.
+    pub fn set_many(&self, items: &[(String, String)]) {
         let mut next: HashMap<String, String> = (*self.snapshot()).clone();
-        next.insert(key.to_owned(), value.to_owned());
+        for (key, value) in items {
+            next.insert(key.clone(), value.clone());
+        }
         self.replace_all(next);
     }
 }

@@ -7,7 +7,8 @@ use crate::log::DAY_SECS;
 use crate::DomainError;
 use std::fmt;
 
-/// Invoice status: generated invoices are unpaid until marked paid.
+/// Invoice status. Balances are prepaid (every call is charged when it is settled), so an
+/// invoice is written paid; `Unpaid` remains for rows written by earlier versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InvoiceStatus {
     Unpaid = 1,

@@ -36,6 +36,10 @@ pub struct OptionDef {
     pub default: &'static str,
     /// Write-only: never returned by `GET /api/option` (client secrets, tokens, passwords).
     pub secret: bool,
+    /// Only root reads and changes it: secrets, sign-in and mail configuration, and what decides
+    /// where the server itself connects or how quota converts to money. Administrators manage
+    /// the rest (spec 2.3 gives them the settings item).
+    pub root_only: bool,
 }
 
 const fn def(key: &'static str, kind: OptionKind, default: &'static str) -> OptionDef {
@@ -44,6 +48,15 @@ const fn def(key: &'static str, kind: OptionKind, default: &'static str) -> Opti
         kind,
         default,
         secret: false,
+        root_only: false,
+    }
+}
+
+/// A setting only root reads and changes.
+const fn root(key: &'static str, kind: OptionKind, default: &'static str) -> OptionDef {
+    OptionDef {
+        root_only: true,
+        ..def(key, kind, default)
     }
 }
 
@@ -53,6 +66,7 @@ const fn secret(key: &'static str) -> OptionDef {
         kind: OptionKind::Text,
         default: "",
         secret: true,
+        root_only: true,
     }
 }
 
@@ -73,7 +87,7 @@ pub const CATALOGUE: &[OptionDef] = &[
     // Site and content.
     def("SystemName", TEXT, "Switchboard"),
     def("Logo", URL, ""),
-    def("ServerAddress", URL, ""),
+    root("ServerAddress", URL, ""),
     def("Footer", TEXT, ""),
     def("Notice", TEXT, ""),
     def("About", TEXT, ""),
@@ -83,43 +97,43 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("ChatLinks", OptionKind::JsonArray, DEFAULT_CHAT_LINKS),
     def("Language", TEXT, "zh_CN"),
     def("DisplayInCurrencyEnabled", BOOL, "true"),
-    def("QuotaPerUnit", int(1, 1_000_000_000), "500000"),
-    def("UptimeKumaEnabled", BOOL, "false"),
-    def("UptimeKumaUrl", URL, ""),
-    def("UptimeKumaStatusPageName", TEXT, ""),
+    root("QuotaPerUnit", int(1, 1_000_000_000), "500000"),
+    root("UptimeKumaEnabled", BOOL, "false"),
+    root("UptimeKumaUrl", URL, ""),
+    root("UptimeKumaStatusPageName", TEXT, ""),
     def("UserInvoiceMonth", BOOL, "false"),
     // Sign-in and registration.
-    def("PasswordLoginEnabled", BOOL, "true"),
-    def("PasswordRegisterEnabled", BOOL, "true"),
-    def("RegisterEnabled", BOOL, "true"),
-    def("EmailVerificationEnabled", BOOL, "false"),
-    def("EmailDomainRestrictionEnabled", BOOL, "false"),
-    def("EmailDomainWhitelist", TEXT, "gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com"),
-    def("GitHubOAuthEnabled", BOOL, "false"),
-    def("GitHubClientId", TEXT, ""),
+    root("PasswordLoginEnabled", BOOL, "true"),
+    root("PasswordRegisterEnabled", BOOL, "true"),
+    root("RegisterEnabled", BOOL, "true"),
+    root("EmailVerificationEnabled", BOOL, "false"),
+    root("EmailDomainRestrictionEnabled", BOOL, "false"),
+    root("EmailDomainWhitelist", TEXT, "gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com"),
+    root("GitHubOAuthEnabled", BOOL, "false"),
+    root("GitHubClientId", TEXT, ""),
     secret("GitHubClientSecret"),
-    def("OIDCAuthEnabled", BOOL, "false"),
-    def("OIDCClientId", TEXT, ""),
+    root("OIDCAuthEnabled", BOOL, "false"),
+    root("OIDCClientId", TEXT, ""),
     secret("OIDCClientSecret"),
-    def("OIDCIssuer", URL, ""),
-    def("OIDCScopes", TEXT, "openid,email,profile"),
-    def("OIDCUsernameClaims", TEXT, "preferred_username"),
-    def("LarkAuthEnabled", BOOL, "false"),
-    def("LarkClientId", TEXT, ""),
+    root("OIDCIssuer", URL, ""),
+    root("OIDCScopes", TEXT, "openid,email,profile"),
+    root("OIDCUsernameClaims", TEXT, "preferred_username"),
+    root("LarkAuthEnabled", BOOL, "false"),
+    root("LarkClientId", TEXT, ""),
     secret("LarkClientSecret"),
-    def("WeChatAuthEnabled", BOOL, "false"),
-    def("WeChatServerAddress", URL, ""),
+    root("WeChatAuthEnabled", BOOL, "false"),
+    root("WeChatServerAddress", URL, ""),
     secret("WeChatServerToken"),
-    def("WeChatAccountQRCodeImageURL", URL, ""),
-    def("TurnstileCheckEnabled", BOOL, "false"),
-    def("TurnstileSiteKey", TEXT, ""),
+    root("WeChatAccountQRCodeImageURL", URL, ""),
+    root("TurnstileCheckEnabled", BOOL, "false"),
+    root("TurnstileSiteKey", TEXT, ""),
     secret("TurnstileSecretKey"),
-    def("TelegramBotName", TEXT, ""),
+    root("TelegramBotName", TEXT, ""),
     secret("TelegramBotToken"),
-    def("SMTPServer", TEXT, ""),
-    def("SMTPPort", int(1, 65535), "587"),
-    def("SMTPAccount", TEXT, ""),
-    def("SMTPFrom", TEXT, ""),
+    root("SMTPServer", TEXT, ""),
+    root("SMTPPort", int(1, 65535), "587"),
+    root("SMTPAccount", TEXT, ""),
+    root("SMTPFrom", TEXT, ""),
     secret("SMTPToken"),
     // Operation: quota and rewards.
     def("QuotaForNewUser", int(0, i64::MAX), "0"),
@@ -135,11 +149,11 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("DefaultPriceEnabled", BOOL, "false"),
     def("ExtraTokenPriceJson", OptionKind::JsonObject, "{}"),
     // Where "sync prices" fetches a price list from (`POST /api/prices/sync` without a `url`).
-    def("PriceSyncUrl", URL, ""),
+    root("PriceSyncUrl", URL, ""),
     // Outbound URL policy: server-side fetches that administrators point somewhere (price sync;
     // channel addresses saved by someone other than root) may reach loopback, private,
     // link-local and other non-public addresses only when this is on (docs/security.md).
-    def("AllowPrivateOutbound", BOOL, "false"),
+    root("AllowPrivateOutbound", BOOL, "false"),
     def("ApproximateTokenEnabled", BOOL, "false"),
     def("LogConsumeEnabled", BOOL, "true"),
     // Relayed calls that failed are logged (type 5, no charge) with the reason the client got.

@@ -123,7 +123,9 @@ fn new_invoice(
     Ok(NewInvoice {
         user_id,
         month: month.to_owned(),
-        status: InvoiceStatus::Unpaid.as_i32(),
+        // Switchboard is prepaid: every charge on the invoice left the balance when the call
+        // was settled, so the month's invoice is paid as it is written.
+        status: InvoiceStatus::Paid.as_i32(),
         quota: sum(|m| m.quota),
         request_count: sum(|m| m.request_count),
         prompt_tokens: sum(|m| m.prompt_tokens),
@@ -132,7 +134,7 @@ fn new_invoice(
         model_details: serde_json::to_string(models)
             .map_err(|e| StoreError::Config(format!("model details: {e}")))?,
         created_at: now,
-        paid_at: 0,
+        paid_at: now,
     })
 }
 
@@ -297,9 +299,10 @@ mod tests {
                 ),
                 (157, 6, 16, 27)
             );
+            // Prepaid: written paid, at the time it is written.
             assert_eq!(
-                (inv.request_time_ms, inv.status, inv.created_at),
-                (308, 1, 1_000)
+                (inv.request_time_ms, inv.status, inv.created_at, inv.paid_at),
+                (308, 2, 1_000, 1_000)
             );
             let models = inv.models();
             assert_eq!(models.len(), 2);

@@ -12,17 +12,29 @@ pub fn all(conn: &mut DbConn) -> StoreResult<Vec<(String, String)>> {
 
 /// Writes one setting: update when present, insert otherwise, in one transaction.
 pub fn set(conn: &mut DbConn, key: &str, value: &str) -> StoreResult<()> {
-    conn.transaction(|c| {
-        let n = diesel::update(options::table.find(key))
-            .set(options::value.eq(value))
-            .execute(c)?;
-        if n == 0 {
-            diesel::insert_into(options::table)
-                .values((options::key.eq(key), options::value.eq(value)))
-                .execute(c)?;
+    conn.transaction(|c| upsert(c, key, value))
+}
+
+/// Writes several settings in one transaction: all of them or, on any failure, none.
+pub fn set_many(conn: &mut DbConn, items: &[(String, String)]) -> StoreResult<()> {
+    crate::transaction(conn, |c| {
+        for (key, value) in items {
+            upsert(c, key, value)?;
         }
         Ok(())
     })
+}
+
+fn upsert(c: &mut DbConn, key: &str, value: &str) -> StoreResult<()> {
+    let n = diesel::update(options::table.find(key))
+        .set(options::value.eq(value))
+        .execute(c)?;
+    if n == 0 {
+        diesel::insert_into(options::table)
+            .values((options::key.eq(key), options::value.eq(value)))
+            .execute(c)?;
+    }
+    Ok(())
 }
 
 /// Replaces a setting's value by `new` only while it is still `old` (another node may have

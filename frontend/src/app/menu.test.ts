@@ -19,7 +19,7 @@ describe('console menu', () => {
     const admin = ids(visibleMenu({ role: ROLE.admin }))
     expect(admin).toContainEqual([
       'setting',
-      ['user', 'channel', 'user_group', 'pricing', 'model_ownedby', 'redemption', 'token', 'profile', 'guides', 'tools'],
+      ['user', 'channel', 'user_group', 'pricing', 'model_ownedby', 'redemption', 'token', 'profile', 'setting', 'guides', 'tools'],
     ])
     expect(admin).toContainEqual(['billing', ['topup', 'model_price']])
   })
@@ -36,6 +36,7 @@ describe('console menu', () => {
       'payment_settings:redemption',
       'token',
       'profile',
+      'setting',
       'guides',
       'tools',
     ])
@@ -105,13 +106,29 @@ describe('console menu', () => {
   })
 })
 
-describe('root-only menu items', () => {
-  it('show settings to root only, never to administrators', () => {
-    const settingIds = (role: number) =>
-      groupItems(visibleMenu({ role }).find((g) => g.id === 'setting') ?? { id: '', type: 'group', title: 'panel:menu.label', children: [] }).map((i) => i.id)
+describe('role and flag menu items', () => {
+  const settingIds = (role: number, menu?: MenuGroup[]) =>
+    groupItems(visibleMenu({ role }, menu).find((g) => g.id === 'setting') ?? { id: '', type: 'group', title: 'panel:menu.label', children: [] }).map(
+      (i) => i.id,
+    )
+
+  it('show settings to administrators (spec 2.3), never to users', () => {
     expect(settingIds(ROLE.root)).toContain('setting')
-    expect(settingIds(ROLE.admin)).not.toContain('setting')
+    expect(settingIds(ROLE.admin)).toContain('setting')
     expect(settingIds(ROLE.user)).not.toContain('setting')
+  })
+
+  it('show a root-only item to root alone', () => {
+    const menu: MenuGroup[] = [
+      {
+        id: 'setting',
+        type: 'group',
+        title: 'panel:menu.group.setting',
+        children: [{ id: 'secret', type: 'item', title: 'panel:menu.token', url: '/panel/x', icon: KeyRoundIcon, isRoot: true }],
+      },
+    ]
+    expect(settingIds(ROLE.root, menu)).toEqual(['secret'])
+    expect(settingIds(ROLE.admin, menu)).toEqual([])
   })
 
   it('show the monthly bill only while the site flag is on', () => {

@@ -84,7 +84,7 @@ export const MENU: MenuGroup[] = [
       },
       { id: 'token', type: 'item', title: 'panel:menu.token', url: '/panel/token', icon: KeyRoundIcon },
       { id: 'profile', type: 'item', title: 'profile:menu', url: '/panel/profile', icon: UserRoundIcon },
-      { id: 'setting', type: 'item', title: 'settings:menu', url: '/panel/setting', icon: SettingsIcon, isRoot: true },
+      { id: 'setting', type: 'item', title: 'settings:menu', url: '/panel/setting', icon: SettingsIcon, isAdmin: true },
       { id: 'guides', type: 'item', title: 'docs:menu.guides', url: '/panel/guides', icon: BookOpenIcon },
       { id: 'tools', type: 'item', title: 'docs:menu.tools', url: '/panel/tools', icon: WrenchIcon },
     ],

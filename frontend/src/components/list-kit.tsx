@@ -24,6 +24,7 @@ export function RowAction({
 }) {
   return (
     <Button
+      type="button"
       variant="ghost"
       size="icon"
       className={cn('size-8', className)}

@@ -113,6 +113,8 @@ pub struct DateQuery {
     date: Option<String>,
     /// Accepted as an alias of `date`.
     month: Option<String>,
+    /// The PDF's language: `zh_CN` (default), `zh_HK`, `en` or `ja`.
+    lang: Option<String>,
 }
 
 async fn load_own(state: &AppState, user_id: i64, month: String) -> ApiResult<InvoiceRow> {
@@ -145,6 +147,16 @@ pub async fn pdf_self(
 ) -> ApiResult<HttpResponse> {
     check_enabled(&state)?;
     let month = user_month(&q)?;
+    let labels = match q.lang.as_deref().map(str::trim) {
+        None | Some("") => invoice_pdf::Labels::for_lang("zh_CN"),
+        Some(l @ ("zh_CN" | "zh_HK" | "en" | "ja")) => invoice_pdf::Labels::for_lang(l),
+        Some(other) => {
+            return Err(ApiError::bad_request(
+                "invalid_language",
+                format!("lang must be zh_CN, zh_HK, en or ja, not {other:?}"),
+            ))
+        }
+    };
     let inv = load_own(&state, me.id, month).await?;
     let user_id = me.id;
     let user = state.db(move |c| Ok(users::find(c, user_id)?)).await?;
@@ -169,7 +181,7 @@ pub async fn pdf_self(
     let bytes = web::block(move || -> ApiResult<Vec<u8>> {
         let (path, face) = invoice_pdf::font_location();
         let font = invoice_pdf::load_font(&path, face)?;
-        Ok(invoice_pdf::render(&font, &doc))
+        Ok(invoice_pdf::render(&font, &doc, labels))
     })
     .await
     .map_err(ApiError::internal)??;

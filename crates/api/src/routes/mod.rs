@@ -218,9 +218,10 @@ api_routes! {
     get "/task" => tasks::list_all, Admin, "tasks", "Every async task (Suno by default)", query = tasks::TaskQuery, alias "/task/";
     // Invoice generation (root).
     post "/invoice/generate" => invoices::generate, Root, "invoices", "Generate or regenerate a month's invoices", body = invoices::GenerateBody;
-    // Settings (root).
-    get "/option" => option::list, Root, "settings", "Every setting (secrets write-only)", alias "/option/";
-    put "/option" => option::update, Root, "settings", "Change one setting", body = option::UpdateBody, alias "/option/";
+    // Settings (administrators; the root-only ones to root alone).
+    get "/option" => option::list, Admin, "settings", "Every setting the caller manages (secrets write-only)", alias "/option/";
+    put "/option" => option::update, Admin, "settings", "Change one setting", body = option::UpdateBody, alias "/option/";
+    put "/option/batch" => option::update_batch, Admin, "settings", "Change several settings at once (all or none)", body = option::BatchBody;
 }
 
 /// Runs before the handler (and before its body is read) on every non-public route: resolves

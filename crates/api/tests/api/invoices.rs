@@ -123,7 +123,9 @@ async fn generation_is_idempotent_and_matches_the_rollup_and_logs() {
         .await;
     let inv = d.ok().clone();
     assert_eq!(inv["id"], first["id"]);
-    assert_eq!(inv["status"], 1);
+    // Prepaid: the month's charges already left the balance, so the invoice is paid.
+    assert_eq!(inv["status"], 2);
+    assert_eq!(inv["paid_at"], inv["created_at"]);
     // Exactly the four February requests, to the last quota unit.
     assert_eq!(inv["quota"], 1_234 + 7 + 500_001 + 3);
     assert_eq!(inv["amount"], inv["quota"]);
@@ -375,11 +377,50 @@ async fn pdf_has_cjk_and_latin_text_and_renders() {
         MODEL_JA,
         "gpt-4o-mini",
         "月度账单",
+        "状态: 已支付",
         "$1.002490",
         "501245",
     ] {
         assert!(text.contains(want), "{want:?} missing from:\n{text}");
     }
+    // No English label in the Chinese PDF.
+    for english in ["Status", "paid", "Monthly invoice", "Requests"] {
+        assert!(!text.contains(english), "{english:?} in:\n{text}");
+    }
+
+    // In the reader's language: English and Japanese on request; an unknown one is refused.
+    for (lang, wants) in [
+        ("en", ["Monthly invoice", "Status: paid", "Requests"]),
+        ("ja", ["月次請求書", "状態: 支払済み", "リクエスト数"]),
+        ("zh_HK", ["月度賬單", "狀態: 已支付", "請求次數"]),
+    ] {
+        let bytes = user
+            .http
+            .get(user.base.clone() + &format!("/api/user/invoice/pdf?date={MONTH}&lang={lang}"))
+            .send()
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+        let file = dir.join(format!("invoice-{lang}.pdf"));
+        std::fs::write(&file, &bytes).unwrap();
+        let out = Command::new(&pdftotext)
+            .arg(&file)
+            .arg("-")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        for want in wants {
+            assert!(
+                text.contains(want),
+                "{lang}: {want:?} missing from:\n{text}"
+            );
+        }
+    }
+    user.get(&format!("/api/user/invoice/pdf?date={MONTH}&lang=fr"))
+        .await
+        .err(400, "invalid_language");
 
     let prefix = dir.join("page");
     let out = Command::new(&pdftoppm)

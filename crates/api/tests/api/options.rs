@@ -2,23 +2,194 @@ use crate::common::TestApp;
 use serde_json::json;
 
 #[actix_web::test]
-async fn only_root_reads_and_writes_settings() {
+async fn administrators_manage_settings_but_not_the_root_only_ones() {
     let app = TestApp::new().await;
+    let root = app.root();
     let (admin, _) = app.admin("opal").await;
     let (user, _) = app.user("otto").await;
-    admin.get("/api/option").await.err(403, "forbidden");
     user.get("/api/option").await.err(403, "forbidden");
+    user.put("/api/option", json!({"key": "Notice", "value": "x"}))
+        .await
+        .err(403, "forbidden");
+    user.put(
+        "/api/option/batch",
+        json!({"options": [{"key": "Notice", "value": "x"}]}),
+    )
+    .await
+    .err(403, "forbidden");
+    root.put(
+        "/api/option",
+        json!({"key": "SMTPToken", "value": "smtp-secret"}),
+    )
+    .await
+    .ok();
+
+    // The administrator lists what they manage: no secret, no root-only key.
+    let r = admin.get("/api/option").await;
+    let list = r.ok().as_array().unwrap().clone();
+    let keys: Vec<&str> = list.iter().map(|o| o["key"].as_str().unwrap()).collect();
+    for k in [
+        "SystemName",
+        "Notice",
+        "RetryTimes",
+        "QuotaForNewUser",
+        "ChatLinks",
+    ] {
+        assert!(keys.contains(&k), "{k} missing for an administrator");
+    }
+    for k in [
+        "SMTPToken",
+        "SMTPServer",
+        "GitHubClientSecret",
+        "ServerAddress",
+        "QuotaPerUnit",
+        "AllowPrivateOutbound",
+        "PriceSyncUrl",
+        "RegisterEnabled",
+    ] {
+        assert!(!keys.contains(&k), "{k} listed to an administrator");
+    }
+    assert!(list.iter().all(|o| o["root_only"] == false));
+    assert!(!r.body.to_string().contains("smtp-secret"));
+    // Root sees them all, marked.
+    let all = root
+        .get("/api/option")
+        .await
+        .ok()
+        .as_array()
+        .unwrap()
+        .clone();
+    let flag = |k: &str| all.iter().find(|o| o["key"] == k).unwrap()["root_only"].clone();
+    assert_eq!(flag("SMTPToken"), true);
+    assert_eq!(flag("AllowPrivateOutbound"), true);
+    assert_eq!(flag("Notice"), false);
+
+    // The administrator changes an ordinary setting, one or in a batch...
     admin
         .put(
             "/api/option",
-            json!({"key": "SystemName", "value": "Hacked"}),
+            json!({"key": "SystemName", "value": "Ops Gateway"}),
         )
         .await
-        .err(403, "forbidden");
+        .ok();
     assert_eq!(
         app.client().get("/api/status").await.ok()["system_name"],
-        "Switchboard"
+        "Ops Gateway"
     );
+    // ...but not a root-only one, alone or hidden in a batch: nothing of that batch is written.
+    for (key, value) in [
+        ("AllowPrivateOutbound", json!(true)),
+        ("SMTPToken", json!("stolen")),
+        ("QuotaPerUnit", json!(1)),
+        ("ServerAddress", json!("https://evil.example")),
+    ] {
+        admin
+            .put("/api/option", json!({"key": key, "value": value}))
+            .await
+            .err(403, "root_only_setting");
+        admin
+            .put(
+                "/api/option/batch",
+                json!({"options": [{"key": "Notice", "value": "batched"}, {"key": key, "value": value}]}),
+            )
+            .await
+            .err(403, "root_only_setting");
+    }
+    assert_eq!(
+        app.client().get("/api/status").await.ok()["quota_per_unit"],
+        500_000
+    );
+    let stored = switchboard_store::options::all(&mut app.conn()).unwrap();
+    assert!(
+        !stored
+            .iter()
+            .any(|(k, _)| k == "Notice" || k == "AllowPrivateOutbound" || k == "QuotaPerUnit"),
+        "{stored:?}"
+    );
+}
+
+#[actix_web::test]
+async fn a_batch_is_written_whole_or_not_at_all() {
+    let app = TestApp::new().await;
+    let root = app.root();
+    let r = root
+        .put(
+            "/api/option/batch",
+            json!({"options": [
+                {"key": "SystemName", "value": " Batch GW "},
+                {"key": "RetryTimes", "value": 3},
+                {"key": "DisplayInCurrencyEnabled", "value": false},
+                {"key": "SMTPToken", "value": "batch-secret"},
+            ]}),
+        )
+        .await;
+    let out = r.ok().as_array().unwrap().clone();
+    assert_eq!(out.len(), 4);
+    assert_eq!(out[0], json!({"key": "SystemName", "value": "Batch GW"}));
+    assert_eq!(out[3]["value"], "");
+    assert!(!r.body.to_string().contains("batch-secret"));
+    let status = app.client().get("/api/status").await.ok().clone();
+    assert_eq!(status["system_name"], "Batch GW");
+    assert_eq!(status["display_in_currency"], false);
+    // The secret is stored sealed, and open in the running settings.
+    let stored = switchboard_store::options::all(&mut app.conn()).unwrap();
+    let smtp = &stored.iter().find(|(k, _)| k == "SMTPToken").unwrap().1;
+    assert!(!smtp.contains("batch-secret"), "{smtp}");
+    assert_eq!(
+        app.state
+            .settings
+            .snapshot()
+            .get("SMTPToken")
+            .map(String::as_str),
+        Some("batch-secret")
+    );
+
+    // One bad value refuses the batch, naming it; the good changes before it are not written.
+    let before = switchboard_store::options::all(&mut app.conn()).unwrap();
+    for (bad, code) in [
+        (json!({"key": "RetryTimes", "value": 99}), "out_of_range"),
+        (
+            json!({"key": "NoSuchSetting", "value": "1"}),
+            "unknown_option",
+        ),
+        (json!({"key": "ChatLinks", "value": "{}"}), "invalid"),
+        (
+            json!({"key": "SystemName", "value": "again"}),
+            "duplicate_key",
+        ),
+    ] {
+        let r = root
+            .put(
+                "/api/option/batch",
+                json!({"options": [{"key": "SystemName", "value": "Half"}, bad]}),
+            )
+            .await;
+        r.err(400, code);
+    }
+    assert_eq!(
+        switchboard_store::options::all(&mut app.conn()).unwrap(),
+        before
+    );
+    assert_eq!(
+        app.client().get("/api/status").await.ok()["system_name"],
+        "Batch GW"
+    );
+
+    root.put("/api/option/batch", json!({"options": []}))
+        .await
+        .err(400, "required");
+    root.put("/api/option/batch", json!({"options": "SystemName"}))
+        .await
+        .err(400, "invalid_field");
+    root.put("/api/option/batch", json!({}))
+        .await
+        .err(400, "invalid_field");
+    let many: Vec<_> = (0..201)
+        .map(|i| json!({"key": format!("K{i}"), "value": "1"}))
+        .collect();
+    root.put("/api/option/batch", json!({"options": many}))
+        .await
+        .err(400, "too_many");
 }
 
 #[actix_web::test]

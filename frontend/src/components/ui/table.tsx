@@ -1,10 +1,46 @@
-import type { ComponentProps } from 'react'
+import { useLayoutEffect, useRef, type ComponentProps } from 'react'
 import { cn } from '@/lib/utils'
 
-export function Table({ className, ...props }: ComponentProps<'table'>) {
+/** Gives every body cell its column's heading as `data-label` (what a phone card shows). */
+function labelCells(table: HTMLTableElement) {
+  const heads = Array.from(table.tHead?.rows[0]?.cells ?? []).map((th) => th.textContent?.trim() ?? '')
+  for (const body of Array.from(table.tBodies)) {
+    for (const row of Array.from(body.rows)) {
+      let col = 0
+      for (const cell of Array.from(row.cells)) {
+        const head = heads[col]
+        if (head && cell.getAttribute('data-label') !== head) cell.setAttribute('data-label', head)
+        col += cell.colSpan
+      }
+    }
+  }
+}
+
+/**
+ * A table. With `cards`, it reads as a list of cards on a phone (index.css: each cell a
+ * "heading: value" line; cells may take `data-card` = title | actions | hide) and its
+ * `data-card="actions"` column stays in view at the right edge on wider screens.
+ */
+export function Table({ className, cards = false, ...props }: ComponentProps<'table'> & { cards?: boolean }) {
+  const ref = useRef<HTMLTableElement>(null)
+  useLayoutEffect(() => {
+    const table = ref.current
+    if (!cards || !table) return
+    labelCells(table)
+    // Rows come and go with paging and filters, headings with the language.
+    const observer = new MutationObserver(() => labelCells(table))
+    observer.observe(table, { childList: true, subtree: true, characterData: true })
+    return () => observer.disconnect()
+  }, [cards])
   return (
     <div data-slot="table-container" className="relative w-full overflow-x-auto">
-      <table data-slot="table" className={cn('w-full caption-bottom text-sm', className)} {...props} />
+      <table
+        ref={ref}
+        data-slot="table"
+        data-cards={cards ? '' : undefined}
+        className={cn('w-full caption-bottom text-sm', className)}
+        {...props}
+      />
     </div>
   )
 }

@@ -1,10 +1,18 @@
 /**
  * The settings the console edits, mirroring the server's catalogue (crates/domain/src/options.rs):
  * each key's kind decides its input and its check; secrets are write-only. Keys the server
- * lists that are not here are shown as plain text under "other".
+ * lists that are not here are shown as plain text under "other". The server lists to an
+ * administrator only what they manage (root-only settings are left out), so a section shows
+ * the keys the caller may change.
  */
 export type OptionKind =
   | { type: 'bool' }
+  /** Quota units, typed as money when the site shows money (with the other unit as a hint). */
+  | { type: 'quota' }
+  /** One of the console's languages. */
+  | { type: 'language' }
+  /** The chat-client list (JSON array of {name, url, show, sort}), edited as rows. */
+  | { type: 'chatLinks' }
   | { type: 'int'; min: number; max: number }
   | { type: 'float'; min: number; max: number }
   | { type: 'text'; multiline?: boolean }
@@ -15,6 +23,9 @@ export type OptionKind =
 export type SettingsTab = 'operation' | 'system' | 'other'
 
 const BOOL = { type: 'bool' } as const
+const QUOTA = { type: 'quota' } as const
+const LANGUAGE = { type: 'language' } as const
+const CHAT_LINKS = { type: 'chatLinks' } as const
 const TEXT = { type: 'text' } as const
 const LONG = { type: 'text', multiline: true } as const
 const URL = { type: 'url' } as const
@@ -30,7 +41,7 @@ export const SECTIONS = [
     options: [
       ['TopUpLink', URL],
       ['ChatLink', URL],
-      ['ChatLinks', json('array')],
+      ['ChatLinks', CHAT_LINKS],
       ['DisplayInCurrencyEnabled', BOOL],
       ['QuotaPerUnit', int(1, 1_000_000_000)],
       ['UserInvoiceMonth', BOOL],
@@ -41,13 +52,13 @@ export const SECTIONS = [
     id: 'quota',
     tab: 'operation',
     options: [
-      ['QuotaForNewUser', int(0)],
-      ['QuotaForInviter', int(0)],
-      ['QuotaForInvitee', int(0)],
-      ['PreConsumedQuota', int(0)],
-      ['OverdraftTolerance', int(0)],
+      ['QuotaForNewUser', QUOTA],
+      ['QuotaForInviter', QUOTA],
+      ['QuotaForInvitee', QUOTA],
+      ['PreConsumedQuota', QUOTA],
+      ['OverdraftTolerance', QUOTA],
       ['DefaultMaxOutputTokens', int(1, 10_000_000)],
-      ['QuotaRemindThreshold', int(0)],
+      ['QuotaRemindThreshold', QUOTA],
     ],
   },
   {
@@ -72,6 +83,14 @@ export const SECTIONS = [
       ['ChannelDisableThreshold', float(0, 3_600)],
       ['DisableChannelKeywords', LONG],
       ['ChannelTestFrequency', int(0, 100_000)],
+    ],
+  },
+  {
+    id: 'relay',
+    tab: 'operation',
+    options: [
+      ['ClaudeAPIEnabled', BOOL],
+      ['GeminiAPIEnabled', BOOL],
     ],
   },
   {
@@ -197,7 +216,7 @@ export const SECTIONS = [
     options: [
       ['SystemName', TEXT],
       ['Logo', URL],
-      ['Language', TEXT],
+      ['Language', LANGUAGE],
       ['Footer', LONG],
     ],
   },

@@ -4,4 +4,6 @@ export interface OptionItem {
   value: string
   secret?: boolean
   set?: boolean
+  /** Only root reads and changes it (administrators are not sent these at all). */
+  root_only?: boolean
 }

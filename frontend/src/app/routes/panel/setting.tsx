@@ -3,11 +3,14 @@ import { SettingsPanel } from '@/features/settings/components/settings-panel'
 import { ROLE } from '@/types/api'
 import { AdminOnly } from './admin-only'
 
-/** Settings: the super administrator only (anyone else is told they lack the permission). */
+/**
+ * Settings: administrators (the server lists and accepts only what the caller manages; root
+ * alone sees the root-only settings). Anyone else is told they lack the permission.
+ */
 export default function SettingRoute() {
   const { t } = useTranslation()
   return (
-    <AdminOnly min={ROLE.root}>
+    <AdminOnly min={ROLE.admin}>
       <div className="grid grid-cols-1 gap-6">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">{t('settings:title')}</h1>

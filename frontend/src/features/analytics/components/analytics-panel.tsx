@@ -175,7 +175,7 @@ export function AnalyticsPanel() {
         </CardHeader>
         <CardContent className="p-0">
           <ListState loading={users.isPending} empty={rows.length === 0} emptyText={t('analytics:empty')} emptyTestId="analytics-users-empty">
-            <Table data-testid="analytics-users">
+            <Table cards data-testid="analytics-users">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('analytics:users.user')}</TableHead>
@@ -187,7 +187,7 @@ export function AnalyticsPanel() {
               <TableBody>
                 {rows.map((u) => (
                   <TableRow key={u.user_id} data-testid={`analytics-user-${u.user_id}`}>
-                    <TableCell>
+                    <TableCell data-card="title">
                       <span className="font-medium">{u.username}</span>
                       <span className="ml-1 text-xs text-muted-foreground">#{u.user_id}</span>
                     </TableCell>

@@ -385,10 +385,10 @@ export function ChannelsPanel() {
             emptyText={filtered ? t('channels:noMatch') : t('channels:empty')}
             emptyTestId="channels-empty"
           >
-            <Table data-testid="channels-table">
+            <Table cards data-testid="channels-table">
               <TableHeader>
                 <TableRow>
-                  <TableHead className="w-8">
+                  <TableHead data-card="hide" className="w-8">
                     <input
                       type="checkbox"
                       className="size-4 accent-primary"
@@ -406,7 +406,7 @@ export function ChannelsPanel() {
                   <TableHead>{t('channels:columns.responseTime')}</TableHead>
                   <TableHead>{t('channels:columns.usedBalance')}</TableHead>
                   <TableHead className="text-right">{t('channels:columns.priorityWeight')}</TableHead>
-                  <TableHead className="text-right">{t('channels:columns.actions')}</TableHead>
+                  <TableHead data-card="actions" className="text-right">{t('channels:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
@@ -415,7 +415,7 @@ export function ChannelsPanel() {
                   const enabled = c.status === CHANNEL_STATUS.enabled
                   return (
                     <TableRow key={c.id} data-testid={`channel-row-${c.id}`} data-state={selected.has(c.id) ? 'selected' : undefined}>
-                      <TableCell>
+                      <TableCell data-card="hide">
                         <input
                           type="checkbox"
                           className="size-4 accent-primary"
@@ -426,7 +426,7 @@ export function ChannelsPanel() {
                         />
                       </TableCell>
                       <TableCell className="tabular-nums">{c.id}</TableCell>
-                      <TableCell>
+                      <TableCell data-card="title">
                         <div className="font-medium whitespace-nowrap" data-testid="channel-name">
                           {c.name}
                         </div>
@@ -479,7 +479,7 @@ export function ChannelsPanel() {
                       <TableCell className="text-right whitespace-nowrap tabular-nums" data-testid="channel-priority-weight">
                         {c.priority} / {c.weight}
                       </TableCell>
-                      <TableCell>
+                      <TableCell data-card="actions">
                         <div className="flex justify-end gap-1">
                           <RowAction
                             label={t('channels:actions.test')}

@@ -112,7 +112,7 @@ export function GroupsPanel() {
             emptyText={params.keyword ? t('groups:noMatch') : t('groups:empty')}
             emptyTestId="groups-empty"
           >
-            <Table data-testid="groups-table">
+            <Table cards data-testid="groups-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('groups:columns.group')}</TableHead>
@@ -121,13 +121,13 @@ export function GroupsPanel() {
                   <TableHead>{t('groups:columns.public')}</TableHead>
                   <TableHead>{t('groups:columns.promotion')}</TableHead>
                   <TableHead>{t('groups:columns.enabled')}</TableHead>
-                  <TableHead className="text-right">{t('groups:columns.actions')}</TableHead>
+                  <TableHead data-card="actions" className="text-right">{t('groups:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
                 {rows.map((g) => (
                   <TableRow key={g.id} data-testid={`group-row-${g.id}`}>
-                    <TableCell>
+                    <TableCell data-card="title">
                       <div className="font-medium" data-testid="group-name">
                         {g.name}
                       </div>
@@ -156,7 +156,7 @@ export function GroupsPanel() {
                         data-testid="group-toggle"
                       />
                     </TableCell>
-                    <TableCell>
+                    <TableCell data-card="actions">
                       <div className="flex justify-end gap-1">
                         <RowAction label={t('common:actions.edit')} onClick={() => openEdit(g)} testId="group-edit">
                           <PencilIcon />

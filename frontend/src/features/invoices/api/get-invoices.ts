@@ -28,7 +28,10 @@ export function useInvoice(date: string) {
   return useQuery(queryOptions({ queryKey: invoiceKeys.detail(date), queryFn: ({ signal }) => getInvoice(date, signal) }))
 }
 
-/** Where the PDF of a month downloads from (same origin; the session cookie authorises it). */
-export function invoicePdfUrl(date: string): string {
-  return `/api/user/invoice/pdf?date=${encodeURIComponent(date)}`
+/**
+ * Where the PDF of a month downloads from (same origin; the session cookie authorises it), in
+ * the console's language.
+ */
+export function invoicePdfUrl(date: string, lang: string): string {
+  return `/api/user/invoice/pdf?date=${encodeURIComponent(date)}&lang=${encodeURIComponent(lang)}`
 }

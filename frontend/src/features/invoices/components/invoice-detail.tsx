@@ -12,7 +12,7 @@ import { InvoiceStatusBadge } from './invoice-status-badge'
 
 /** One month's invoice: totals and the per-model lines. */
 export function InvoiceDetail({ date }: { date: string }) {
-  const { t } = useTranslation()
+  const { t, i18n } = useTranslation()
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
   const invoice = useInvoice(date)
@@ -60,7 +60,7 @@ export function InvoiceDetail({ date }: { date: string }) {
       <div className="flex flex-wrap items-center gap-2">
         {back}
         <Button asChild size="sm" className="ml-auto">
-          <a href={invoicePdfUrl(inv.date)} download data-testid="invoice-pdf-link">
+          <a href={invoicePdfUrl(inv.date, i18n.language)} download data-testid="invoice-pdf-link">
             <DownloadIcon />
             {t('invoices:actions.pdf')}
           </a>
@@ -99,7 +99,7 @@ export function InvoiceDetail({ date }: { date: string }) {
         </CardHeader>
         <CardContent className="p-0">
           <ListState loading={false} empty={lines.length === 0} emptyText={t('invoices:detail.noModels')} emptyTestId="invoice-models-empty">
-            <Table data-testid="invoice-models">
+            <Table cards data-testid="invoice-models">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('invoices:detail.model')}</TableHead>
@@ -112,7 +112,7 @@ export function InvoiceDetail({ date }: { date: string }) {
               <TableBody>
                 {lines.map((l) => (
                   <TableRow key={l.model_name} data-testid={`invoice-model-${l.model_name}`}>
-                    <TableCell className="font-medium">{l.model_name}</TableCell>
+                    <TableCell data-card="title" className="font-medium">{l.model_name}</TableCell>
                     <TableCell>{renderNumber(l.request_count)}</TableCell>
                     <TableCell>{renderNumber(l.prompt_tokens)}</TableCell>
                     <TableCell>{renderNumber(l.completion_tokens)}</TableCell>

@@ -18,7 +18,7 @@ import { InvoiceStatusBadge } from './invoice-status-badge'
  * administrator can also generate a month's invoices.
  */
 export function InvoicesPanel({ canGenerate = false }: { canGenerate?: boolean }) {
-  const { t } = useTranslation()
+  const { t, i18n } = useTranslation()
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
   const [params, setParams] = useState({ page: 1, size: 10 })
@@ -45,7 +45,7 @@ export function InvoicesPanel({ canGenerate = false }: { canGenerate?: boolean }
             emptyText={invoices.isError ? t('invoices:loadFailed') : t('invoices:empty')}
             emptyTestId="invoices-empty"
           >
-            <Table data-testid="invoices-table">
+            <Table cards data-testid="invoices-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('invoices:columns.month')}</TableHead>
@@ -54,13 +54,13 @@ export function InvoicesPanel({ canGenerate = false }: { canGenerate?: boolean }
                   <TableHead>{t('invoices:columns.requests')}</TableHead>
                   <TableHead>{t('invoices:columns.tokens')}</TableHead>
                   <TableHead>{t('invoices:columns.createdAt')}</TableHead>
-                  <TableHead className="text-right">{t('invoices:columns.actions')}</TableHead>
+                  <TableHead data-card="actions" className="text-right">{t('invoices:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
                 {rows.map((inv) => (
                   <TableRow key={inv.id} data-testid={`invoice-row-${inv.date}`}>
-                    <TableCell className="font-medium">{inv.date}</TableCell>
+                    <TableCell data-card="title" className="font-medium">{inv.date}</TableCell>
                     <TableCell>
                       <InvoiceStatusBadge status={inv.status} />
                     </TableCell>
@@ -68,7 +68,7 @@ export function InvoicesPanel({ canGenerate = false }: { canGenerate?: boolean }
                     <TableCell>{renderNumber(inv.request_count)}</TableCell>
                     <TableCell>{renderNumber(inv.total_tokens)}</TableCell>
                     <TableCell className="whitespace-nowrap">{formatTimestamp(inv.created_at)}</TableCell>
-                    <TableCell>
+                    <TableCell data-card="actions">
                       <div className="flex justify-end gap-1">
                         <Button asChild variant="ghost" size="sm">
                           <Link to={`/panel/invoice/detail/${inv.date}`} data-testid="invoice-detail-link">
@@ -77,7 +77,7 @@ export function InvoicesPanel({ canGenerate = false }: { canGenerate?: boolean }
                           </Link>
                         </Button>
                         <Button asChild variant="ghost" size="sm">
-                          <a href={invoicePdfUrl(inv.date)} download data-testid="invoice-pdf-link">
+                          <a href={invoicePdfUrl(inv.date, i18n.language)} download data-testid="invoice-pdf-link">
                             <DownloadIcon />
                             PDF
                           </a>

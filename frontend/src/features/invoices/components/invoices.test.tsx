@@ -32,7 +32,7 @@ describe('invoices screen', () => {
     expect(dec).toHaveTextContent('未支付')
     await waitFor(() => expect(within(dec).getByTestId('invoice-amount')).toHaveTextContent('$2.00'))
     expect(within(table).getByTestId('invoice-row-2024-11')).toHaveTextContent('已支付')
-    expect(within(dec).getByTestId('invoice-pdf-link')).toHaveAttribute('href', '/api/user/invoice/pdf?date=2024-12')
+    expect(within(dec).getByTestId('invoice-pdf-link')).toHaveAttribute('href', '/api/user/invoice/pdf?date=2024-12&lang=zh_CN')
 
     const user = userEvent.setup()
     await user.click(within(dec).getByTestId('invoice-detail-link'))

@@ -84,20 +84,20 @@ export function OwnersPanel() {
             emptyText={needle ? t('owners:noMatch') : t('owners:empty')}
             emptyTestId="owners-empty"
           >
-            <Table data-testid="owners-table">
+            <Table cards data-testid="owners-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('owners:columns.id')}</TableHead>
                   <TableHead>{t('owners:columns.name')}</TableHead>
                   <TableHead>{t('owners:columns.kind')}</TableHead>
-                  <TableHead className="text-right">{t('owners:columns.actions')}</TableHead>
+                  <TableHead data-card="actions" className="text-right">{t('owners:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
                 {rows.map((owner) => (
                   <TableRow key={owner.id} data-testid={`owner-row-${owner.id}`}>
                     <TableCell className="tabular-nums">{owner.id}</TableCell>
-                    <TableCell>
+                    <TableCell data-card="title">
                       <div className="flex items-center gap-2">
                         {owner.icon ? (
                           <img src={owner.icon} alt="" className="size-6 shrink-0 rounded object-contain" loading="lazy" />
@@ -121,7 +121,7 @@ export function OwnersPanel() {
                         <Badge variant="secondary">{t('owners:kind.builtin')}</Badge>
                       )}
                     </TableCell>
-                    <TableCell>
+                    <TableCell data-card="actions">
                       <div className="flex justify-end gap-1">
                         <RowAction label={t('common:actions.edit')} onClick={() => openEdit(owner)} testId="owner-edit">
                           <PencilIcon />

@@ -42,7 +42,7 @@ export function AvailableModelsPanel() {
             emptyText={all.length === 0 ? t('pricing:available.empty') : t('pricing:noMatch')}
             emptyTestId="available-empty"
           >
-            <Table data-testid="available-table">
+            <Table cards data-testid="available-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('pricing:columns.model')}</TableHead>
@@ -50,13 +50,13 @@ export function AvailableModelsPanel() {
                   <TableHead>{t('pricing:columns.type')}</TableHead>
                   <TableHead>{t('pricing:columns.input')}</TableHead>
                   <TableHead>{t('pricing:columns.output')}</TableHead>
-                  <TableHead className="w-10" />
+                  <TableHead data-card="actions" className="w-10" />
                 </TableRow>
               </TableHeader>
               <TableBody>
                 {rows.map((m) => (
                   <TableRow key={m.model} data-testid={`available-row-${m.model}`}>
-                    <TableCell className="font-medium whitespace-nowrap">{m.model}</TableCell>
+                    <TableCell data-card="title" className="font-medium whitespace-nowrap">{m.model}</TableCell>
                     <TableCell>{m.price ? ownerName(owners.data, m.price.channel_type) : '-'}</TableCell>
                     {m.price ? (
                       <>
@@ -79,7 +79,7 @@ export function AvailableModelsPanel() {
                         <Badge variant="destructive">{t('pricing:available.unpriced')}</Badge>
                       </TableCell>
                     )}
-                    <TableCell>
+                    <TableCell data-card="actions">
                       <RowAction label={t('pricing:available.copyName')} onClick={() => void copy(m.model)} testId="available-copy">
                         <CopyIcon />
                       </RowAction>

@@ -139,10 +139,10 @@ export function PricingPanel() {
             emptyText={all.length === 0 ? t('pricing:editor.empty') : t('pricing:noMatch')}
             emptyTestId="pricing-empty"
           >
-            <Table data-testid="pricing-table">
+            <Table cards data-testid="pricing-table">
               <TableHeader>
                 <TableRow>
-                  <TableHead className="w-8">
+                  <TableHead data-card="hide" className="w-8">
                     <input
                       type="checkbox"
                       className="size-4 accent-primary"
@@ -157,13 +157,13 @@ export function PricingPanel() {
                   <TableHead>{t('pricing:columns.inputRatio')}</TableHead>
                   <TableHead>{t('pricing:columns.outputRatio')}</TableHead>
                   <TableHead>{t('pricing:columns.input')}</TableHead>
-                  <TableHead className="text-right">{t('pricing:columns.actions')}</TableHead>
+                  <TableHead data-card="actions" className="text-right">{t('pricing:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
                 {rows.map((p) => (
                   <TableRow key={p.model} data-testid={`price-row-${p.model}`} data-state={selected.has(p.model) ? 'selected' : undefined}>
-                    <TableCell>
+                    <TableCell data-card="hide">
                       <input
                         type="checkbox"
                         className="size-4 accent-primary"
@@ -172,7 +172,7 @@ export function PricingPanel() {
                         aria-label={t('pricing:select', { model: p.model })}
                       />
                     </TableCell>
-                    <TableCell className="font-medium whitespace-nowrap">
+                    <TableCell data-card="title" className="font-medium whitespace-nowrap">
                       <span className="inline-flex items-center gap-1.5">
                         {p.model}
                         <LockedMark locked={p.locked} />
@@ -187,7 +187,7 @@ export function PricingPanel() {
                     <TableCell>
                       <PriceText ratio={p.input} type={p.type} currency={view.currency} per1M={view.per1M} />
                     </TableCell>
-                    <TableCell>
+                    <TableCell data-card="actions">
                       <div className="flex justify-end gap-1">
                         <RowAction
                           label={t('common:actions.edit')}

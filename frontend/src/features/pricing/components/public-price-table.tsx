@@ -28,7 +28,7 @@ export function PublicPriceTable() {
             emptyText={all.length === 0 ? t('pricing:public.empty') : t('pricing:noMatch')}
             emptyTestId="public-price-empty"
           >
-            <Table data-testid="public-price-table">
+            <Table cards data-testid="public-price-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('pricing:columns.model')}</TableHead>
@@ -41,7 +41,7 @@ export function PublicPriceTable() {
               <TableBody>
                 {rows.map((p) => (
                   <TableRow key={p.model} data-testid={`public-price-row-${p.model}`}>
-                    <TableCell className="font-medium whitespace-nowrap">{p.model}</TableCell>
+                    <TableCell data-card="title" className="font-medium whitespace-nowrap">{p.model}</TableCell>
                     <TableCell>{ownerName(owners.data, p.channel_type)}</TableCell>
                     <TableCell>
                       <PriceTypeBadge type={p.type} />

@@ -152,7 +152,7 @@ export function RedemptionsPanel() {
             emptyText={filtered ? t('redemptions:noMatch') : t('redemptions:empty')}
             emptyTestId="redemptions-empty"
           >
-            <Table data-testid="redemptions-table">
+            <Table cards data-testid="redemptions-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('redemptions:columns.id')}</TableHead>
@@ -161,7 +161,7 @@ export function RedemptionsPanel() {
                   <TableHead>{t('redemptions:columns.quota')}</TableHead>
                   <TableHead>{t('redemptions:columns.createdAt')}</TableHead>
                   <TableHead>{t('redemptions:columns.redeemedAt')}</TableHead>
-                  <TableHead className="text-right">{t('redemptions:columns.actions')}</TableHead>
+                  <TableHead data-card="actions" className="text-right">{t('redemptions:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
@@ -171,7 +171,7 @@ export function RedemptionsPanel() {
                   return (
                     <TableRow key={r.id} data-testid={`redemption-row-${r.id}`}>
                       <TableCell className="tabular-nums">{r.id}</TableCell>
-                      <TableCell>
+                      <TableCell data-card="title">
                         <div className="font-medium" data-testid="redemption-name">
                           {r.name}
                         </div>
@@ -189,7 +189,7 @@ export function RedemptionsPanel() {
                       <TableCell className="whitespace-nowrap">
                         {r.redeemed_at ? formatTimestamp(r.redeemed_at) : t('redemptions:notRedeemed')}
                       </TableCell>
-                      <TableCell>
+                      <TableCell data-card="actions">
                         <div className="flex justify-end gap-1">
                           <RowAction
                             label={t('redemptions:actions.copy')}

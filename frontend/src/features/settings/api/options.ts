@@ -8,21 +8,23 @@ const SITE_STATUS_KEY = ['site', 'status'] as const
 
 export const getOptions = (signal?: AbortSignal) => api.get<OptionItem[]>('/api/option', { signal })
 
-/** GET /api/option (root): every setting, secrets blank. */
+/** GET /api/option (administrators): every setting the caller manages, secrets blank. */
 export function useOptions() {
   return useQuery(queryOptions({ queryKey: settingsKeys.options(), queryFn: ({ signal }) => getOptions(signal) }))
 }
 
-export const updateOption = (body: { key: string; value: string | boolean | number }) =>
-  api.put<{ key: string; value: string }>('/api/option', body)
+export const updateOptions = (options: { key: string; value: string | boolean }[]) =>
+  api.put<{ key: string; value: string }[]>('/api/option/batch', { options })
 
-/** PUT /api/option {key, value}: one setting, validated by the server. */
+/**
+ * PUT /api/option/batch {options}: the changes of one Save, validated by the server and written
+ * all together or, when one is refused, not at all.
+ */
 export function useUpdateOptions() {
   const queryClient = useQueryClient()
   return useMutation({
-    /** Sends the changes one by one, in order; stops at the first refusal. */
     mutationFn: async (changes: { key: string; value: string | boolean }[]) => {
-      for (const c of changes) await updateOption(c)
+      await updateOptions(changes)
       return changes.length
     },
     onSettled: () => {

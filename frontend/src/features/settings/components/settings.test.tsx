@@ -6,74 +6,146 @@ import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
-import { resetSettingsMocks } from '../mocks/handlers'
+import { mockOptions, resetSettingsMocks } from '../mocks/handlers'
 
 // These flows type a lot; give them room on a busy machine.
 configure({ asyncUtilTimeout: 4_000 })
 vi.setConfig({ testTimeout: 30_000 })
 
-function signIn() {
-  resetAuthMocks(mockRoot)
-  setUser(mockRoot)
+function signIn(role = mockRoot.role) {
+  resetAuthMocks({ ...mockRoot, role })
+  setUser({ ...mockRoot, role })
+}
+
+/** Records every batch the console sends (and answers it as the server would). */
+function recordBatches() {
+  const batches: unknown[] = []
+  server.use(
+    http.put('*/api/option/batch', async ({ request }) => {
+      const body = (await request.json()) as { options: { key: string; value: unknown }[] }
+      batches.push(body.options)
+      return HttpResponse.json({ success: true, message: '', data: body.options })
+    }),
+  )
+  return batches
 }
 
 beforeEach(() => resetSettingsMocks())
 
 describe('settings screen', () => {
-  it('renders inputs by kind with the stored values and sends only the changed keys', async () => {
-    const puts: unknown[] = []
-    server.use(
-      http.put('*/api/option', async ({ request }) => {
-        const body = await request.json()
-        puts.push(body)
-        return HttpResponse.json({ success: true, message: '', data: body })
-      }),
-    )
+  it('one Save per tab sends every changed key of the tab together, checked by kind, quotas as money', async () => {
+    const batches = recordBatches()
     signIn()
     renderApp('/panel/setting')
     const general = await screen.findByTestId('settings-section-general')
+    const quota = screen.getByTestId('settings-section-quota')
     expect(within(general).getByLabelText('每美元额度')).toHaveValue(500000)
     expect(within(general).getByRole('switch', { name: '以货币形式显示额度' })).toBeChecked()
+    // 250000 quota units are typed as $0.5, with the units beside them.
+    const newUser = within(quota).getByLabelText('新用户初始额度')
+    expect(newUser).toHaveValue('0.5')
+    expect(within(quota).getByTestId('quota-hint')).toHaveTextContent('= 250,000 额度')
+    expect(screen.getByTestId('settings-pending-operation')).toHaveTextContent('没有未保存的修改')
 
     const user = userEvent.setup()
     await user.click(within(general).getByRole('switch', { name: '以货币形式显示额度' }))
-    const links = within(general).getByLabelText('聊天客户端列表（JSON 数组）')
-    await user.clear(links)
-    await user.click(links)
-    await user.paste('{"a":1}')
-    await user.click(within(general).getByTestId('settings-save-general'))
-    expect(await within(general).findByText('需要 JSON 数组')).toBeInTheDocument()
-    expect(puts).toEqual([])
-
-    await user.clear(links)
-    await user.click(links)
-    await user.paste('[]')
+    await user.clear(newUser)
+    await user.type(newUser, '2.x')
     const perUnit = within(general).getByLabelText('每美元额度')
     await user.clear(perUnit)
     await user.type(perUnit, '0')
-    await user.click(within(general).getByTestId('settings-save-general'))
-    expect(await within(general).findByText('取值范围为 1 到 1000000000')).toBeInTheDocument()
+    await user.click(screen.getByTestId('settings-save-operation'))
+    expect(await within(quota).findByText('请输入金额（最多 6 位小数）')).toBeInTheDocument()
+    expect(within(general).getByText('取值范围为 1 到 1000000000')).toBeInTheDocument()
+    expect(batches).toEqual([])
+
+    await user.clear(newUser)
+    await user.type(newUser, '2')
+    expect(within(quota).getByTestId('quota-hint')).toHaveTextContent('= 1,000,000 额度')
     await user.clear(perUnit)
     await user.type(perUnit, '1000000')
-    await user.click(within(general).getByTestId('settings-save-general'))
+    expect(screen.getByTestId('settings-pending-operation')).toHaveTextContent('3 项修改尚未保存')
+    // One save for both sections of the tab; the dollars go back as quota units.
+    expect(screen.getAllByRole('button', { name: '保存' })).toHaveLength(3)
+    await user.click(screen.getByTestId('settings-save-operation'))
     await waitFor(() =>
-      expect(puts).toEqual([
-        { key: 'DisplayInCurrencyEnabled', value: false },
-        { key: 'QuotaPerUnit', value: '1000000' },
+      expect(batches).toEqual([
+        [
+          { key: 'DisplayInCurrencyEnabled', value: false },
+          { key: 'QuotaPerUnit', value: '1000000' },
+          { key: 'QuotaForNewUser', value: '1000000' },
+        ],
       ]),
     )
-    expect(await screen.findByText('已保存 2 项设置')).toBeInTheDocument()
+    expect(await screen.findByText('已保存 3 项设置')).toBeInTheDocument()
+  })
+
+  it('discard puts back what is stored; what was typed survives switching tabs', async () => {
+    const batches = recordBatches()
+    signIn()
+    renderApp('/panel/setting')
+    const user = userEvent.setup()
+    const retry = within(await screen.findByTestId('settings-section-channels')).getByLabelText('重试次数')
+    await user.clear(retry)
+    await user.type(retry, '3')
+    await user.click(screen.getByTestId('settings-tab-other'))
+    await user.click(screen.getByTestId('settings-tab-operation'))
+    expect(retry).toHaveValue(3)
+    expect(screen.getByTestId('settings-pending-operation')).toHaveTextContent('1 项修改尚未保存')
+    await user.click(screen.getByTestId('settings-discard-operation'))
+    expect(retry).toHaveValue(0)
+    await user.click(screen.getByTestId('settings-save-operation'))
+    expect(await screen.findByText('没有需要保存的修改')).toBeInTheDocument()
+    expect(batches).toEqual([])
+  })
+
+  it('chat clients are edited as rows, and each needs a name and an address', async () => {
+    const batches = recordBatches()
+    signIn()
+    renderApp('/panel/setting')
+    const editor = await screen.findByTestId('chat-links-editor')
+    const rows = () => within(editor).getAllByTestId('chat-link-row') as [HTMLElement, ...HTMLElement[]]
+    expect(rows()).toHaveLength(1)
+    expect(within(rows()[0]).getByLabelText('名称')).toHaveValue('NextChat')
+
+    const user = userEvent.setup()
+    await user.click(within(editor).getByTestId('chat-link-add'))
+    expect(rows()).toHaveLength(2)
+    await user.click(screen.getByTestId('settings-save-operation'))
+    expect(await screen.findByText('每个客户端都需要名称和地址')).toBeInTheDocument()
+    expect(batches).toEqual([])
+
+    await user.type(within(rows()[1] as HTMLElement).getByLabelText('名称'), 'Lobe')
+    await user.click(within(rows()[1] as HTMLElement).getByLabelText('地址模板'))
+    await user.paste('https://lobe.example/?key={key}')
+    // The new client goes first; the first one is hidden.
+    await user.click(within(rows()[1] as HTMLElement).getByTestId('chat-link-up'))
+    await user.click(within(rows()[1] as HTMLElement).getByRole('switch', { name: '显示' }))
+    await user.click(screen.getByTestId('settings-save-operation'))
+    await waitFor(() => expect(batches).toHaveLength(1))
+    const [change] = batches[0] as [{ key: string; value: string }]
+    expect(change.key).toBe('ChatLinks')
+    expect(JSON.parse(change.value)).toEqual([
+      { name: 'Lobe', url: 'https://lobe.example/?key={key}', show: true, sort: 1 },
+      { name: 'NextChat', url: 'https://app.nextchat.dev/#/?settings={"key":"{key}"}', show: false, sort: 2 },
+    ])
+  })
+
+  it('the default language is chosen from the four', async () => {
+    const batches = recordBatches()
+    signIn()
+    renderApp('/panel/setting')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('settings-tab-other'))
+    const language = within(screen.getByTestId('settings-section-site')).getByLabelText('默认语言')
+    expect(language).toHaveValue('zh_CN')
+    await user.selectOptions(language, 'English')
+    await user.click(screen.getByTestId('settings-save-other'))
+    await waitFor(() => expect(batches).toEqual([[{ key: 'Language', value: 'en' }]]))
   })
 
   it('secrets are write-only: blank, marked as set, sent only when typed; unknown keys show under other', async () => {
-    const puts: unknown[] = []
-    server.use(
-      http.put('*/api/option', async ({ request }) => {
-        const body = await request.json()
-        puts.push(body)
-        return HttpResponse.json({ success: true, message: '', data: body })
-      }),
-    )
+    const batches = recordBatches()
     signIn()
     renderApp('/panel/setting')
     const user = userEvent.setup()
@@ -82,20 +154,20 @@ describe('settings screen', () => {
     const secret = within(smtp).getByLabelText('SMTP 密码')
     expect(secret).toHaveValue('')
     expect(secret).toHaveAttribute('placeholder', '已设置；留空则保持不变')
-    await user.click(within(smtp).getByTestId('settings-save-smtp'))
+    await user.click(screen.getByTestId('settings-save-system'))
     expect(await screen.findByText('没有需要保存的修改')).toBeInTheDocument()
     await user.type(secret, 'p4ss')
-    await user.click(within(smtp).getByTestId('settings-save-smtp'))
-    await waitFor(() => expect(puts).toEqual([{ key: 'SMTPToken', value: 'p4ss' }]))
+    await user.click(screen.getByTestId('settings-save-system'))
+    await waitFor(() => expect(batches).toEqual([[{ key: 'SMTPToken', value: 'p4ss' }]]))
 
     await user.click(screen.getByTestId('settings-tab-other'))
     const unknown = await screen.findByTestId('settings-section-unknown')
     expect(within(unknown).getByLabelText('FutureOption')).toHaveValue('x')
   })
 
-  it('a refused value is shown by the central handler', async () => {
+  it('a refused save is explained in the reader’s language', async () => {
     server.use(
-      http.put('*/api/option', () =>
+      http.put('*/api/option/batch', () =>
         HttpResponse.json({ success: false, message: 'RetryTimes must be between 0 and 10', code: 'out_of_range' }, { status: 400 }),
       ),
     )
@@ -105,14 +177,39 @@ describe('settings screen', () => {
     const user = userEvent.setup()
     await user.clear(within(section).getByLabelText('重试次数'))
     await user.type(within(section).getByLabelText('重试次数'), '3')
-    await user.click(within(section).getByTestId('settings-save-channels'))
+    await user.click(screen.getByTestId('settings-save-operation'))
     expect(await screen.findByText('错误：有数值超出了允许的范围。')).toBeInTheDocument()
+    // Still unsaved: nothing of it was written.
+    expect(screen.getByTestId('settings-pending-operation')).toHaveTextContent('1 项修改尚未保存')
   })
 
-  it('administrators (not root) are told they lack the permission', async () => {
-    resetAuthMocks({ ...mockRoot, role: 10 })
-    setUser({ ...mockRoot, role: 10 })
+  it('administrators manage what the server lists to them, and are told what root keeps', async () => {
+    // The server leaves the root-only settings out for an administrator.
+    resetSettingsMocks(mockOptions().filter((o) => !o.root_only))
+    signIn(10)
+    renderApp('/panel/setting')
+    expect(await screen.findByTestId('settings-admin-note')).toHaveTextContent('仅超级管理员可见')
+    const general = screen.getByTestId('settings-section-general')
+    expect(within(general).queryByLabelText('每美元额度')).not.toBeInTheDocument()
+    expect(within(general).getByRole('switch', { name: '以货币形式显示额度' })).toBeInTheDocument()
+    // Every system setting is root's: no such tab.
+    expect(screen.queryByTestId('settings-tab-system')).not.toBeInTheDocument()
+    expect(screen.getByTestId('settings-tab-other')).toBeInTheDocument()
+  })
+
+  it('ordinary users are told they lack the permission', async () => {
+    signIn(1)
     renderApp('/panel/setting')
     expect(await screen.findByTestId('no-permission')).toBeInTheDocument()
+  })
+
+  it('a settings list that cannot be read says why and offers a retry', async () => {
+    server.use(
+      http.get('*/api/option', () => HttpResponse.json({ success: false, message: 'database is down', code: 'internal' }, { status: 500 })),
+    )
+    signIn()
+    renderApp('/panel/setting')
+    expect(await screen.findByTestId('settings-empty-error')).toBeInTheDocument()
+    expect(screen.getByTestId('settings-empty-retry')).toBeInTheDocument()
   })
 })

@@ -48,7 +48,7 @@ export function MidjourneyPanel({ admin }: { admin: boolean }) {
       <Card>
         <CardContent className="p-0">
           <ListState loading={list.tasks.isPending} empty={rows.length === 0} emptyText={t('tasks:mj.empty')} emptyTestId="mj-empty">
-            <Table data-testid="mj-table">
+            <Table cards data-testid="mj-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('tasks:columns.submitTime')}</TableHead>
@@ -71,7 +71,7 @@ export function MidjourneyPanel({ admin }: { admin: boolean }) {
                     <TableCell>
                       <TaskTime value={task.submit_time} />
                     </TableCell>
-                    <TableCell className="font-mono text-xs" data-testid="task-id">
+                    <TableCell data-card="title" className="font-mono text-xs" data-testid="task-id">
                       {task.task_id}
                     </TableCell>
                     {admin && <TableCell className="tabular-nums">{task.user_id}</TableCell>}

@@ -63,7 +63,7 @@ export function TasksPanel({ admin }: { admin: boolean }) {
       <Card>
         <CardContent className="p-0">
           <ListState loading={list.tasks.isPending} empty={rows.length === 0} emptyText={t('tasks:task.empty')} emptyTestId="tasks-empty">
-            <Table data-testid="tasks-table">
+            <Table cards data-testid="tasks-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('tasks:columns.submitTime')}</TableHead>
@@ -88,7 +88,7 @@ export function TasksPanel({ admin }: { admin: boolean }) {
                     <TableCell>
                       <TaskTime value={task.finish_time} />
                     </TableCell>
-                    <TableCell className="font-mono text-xs" data-testid="task-id">
+                    <TableCell data-card="title" className="font-mono text-xs" data-testid="task-id">
                       {task.task_id}
                     </TableCell>
                     <TableCell>

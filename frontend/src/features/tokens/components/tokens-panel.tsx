@@ -126,7 +126,7 @@ export function TokensPanel() {
               {params.keyword ? t('tokens:noMatch') : t('tokens:empty')}
             </p>
           ) : (
-            <Table data-testid="tokens-table">
+            <Table cards data-testid="tokens-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('tokens:columns.name')}</TableHead>
@@ -135,13 +135,13 @@ export function TokensPanel() {
                   <TableHead>{t('tokens:columns.usedQuota')}</TableHead>
                   <TableHead>{t('tokens:columns.createdAt')}</TableHead>
                   <TableHead>{t('tokens:columns.expiredAt')}</TableHead>
-                  <TableHead className="text-right">{t('tokens:columns.actions')}</TableHead>
+                  <TableHead data-card="actions" className="text-right">{t('tokens:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
                 {rows.map((token) => (
                   <TableRow key={token.id} data-testid={`token-row-${token.id}`}>
-                    <TableCell>
+                    <TableCell data-card="title">
                       <div className="font-medium" data-testid="token-name">
                         {token.name}
                       </div>
@@ -158,7 +158,7 @@ export function TokensPanel() {
                     <TableCell className="whitespace-nowrap" data-testid="token-expiry">
                       {token.expired_at === -1 ? t('tokens:never') : formatTimestamp(token.expired_at)}
                     </TableCell>
-                    <TableCell>
+                    <TableCell data-card="actions">
                       <div className="flex justify-end gap-1">
                         <RowAction label={t('tokens:actions.copyKey')} onClick={() => void copyKey(token)} testId="token-copy">
                           <CopyIcon />

@@ -1,8 +1,9 @@
 import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { mockStatus } from '@/features/site/mocks/handlers'
 import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
@@ -20,13 +21,27 @@ function signIn() {
 }
 
 describe('top-up screen', { timeout: 20_000 }, () => {
-  it('shows the balance and the online top-up notice', async () => {
+  it('shows the balance; without an online top-up it offers none and says where to go', async () => {
     signIn()
     renderApp('/panel/topup')
     await waitFor(() => expect(screen.getByTestId('topup-balance')).toHaveTextContent('$500.00'))
     expect(screen.getByText('$1.00')).toBeInTheDocument()
-    await userEvent.setup().click(screen.getByTestId('topup-online'))
-    expect(await screen.findByText('管理员未开启在线充值链接！')).toBeInTheDocument()
+    expect(screen.queryByTestId('topup-online')).not.toBeInTheDocument()
+    expect(screen.getByTestId('topup-online-none')).toHaveTextContent('本站暂未开通在线充值')
+  })
+
+  it('opens the operator top-up link when there is one', async () => {
+    server.use(
+      http.get('*/api/status', () =>
+        HttpResponse.json({ success: true, message: '', data: { ...mockStatus, top_up_link: 'https://pay.example/top-up' } }),
+      ),
+    )
+    const open = vi.spyOn(window, 'open').mockImplementation(() => null)
+    signIn()
+    renderApp('/panel/topup')
+    await userEvent.setup().click(await screen.findByTestId('topup-online'))
+    expect(open).toHaveBeenCalledWith('https://pay.example/top-up', '_blank', 'noopener,noreferrer')
+    open.mockRestore()
   })
 
   it('requires a code', async () => {
@@ -76,11 +91,14 @@ describe('top-up screen', { timeout: 20_000 }, () => {
     await waitFor(() => expect(selfCalls).toBeGreaterThan(before))
   })
 
-  it('an invalid code is reported by the central handler', async () => {
+  it('an invalid code is reported by the central handler, and no earlier success banner stays', async () => {
     signIn()
     renderApp('/panel/topup')
     const user = userEvent.setup()
-    await user.type(await screen.findByLabelText('兑换码'), 'nope')
+    await user.type(await screen.findByLabelText('兑换码'), VALID_CODE)
+    await user.click(screen.getByTestId('topup-submit'))
+    expect(await screen.findByTestId('topup-result')).toBeInTheDocument()
+    await user.type(screen.getByLabelText('兑换码'), 'nope')
     await user.click(screen.getByTestId('topup-submit'))
     expect(await screen.findByText('错误：兑换码无效或已被使用。')).toBeInTheDocument()
     expect(screen.queryByTestId('topup-result')).not.toBeInTheDocument()

@@ -33,6 +33,8 @@ export function TopupPanel({ onRedeemed }: TopupPanelProps) {
   const [result, setResult] = useState<TopupResult | null>(null)
 
   const onSubmit = form.handleSubmit(async ({ key }) => {
+    // A new attempt: the banner of the last success no longer describes what is happening.
+    setResult(null)
     try {
       const r = await redeem.mutateAsync(key)
       setResult(r)
@@ -44,10 +46,7 @@ export function TopupPanel({ onRedeemed }: TopupPanelProps) {
     }
   })
 
-  const openTopUpLink = () => {
-    if (top_up_link) window.open(top_up_link, '_blank', 'noopener,noreferrer')
-    else notify.warning(t('topup:online.notSet'))
-  }
+  const openTopUpLink = () => window.open(top_up_link, '_blank', 'noopener,noreferrer')
 
   const balance = result?.balance ?? user?.quota ?? 0
 
@@ -75,10 +74,17 @@ export function TopupPanel({ onRedeemed }: TopupPanelProps) {
               </dd>
             </dl>
           )}
-          <Button variant="outline" onClick={openTopUpLink} data-testid="topup-online">
-            <ExternalLinkIcon />
-            {t('topup:online.button')}
-          </Button>
+          {top_up_link ? (
+            <Button variant="outline" onClick={openTopUpLink} data-testid="topup-online">
+              <ExternalLinkIcon />
+              {t('topup:online.button')}
+            </Button>
+          ) : (
+            // Nothing to pay with online: say so, and where to go instead.
+            <p className="rounded-md border border-dashed p-3 text-sm text-muted-foreground" data-testid="topup-online-none">
+              {t('topup:online.none')}
+            </p>
+          )}
         </CardContent>
       </Card>
 

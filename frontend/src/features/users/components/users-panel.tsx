@@ -199,7 +199,7 @@ export function UsersPanel() {
             emptyText={filtered ? t('users:noMatch') : t('users:empty')}
             emptyTestId="users-empty"
           >
-            <Table data-testid="users-table">
+            <Table cards data-testid="users-table">
               <TableHeader>
                 <TableRow>
                   <TableHead>{t('users:columns.id')}</TableHead>
@@ -210,7 +210,7 @@ export function UsersPanel() {
                   <TableHead>{t('users:columns.role')}</TableHead>
                   <TableHead>{t('users:columns.status')}</TableHead>
                   <TableHead className="hidden 2xl:table-cell">{t('users:columns.createdAt')}</TableHead>
-                  <TableHead className="text-right">{t('users:columns.actions')}</TableHead>
+                  <TableHead data-card="actions" className="text-right">{t('users:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
@@ -219,7 +219,7 @@ export function UsersPanel() {
                   return (
                     <TableRow key={u.id} data-testid={`user-row-${u.id}`}>
                       <TableCell className="tabular-nums">{u.id}</TableCell>
-                      <TableCell>
+                      <TableCell data-card="title">
                         <div className="font-medium" data-testid="user-username">
                           {u.username}
                         </div>
@@ -253,7 +253,7 @@ export function UsersPanel() {
                         </Badge>
                       </TableCell>
                       <TableCell className="hidden whitespace-nowrap 2xl:table-cell">{formatTimestamp(u.created_at)}</TableCell>
-                      <TableCell>
+                      <TableCell data-card="actions">
                         {canManage(u) ? (
                           <div className="flex justify-end gap-1">
                             <RowAction label={t('common:actions.edit')} onClick={() => openEdit(u)} testId="user-edit">

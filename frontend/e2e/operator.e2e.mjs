@@ -199,6 +199,54 @@ test('operator and user journey', async (t) => {
     await shot('24-logs-with-cost')
   })
 
+  await step(t, 'at 1440 px the channel and pricing tables keep their prices and actions in view', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 })
+    /** The heading is drawn inside the window and inside its table's scroll box. */
+    const inView = async (table, heading) => {
+      const box = await page.getByTestId(table).locator('thead th', { hasText: heading }).first().boundingBox()
+      const frame = await page.getByTestId(table).locator('xpath=..').boundingBox()
+      assert.ok(box && frame, `${table}: no ${heading} heading`)
+      assert.ok(box.x >= frame.x - 1 && box.x + box.width <= frame.x + frame.width + 1, `${table}: ${heading} is cut off (${box.x}+${box.width} in ${frame.x}+${frame.width})`)
+      assert.ok(box.x + box.width <= 1440, `${table}: ${heading} is outside the window`)
+    }
+    await page.goto(`${BASE_URL}/panel/channel`)
+    await page.locator('[data-testid^="channel-row-"]').first().waitFor()
+    for (const h of ['已用 / 余额', '优先级 / 权重', '操作']) await inView('channels-table', h)
+    await page.goto(`${BASE_URL}/panel/pricing`)
+    await page.getByTestId('price-row-e2e-expensive').waitFor()
+    for (const h of ['输入价格', '输出价格', '操作']) await inView('pricing-table', h)
+    await shot('25-pricing-1440')
+    await page.setViewportSize({ width: 1280, height: 800 })
+  })
+
+  await step(t, 'testing every channel names the one that failed and why', async () => {
+    // A channel whose upstream refuses connections.
+    await apiCall('POST', '/api/channel', {
+      name: 'e2e-broken',
+      type: 1,
+      key: 'sk-broken',
+      base_url: 'http://127.0.0.1:9',
+      models: 'e2e-broken-model',
+      group: 'default',
+    })
+    await page.goto(`${BASE_URL}/panel/channel`)
+    await page.locator('[data-testid^="channel-row-"]', { hasText: 'e2e-broken' }).waitFor()
+    await page.getByTestId('channel-test-all').click()
+    const result = page.getByTestId('channel-test-all-result')
+    await result.waitFor({ timeout: 60_000 })
+    const failures = result.getByTestId('channel-test-failure')
+    await failures.first().waitFor()
+    assert.equal(await failures.count(), 1, 'only the broken channel failed')
+    const text = (await failures.first().textContent()) ?? ''
+    assert.match(text, /e2e-broken/, 'the failure names the channel')
+    assert.ok(text.replace(/#\d+ e2e-broken/, '').trim().length > 0, 'and says why')
+    await shot('26-test-all-failures')
+    await page.keyboard.press('Escape')
+    // The row says so too, with the reason.
+    const row = page.locator('[data-testid^="channel-row-"]', { hasText: 'e2e-broken' })
+    await row.getByTestId('channel-response').filter({ hasText: '失败' }).waitFor()
+  })
+
   await step(t, 'every console screen of the menu renders (screenshots)', async () => {
     // Open the collapse sections so that every item is a link to click.
     for (const collapse of await page.locator('[data-testid^="menu-collapse-"]').all()) {
@@ -227,6 +275,28 @@ test('operator and user journey', async (t) => {
 
   await step(t, 'root creates a normal user', async () => {
     await apiCall('POST', '/api/user', { username: userName, password: userPassword })
+  })
+
+  await step(t, 'promoting a user to administrator happens only after a confirmation', async () => {
+    const promo = `p${userName}`
+    await apiCall('POST', '/api/user', { username: promo, password: userPassword })
+    const found = await apiCall('GET', `/api/user?keyword=${promo}`)
+    const id = (found.data ?? found).find((u) => u.username === promo).id
+    await page.goto(`${BASE_URL}/panel/user`)
+    const row = page.getByTestId(`user-row-${id}`)
+    await row.waitFor()
+    await row.getByTestId('user-promote').click()
+    const dialog = page.getByTestId('user-confirm-dialog')
+    await dialog.waitFor()
+    assert.match((await dialog.textContent()) ?? '', new RegExp(promo), 'the question names the user')
+    // Cancelled: nothing changes.
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+    assert.equal((await apiCall('GET', `/api/user/${id}`)).role, 1)
+    await row.getByTestId('user-promote').click()
+    await page.getByTestId('user-confirm-dialog-confirm').click()
+    await row.getByTestId('user-role').filter({ hasText: '管理员' }).waitFor()
+    assert.equal((await apiCall('GET', `/api/user/${id}`)).role, 10)
   })
 
   await step(t, 'on a phone, the user sees no admin item and cannot open admin routes', async () => {
@@ -275,5 +345,43 @@ test('operator and user journey', async (t) => {
     }
     const me = await apiCall('GET', '/api/user/self')
     assert.equal(me.quota, 1_000_000)
+  })
+
+  await step(t, 'a refused code is told in Chinese, never in the server\'s English', async () => {
+    const res = await page.request.fetch(`${BASE_URL}/api/user/topup`, { method: 'POST', data: { key: 'not-a-real-code' } })
+    const body = await res.json()
+    assert.equal(body.success, false)
+    assert.ok(body.message && /[a-z]{3}/.test(body.message), `the server explains in English: ${body.message}`)
+    await page.goto(`${BASE_URL}/panel/topup`)
+    await page.locator('input[name="key"]').fill('not-a-real-code')
+    await page.getByTestId('topup-submit').click()
+    await page.getByText('兑换码无效或已被使用').first().waitFor()
+    const text = await page.evaluate(() => document.body.innerText)
+    assert.ok(!text.includes(body.message), `the page shows the server's English: ${body.message}`)
+    // Nor any other run of English words (a sentence) anywhere on the page.
+    const sentence = text.match(/\b[A-Za-z]{2,}(?: [A-Za-z]{2,}){3,}/)
+    assert.equal(sentence, null, `English on the Chinese page: ${sentence?.[0]}`)
+    await shot('45-mobile-refused-code')
+  })
+
+  await step(t, 'on a phone, lists are cards and the price page shows a model\'s price', async () => {
+    await apiCall('POST', '/api/token', { name: 'phone-key', unlimited_quota: true, expired_at: -1 })
+    await page.goto(`${BASE_URL}/panel/token`)
+    const card = page.locator('[data-testid^="token-row-"]', { hasText: 'phone-key' })
+    await card.waitFor()
+    assert.equal(await page.getByTestId('tokens-table').locator('thead').isVisible(), false, 'no table header on a phone')
+    const remain = await card.getByTestId('token-remain').boundingBox()
+    assert.ok(remain && remain.x >= 0 && remain.x + remain.width <= 390, 'the key\'s balance is on screen')
+    const label = await card.getByTestId('token-remain').evaluate((el) => getComputedStyle(el, '::before').content)
+    assert.match(label, /剩余额度/, 'each line is labelled with its column')
+    await shot('46-mobile-token-cards')
+    await page.goto(`${BASE_URL}/price`)
+    const price = page.getByTestId('public-price-row-e2e-expensive').getByTestId('public-price-input')
+    await price.waitFor()
+    const box = await price.boundingBox()
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `the price is on screen: ${JSON.stringify(box)}`)
+    assert.match((await price.textContent()) ?? '', /\$\d/, 'in dollars')
+    await assertNoHorizontalOverflow('the price page on a phone')
+    await shot('47-mobile-price')
   })
 })

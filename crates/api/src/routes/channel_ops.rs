@@ -227,8 +227,23 @@ pub struct TestQuery {
     model: Option<String>,
 }
 
+/// The model a test asks for when none is given: the channel's test model, else the first
+/// model it lists (wildcards cannot be asked for), so a channel saved without a test model is
+/// still tested rather than silently skipped.
+fn default_test_model(row: &channels::ChannelRow) -> Option<String> {
+    Some(row.test_model.trim().to_owned())
+        .filter(|m| !m.is_empty())
+        .or_else(|| {
+            row.models
+                .split(',')
+                .map(str::trim)
+                .find(|m| !m.is_empty() && !m.ends_with('*'))
+                .map(str::to_owned)
+        })
+}
+
 /// `GET /api/channel/test/{id}?model=`: `{time_ms, model}`, or 502 `channel_test_failed` with
-/// the upstream's message.
+/// the upstream's message. Without `model`, the channel's test model or its first model.
 pub async fn test_one(
     state: web::Data<AppState>,
     _a: AdminUser,
@@ -241,8 +256,13 @@ pub async fn test_one(
         .model
         .map(|m| m.trim().to_owned())
         .filter(|m| !m.is_empty())
-        .or_else(|| Some(row.test_model.trim().to_owned()).filter(|m| !m.is_empty()))
-        .ok_or_else(|| ApiError::bad_request("test_model_required", "set a test model first"))?;
+        .or_else(|| default_test_model(&row))
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "test_model_required",
+                "set a test model first (the channel lists no model a test can ask for)",
+            )
+        })?;
     let t = run_test(&state, row, model, false).await?;
     match t.result {
         Ok(ms) => Ok(ok(
@@ -271,15 +291,17 @@ pub struct TestFailure {
     pub message: String,
 }
 
-/// Tests, one after the other, every enabled or automatically disabled channel that has a test
-/// model (each bounded by [`TEST_TIMEOUT`]). For the periodic run every `ChannelTestFrequency`
+/// Tests, one after the other, every enabled or automatically disabled channel that has a model
+/// to test with (its test model, else its first model; each bounded by [`TEST_TIMEOUT`]). For the periodic run every `ChannelTestFrequency`
 /// minutes as well as `GET /api/channel/test`.
 pub async fn test_all(state: &AppState) -> ApiResult<TestSummary> {
     let rows = state.db(|c| Ok(channels::all(c)?)).await?;
     let mut sum = TestSummary::default();
     for row in rows {
-        let model = row.test_model.trim().to_owned();
-        if model.is_empty() || !matches!(row.status, ENABLED | AUTO_DISABLED) {
+        let Some(model) = default_test_model(&row) else {
+            continue;
+        };
+        if !matches!(row.status, ENABLED | AUTO_DISABLED) {
             continue;
         }
         if Provider::for_channel_type(row.channel_type).is_none() {

@@ -88,20 +88,38 @@ async fn test_success_stores_response_time_and_bills_nothing() {
 }
 
 #[actix_web::test]
-async fn test_needs_a_test_model() {
+async fn without_a_test_model_the_first_listed_model_is_tested() {
     let app = TestApp::new().await;
     let up = MockUpstream::start();
-    let id = chan(&app, &up.base_url, "sk-mock-ok", json!({})).await;
+    // No test model: the first model the channel lists that is not a wildcard.
+    let id = chan(
+        &app,
+        &up.base_url,
+        "sk-mock-ok",
+        json!({"models": "gpt-4*,gpt-4o-mini,gpt-4o"}),
+    )
+    .await;
     let r = app.root().get(&format!("/api/channel/test/{id}")).await;
-    let m = r.err(400, "test_model_required");
-    assert!(m.contains("test model"), "{m}");
-    assert_eq!(up.requests().len(), 0);
-    // With ?model= it runs.
-    let r = app
+    assert_eq!(r.ok()["model"], "gpt-4o-mini");
+    assert_eq!(up.requests().len(), 1);
+    // Test-all does not skip it either.
+    let sum = app.root().get("/api/channel/test").await;
+    assert_eq!(sum.ok()["tested"], 1);
+    assert_eq!(up.requests().len(), 2);
+    // Only wildcards: nothing to ask for, and the answer says what to do.
+    let only = chan(&app, &up.base_url, "sk-wild", json!({"models": "gpt-4*"})).await;
+    let m = app
         .root()
-        .get(&format!("/api/channel/test/{id}?model=gpt-4o-mini"))
-        .await;
-    r.ok();
+        .get(&format!("/api/channel/test/{only}"))
+        .await
+        .err(400, "test_model_required");
+    assert!(m.contains("test model"), "{m}");
+    assert_eq!(up.requests().len(), 2);
+    // With ?model= it runs.
+    app.root()
+        .get(&format!("/api/channel/test/{only}?model=gpt-4o"))
+        .await
+        .ok();
 }
 
 #[actix_web::test]
@@ -217,7 +235,14 @@ async fn test_all_counts_disables_and_enables() {
         json!({"test_model": "gpt-4o-mini", "status": 2}),
     )
     .await;
-    let untestable = chan(&app, &up.base_url, "sk-mock-ok", json!({})).await;
+    // Only a wildcard and no test model: nothing a test can ask for.
+    let untestable = chan(
+        &app,
+        &up.base_url,
+        "sk-mock-ok",
+        json!({"models": "gpt-4*"}),
+    )
+    .await;
     set_option(&app, "AutomaticDisableChannelEnabled", json!(true)).await;
     set_option(&app, "AutomaticEnableChannelEnabled", json!(true)).await;
     set_option(&app, "ChannelDisableThreshold", json!(0.19)).await;

@@ -157,6 +157,7 @@ export function PricingPanel() {
                   <TableHead>{t('pricing:columns.inputRatio')}</TableHead>
                   <TableHead>{t('pricing:columns.outputRatio')}</TableHead>
                   <TableHead>{t('pricing:columns.input')}</TableHead>
+                  <TableHead>{t('pricing:columns.output')}</TableHead>
                   <TableHead data-card="actions" className="text-right">{t('pricing:columns.actions')}</TableHead>
                 </TableRow>
               </TableHeader>
@@ -186,6 +187,9 @@ export function PricingPanel() {
                     <TableCell className="tabular-nums">{p.type === 'tokens' ? p.output : '-'}</TableCell>
                     <TableCell>
                       <PriceText ratio={p.input} type={p.type} currency={view.currency} per1M={view.per1M} />
+                    </TableCell>
+                    <TableCell>
+                      {p.type === 'tokens' ? <PriceText ratio={p.output} type="tokens" currency={view.currency} per1M={view.per1M} /> : '-'}
                     </TableCell>
                     <TableCell data-card="actions">
                       <div className="flex justify-end gap-1">

@@ -46,7 +46,7 @@ export function PublicPriceTable() {
                     <TableCell>
                       <PriceTypeBadge type={p.type} />
                     </TableCell>
-                    <TableCell>
+                    <TableCell data-testid="public-price-input">
                       <PriceText ratio={p.input} type={p.type} currency={view.currency} per1M={view.per1M} />
                     </TableCell>
                     <TableCell>

@@ -57,10 +57,8 @@ export function MidjourneyPanel({ admin }: { admin: boolean }) {
                   {admin && <TableHead>{t('tasks:columns.channel')}</TableHead>}
                   <TableHead>{t('tasks:columns.action')}</TableHead>
                   <TableHead>{t('tasks:columns.status')}</TableHead>
-                  <TableHead>{t('tasks:columns.progress')}</TableHead>
-                  <TableHead>{t('tasks:columns.prompt')}</TableHead>
-                  <TableHead>{t('tasks:columns.promptEn')}</TableHead>
                   <TableHead>{t('tasks:columns.image')}</TableHead>
+                  <TableHead>{t('tasks:columns.prompt')}</TableHead>
                   <TableHead>{t('tasks:columns.failReason')}</TableHead>
                   <TableHead className="text-right">{t('tasks:columns.duration')}</TableHead>
                 </TableRow>
@@ -77,15 +75,13 @@ export function MidjourneyPanel({ admin }: { admin: boolean }) {
                     {admin && <TableCell className="tabular-nums">{task.user_id}</TableCell>}
                     {admin && <TableCell className="tabular-nums">{task.channel_id ?? '-'}</TableCell>}
                     <TableCell>{task.action || '-'}</TableCell>
+                    {/* Status with its progress, and the prompt with its English form: one column each,
+                        so the table keeps its image and duration in view at 1440 px. */}
                     <TableCell>
-                      <TaskStatusButton task={task} onOpen={() => list.setOpened(task)} />
-                    </TableCell>
-                    <TableCell>
-                      <TaskProgress progress={task.progress} />
-                    </TableCell>
-                    <TableCell className="max-w-64 min-w-40 text-xs break-words">{task.prompt || '-'}</TableCell>
-                    <TableCell className="max-w-64 min-w-40 text-xs break-words text-muted-foreground">
-                      {task.prompt_en || '-'}
+                      <div className="grid justify-items-start gap-1">
+                        <TaskStatusButton task={task} onOpen={() => list.setOpened(task)} />
+                        <TaskProgress progress={task.progress} />
+                      </div>
                     </TableCell>
                     <TableCell>
                       {task.image_url ? (
@@ -105,6 +101,16 @@ export function MidjourneyPanel({ admin }: { admin: boolean }) {
                         </a>
                       ) : (
                         '-'
+                      )}
+                    </TableCell>
+                    <TableCell className="max-w-72 min-w-40 text-xs break-words">
+                      <span className="line-clamp-3" title={task.prompt}>
+                        {task.prompt || '-'}
+                      </span>
+                      {task.prompt_en && task.prompt_en !== task.prompt && (
+                        <span className="mt-1 line-clamp-2 text-muted-foreground" title={task.prompt_en} data-testid="mj-prompt-en">
+                          {t('tasks:columns.promptEn')}: {task.prompt_en}
+                        </span>
                       )}
                     </TableCell>
                     <TableCell className="max-w-48 text-xs break-words text-destructive">{task.fail_reason || '-'}</TableCell>

@@ -8,6 +8,8 @@ export { parseQuotaText, quotaText, type QuotaUnit }
 export const NAME_MAX = 64
 export const HEARTBEAT_MIN = 30
 export const HEARTBEAT_MAX = 90
+/** The server's bound on a key's requests per minute (0: no limit of its own). */
+export const API_RATE_MAX = 1_000_000
 
 /** What the token form edits (inputs keep text; the schema turns it into the payload). */
 export interface TokenFormValues {
@@ -19,6 +21,10 @@ export interface TokenFormValues {
   expired_at: string
   models: string
   subnet: string
+  /** Empty: the owner's group. */
+  group: string
+  /** Requests per minute for this key; 0 or empty: no limit of its own (the group's applies). */
+  api_rate: string
   heartbeat_enabled: boolean
   heartbeat_timeout: string
 }
@@ -32,6 +38,8 @@ export interface TokenPayload {
   expired_at: number
   models: string
   subnet: string
+  group: string
+  api_rate: number
   heartbeat_enabled: boolean
   heartbeat_timeout: number
 }
@@ -64,6 +72,8 @@ export function tokenFormDefaults(token?: Token, unit: QuotaUnit = UNITS): Token
       expired_at: '',
       models: '',
       subnet: '',
+      group: '',
+      api_rate: '0',
       heartbeat_enabled: false,
       heartbeat_timeout: String(HEARTBEAT_MIN),
     }
@@ -76,6 +86,8 @@ export function tokenFormDefaults(token?: Token, unit: QuotaUnit = UNITS): Token
     expired_at: token.expired_at === -1 ? '' : toDateTimeLocal(token.expired_at),
     models: token.models,
     subnet: token.subnet,
+    group: token.group,
+    api_rate: String(token.api_rate ?? 0),
     heartbeat_enabled: token.heartbeat_enabled,
     heartbeat_timeout: String(token.heartbeat_timeout || HEARTBEAT_MIN),
   }
@@ -99,6 +111,8 @@ export function createTokenSchema(t: TFunction, now: () => number = Date.now, un
       expired_at: z.string(),
       models: z.string().trim(),
       subnet: z.string().trim(),
+      group: z.string().trim(),
+      api_rate: z.string().trim(),
       heartbeat_enabled: z.boolean(),
       heartbeat_timeout: z.string().trim(),
     })
@@ -118,6 +132,10 @@ export function createTokenSchema(t: TFunction, now: () => number = Date.now, un
           ctx.addIssue({ code: 'custom', path: ['expired_at'], message: t('tokens:validation.expiryFuture') })
         }
       }
+      const rate = Number(v.api_rate || '0')
+      if (!/^\d*$/.test(v.api_rate) || rate > API_RATE_MAX) {
+        ctx.addIssue({ code: 'custom', path: ['api_rate'], message: t('tokens:validation.apiRate', { max: API_RATE_MAX }) })
+      }
       const hb = Number(v.heartbeat_timeout)
       if (!/^\d+$/.test(v.heartbeat_timeout) || hb < HEARTBEAT_MIN || hb > HEARTBEAT_MAX) {
         ctx.addIssue({
@@ -135,6 +153,8 @@ export function createTokenSchema(t: TFunction, now: () => number = Date.now, un
         expired_at: v.never_expires ? -1 : fromDateTimeLocal(v.expired_at),
         models: v.models,
         subnet: v.subnet,
+        group: v.group,
+        api_rate: Number(v.api_rate || '0'),
         heartbeat_enabled: v.heartbeat_enabled,
         heartbeat_timeout: Number(v.heartbeat_timeout),
       }),

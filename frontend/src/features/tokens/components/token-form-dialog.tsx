@@ -6,15 +6,18 @@ import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
+import { NativeSelect } from '@/components/ui/native-select'
 import { Spinner } from '@/components/ui/spinner'
 import { Switch } from '@/components/ui/switch'
 import { renderQuota } from '@/lib/format'
 import { notify } from '@/lib/toast'
+import { useUser, useUserGroups } from '@/stores/session'
 import { useSiteInfo } from '@/stores/site'
 import type { Token } from '@/types/api'
 import { useCreateToken } from '../api/create-token'
 import { useUpdateToken } from '../api/update-token'
 import {
+  API_RATE_MAX,
   createTokenSchema,
   HEARTBEAT_MAX,
   HEARTBEAT_MIN,
@@ -44,6 +47,9 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
     resolver: zodResolver(schema),
     defaultValues: tokenFormDefaults(token, unit),
   })
+  // The groups the owner may bill a key to (GET /api/user_group_map, loaded at sign-in).
+  const groups = useUserGroups()
+  const ownGroup = useUser()?.group ?? ''
   const createMutation = useCreateToken()
   const updateMutation = useUpdateToken()
   const pending = createMutation.isPending || updateMutation.isPending
@@ -202,6 +208,47 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
                 </FormItem>
               )}
             />
+            <div className="grid gap-4 sm:grid-cols-2 sm:items-start">
+              <FormField
+                control={form.control}
+                name="group"
+                render={({ field }) => (
+                  <FormItem>
+                    <FormLabel>{t('tokens:form.group')}</FormLabel>
+                    <FormControl>
+                      <NativeSelect {...field} data-testid="token-form-group">
+                        <option value="">{t('tokens:form.groupOwn', { group: groups?.[ownGroup]?.name ?? ownGroup })}</option>
+                        {Object.entries(groups ?? {})
+                          .filter(([symbol]) => symbol !== ownGroup)
+                          .map(([symbol, g]) => (
+                            <option key={symbol} value={symbol}>
+                              {t('tokens:form.groupOption', { name: g.name || symbol, ratio: g.ratio })}
+                            </option>
+                          ))}
+                        {/* A group no longer offered stays visible on the key that has it. */}
+                        {field.value && field.value !== ownGroup && !groups?.[field.value] && <option value={field.value}>{field.value}</option>}
+                      </NativeSelect>
+                    </FormControl>
+                    <FormDescription>{t('tokens:form.groupHint')}</FormDescription>
+                    <FormMessage />
+                  </FormItem>
+                )}
+              />
+              <FormField
+                control={form.control}
+                name="api_rate"
+                render={({ field }) => (
+                  <FormItem>
+                    <FormLabel>{t('tokens:form.apiRate')}</FormLabel>
+                    <FormControl>
+                      <Input type="number" min={0} max={API_RATE_MAX} step={1} inputMode="numeric" data-testid="token-form-api-rate" {...field} />
+                    </FormControl>
+                    <FormDescription>{t('tokens:form.apiRateHint')}</FormDescription>
+                    <FormMessage />
+                  </FormItem>
+                )}
+              />
+            </div>
             <div className="grid gap-4 sm:grid-cols-[auto_1fr] sm:items-start">
               <FormField
                 control={form.control}

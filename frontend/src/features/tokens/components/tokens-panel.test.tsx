@@ -4,7 +4,8 @@ import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { formatTimestamp } from '@/lib/format'
-import { setUser } from '@/stores/session'
+import { mockGroupMap } from '@/features/users/mocks/handlers'
+import { setUser, setUserGroups } from '@/stores/session'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { fullKeyOf, mockToken, resetTokenMocks } from '../mocks/handlers'
@@ -14,6 +15,7 @@ const NOW_S = Math.floor(Date.now() / 1000)
 function signIn() {
   resetAuthMocks(mockRoot)
   setUser(mockRoot)
+  setUserGroups(mockGroupMap)
 }
 
 describe('tokens screen', { timeout: 20_000 }, () => {
@@ -108,11 +110,21 @@ describe('tokens screen', { timeout: 20_000 }, () => {
     expect(within(dialog).getByText('= 1,000 额度单位')).toBeInTheDocument()
     await user.click(within(dialog).getByRole('switch', { name: '永不过期' })) // back to never
     await user.type(within(dialog).getByLabelText('允许的模型'), 'gpt-4o-mini,claude-*')
+    // Billed to another group the owner may use, with a rate of its own.
+    const group = within(dialog).getByLabelText('分组')
+    expect(group).toHaveValue('')
+    expect(within(group).getByRole('option', { name: '账户分组（Default）' })).toBeInTheDocument()
+    await user.selectOptions(group, 'VIP（倍率 0.8）')
+    await user.clear(within(dialog).getByLabelText('每分钟请求数上限'))
+    await user.type(within(dialog).getByLabelText('每分钟请求数上限'), '2000000')
     await user.click(within(dialog).getByRole('switch', { name: '心跳' }))
     await user.clear(within(dialog).getByLabelText('心跳起始时间（秒）'))
     await user.type(within(dialog).getByLabelText('心跳起始时间（秒）'), '120')
     await user.click(within(dialog).getByTestId('token-form-submit'))
     expect(await within(dialog).findByText('心跳时间须在 30 到 90 秒之间')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入 0 到 1000000 之间的整数')).toBeInTheDocument()
+    await user.clear(within(dialog).getByLabelText('每分钟请求数上限'))
+    await user.type(within(dialog).getByLabelText('每分钟请求数上限'), '30')
     await user.clear(within(dialog).getByLabelText('心跳起始时间（秒）'))
     await user.type(within(dialog).getByLabelText('心跳起始时间（秒）'), '60')
     await user.click(within(dialog).getByTestId('token-form-submit'))
@@ -125,6 +137,8 @@ describe('tokens screen', { timeout: 20_000 }, () => {
       expired_at: -1,
       models: 'gpt-4o-mini,claude-*',
       subnet: '',
+      group: 'vip',
+      api_rate: 30,
       heartbeat_enabled: true,
       heartbeat_timeout: 60,
     })

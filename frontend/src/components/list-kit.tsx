@@ -49,6 +49,7 @@ export function ListState({
   emptyTestId,
   error,
   onRetry,
+  query,
   children,
 }: {
   loading: boolean
@@ -58,17 +59,21 @@ export function ListState({
   /** The query's error, when the list could not be read. */
   error?: unknown
   onRetry?: () => void
+  /** The list's query: its error and a retry that reads it again (instead of error/onRetry). */
+  query?: { isError: boolean; error: unknown; refetch: () => unknown }
   children: ReactNode
 }) {
   const { t } = useTranslation()
-  if (error) {
+  const failure = query?.isError ? query.error : error
+  const retry = query ? () => void query.refetch() : onRetry
+  if (failure) {
     return (
       <div className="flex flex-col items-center gap-3 p-10 text-center" role="alert" data-testid={`${emptyTestId}-error`}>
         <TriangleAlertIcon aria-hidden className="size-8 text-destructive" />
         <p className="font-medium">{t('common:state.loadFailed')}</p>
-        <p className="max-w-md text-sm break-words text-muted-foreground">{errorText(error)}</p>
-        {onRetry && (
-          <Button variant="outline" size="sm" onClick={onRetry} data-testid={`${emptyTestId}-retry`}>
+        <p className="max-w-md text-sm break-words text-muted-foreground">{errorText(failure)}</p>
+        {retry && (
+          <Button variant="outline" size="sm" onClick={retry} data-testid={`${emptyTestId}-retry`}>
             <RotateCwIcon />
             {t('common:actions.retry')}
           </Button>

@@ -130,7 +130,7 @@ export function AnalyticsPanel() {
             </CardTitle>
           </CardHeader>
           <CardContent>
-            <ListState loading={series.isPending} empty={!hasUsage} emptyText={t('analytics:empty')} emptyTestId="analytics-empty">
+            <ListState loading={series.isPending} query={series} empty={!hasUsage} emptyText={t('analytics:empty')} emptyTestId="analytics-empty">
               <ColumnChart
                 label={t('analytics:byDay')}
                 testId="analytics-by-day"
@@ -151,7 +151,7 @@ export function AnalyticsPanel() {
             </CardTitle>
           </CardHeader>
           <CardContent>
-            <ListState loading={series.isPending} empty={!hasUsage} emptyText={t('analytics:empty')} emptyTestId="analytics-models-empty">
+            <ListState loading={series.isPending} query={series} empty={!hasUsage} emptyText={t('analytics:empty')} emptyTestId="analytics-models-empty">
               <RankChart
                 label={t('analytics:byModel')}
                 testId="analytics-by-model"
@@ -174,7 +174,7 @@ export function AnalyticsPanel() {
           </CardTitle>
         </CardHeader>
         <CardContent className="p-0">
-          <ListState loading={users.isPending} empty={rows.length === 0} emptyText={t('analytics:empty')} emptyTestId="analytics-users-empty">
+          <ListState loading={users.isPending} query={users} empty={rows.length === 0} emptyText={t('analytics:empty')} emptyTestId="analytics-users-empty">
             <Table cards data-testid="analytics-users">
               <TableHeader>
                 <TableRow>

@@ -33,6 +33,26 @@ const claude = mockChannel({
 const azure = mockChannel({ id: 3, type: 3, name: 'azure', status: 2, tag: 'team-a', base_url: 'https://x.openai.azure.com' })
 
 describe('channels screen', { timeout: 20_000 }, () => {
+  it('a list that cannot be read says why in the reader\'s language and retries, never "no channels"', async () => {
+    resetChannelMocks([fast])
+    signIn()
+    let fail = true
+    // Until told otherwise the list is refused; then the default handler answers (undefined
+    // falls through to it).
+    server.use(
+      http.get('*/api/channel', () =>
+        fail ? HttpResponse.json({ success: false, message: 'page 99999 is too deep', code: 'page_too_deep' }, { status: 400 }) : undefined,
+      ),
+    )
+    renderApp('/panel/channel')
+    const failed = await screen.findByTestId('channels-empty-error')
+    expect(failed).toHaveTextContent('翻页太深，请缩小筛选范围。')
+    expect(screen.queryByTestId('channels-empty')).not.toBeInTheDocument()
+    fail = false
+    await userEvent.setup().click(within(failed).getByTestId('channels-empty-retry'))
+    expect(await screen.findByTestId(`channel-row-${fast.id}`)).toBeInTheDocument()
+  })
+
   it('lists channels with type, status, groups, response time and balance; filters through the query', async () => {
     resetChannelMocks([fast, claude, azure])
     signIn()

@@ -380,7 +380,7 @@ export function ChannelsPanel() {
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={channels.isPending}
+            loading={channels.isPending} query={channels}
             empty={rows.length === 0}
             emptyText={filtered ? t('channels:noMatch') : t('channels:empty')}
             emptyTestId="channels-empty"

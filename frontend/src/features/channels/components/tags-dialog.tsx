@@ -28,7 +28,7 @@ export function TagsDialog({ open, onOpenChange, onShowTag }: TagsDialogProps) {
           <DialogTitle>{t('channels:tags.title')}</DialogTitle>
           <DialogDescription>{t('channels:tags.description')}</DialogDescription>
         </DialogHeader>
-        <ListState loading={tags.isPending} empty={rows.length === 0} emptyText={t('channels:tags.empty')} emptyTestId="channel-tags-empty">
+        <ListState loading={tags.isPending} query={tags} empty={rows.length === 0} emptyText={t('channels:tags.empty')} emptyTestId="channel-tags-empty">
           <Table data-testid="channel-tags-table">
             <TableHeader>
               <TableRow>

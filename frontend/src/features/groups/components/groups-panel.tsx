@@ -107,7 +107,7 @@ export function GroupsPanel() {
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={groups.isPending}
+            loading={groups.isPending} query={groups}
             empty={rows.length === 0}
             emptyText={params.keyword ? t('groups:noMatch') : t('groups:empty')}
             emptyTestId="groups-empty"

@@ -9,6 +9,7 @@ import { formatTimestamp, renderNumber, renderQuota } from '@/lib/format'
 import { useSiteInfo } from '@/stores/site'
 import { invoicePdfUrl, useInvoice } from '../api/get-invoices'
 import { InvoiceStatusBadge } from './invoice-status-badge'
+import { httpStatusOf } from '@/lib/errors'
 
 /** One month's invoice: totals and the per-model lines. */
 export function InvoiceDetail({ date }: { date: string }) {
@@ -35,6 +36,8 @@ export function InvoiceDetail({ date }: { date: string }) {
         <Card>
           <ListState
             loading={invoice.isPending}
+            // A month without an invoice is "not found"; any other failure says what went wrong.
+            query={httpStatusOf(invoice.error) === 404 ? undefined : invoice}
             empty
             emptyText={t('invoices:detail.notFound', { date })}
             emptyTestId="invoice-not-found"

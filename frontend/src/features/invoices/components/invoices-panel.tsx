@@ -40,7 +40,7 @@ export function InvoicesPanel({ canGenerate = false }: { canGenerate?: boolean }
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={invoices.isPending}
+            loading={invoices.isPending} query={invoices}
             empty={rows.length === 0}
             emptyText={invoices.isError ? t('invoices:loadFailed') : t('invoices:empty')}
             emptyTestId="invoices-empty"

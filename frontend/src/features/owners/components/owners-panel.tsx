@@ -79,7 +79,7 @@ export function OwnersPanel() {
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={owners.isPending}
+            loading={owners.isPending} query={owners}
             empty={rows.length === 0}
             emptyText={needle ? t('owners:noMatch') : t('owners:empty')}
             emptyTestId="owners-empty"

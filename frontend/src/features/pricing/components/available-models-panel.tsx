@@ -37,7 +37,7 @@ export function AvailableModelsPanel() {
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={models.isPending}
+            loading={models.isPending} query={models}
             empty={rows.length === 0}
             emptyText={all.length === 0 ? t('pricing:available.empty') : t('pricing:noMatch')}
             emptyTestId="available-empty"

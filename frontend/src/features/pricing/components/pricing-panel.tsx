@@ -134,7 +134,7 @@ export function PricingPanel() {
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={prices.isPending}
+            loading={prices.isPending} query={prices}
             empty={rows.length === 0}
             emptyText={all.length === 0 ? t('pricing:editor.empty') : t('pricing:noMatch')}
             emptyTestId="pricing-empty"

@@ -23,7 +23,7 @@ export function PublicPriceTable() {
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={prices.isPending}
+            loading={prices.isPending} query={prices}
             empty={rows.length === 0}
             emptyText={all.length === 0 ? t('pricing:public.empty') : t('pricing:noMatch')}
             emptyTestId="public-price-empty"

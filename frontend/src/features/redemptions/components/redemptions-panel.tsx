@@ -147,7 +147,7 @@ export function RedemptionsPanel() {
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={list.isPending}
+            loading={list.isPending} query={list}
             empty={rows.length === 0}
             emptyText={filtered ? t('redemptions:noMatch') : t('redemptions:empty')}
             emptyTestId="redemptions-empty"

@@ -64,7 +64,7 @@ export function SystemInfoPanel({ intervalMs }: { intervalMs: number }) {
         </CardTitle>
       </CardHeader>
       <CardContent>
-        <ListState loading={info.isPending} empty={!d} emptyText={t('system:info.unavailable')} emptyTestId="system-info-empty">
+        <ListState loading={info.isPending} query={info} empty={!d} emptyText={t('system:info.unavailable')} emptyTestId="system-info-empty">
           {d && (
             <div className="grid grid-cols-1 gap-4">
               <div className="grid gap-4 md:grid-cols-2">

@@ -1,4 +1,4 @@
-import { configure, screen, waitFor } from '@testing-library/react'
+import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it, vi } from 'vitest'
@@ -55,11 +55,12 @@ describe('system info screen', () => {
     expect(screen.queryByTestId('system-log')).not.toBeInTheDocument()
   })
 
-  it('a failed info call is reported centrally and leaves the empty state', async () => {
+  it('a failed info call says what went wrong in place, with a retry', async () => {
     server.use(http.get('*/api/system/info', () => HttpResponse.json({ success: false, message: 'probe failed' }, { status: 503 })))
     signIn()
     renderApp('/panel/system_info')
-    expect(await screen.findByTestId('system-info-empty', {}, { timeout: 4000 })).toBeInTheDocument()
-    expect(await screen.findByText('错误：probe failed')).toBeInTheDocument()
+    const failed = await screen.findByTestId('system-info-empty-error', {}, { timeout: 4000 })
+    expect(failed).toHaveTextContent('probe failed')
+    expect(within(failed).getByTestId('system-info-empty-retry')).toBeInTheDocument()
   })
 })

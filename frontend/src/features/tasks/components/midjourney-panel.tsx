@@ -47,7 +47,7 @@ export function MidjourneyPanel({ admin }: { admin: boolean }) {
 
       <Card>
         <CardContent className="p-0">
-          <ListState loading={list.tasks.isPending} empty={rows.length === 0} emptyText={t('tasks:mj.empty')} emptyTestId="mj-empty">
+          <ListState loading={list.tasks.isPending} query={list.tasks} empty={rows.length === 0} emptyText={t('tasks:mj.empty')} emptyTestId="mj-empty">
             <Table cards data-testid="mj-table">
               <TableHeader>
                 <TableRow>

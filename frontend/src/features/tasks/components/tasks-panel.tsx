@@ -62,7 +62,7 @@ export function TasksPanel({ admin }: { admin: boolean }) {
 
       <Card>
         <CardContent className="p-0">
-          <ListState loading={list.tasks.isPending} empty={rows.length === 0} emptyText={t('tasks:task.empty')} emptyTestId="tasks-empty">
+          <ListState loading={list.tasks.isPending} query={list.tasks} empty={rows.length === 0} emptyText={t('tasks:task.empty')} emptyTestId="tasks-empty">
             <Table cards data-testid="tasks-table">
               <TableHeader>
                 <TableRow>

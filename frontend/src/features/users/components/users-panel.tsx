@@ -194,7 +194,7 @@ export function UsersPanel() {
       <Card>
         <CardContent className="p-0">
           <ListState
-            loading={users.isPending}
+            loading={users.isPending} query={users}
             empty={rows.length === 0}
             emptyText={filtered ? t('users:noMatch') : t('users:empty')}
             emptyTestId="users-empty"

@@ -1,13 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { CopyIcon, PencilIcon, PlusIcon, PowerIcon, PowerOffIcon, SearchIcon, Trash2Icon } from 'lucide-react'
-import { useState, type FormEvent, type ReactNode } from 'react'
+import { useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DataPagination } from '@/components/data-pagination'
+import { ListState, RowAction } from '@/components/list-kit'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent } from '@/components/ui/card'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Input } from '@/components/ui/input'
-import { Spinner } from '@/components/ui/spinner'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { copyText } from '@/lib/clipboard'
 import { formatTimestamp, renderQuota } from '@/lib/format'
@@ -117,15 +117,13 @@ export function TokensPanel() {
 
       <Card>
         <CardContent className="p-0">
-          {tokens.isPending ? (
-            <div className="flex justify-center p-10" role="status" aria-label={t('common:state.loading')}>
-              <Spinner className="size-6" />
-            </div>
-          ) : rows.length === 0 ? (
-            <p className="p-10 text-center text-sm text-muted-foreground" data-testid="tokens-empty">
-              {params.keyword ? t('tokens:noMatch') : t('tokens:empty')}
-            </p>
-          ) : (
+          <ListState
+            loading={tokens.isPending}
+            query={tokens}
+            empty={rows.length === 0}
+            emptyText={params.keyword ? t('tokens:noMatch') : t('tokens:empty')}
+            emptyTestId="tokens-empty"
+          >
             <Table cards data-testid="tokens-table">
               <TableHeader>
                 <TableRow>
@@ -191,7 +189,7 @@ export function TokensPanel() {
                 ))}
               </TableBody>
             </Table>
-          )}
+          </ListState>
         </CardContent>
       </Card>
 
@@ -238,24 +236,3 @@ export function TokensPanel() {
   )
 }
 
-function RowAction({
-  label,
-  testId,
-  className,
-  children,
-  ...props
-}: { label: string; testId: string; className?: string; onClick: () => void; disabled?: boolean; children: ReactNode }) {
-  return (
-    <Button
-      variant="ghost"
-      size="icon"
-      className={`size-8 ${className ?? ''}`}
-      aria-label={label}
-      title={label}
-      data-testid={testId}
-      {...props}
-    >
-      {children}
-    </Button>
-  )
-}

@@ -13,6 +13,7 @@ export const mockOptions = (): OptionItem[] => [
   { key: 'SMTPToken', value: '', secret: true, set: true, root_only: true },
   { key: 'GitHubClientSecret', value: '', secret: true, set: false, root_only: true },
   { key: 'FutureOption', value: 'x' },
+  { key: 'ChatCacheEnabled', value: 'false' },
 ]
 
 let options: OptionItem[] = mockOptions()

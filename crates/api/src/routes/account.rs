@@ -671,3 +671,142 @@ pub async fn confirm_reset(
 pub fn group_exists(c: &mut DbConn, symbol: &str) -> ApiResult<bool> {
     Ok(user_groups::exists_enabled(c, symbol)?)
 }
+
+/// The code purpose of binding an address to one account: codes are per user, so a code sent
+/// for one account never binds another.
+fn bind_purpose(user_id: i64) -> String {
+    format!("bind:{user_id}")
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailCodeBody {
+    email: String,
+}
+
+/// `POST /api/user/email/code {email}`: e-mails a code that binds `email` to the signed-in
+/// account (a first address or a new one). Same answer whether or not another account uses the
+/// address: that account's owner is told somebody tried, and no code is made.
+pub async fn send_bind_code(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AuthUser(me): AuthUser,
+    Body(body): Body<EmailCodeBody>,
+) -> ApiResult<HttpResponse> {
+    check_critical(&state, &req)?;
+    crate::turnstile::check(&state, &req).await?;
+    let email = body.email.trim().to_owned();
+    validate::email(&email)?;
+    let snap = state.view();
+    let o = View(&snap);
+    check_email_domain(&o, &email)?;
+    mail::require_configured(&o)?;
+    let (e2, uid) = (email.clone(), me.id);
+    let (current, taken) = state
+        .db(move |c| {
+            let current = load_user(c, uid)?.email;
+            Ok((current, users::email_taken(c, &e2, uid)?))
+        })
+        .await?;
+    if current.eq_ignore_ascii_case(&email) {
+        return Err(ApiError::bad_request(
+            "email_unchanged",
+            "this is already the account's e-mail address",
+        ));
+    }
+    let st = state.clone();
+    mail::in_background(async move {
+        let o = View(&snap);
+        let system = o.text("SystemName");
+        if taken {
+            let html = format!(
+                "<p>Somebody asked to bind this address to another {system} account, but an \
+                 account already uses it. Nothing was changed.</p><p>If it was not you, you can \
+                 ignore this e-mail.</p>"
+            );
+            return mail::send(&o, &email, &format!("{system} e-mail binding"), &html).await;
+        }
+        let code = format!("{:06}", rand::random_range(0..1_000_000u32));
+        let hash = auth::sha256_hex(&code);
+        let e2 = email.clone();
+        st.db(move |c| {
+            Ok(verification::put(
+                c,
+                &bind_purpose(uid),
+                &e2,
+                &hash,
+                now(),
+                CODE_TTL_SECS,
+            )?)
+        })
+        .await?;
+        let html = format!(
+            "<p>Your {system} code to bind this e-mail address is <strong>{code}</strong>.</p>\
+             <p>It is valid for {} minutes.</p>",
+            CODE_TTL_SECS / 60
+        );
+        mail::send(&o, &email, &format!("{system} e-mail binding"), &html).await
+    });
+    Ok(ok_message(
+        "if the address can be bound, a code has been sent to it",
+    ))
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailBindBody {
+    email: String,
+    code: String,
+}
+
+/// `POST /api/user/email/bind {email, code}`: binds the address the code was sent to; answers
+/// the updated user. A wrong code counts against the address's code (gone after
+/// [`MAX_CODE_ATTEMPTS`] wrong tries); an address another account took meanwhile is refused.
+pub async fn bind_email(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AuthUser(me): AuthUser,
+    Body(body): Body<EmailBindBody>,
+) -> ApiResult<HttpResponse> {
+    check_critical(&state, &req)?;
+    let email = body.email.trim().to_owned();
+    validate::email(&email)?;
+    let code = body.code.trim().to_owned();
+    if code.is_empty() {
+        return Err(switchboard_domain::DomainError::Required { field: "code" }.into());
+    }
+    let uid = me.id;
+    let user = state
+        .db(move |c| {
+            let hash = auth::sha256_hex(&code);
+            let purpose = bind_purpose(uid);
+            // Checked (and a wrong one counted) outside the transaction, which a refusal rolls
+            // back; consumed inside it.
+            if !verification::check(c, &purpose, &email, &hash, now(), MAX_CODE_ATTEMPTS)? {
+                return Err(invalid_code());
+            }
+            switchboard_store::transaction(c, |c| {
+                if users::email_taken(c, &email, uid)? {
+                    return Err(ApiError::conflict(
+                        "email_taken",
+                        "this e-mail address is already in use",
+                    ));
+                }
+                if !verification::take(c, &purpose, &email, &hash, now(), MAX_CODE_ATTEMPTS)? {
+                    return Err(invalid_code());
+                }
+                users::update(
+                    c,
+                    uid,
+                    &UserChangeset {
+                        email: Some(email.clone()),
+                        ..Default::default()
+                    },
+                )?;
+                load_user(c, uid)
+            })
+        })
+        .await?;
+    tracing::info!(user_id = uid, "e-mail address bound");
+    Ok(ok(user_json(&user)))
+}

@@ -126,6 +126,8 @@ api_routes! {
     // The signed-in user.
     get "/user/self" => account::get_self, User, "account", "The signed-in user";
     put "/user/self" => account::update_self, User, "account", "Change own name or password", body = account::UpdateSelfBody;
+    post "/user/email/code" => account::send_bind_code, User, "account", "E-mail a code that binds a (new) address to the account", body = account::EmailCodeBody;
+    post "/user/email/bind" => account::bind_email, User, "account", "Bind the address a code was sent to", body = account::EmailBindBody;
     post "/user/token" => account::generate_access_token, User, "account", "Generate a new access token (shown once)";
     get "/user/token" => account::generate_access_token_get, User, "account", "Generate a new access token, the GET form for access-token callers (browsers: POST)";
     // Redeem a code (before `/user/{id}`, which would take it).

@@ -386,3 +386,98 @@ async fn the_smtp_token_is_sealed_at_rest_and_used_open() {
     assert_eq!(*auths.lock().unwrap(), vec![expected.clone(), expected]);
     assert_eq!(inbox.lock().unwrap().len(), 2);
 }
+
+#[actix_web::test]
+async fn an_account_binds_an_email_address_with_a_code_sent_there() {
+    let app = TestApp::new().await;
+    let (port, inbox) = smtp_server().await;
+    let (bea, _) = app.user("bea").await;
+    let (cai, _) = app.user("cai").await;
+    let code_req = |email: &str| json!({ "email": email });
+    // Signed in only; a code needs mail to be configured.
+    app.client()
+        .post("/api/user/email/code", code_req("new@x.io"))
+        .await
+        .err(401, "not_logged_in");
+    bea.post("/api/user/email/code", code_req("new@x.io"))
+        .await
+        .err(503, "smtp_not_configured");
+    configure_smtp(&app, port).await;
+    bea.post("/api/user/email/code", code_req("not-an-email"))
+        .await
+        .err(400, "invalid");
+    bea.post("/api/user/email/code", json!({}))
+        .await
+        .err(400, "invalid_field");
+
+    bea.post("/api/user/email/code", code_req("new@x.io"))
+        .await
+        .ok();
+    let mail = nth_mail(&inbox, 0).await;
+    assert!(mail.contains("new@x.io"));
+    let code = between(&mail, "<strong>", "</strong>").to_owned();
+    let bind = |email: &str, code: &str| json!({ "email": email, "code": code });
+
+    // A wrong code, the code for another address, or the code used by another account: refused.
+    bea.post("/api/user/email/bind", bind("new@x.io", "000000x"))
+        .await
+        .err(400, "invalid_verification_code");
+    bea.post("/api/user/email/bind", bind("other@x.io", &code))
+        .await
+        .err(400, "invalid_verification_code");
+    cai.post("/api/user/email/bind", bind("new@x.io", &code))
+        .await
+        .err(400, "invalid_verification_code");
+    bea.post("/api/user/email/bind", bind("new@x.io", " "))
+        .await
+        .err(400, "required");
+    assert_eq!(bea.get("/api/user/self").await.ok()["email"], "");
+
+    // The right one binds, once.
+    let r = bea
+        .post("/api/user/email/bind", bind("new@x.io", &code))
+        .await;
+    assert_eq!(r.ok()["email"], "new@x.io");
+    assert_eq!(bea.get("/api/user/self").await.ok()["email"], "new@x.io");
+    bea.post("/api/user/email/bind", bind("new@x.io", &code))
+        .await
+        .err(400, "invalid_verification_code");
+    bea.post("/api/user/email/code", code_req("NEW@x.io"))
+        .await
+        .err(400, "email_unchanged");
+
+    // Another account asking for a bound address gets the same answer, and no code: the
+    // address's owner is told somebody tried.
+    cai.post("/api/user/email/code", code_req("new@x.io"))
+        .await
+        .ok();
+    let told = nth_mail(&inbox, 1).await;
+    assert!(told.contains("already uses it"), "{told}");
+    assert!(!told.contains("<strong>"), "{told}");
+
+    // Two accounts ask for the same free address; the first to bind it keeps it.
+    bea.post("/api/user/email/code", code_req("race@x.io"))
+        .await
+        .ok();
+    let bea_code = between(&nth_mail(&inbox, 2).await, "<strong>", "</strong>").to_owned();
+    cai.post("/api/user/email/code", code_req("race@x.io"))
+        .await
+        .ok();
+    let cai_code = between(&nth_mail(&inbox, 3).await, "<strong>", "</strong>").to_owned();
+    bea.post("/api/user/email/bind", bind("race@x.io", &bea_code))
+        .await
+        .ok();
+    cai.post("/api/user/email/bind", bind("race@x.io", &cai_code))
+        .await
+        .err(409, "email_taken");
+    assert_eq!(cai.get("/api/user/self").await.ok()["email"], "");
+    assert_eq!(bea.get("/api/user/self").await.ok()["email"], "race@x.io");
+    // The user can sign in with the bound address.
+    let c = app.client();
+    c.post(
+        "/api/user/login",
+        json!({"username": "race@x.io", "password": "password-123"}),
+    )
+    .await
+    .ok();
+}

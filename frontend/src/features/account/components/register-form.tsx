@@ -10,7 +10,7 @@ import { Spinner } from '@/components/ui/spinner'
 import { notify } from '@/lib/toast'
 import { useRegister, useSendVerification } from '../api/account'
 import { createRegisterSchema, isEmail, RESEND_SECONDS, type RegisterFormValues, type RegisterPayload } from '../schemas'
-import { useCountdown } from '../use-countdown'
+import { useCountdown } from '@/hooks/use-countdown'
 
 export interface RegisterFormProps {
   /** Site flag: the e-mail and its code are required. */

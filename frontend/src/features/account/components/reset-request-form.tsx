@@ -9,7 +9,7 @@ import { useTurnstile } from '@/components/turnstile'
 import { Spinner } from '@/components/ui/spinner'
 import { useSendReset } from '../api/account'
 import { createEmailSchema, RESEND_SECONDS } from '../schemas'
-import { useCountdown } from '../use-countdown'
+import { useCountdown } from '@/hooks/use-countdown'
 
 /** Forgotten password: e-mail a reset link (the answer never says whether the address exists). */
 export function ResetRequestForm() {

@@ -18,6 +18,66 @@ function signIn(user = mockRoot) {
 }
 
 describe('profile screen', () => {
+  it('binds an e-mail address with the code sent there; a wrong code is told in Chinese', async () => {
+    const sent: unknown[] = []
+    const binds: unknown[] = []
+    server.use(
+      http.post('*/api/user/email/code', async ({ request }) => {
+        sent.push(await request.json())
+        return HttpResponse.json({ success: true, message: 'if the address can be bound, a code has been sent to it' })
+      }),
+      http.post('*/api/user/email/bind', async ({ request }) => {
+        const body = (await request.json()) as { email: string; code: string }
+        binds.push(body)
+        if (body.code !== '123456') {
+          return HttpResponse.json(
+            { success: false, message: 'the verification code is wrong or has expired', code: 'invalid_verification_code' },
+            { status: 400 },
+          )
+        }
+        return HttpResponse.json({ success: true, message: '', data: { ...mockRoot, email: body.email } })
+      }),
+    )
+    signIn()
+    renderApp('/panel/profile')
+    const card = await screen.findByTestId('email-binding')
+    expect(within(card).getByTestId('email-current')).toHaveTextContent('未绑定')
+    const user = userEvent.setup()
+    const address = within(card).getByLabelText('邮箱地址')
+    await user.type(address, 'not-an-address')
+    await user.click(within(card).getByTestId('email-send-code'))
+    expect(await within(card).findByText('请输入有效的邮箱地址')).toBeInTheDocument()
+    expect(sent).toEqual([])
+
+    await user.clear(address)
+    await user.type(address, 'me@example.com')
+    await user.click(within(card).getByTestId('email-send-code'))
+    await waitFor(() => expect(sent).toEqual([{ email: 'me@example.com' }]))
+    // No second code for a minute.
+    expect(await within(card).findByText(/秒后可重发/)).toBeInTheDocument()
+    expect(within(card).getByTestId('email-send-code')).toBeDisabled()
+
+    await user.click(within(card).getByTestId('email-bind'))
+    expect(await within(card).findByText('请输入验证码')).toBeInTheDocument()
+    await user.type(within(card).getByLabelText('验证码'), '000000')
+    await user.click(within(card).getByTestId('email-bind'))
+    expect(await screen.findByText('错误：验证码错误或已过期。')).toBeInTheDocument()
+    expect(screen.queryByText(/the verification code is wrong/)).not.toBeInTheDocument()
+    expect(within(card).getByTestId('email-current')).toHaveTextContent('未绑定')
+
+    await user.clear(within(card).getByLabelText('验证码'))
+    await user.type(within(card).getByLabelText('验证码'), '123456')
+    await user.click(within(card).getByTestId('email-bind'))
+    await waitFor(() => expect(within(card).getByTestId('email-current')).toHaveTextContent('me@example.com'))
+    expect(binds).toEqual([
+      { email: 'me@example.com', code: '000000' },
+      { email: 'me@example.com', code: '123456' },
+    ])
+    expect(sessionStore.get().user?.email).toBe('me@example.com')
+    // Changing it again asks for the new address.
+    expect(within(card).getByLabelText('新邮箱地址')).toHaveValue('')
+  })
+
   it('shows the user and saves the personal information', async () => {
     let body: unknown
     server.use(

@@ -29,6 +29,16 @@ for _ in $(seq 1 50); do
 done
 mock_addr=$(sed -n 's/^listening on //p' "$work/mock.out" | head -1)
 if [ -z "$mock_addr" ]; then cat "$work/mock.log" >&2; echo "e2e: the mock upstream did not start" >&2; exit 1; fi
+# The mail server the journeys read codes from (scripts/smtp-sink.py writes each message to a file).
+mail_dir="$work/mail"
+python3 scripts/smtp-sink.py "$mail_dir" > "$work/smtp.out" 2> "$work/smtp.log" &
+smtp=$!
+for _ in $(seq 1 50); do
+  grep -q "listening on" "$work/smtp.out" 2>/dev/null && break
+  sleep 0.1
+done
+smtp_port=$(sed -n 's/^listening on //p' "$work/smtp.out" | head -1)
+if [ -z "$smtp_port" ]; then cat "$work/smtp.log" >&2; echo "e2e: the mail server did not start" >&2; exit 1; fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 export ROOT_PASSWORD="e2e-root-password"
 (
@@ -40,8 +50,8 @@ export ROOT_PASSWORD="e2e-root-password"
 ) > "$work/server.log" 2>&1 &
 server=$!
 cleanup() {
-  kill "$server" "$mock" 2>/dev/null || true
-  wait "$server" "$mock" 2>/dev/null || true
+  kill "$server" "$mock" "$smtp" 2>/dev/null || true
+  wait "$server" "$mock" "$smtp" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -52,7 +62,7 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 
-export BASE_URL="http://127.0.0.1:$port" MOCK_URL="http://$mock_addr" CHROMIUM_PATH
+export BASE_URL="http://127.0.0.1:$port" MOCK_URL="http://$mock_addr" CHROMIUM_PATH SMTP_PORT="$smtp_port" MAIL_DIR="$mail_dir"
 status=0
 (cd frontend && npm run --silent e2e) || status=$?
 if [ $status -ne 0 ]; then

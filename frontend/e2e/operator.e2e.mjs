@@ -3,11 +3,12 @@
 //   root signs in, creates a channel to the mock upstream, makes a redemption code, chats in the
 //   playground and finds the exchange in the logs with its cost, then visits every console
 //   screen (screenshots); a normal user, on a 390 px wide phone, sees no admin items, cannot
-//   open admin routes, redeems the code and sees the balance change.
+//   open admin routes, redeems the code and sees the balance change, and binds an e-mail address
+//   with the code that the journey's mail server (scripts/smtp-sink.py, MAIL_DIR) received.
 //
-//   BASE_URL=... MOCK_URL=... ROOT_PASSWORD=... npm run e2e
+//   BASE_URL=... MOCK_URL=... ROOT_PASSWORD=... SMTP_PORT=... MAIL_DIR=... npm run e2e
 import assert from 'node:assert/strict'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
@@ -15,6 +16,8 @@ import { chromium } from 'playwright-core'
 const BASE_URL = process.env.BASE_URL?.replace(/\/+$/, '')
 const MOCK_URL = process.env.MOCK_URL?.replace(/\/+$/, '')
 const ROOT_PASSWORD = process.env.ROOT_PASSWORD
+const SMTP_PORT = process.env.SMTP_PORT
+const MAIL_DIR = process.env.MAIL_DIR
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url))
 const TIMEOUT = 15_000
 
@@ -273,8 +276,15 @@ test('operator and user journey', async (t) => {
     }
   })
 
-  await step(t, 'root creates a normal user', async () => {
+  await step(t, 'root creates a normal user and sets up mail in one save', async () => {
     await apiCall('POST', '/api/user', { username: userName, password: userPassword })
+    await apiCall('PUT', '/api/option/batch', {
+      options: [
+        { key: 'SMTPServer', value: '127.0.0.1' },
+        { key: 'SMTPPort', value: SMTP_PORT },
+        { key: 'SMTPFrom', value: 'noreply@e2e.test' },
+      ],
+    })
   })
 
   await step(t, 'promoting a user to administrator happens only after a confirmation', async () => {
@@ -362,6 +372,31 @@ test('operator and user journey', async (t) => {
     const sentence = text.match(/\b[A-Za-z]{2,}(?: [A-Za-z]{2,}){3,}/)
     assert.equal(sentence, null, `English on the Chinese page: ${sentence?.[0]}`)
     await shot('45-mobile-refused-code')
+  })
+
+  await step(t, 'the user binds an e-mail address with the code the mail server received', async () => {
+    const address = `${userName}@e2e.test`
+    const before = readdirSync(MAIL_DIR, { withFileTypes: true }).length
+    await page.goto(`${BASE_URL}/panel/profile`)
+    const card = page.getByTestId('email-binding')
+    await card.waitFor()
+    await card.locator('input[name="email"]').fill(address)
+    await card.getByTestId('email-send-code').click()
+    // The mail goes out after the answer: wait for it to land.
+    let mail = ''
+    for (let i = 0; i < 100 && !mail; i++) {
+      const files = readdirSync(MAIL_DIR).sort()
+      if (files.length > before) mail = readFileSync(`${MAIL_DIR}/${files[files.length - 1]}`, 'utf8')
+      else await page.waitForTimeout(100)
+    }
+    assert.ok(mail.includes(address), `a mail to ${address} arrived`)
+    const code = mail.replace(/=\n/g, '').replace(/=3D/g, '=').match(/<strong>(\d{6})<\/strong>/)?.[1]
+    assert.match(code ?? '', /^\d{6}$/, 'the mail holds a six-digit code')
+    await card.locator('input[name="code"]').fill(code)
+    await card.getByTestId('email-bind').click()
+    await card.getByTestId('email-current').filter({ hasText: address }).waitFor()
+    assert.equal((await apiCall('GET', '/api/user/self')).email, address)
+    await shot('48-mobile-email-bound')
   })
 
   await step(t, 'on a phone, lists are cards and the price page shows a model\'s price', async () => {

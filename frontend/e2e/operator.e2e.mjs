@@ -2,7 +2,8 @@
 // it on a fresh SQLite database, with a mock upstream at MOCK_URL):
 //   root signs in, creates a channel to the mock upstream, makes a redemption code, chats in the
 //   playground and finds the exchange in the logs with its cost, then visits every console
-//   screen (screenshots); a normal user, on a 390 px wide phone, sees no admin items, cannot
+//   screen (screenshots); a visitor registers with the code e-mailed to them; a normal user, on a
+//   390 px wide phone, sees no admin items, cannot
 //   open admin routes, redeems the code and sees the balance change, and binds an e-mail address
 //   with the code that the journey's mail server (scripts/smtp-sink.py, MAIL_DIR) received.
 //
@@ -56,6 +57,22 @@ function sixSignificant(v) {
   if (v === 0) return '0.00'
   const decimals = Math.min(20, Math.max(2, 5 - Math.floor(Math.log10(Math.abs(v)))))
   return v.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1')
+}
+
+/** The newest mail the journey's mail server received after `before` mails, with its code. */
+async function nextMail(before, to) {
+  for (let i = 0; i < 100; i++) {
+    const files = readdirSync(MAIL_DIR).sort()
+    if (files.length > before) {
+      const mail = readFileSync(`${MAIL_DIR}/${files[files.length - 1]}`, 'utf8').replace(/=\n/g, '').replace(/=3D/g, '=')
+      assert.ok(mail.includes(to), `the mail is for ${to}`)
+      const code = mail.match(/<strong>(\d{6})<\/strong>/)?.[1]
+      assert.match(code ?? '', /^\d{6}$/, 'the mail holds a six-digit code')
+      return code
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`no mail for ${to} arrived`)
 }
 
 async function newPage(viewport, locale = 'zh-CN') {
@@ -287,6 +304,29 @@ test('operator and user journey', async (t) => {
     })
   })
 
+  await step(t, 'a visitor registers with the code e-mailed to them', async () => {
+    await apiCall('PUT', '/api/option', { key: 'EmailVerificationEnabled', value: true })
+    const visitor = await newPage({ width: 1280, height: 800 })
+    const name = `r${userName}`
+    const address = `${name}@e2e.test`
+    await visitor.goto(`${BASE_URL}/register`)
+    const form = visitor.getByTestId('register-form')
+    await form.waitFor()
+    await form.locator('input[name="username"]').fill(name)
+    await form.locator('input[name="password"]').fill(userPassword)
+    await form.locator('input[name="confirm"]').fill(userPassword)
+    await form.locator('input[name="email"]').fill(address)
+    const before = readdirSync(MAIL_DIR).length
+    await visitor.getByTestId('register-send-code').click()
+    const code = await nextMail(before, address)
+    await form.locator('input[name="verification_code"]').fill(code)
+    await visitor.getByTestId('register-submit').click()
+    await visitor.waitForURL((url) => url.pathname === '/login')
+    await visitor.context().close()
+    const found = await apiCall('GET', `/api/user?keyword=${name}`)
+    assert.equal((found.data ?? found).find((u) => u.username === name)?.email, address)
+  })
+
   await step(t, 'promoting a user to administrator happens only after a confirmation', async () => {
     const promo = `p${userName}`
     await apiCall('POST', '/api/user', { username: promo, password: userPassword })
@@ -376,22 +416,14 @@ test('operator and user journey', async (t) => {
 
   await step(t, 'the user binds an e-mail address with the code the mail server received', async () => {
     const address = `${userName}@e2e.test`
-    const before = readdirSync(MAIL_DIR, { withFileTypes: true }).length
+    const before = readdirSync(MAIL_DIR).length
     await page.goto(`${BASE_URL}/panel/profile`)
     const card = page.getByTestId('email-binding')
     await card.waitFor()
     await card.locator('input[name="email"]').fill(address)
     await card.getByTestId('email-send-code').click()
     // The mail goes out after the answer: wait for it to land.
-    let mail = ''
-    for (let i = 0; i < 100 && !mail; i++) {
-      const files = readdirSync(MAIL_DIR).sort()
-      if (files.length > before) mail = readFileSync(`${MAIL_DIR}/${files[files.length - 1]}`, 'utf8')
-      else await page.waitForTimeout(100)
-    }
-    assert.ok(mail.includes(address), `a mail to ${address} arrived`)
-    const code = mail.replace(/=\n/g, '').replace(/=3D/g, '=').match(/<strong>(\d{6})<\/strong>/)?.[1]
-    assert.match(code ?? '', /^\d{6}$/, 'the mail holds a six-digit code')
+    const code = await nextMail(before, address)
     await card.locator('input[name="code"]').fill(code)
     await card.getByTestId('email-bind').click()
     await card.getByTestId('email-current').filter({ hasText: address }).waitFor()

@@ -21,24 +21,26 @@ if [ ! -x "$mock_bin" ]; then
   echo "e2e: $mock_bin is missing: cargo build -p switchboard-mock-upstream (make test-e2e does)" >&2
   exit 1
 fi
+# Prints the address a helper announced ("listening on ADDR" in $work/NAME.out), waiting up to
+# 5 s for it; fails with the helper's log when it never does.
+listening() {
+  local name=$1 what=$2 addr=
+  for _ in $(seq 1 50); do
+    addr=$(sed -n 's/^listening on //p' "$work/$name.out" 2>/dev/null | head -1)
+    [ -n "$addr" ] && break
+    sleep 0.1
+  done
+  if [ -z "$addr" ]; then cat "$work/$name.log" >&2; echo "e2e: $what did not start" >&2; return 1; fi
+  echo "$addr"
+}
 MOCK_PORT=0 MOCK_RECORD=0 "$mock_bin" > "$work/mock.out" 2> "$work/mock.log" &
 mock=$!
-for _ in $(seq 1 50); do
-  grep -q "listening on" "$work/mock.out" 2>/dev/null && break
-  sleep 0.1
-done
-mock_addr=$(sed -n 's/^listening on //p' "$work/mock.out" | head -1)
-if [ -z "$mock_addr" ]; then cat "$work/mock.log" >&2; echo "e2e: the mock upstream did not start" >&2; exit 1; fi
+mock_addr=$(listening mock "the mock upstream")
 # The mail server the journeys read codes from (scripts/smtp-sink.py writes each message to a file).
 mail_dir="$work/mail"
 python3 scripts/smtp-sink.py "$mail_dir" > "$work/smtp.out" 2> "$work/smtp.log" &
 smtp=$!
-for _ in $(seq 1 50); do
-  grep -q "listening on" "$work/smtp.out" 2>/dev/null && break
-  sleep 0.1
-done
-smtp_port=$(sed -n 's/^listening on //p' "$work/smtp.out" | head -1)
-if [ -z "$smtp_port" ]; then cat "$work/smtp.log" >&2; echo "e2e: the mail server did not start" >&2; exit 1; fi
+smtp_port=$(listening smtp "the mail server")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 export ROOT_PASSWORD="e2e-root-password"
 (

@@ -130,14 +130,15 @@ pub struct Labels {
 }
 
 impl Labels {
-    /// The labels of `lang` (`zh_CN`, `zh_HK`, `en`, `ja`); anything else gets Simplified
-    /// Chinese, the console's default.
-    pub fn for_lang(lang: &str) -> &'static Labels {
+    /// The labels of one of the console's languages (`zh_CN`, `zh_HK`, `en`, `ja`); `None` for
+    /// any other.
+    pub fn for_lang(lang: &str) -> Option<&'static Labels> {
         match lang {
-            "en" => &EN,
-            "ja" => &JA,
-            "zh_HK" => &ZH_HK,
-            _ => &ZH_CN,
+            "zh_CN" => Some(&ZH_CN),
+            "zh_HK" => Some(&ZH_HK),
+            "en" => Some(&EN),
+            "ja" => Some(&JA),
+            _ => None,
         }
     }
 }

@@ -47,8 +47,6 @@ export function ListState({
   empty,
   emptyText,
   emptyTestId,
-  error,
-  onRetry,
   query,
   children,
 }: {
@@ -56,28 +54,21 @@ export function ListState({
   empty: boolean
   emptyText: string
   emptyTestId: string
-  /** The query's error, when the list could not be read. */
-  error?: unknown
-  onRetry?: () => void
-  /** The list's query: its error and a retry that reads it again (instead of error/onRetry). */
+  /** The list's query: when it failed, its error is shown with a retry that reads it again. */
   query?: { isError: boolean; error: unknown; refetch: () => unknown }
   children: ReactNode
 }) {
   const { t } = useTranslation()
-  const failure = query?.isError ? query.error : error
-  const retry = query ? () => void query.refetch() : onRetry
-  if (failure) {
+  if (query?.isError) {
     return (
       <div className="flex flex-col items-center gap-3 p-10 text-center" role="alert" data-testid={`${emptyTestId}-error`}>
         <TriangleAlertIcon aria-hidden className="size-8 text-destructive" />
         <p className="font-medium">{t('common:state.loadFailed')}</p>
-        <p className="max-w-md text-sm break-words text-muted-foreground">{errorText(failure)}</p>
-        {retry && (
-          <Button variant="outline" size="sm" onClick={retry} data-testid={`${emptyTestId}-retry`}>
-            <RotateCwIcon />
-            {t('common:actions.retry')}
-          </Button>
-        )}
+        <p className="max-w-md text-sm break-words text-muted-foreground">{errorText(query.error)}</p>
+        <Button variant="outline" size="sm" onClick={() => void query.refetch()} data-testid={`${emptyTestId}-retry`}>
+          <RotateCwIcon />
+          {t('common:actions.retry')}
+        </Button>
       </div>
     )
   }

@@ -524,25 +524,13 @@ pub async fn send_verification(
             );
             return mail::send(&o, &email, &format!("{system} e-mail verification"), &html).await;
         }
-        let code = format!("{:06}", rand::random_range(0..1_000_000u32));
-        let hash = auth::sha256_hex(&code);
-        let e2 = email.clone();
-        st.db(move |c| {
-            Ok(verification::put(
-                c,
-                PURPOSE_REGISTER,
-                &e2,
-                &hash,
-                now(),
-                CODE_TTL_SECS,
-            )?)
-        })
-        .await?;
+        let subject = format!("{system} e-mail verification");
+        let code = issue_code(&st, PURPOSE_REGISTER.to_owned(), &email).await?;
         let html = format!(
             "<p>Your {system} verification code is <strong>{code}</strong>.</p><p>It is valid for {} minutes.</p>",
             CODE_TTL_SECS / 60
         );
-        mail::send(&o, &email, &format!("{system} e-mail verification"), &html).await
+        mail::send(&o, &email, &subject, &html).await
     });
     Ok(ok_message(
         "if the address can be registered, a verification code has been sent to it",
@@ -672,6 +660,27 @@ pub fn group_exists(c: &mut DbConn, symbol: &str) -> ApiResult<bool> {
     Ok(user_groups::exists_enabled(c, symbol)?)
 }
 
+/// Makes a six-digit code for `purpose` and `email`, stores its hash (replacing an earlier one,
+/// valid [`CODE_TTL_SECS`]) and returns it to be mailed.
+async fn issue_code(state: &AppState, purpose: String, email: &str) -> ApiResult<String> {
+    let code = format!("{:06}", rand::random_range(0..1_000_000u32));
+    let hash = auth::sha256_hex(&code);
+    let email = email.to_owned();
+    state
+        .db(move |c| {
+            Ok(verification::put(
+                c,
+                &purpose,
+                &email,
+                &hash,
+                now(),
+                CODE_TTL_SECS,
+            )?)
+        })
+        .await?;
+    Ok(code)
+}
+
 /// The code purpose of binding an address to one account: codes are per user, so a code sent
 /// for one account never binds another.
 fn bind_purpose(user_id: i64) -> String {
@@ -726,20 +735,7 @@ pub async fn send_bind_code(
             );
             return mail::send(&o, &email, &format!("{system} e-mail binding"), &html).await;
         }
-        let code = format!("{:06}", rand::random_range(0..1_000_000u32));
-        let hash = auth::sha256_hex(&code);
-        let e2 = email.clone();
-        st.db(move |c| {
-            Ok(verification::put(
-                c,
-                &bind_purpose(uid),
-                &e2,
-                &hash,
-                now(),
-                CODE_TTL_SECS,
-            )?)
-        })
-        .await?;
+        let code = issue_code(&st, bind_purpose(uid), &email).await?;
         let html = format!(
             "<p>Your {system} code to bind this e-mail address is <strong>{code}</strong>.</p>\
              <p>It is valid for {} minutes.</p>",

@@ -147,16 +147,17 @@ pub async fn pdf_self(
 ) -> ApiResult<HttpResponse> {
     check_enabled(&state)?;
     let month = user_month(&q)?;
-    let labels = match q.lang.as_deref().map(str::trim) {
-        None | Some("") => invoice_pdf::Labels::for_lang("zh_CN"),
-        Some(l @ ("zh_CN" | "zh_HK" | "en" | "ja")) => invoice_pdf::Labels::for_lang(l),
-        Some(other) => {
-            return Err(ApiError::bad_request(
-                "invalid_language",
-                format!("lang must be zh_CN, zh_HK, en or ja, not {other:?}"),
-            ))
-        }
-    };
+    // Simplified Chinese, the console's default, when the download names no language.
+    let lang = q.lang.as_deref().map(str::trim).filter(|l| !l.is_empty());
+    let labels = invoice_pdf::Labels::for_lang(lang.unwrap_or("zh_CN")).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_language",
+            format!(
+                "lang must be zh_CN, zh_HK, en or ja, not {:?}",
+                lang.unwrap_or_default()
+            ),
+        )
+    })?;
     let inv = load_own(&state, me.id, month).await?;
     let user_id = me.id;
     let user = state.db(move |c| Ok(users::find(c, user_id)?)).await?;

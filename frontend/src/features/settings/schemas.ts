@@ -1,13 +1,12 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
 import { parseQuotaText, quotaText, type QuotaUnit } from '@/lib/format'
+import { LANGUAGES } from '@/lib/i18n'
 import type { OptionDef } from './catalogue'
 import type { OptionItem } from './types'
 
 export type OptionFormValues = Record<string, string | boolean>
 
-/** The console's languages, the values of the `Language` setting. */
-export const LANGUAGES = ['zh_CN', 'zh_HK', 'en', 'ja'] as const
 
 /** A chat-client row of the `ChatLinks` editor. */
 export interface ChatLinkRow {

@@ -303,8 +303,7 @@ export function LogsPanel({ admin }: { admin: boolean }) {
             empty={rows.length === 0}
             emptyText={t('logs:empty')}
             emptyTestId="logs-empty"
-            error={logs.isError ? logs.error : undefined}
-            onRetry={() => void logs.refetch()}
+            query={logs}
           >
             {isPhone ? (
               <ul className="divide-y" data-testid="logs-cards">

@@ -9,12 +9,13 @@ import { NativeSelect } from '@/components/ui/native-select'
 import { Switch } from '@/components/ui/switch'
 import { Textarea } from '@/components/ui/textarea'
 import { formatAmount, parseQuotaText, renderNumber, type QuotaUnit } from '@/lib/format'
+import { LANGUAGES } from '@/lib/i18n'
 import type { KnownKey, OptionDef } from '../catalogue'
-import { LANGUAGES, parseChatLinkRows, type ChatLinkRow, type OptionFormValues } from '../schemas'
+import { parseChatLinkRows, type ChatLinkRow, type OptionFormValues } from '../schemas'
 import type { OptionItem } from '../types'
 
 /** Whether a setting takes the whole width of its section. */
-export function isWide(d: OptionDef): boolean {
+function isWide(d: OptionDef): boolean {
   const k = d.kind
   return k.type === 'json' || k.type === 'chatLinks' || (k.type === 'text' && k.multiline === true)
 }

@@ -39,8 +39,7 @@ export function SettingsPanel() {
           empty
           emptyText={t('settings:loadFailed')}
           emptyTestId="settings-empty"
-          error={options.isError ? options.error : undefined}
-          onRetry={() => void options.refetch()}
+          query={options}
         >
           {null}
         </ListState>

@@ -15,6 +15,8 @@ export const STORAGE_KEYS = {
   displayInCurrency: 'display_in_currency',
   language: 'i18nextLng',
   notice: 'notice',
+  /** The invitation (affiliate) code from a `/register?aff=` link, sent with a sign-up. */
+  aff: 'aff',
 } as const
 
 /** Width at or below which the layout counts as mobile. */

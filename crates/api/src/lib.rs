@@ -13,6 +13,7 @@ pub mod invoice_pdf;
 pub mod limiter;
 pub mod log_buffer;
 pub mod mail;
+pub mod oauth;
 pub mod relay;
 pub mod routes;
 pub mod settings;
@@ -52,6 +53,8 @@ pub struct ApiConfig {
     /// Where Turnstile tokens are verified ([`turnstile::SITEVERIFY_URL`]; tests point it at a
     /// local mock).
     pub turnstile_verify_url: String,
+    /// Where GitHub and Lark live (tests point them at local fakes).
+    pub oauth: oauth::OAuthEndpoints,
 }
 
 impl ApiConfig {
@@ -75,6 +78,7 @@ impl ApiConfig {
                 window: std::time::Duration::from_secs(60),
             },
             turnstile_verify_url: turnstile::SITEVERIFY_URL.to_owned(),
+            oauth: oauth::OAuthEndpoints::default(),
         }
     }
 }

@@ -118,6 +118,7 @@ pub const CATALOGUE: &[OptionDef] = &[
     root("OIDCIssuer", URL, ""),
     root("OIDCScopes", TEXT, "openid,email,profile"),
     root("OIDCUsernameClaims", TEXT, "preferred_username"),
+    root("OIDCEmailClaims", TEXT, "email"),
     root("LarkAuthEnabled", BOOL, "false"),
     root("LarkClientId", TEXT, ""),
     secret("LarkClientSecret"),

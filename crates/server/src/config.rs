@@ -126,6 +126,42 @@ pub struct Config {
     #[arg(long, env = "TRUSTED_PROXIES", value_name = "TRUSTED_PROXIES")]
     pub trusted_proxies: Option<String>,
 
+    /// GitHub's web origin for sign-in (GitHub Enterprise: your server's address).
+    #[arg(
+        long,
+        env = "GITHUB_OAUTH_URL",
+        value_name = "GITHUB_OAUTH_URL",
+        default_value = "https://github.com"
+    )]
+    pub github_oauth_url: String,
+
+    /// GitHub's REST API origin (GitHub Enterprise: `https://HOST/api/v3`).
+    #[arg(
+        long,
+        env = "GITHUB_API_URL",
+        value_name = "GITHUB_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    pub github_api_url: String,
+
+    /// Lark's authorize page origin (Lark international: https://accounts.larksuite.com).
+    #[arg(
+        long,
+        env = "LARK_ACCOUNTS_URL",
+        value_name = "LARK_ACCOUNTS_URL",
+        default_value = "https://accounts.feishu.cn"
+    )]
+    pub lark_accounts_url: String,
+
+    /// Lark's open API origin (Lark international: https://open.larksuite.com).
+    #[arg(
+        long,
+        env = "LARK_OPEN_URL",
+        value_name = "LARK_OPEN_URL",
+        default_value = "https://open.feishu.cn"
+    )]
+    pub lark_open_url: String,
+
     /// Requests per IP per window on /api (0 disables).
     #[arg(
         long,

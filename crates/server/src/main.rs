@@ -270,6 +270,12 @@ async fn run(cfg: Config) -> Result<(), String> {
             window: Duration::from_secs(cfg.critical_rate_limit_duration),
         },
         turnstile_verify_url: switchboard_api::turnstile::SITEVERIFY_URL.to_owned(),
+        oauth: switchboard_api::oauth::OAuthEndpoints {
+            github_web: cfg.github_oauth_url.clone(),
+            github_api: cfg.github_api_url.clone(),
+            lark_accounts: cfg.lark_accounts_url.clone(),
+            lark_open: cfg.lark_open_url.clone(),
+        },
     };
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;

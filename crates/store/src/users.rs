@@ -369,3 +369,83 @@ pub fn credit_inviter(conn: &mut DbConn, inviter_id: i64, reward: i64) -> StoreR
         .execute(conn)?;
     Ok(())
 }
+
+/// A third-party identity column of `users`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdentityKind {
+    GitHub,
+    Oidc,
+    Lark,
+    WeChat,
+}
+
+/// The account bound to `id` at this provider (the oldest, should older data hold two).
+pub fn find_by_identity(
+    conn: &mut DbConn,
+    kind: IdentityKind,
+    id: &str,
+) -> StoreResult<Option<UserRow>> {
+    if id.is_empty() {
+        return Ok(None);
+    }
+    let q = users::table
+        .order(users::id.asc())
+        .select(UserRow::as_select())
+        .into_boxed();
+    let q = match kind {
+        IdentityKind::GitHub => q.filter(users::github_id.eq(id)),
+        IdentityKind::Oidc => q.filter(users::oidc_id.eq(id)),
+        IdentityKind::Lark => q.filter(users::lark_id.eq(id)),
+        IdentityKind::WeChat => q.filter(users::wechat_id.eq(id)),
+    };
+    Ok(q.first(conn).optional()?)
+}
+
+/// Binds (or, with `id` empty, unbinds) the account's identity at this provider.
+pub fn set_identity(
+    conn: &mut DbConn,
+    user_id: i64,
+    kind: IdentityKind,
+    id: &str,
+) -> StoreResult<()> {
+    let target = users::table.find(user_id);
+    let t = users::updated_at.eq(now());
+    let n = match kind {
+        IdentityKind::GitHub => diesel::update(target)
+            .set((users::github_id.eq(id), t))
+            .execute(conn)?,
+        IdentityKind::Oidc => diesel::update(target)
+            .set((users::oidc_id.eq(id), t))
+            .execute(conn)?,
+        IdentityKind::Lark => diesel::update(target)
+            .set((users::lark_id.eq(id), t))
+            .execute(conn)?,
+        IdentityKind::WeChat => diesel::update(target)
+            .set((users::wechat_id.eq(id), t))
+            .execute(conn)?,
+    };
+    if n == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+impl UserRow {
+    /// The account's identity at this provider (empty when not bound).
+    pub fn identity(&self, kind: IdentityKind) -> &str {
+        match kind {
+            IdentityKind::GitHub => &self.github_id,
+            IdentityKind::Oidc => &self.oidc_id,
+            IdentityKind::Lark => &self.lark_id,
+            IdentityKind::WeChat => &self.wechat_id,
+        }
+    }
+}
+
+/// Sets the account's picture (a provider's avatar on third-party sign-up).
+pub fn set_avatar_url(conn: &mut DbConn, user_id: i64, url: &str) -> StoreResult<()> {
+    diesel::update(users::table.find(user_id))
+        .set(users::avatar_url.eq(url))
+        .execute(conn)?;
+    Ok(())
+}

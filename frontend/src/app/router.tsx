@@ -37,6 +37,7 @@ const TaskRoute = lazy(() => import('@/features/tasks/components/task-screen'))
 const DocsRoute = lazy(() => import('./routes/docs'))
 const PublicPlaygroundRoute = lazy(() => import('./routes/public-playground'))
 const JumpRoute = lazy(() => import('./routes/jump'))
+const OAuthCallbackRoute = lazy(() => import('./routes/oauth-callback'))
 
 /** All routes in one place (spec section 2). */
 export function AppRoutes() {
@@ -49,6 +50,9 @@ export function AppRoutes() {
         <Route path="user/reset" element={<ResetConfirmRoute />} />
         <Route path="reset" element={<ResetRoute />} />
         <Route path="register" element={<RegisterRoute />} />
+        <Route path="oauth/github" element={<OAuthCallbackRoute provider="github" />} />
+        <Route path="oauth/oidc" element={<OAuthCallbackRoute provider="oidc" />} />
+        <Route path="oauth/lark" element={<OAuthCallbackRoute provider="lark" />} />
         <Route path="price" element={<PriceRoute />} />
         <Route path="playground" element={<RequireAuth />}>
           <Route index element={<PublicPlaygroundRoute />} />

@@ -70,6 +70,20 @@ function fieldOf(body: unknown, key: 'message' | 'code'): string | undefined {
  * Errors are not shown here: the query client passes them to the central handler in errors.ts.
  */
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await requestEnvelope<T>(path, options)).data
+}
+
+/** What a successful call answered: `data`, with the envelope's `message` (some calls say something there). */
+export interface Answer<T> {
+  data: T
+  message: string
+}
+
+/**
+ * Like `request`, but also returns the envelope's `message`: the third-party sign-in answers
+ * "bind" there when it bound the identity to the signed-in account instead of signing in.
+ */
+export async function requestEnvelope<T>(path: string, options: RequestOptions = {}): Promise<Answer<T>> {
   const { method = 'GET', body, query, signal, headers } = options
   const init: RequestInit = {
     method,
@@ -97,10 +111,10 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (!isEnvelope(payload)) {
     // e.g. an HTML page where JSON was expected: never hand text to a caller typed for data.
     if (typeof payload === 'string') throw new ApiError(`Unexpected response from ${path}`)
-    return payload as T
+    return { data: payload as T, message: '' }
   }
   if (!payload.success) throw new ApiError(payload.message ?? '', fieldOf(payload, 'code'))
-  return payload.data as T
+  return { data: payload.data as T, message: payload.message ?? '' }
 }
 
 export const api = {

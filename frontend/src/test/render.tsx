@@ -1,5 +1,5 @@
 import { render } from '@testing-library/react'
-import type { ReactElement } from 'react'
+import { StrictMode, type ReactElement } from 'react'
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router'
 import { AppProvider } from '@/app/provider'
 import { AppRoutes } from '@/app/router'
@@ -15,17 +15,21 @@ function LocationProbe() {
   )
 }
 
-/** The whole app (providers, routes, toaster) at `route`, with a fresh query client. */
-export function renderApp(route = '/') {
+/**
+ * The whole app (providers, routes, toaster) at `route`, with a fresh query client. `strict`
+ * renders it in React's StrictMode, as main.tsx does (effects run twice on mount).
+ */
+export function renderApp(route = '/', { strict = false } = {}) {
   const queryClient = createQueryClient()
-  const view = render(
+  const app = (
     <AppProvider queryClient={queryClient}>
       <MemoryRouter initialEntries={[route]}>
         <AppRoutes />
         <LocationProbe />
       </MemoryRouter>
-    </AppProvider>,
+    </AppProvider>
   )
+  const view = render(strict ? <StrictMode>{app}</StrictMode> : app)
   return { ...view, queryClient }
 }
 

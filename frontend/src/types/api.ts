@@ -32,6 +32,13 @@ export interface User {
   aff_count?: number
   aff_quota?: number
   aff_history_quota?: number
+  /** Third-party identities bound to the account; empty (or absent) when not bound. */
+  github_id?: string
+  oidc_id?: string
+  lark_id?: string
+  wechat_id?: string
+  /** Telegram's numeric chat id; 0 when not bound. */
+  telegram_id?: number
 }
 
 /** GET /api/user_group_map: the groups this user may use, keyed by symbol (spec 3, "User group map"). */

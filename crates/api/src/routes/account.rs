@@ -65,6 +65,7 @@ pub fn user_json(u: &UserRow) -> Value {
         "wechat_id": u.wechat_id,
         "telegram_id": u.telegram_id,
         "has_access_token": u.access_token_hash.is_some(),
+        "has_password": !u.password.is_empty(),
         "created_at": u.created_at,
         "last_login_at": u.last_login_at,
     })
@@ -183,70 +184,19 @@ pub async fn register(
                 {
                     return Err(invalid_code());
                 }
-                let inviter = if body.aff_code.is_empty() {
-                    None
-                } else {
-                    users::find_by_aff_code(c, &body.aff_code).ok()
-                };
-                let display = if body.display_name.is_empty() {
-                    &body.username
-                } else {
-                    &body.display_name
-                };
-                let aff_code = auth::random_string(8);
-                let t = now();
-                let quota = quota_new + if inviter.is_some() { quota_invitee } else { 0 };
-                let id = users::insert(
+                create_account(
                     c,
-                    &NewUser {
+                    &Account {
                         username: &body.username,
-                        password: &hash,
-                        display_name: display,
-                        role: Role::Common.as_i32(),
-                        status: UserStatus::Enabled.as_i32(),
+                        password_hash: &hash,
+                        display_name: &body.display_name,
                         email: &body.email,
-                        quota,
-                        group_name: "default",
-                        aff_code: Some(&aff_code),
-                        inviter_id: inviter.as_ref().map_or(0, |u| u.id),
-                        created_at: t,
-                        updated_at: t,
+                        aff_code: &body.aff_code,
+                        quota_new,
+                        quota_invitee,
+                        quota_inviter,
                     },
                 )
-                .map_err(|e| match e {
-                    switchboard_store::StoreError::Conflict(_) => {
-                        ApiError::conflict("username_taken", "this username is already taken")
-                    }
-                    other => other.into(),
-                })?;
-                let inviter_id = inviter.as_ref().map(|u| u.id);
-                if let Some(inv) = inviter {
-                    users::credit_inviter(c, inv.id, quota_inviter)?;
-                    if quota_inviter > 0 {
-                        logs::record(
-                            c,
-                            LogType::System,
-                            inv.id,
-                            &inv.username,
-                            quota_inviter,
-                            &format!("invitation reward for new user {}", body.username),
-                            &json!({"event": "invite_reward", "invitee": body.username})
-                                .to_string(),
-                        )?;
-                    }
-                }
-                if quota > 0 {
-                    logs::record(
-                        c,
-                        LogType::System,
-                        id,
-                        &body.username,
-                        quota,
-                        "quota granted on registration",
-                        &json!({"event": "signup_grant"}).to_string(),
-                    )?;
-                }
-                Ok((users::find(c, id)?, inviter_id))
             })
         })
         .await?;
@@ -258,6 +208,133 @@ pub async fn register(
     tracing::info!(user_id = user.id, username = %user.username, "user registered");
     Ok(HttpResponse::Created()
         .json(json!({"success": true, "message": "", "data": user_json(&user)})))
+}
+
+/// A new account and what it is granted (registration and third-party sign-up).
+pub struct Account<'a> {
+    pub username: &'a str,
+    /// Empty for an account that signs in only through a provider.
+    pub password_hash: &'a str,
+    /// The username when empty.
+    pub display_name: &'a str,
+    pub email: &'a str,
+    /// The inviter's affiliate code (unknown codes are ignored).
+    pub aff_code: &'a str,
+    pub quota_new: i64,
+    pub quota_invitee: i64,
+    pub quota_inviter: i64,
+}
+
+/// Inserts the account (inside the caller's transaction), credits its inviter and writes the
+/// grant logs. Returns the new user and the inviter's id.
+pub fn create_account(c: &mut DbConn, a: &Account<'_>) -> ApiResult<(UserRow, Option<i64>)> {
+    let inviter = if a.aff_code.is_empty() {
+        None
+    } else {
+        users::find_by_aff_code(c, a.aff_code).ok()
+    };
+    let display = if a.display_name.is_empty() {
+        a.username
+    } else {
+        a.display_name
+    };
+    let aff_code = auth::random_string(8);
+    let t = now();
+    let quota = a.quota_new
+        + if inviter.is_some() {
+            a.quota_invitee
+        } else {
+            0
+        };
+    let id = users::insert(
+        c,
+        &NewUser {
+            username: a.username,
+            password: a.password_hash,
+            display_name: display,
+            role: Role::Common.as_i32(),
+            status: UserStatus::Enabled.as_i32(),
+            email: a.email,
+            quota,
+            group_name: "default",
+            aff_code: Some(&aff_code),
+            inviter_id: inviter.as_ref().map_or(0, |u| u.id),
+            created_at: t,
+            updated_at: t,
+        },
+    )
+    .map_err(|e| match e {
+        switchboard_store::StoreError::Conflict(_) => {
+            ApiError::conflict("username_taken", "this username is already taken")
+        }
+        other => other.into(),
+    })?;
+    let inviter_id = inviter.as_ref().map(|u| u.id);
+    if let Some(inv) = inviter {
+        users::credit_inviter(c, inv.id, a.quota_inviter)?;
+        if a.quota_inviter > 0 {
+            logs::record(
+                c,
+                LogType::System,
+                inv.id,
+                &inv.username,
+                a.quota_inviter,
+                &format!("invitation reward for new user {}", a.username),
+                &json!({"event": "invite_reward", "invitee": a.username}).to_string(),
+            )?;
+        }
+    }
+    if quota > 0 {
+        logs::record(
+            c,
+            LogType::System,
+            id,
+            a.username,
+            quota,
+            "quota granted on registration",
+            &json!({"event": "signup_grant"}).to_string(),
+        )?;
+    }
+    Ok((users::find(c, id)?, inviter_id))
+}
+
+/// Starts a console session for `user_id` (inside the caller's connection) and returns the
+/// session id for the cookie.
+pub fn open_session(
+    c: &mut DbConn,
+    user_id: i64,
+    ip: String,
+    user_agent: String,
+    secret: &[u8],
+    ttl: i64,
+) -> ApiResult<String> {
+    let id = auth::new_session_id();
+    let t = now();
+    sessions::insert(
+        c,
+        &sessions::SessionRow {
+            id_hash: auth::session_hash(secret, &id),
+            user_id,
+            created_at: t,
+            expires_at: t + ttl,
+            last_seen_at: t,
+            ip,
+            user_agent,
+        },
+    )?;
+    users::touch_login(c, user_id)?;
+    Ok(id)
+}
+
+/// The request's User-Agent, at most 255 characters (kept with the session).
+pub fn user_agent(req: &HttpRequest) -> String {
+    req.headers()
+        .get(actix_web::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .chars()
+        .take(255)
+        .collect()
 }
 
 fn check_email_domain(o: &View<'_>, email: &str) -> ApiResult<()> {
@@ -305,14 +382,7 @@ pub async fn login(
         ));
     }
     let ip = client_ip(&req, &state.config.trusted_proxies);
-    let ua: String = req
-        .headers()
-        .get(actix_web::http::header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .chars()
-        .take(255)
-        .collect();
+    let ua = user_agent(&req);
     let ttl = state.config.session_ttl_secs;
     let secret = state.config.session_secret.clone();
     let dummy = state.dummy_hash.clone();
@@ -337,21 +407,7 @@ pub async fn login(
                     "this user has been disabled",
                 ));
             }
-            let id = auth::new_session_id();
-            let t = now();
-            sessions::insert(
-                c,
-                &sessions::SessionRow {
-                    id_hash: auth::session_hash(&secret, &id),
-                    user_id: user.id,
-                    created_at: t,
-                    expires_at: t + ttl,
-                    last_seen_at: t,
-                    ip,
-                    user_agent: ua,
-                },
-            )?;
-            users::touch_login(c, user.id)?;
+            let id = open_session(c, user.id, ip, ua, &secret, ttl)?;
             Ok((user, id))
         })
         .await?;
@@ -439,7 +495,11 @@ pub async fn update_self(
             }
             if let Some(p) = &new_password {
                 let original = body.original_password.unwrap_or_default();
-                if !auth::verify_password(&original, &current.password) {
+                // An account made by a third-party sign-in has no password yet: its first one
+                // needs none.
+                if !current.password.is_empty()
+                    && !auth::verify_password(&original, &current.password)
+                {
                     return Err(ApiError::bad_request(
                         "wrong_original_password",
                         "the current password is wrong; it is needed to set a new one",

@@ -7,6 +7,7 @@ pub mod channels;
 pub mod groups;
 pub mod invoices;
 pub mod logs;
+pub mod oauth;
 pub mod openapi;
 pub mod option;
 pub mod pricing;
@@ -121,6 +122,10 @@ api_routes! {
     post "/user/reset" => account::confirm_reset, Public, "account", "Confirm a reset: sets and returns a new password", body = account::ResetBody;
     post "/user/register" => account::register, Public, "account", "Register", body = account::RegisterBody;
     post "/user/login" => account::login, Public, "account", "Sign in (sets the session cookie)", body = account::LoginBody;
+    // Third-party sign-in (public; per-IP limited) and binding.
+    get "/oauth/state" => oauth::get_state, Public, "oauth", "A sign-in state for this browser (also set as an HttpOnly cookie)";
+    get "/oauth/endpoint" => oauth::endpoint, Public, "oauth", "The authorize URL of a provider (github, oidc, lark) for this browser", query = oauth::EndpointQuery;
+    get "/oauth/{provider}" => oauth::callback, Public, "oauth", "Finish a sign-in: binds to the signed-in account (message \"bind\") or signs in", query = oauth::CallbackQuery;
     post "/user/logout" => account::logout, Public, "account", "Sign out (ends the session)";
     get "/user/logout" => account::logout_get, Public, "account", "Sign out, the GET form for access-token callers (browsers: POST)";
     // The signed-in user.
@@ -128,6 +133,7 @@ api_routes! {
     put "/user/self" => account::update_self, User, "account", "Change own name or password", body = account::UpdateSelfBody;
     post "/user/email/code" => account::send_bind_code, User, "account", "E-mail a code that binds a (new) address to the account", body = account::EmailCodeBody;
     post "/user/email/bind" => account::bind_email, User, "account", "Bind the address a code was sent to", body = account::EmailBindBody;
+    delete "/user/binding/{provider}" => oauth::unbind, User, "oauth", "Unbind a sign-in provider (github, oidc, lark, wechat) from the account";
     post "/user/token" => account::generate_access_token, User, "account", "Generate a new access token (shown once)";
     get "/user/token" => account::generate_access_token_get, User, "account", "Generate a new access token, the GET form for access-token callers (browsers: POST)";
     // Redeem a code (before `/user/{id}`, which would take it).

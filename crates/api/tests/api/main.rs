@@ -15,6 +15,7 @@ mod groups;
 mod invoices;
 mod logs;
 mod mail;
+mod oauth;
 mod openapi;
 mod options;
 mod pricing;

@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { Link, useNavigate } from 'react-router'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
 import { LoginForm } from '@/features/auth/components/login-form'
+import { OAuthButtons } from '@/features/auth/components/oauth-buttons'
 import { useSiteInfo } from '@/stores/site'
 
 export default function LoginRoute() {
@@ -27,6 +28,8 @@ export default function LoginRoute() {
               {t('public:register.title')}
             </Link>
           </div>
+          {/* A code that bound the identity to an account already signed in goes to the profile. */}
+          <OAuthButtons onSuccess={() => navigate('/panel')} />
         </CardContent>
       </Card>
     </div>

@@ -1,12 +1,13 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useNavigate, useSearchParams } from 'react-router'
+import { STORAGE_KEYS } from '@/config'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
 import { RegisterForm } from '@/features/account/components/register-form'
 import { readString, writeString } from '@/lib/storage'
 import { useSiteInfo } from '@/stores/site'
 
 /** Local-storage key of the invitation code (spec section 3: `aff`). */
-const AFF_KEY = 'aff'
+const AFF_KEY = STORAGE_KEYS.aff
 
 export default function RegisterRoute() {
   const { t } = useTranslation()

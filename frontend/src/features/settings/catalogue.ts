@@ -154,6 +154,7 @@ export const SECTIONS = [
       ['OIDCClientSecret', SECRET],
       ['OIDCScopes', TEXT],
       ['OIDCUsernameClaims', TEXT],
+      ['OIDCEmailClaims', TEXT],
     ],
   },
   {

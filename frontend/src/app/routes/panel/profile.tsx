@@ -1,5 +1,6 @@
 import { useTranslation } from 'react-i18next'
 import { AccessTokenCard } from '@/features/profile/components/access-token-card'
+import { AccountBindingCard } from '@/features/profile/components/account-binding-card'
 import { EmailBindingCard } from '@/features/profile/components/email-binding-card'
 import { InviteCard } from '@/features/profile/components/invite-card'
 import { PasswordForm } from '@/features/profile/components/password-form'
@@ -18,6 +19,7 @@ export default function ProfileRoute() {
         <p className="text-muted-foreground">{t('profile:description')}</p>
       </div>
       <ProfileInfoForm user={user} />
+      <AccountBindingCard user={user} />
       <EmailBindingCard user={user} />
       <PasswordForm />
       <InviteCard user={user} />

@@ -24,6 +24,40 @@ export function resetAuthMocks(user: User | null = null): void {
   signedIn = user
 }
 
+/** Who the fake server has signed in (null: nobody). */
+export function mockSignedIn(): User | null {
+  return signedIn
+}
+
+/** What the fake providers send back: a good code and the identity it stands for. */
+export const MOCK_OAUTH_CODE = 'good-code'
+export const MOCK_WECHAT_CODE = '123456'
+export const MOCK_IDENTITY = { github: 'gh-1001', oidc: 'oidc-sub-1', lark: 'ou_lark1', wechat: 'wx-openid-1' } as const
+
+/** The authorize page each provider would show; the state is the server's. */
+export const mockAuthorizeUrl = (provider: string) => `https://${provider}.example/authorize?client_id=cid&state=st-${provider}`
+
+/**
+ * The third-party sign-in as the server does it: bound to the signed-in account ("bind"), or a
+ * sign-in as root. A wrong code is refused like the server refuses it.
+ */
+function oauthAnswer(provider: keyof typeof MOCK_IDENTITY, code: string | null, good: string) {
+  if (code !== good) {
+    const refusal =
+      provider === 'wechat'
+        ? { message: 'the WeChat verification code is wrong or has expired', code: 'wechat_code_invalid' }
+        : { message: 'the sign-in link has expired or was already used; start again', code: 'oauth_state_invalid' }
+    return HttpResponse.json({ success: false, ...refusal }, { status: 400 })
+  }
+  const field = `${provider}_id` as const
+  if (signedIn) {
+    signedIn = { ...signedIn, [field]: MOCK_IDENTITY[provider] }
+    return HttpResponse.json({ success: true, message: 'bind', data: signedIn })
+  }
+  signedIn = { ...mockRoot, [field]: MOCK_IDENTITY[provider] }
+  return HttpResponse.json({ success: true, message: '', data: signedIn })
+}
+
 export const authHandlers = [
   http.post('*/api/user/login', async ({ request }) => {
     const body = (await request.json()) as { username?: string; password?: string }
@@ -38,6 +72,20 @@ export const authHandlers = [
       ? HttpResponse.json({ success: true, message: '', data: signedIn })
       : HttpResponse.json({ success: false, message: '无权进行此操作，未登录且未提供 access token' }, { status: 401 }),
   ),
+  http.get('*/api/oauth/endpoint', ({ request }) => {
+    const provider = new URL(request.url).searchParams.get('provider') ?? ''
+    if (!['github', 'oidc', 'lark'].includes(provider)) {
+      return HttpResponse.json({ success: false, message: 'unknown sign-in provider', code: 'invalid_provider' }, { status: 400 })
+    }
+    return HttpResponse.json({ success: true, message: '', data: mockAuthorizeUrl(provider) })
+  }),
+  http.get('*/api/oauth/:provider', ({ request, params }) => {
+    const provider = String(params.provider)
+    const code = new URL(request.url).searchParams.get('code')
+    if (provider === 'wechat') return oauthAnswer('wechat', code, MOCK_WECHAT_CODE)
+    if (provider === 'github' || provider === 'oidc' || provider === 'lark') return oauthAnswer(provider, code, MOCK_OAUTH_CODE)
+    return undefined
+  }),
   http.post('*/api/user/logout', () => {
     signedIn = null
     return HttpResponse.json({ success: true, message: '' })

@@ -16,6 +16,9 @@ import { notify } from '@/lib/toast'
 import type { User } from '@/types/api'
 import { useBindEmail, useSendBindCode } from '../api/bind-email'
 
+/** The card's element id: the account-binding card links here. */
+export const EMAIL_BINDING_ID = 'email-binding'
+
 /** Seconds before another code may be asked for (the server also limits the rate). */
 const RESEND_SECONDS = 60
 
@@ -67,7 +70,7 @@ export function EmailBindingCard({ user }: { user: User }) {
   })
 
   return (
-    <Card data-testid="email-binding">
+    <Card id={EMAIL_BINDING_ID} className="scroll-mt-20" data-testid="email-binding">
       <CardHeader>
         <CardTitle>
           <h2>{t('profile:email.title')}</h2>

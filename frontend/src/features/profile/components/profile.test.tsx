@@ -2,8 +2,11 @@ import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it, vi } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { MOCK_IDENTITY, MOCK_WECHAT_CODE, mockAuthorizeUrl, mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { mockStatus } from '@/features/site/mocks/handlers'
+import { browser } from '@/lib/oauth'
 import { sessionStore, setUser } from '@/stores/session'
+import type { SiteInfo, User } from '@/types/api'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { ACCESS_TOKEN } from '../mocks/handlers'
@@ -12,7 +15,7 @@ import { ACCESS_TOKEN } from '../mocks/handlers'
 configure({ asyncUtilTimeout: 4_000 })
 vi.setConfig({ testTimeout: 30_000 })
 
-function signIn(user = mockRoot) {
+function signIn(user: User = mockRoot) {
   resetAuthMocks(user)
   setUser(user)
 }
@@ -165,5 +168,127 @@ describe('profile screen', () => {
     // A second one asks first.
     await user.click(within(card).getByTestId('access-token-generate'))
     expect(await screen.findByTestId('access-token-confirm')).toBeInTheDocument()
+  })
+})
+
+/** The site status with some sign-in methods switched on. */
+function withStatus(flags: Partial<SiteInfo>) {
+  server.use(http.get('*/api/status', () => HttpResponse.json({ success: true, message: '', data: { ...mockStatus, ...flags } })))
+}
+
+const ALL_ON: Partial<SiteInfo> = {
+  github_oauth: true,
+  oidc_auth: true,
+  lark_login: true,
+  wechat_login: true,
+  wechat_qrcode: 'https://example.com/qr.png',
+}
+
+describe('account binding', () => {
+  it("lists each method with the user's identity; nothing to bind while the site offers none", async () => {
+    signIn({ ...mockRoot, email: 'me@example.com', github_id: 'gh-42', wechat_id: 'wx-7', oidc_id: '', lark_id: '', telegram_id: 0 })
+    renderApp('/panel/profile')
+    const card = await screen.findByTestId('account-binding')
+    const status = (method: string) => within(card).getByTestId(`binding-${method}-status`)
+    expect(status('email')).toHaveTextContent('已绑定me@example.com')
+    expect(status('github')).toHaveTextContent('已绑定gh-42')
+    expect(status('oidc')).toHaveTextContent('未绑定')
+    expect(status('lark')).toHaveTextContent('未绑定')
+    expect(status('wechat')).toHaveTextContent('已绑定wx-7')
+    expect(status('telegram')).toHaveTextContent('未绑定')
+    expect(within(card).getByTestId('binding-oidc')).toHaveTextContent('OpenID Connect')
+    expect(within(card).getByTestId('binding-lark')).toHaveTextContent('飞书')
+
+    // Off on the site: no Bind anywhere; what is bound can still be unbound.
+    expect(within(card).queryByRole('button', { name: '绑定' })).not.toBeInTheDocument()
+    expect(within(card).getByTestId('binding-oidc-off')).toHaveTextContent('本站未开启')
+    expect(within(card).getByTestId('binding-lark-off')).toHaveTextContent('本站未开启')
+    expect(within(card).getByTestId('binding-github-unbind')).toHaveTextContent('解除绑定')
+    expect(within(card).getByTestId('binding-wechat-unbind')).toBeInTheDocument()
+    expect(within(card).getByTestId('binding-telegram-later')).toHaveTextContent('Telegram 机器人配置后可用')
+    expect(within(card).getByTestId('binding-telegram')).not.toHaveTextContent('解除绑定')
+
+    // The e-mail row leads to the e-mail card.
+    const user = userEvent.setup()
+    await user.click(within(card).getByTestId('binding-email-edit'))
+    expect(within(screen.getByTestId('email-binding')).getByLabelText('新邮箱地址')).toHaveFocus()
+  })
+
+  it('binds through the provider (GitHub) or with the WeChat code when the site offers them', async () => {
+    const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {})
+    signIn()
+    withStatus(ALL_ON)
+    const asked: (string | null)[] = []
+    server.use(
+      http.get('*/api/oauth/endpoint', ({ request }) => {
+        asked.push(new URL(request.url).searchParams.get('provider'))
+        return undefined
+      }),
+    )
+    renderApp('/panel/profile')
+    const card = await screen.findByTestId('account-binding')
+    for (const method of ['github', 'oidc', 'lark', 'wechat']) {
+      expect(await within(card).findByTestId(`binding-${method}-bind`)).toHaveTextContent('绑定')
+    }
+    expect(within(card).queryByTestId('binding-telegram-bind')).not.toBeInTheDocument()
+
+    const user = userEvent.setup()
+    await user.click(within(card).getByTestId('binding-wechat-bind'))
+    const dialog = await screen.findByTestId('wechat-dialog')
+    expect(within(dialog).getByRole('img')).toHaveAttribute('src', 'https://example.com/qr.png')
+    await user.type(within(dialog).getByLabelText('验证码'), MOCK_WECHAT_CODE)
+    await user.click(within(dialog).getByRole('button', { name: '绑定' }))
+    expect(await screen.findByText('微信 绑定成功！')).toBeInTheDocument()
+    await waitFor(() => expect(within(card).getByTestId('binding-wechat-status')).toHaveTextContent(`已绑定${MOCK_IDENTITY.wechat}`))
+    expect(screen.queryByTestId('wechat-dialog')).not.toBeInTheDocument()
+    expect(sessionStore.get().user?.wechat_id).toBe(MOCK_IDENTITY.wechat)
+    expect(within(card).getByTestId('binding-wechat-unbind')).toBeInTheDocument()
+
+    expect(asked).toEqual([])
+    await user.click(within(card).getByTestId('binding-github-bind'))
+    await waitFor(() => expect(assign).toHaveBeenCalledWith(mockAuthorizeUrl('github')))
+    expect(asked).toEqual(['github'])
+    // The page is leaving for GitHub: nothing else starts meanwhile.
+    expect(within(card).getByTestId('binding-oidc-bind')).toBeDisabled()
+  })
+
+  it('unbinds after a confirmation; the last way to sign in is refused in Chinese', async () => {
+    signIn({ ...mockRoot, github_id: 'gh-42', wechat_id: 'wx-7' })
+    withStatus(ALL_ON)
+    const deleted: string[] = []
+    server.use(
+      http.delete('*/api/user/binding/:provider', ({ request, params }) => {
+        deleted.push(`${request.method} ${new URL(request.url).pathname}`)
+        if (params.provider === 'wechat') {
+          return HttpResponse.json(
+            { success: false, message: 'cannot unbind the only way left to sign in', code: 'binding_last_method' },
+            { status: 409 },
+          )
+        }
+        return undefined
+      }),
+    )
+    renderApp('/panel/profile')
+    const card = await screen.findByTestId('account-binding')
+    const user = userEvent.setup()
+
+    await user.click(within(card).getByTestId('binding-github-unbind'))
+    const confirm = await screen.findByTestId('binding-unbind-confirm')
+    expect(confirm).toHaveTextContent('解除 GitHub 绑定？')
+    expect(deleted).toEqual([])
+    await user.click(within(confirm).getByTestId('binding-unbind-confirm-confirm'))
+    await waitFor(() => expect(within(card).getByTestId('binding-github-status')).toHaveTextContent('未绑定'))
+    expect(deleted).toEqual(['DELETE /api/user/binding/github'])
+    expect(await screen.findByText('已解除 GitHub 绑定')).toBeInTheDocument()
+    expect(sessionStore.get().user?.github_id).toBe('')
+    // Offered on the site, so it can be bound again.
+    expect(within(card).getByTestId('binding-github-bind')).toBeInTheDocument()
+
+    await user.click(within(card).getByTestId('binding-wechat-unbind'))
+    await user.click(within(await screen.findByTestId('binding-unbind-confirm')).getByTestId('binding-unbind-confirm-confirm'))
+    expect(await screen.findByText('错误：这是此账号唯一的登录方式，不能解除。请先设置密码或绑定其他登录方式。')).toBeInTheDocument()
+    expect(screen.queryByText(/only way left/)).not.toBeInTheDocument()
+    expect(deleted).toEqual(['DELETE /api/user/binding/github', 'DELETE /api/user/binding/wechat'])
+    expect(within(card).getByTestId('binding-wechat-status')).toHaveTextContent('已绑定wx-7')
   })
 })

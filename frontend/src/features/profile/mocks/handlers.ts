@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw'
-import { mockRoot } from '@/features/auth/mocks/handlers'
+import { mockRoot, mockSignedIn, resetAuthMocks } from '@/features/auth/mocks/handlers'
 
 export const ACCESS_TOKEN = 'a'.repeat(32)
 
@@ -16,4 +16,13 @@ export const profileHandlers = [
     return HttpResponse.json({ success: true, message: '', data: { ...mockRoot, ...fields } })
   }),
   http.post('*/api/user/token', () => HttpResponse.json({ success: true, message: '', data: ACCESS_TOKEN })),
+  http.delete('*/api/user/binding/:provider', ({ params }) => {
+    const provider = String(params.provider)
+    if (!['github', 'oidc', 'lark', 'wechat'].includes(provider)) {
+      return HttpResponse.json({ success: false, message: 'unknown sign-in provider', code: 'invalid_provider' }, { status: 400 })
+    }
+    const user = { ...(mockSignedIn() ?? mockRoot), [`${provider}_id`]: '' }
+    resetAuthMocks(user)
+    return HttpResponse.json({ success: true, message: '', data: user })
+  }),
 ]

@@ -41,6 +41,11 @@ mail_dir="$work/mail"
 python3 scripts/smtp-sink.py "$mail_dir" > "$work/smtp.out" 2> "$work/smtp.log" &
 smtp=$!
 smtp_port=$(listening smtp "the mail server")
+# GitHub's OAuth app flow (scripts/fake-github.py), for the GitHub sign-in journey.
+export GITHUB_SECRET="e2e-github-secret"
+python3 scripts/fake-github.py "$GITHUB_SECRET" > "$work/github.out" 2> "$work/github.log" &
+github=$!
+github_url="http://$(listening github "the fake GitHub" | sed 's/^/127.0.0.1:/')"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 export ROOT_PASSWORD="e2e-root-password"
 (
@@ -48,12 +53,13 @@ export ROOT_PASSWORD="e2e-root-password"
   SQL_DSN="sqlite://$work/e2e.db" PORT="$port" HOST=127.0.0.1 \
     INITIAL_ROOT_PASSWORD="$ROOT_PASSWORD" FRONTEND_DIR="$OLDPWD/frontend/dist" \
     SESSION_SECRET="e2e-session-secret-0123456789" BCRYPT_COST=4 LOG_LEVEL=warn \
+    GITHUB_OAUTH_URL="$github_url" GITHUB_API_URL="$github_url" \
     exec "$OLDPWD/target/debug/switchboard"
 ) > "$work/server.log" 2>&1 &
 server=$!
 cleanup() {
-  kill "$server" "$mock" "$smtp" 2>/dev/null || true
-  wait "$server" "$mock" "$smtp" 2>/dev/null || true
+  kill "$server" "$mock" "$smtp" "$github" 2>/dev/null || true
+  wait "$server" "$mock" "$smtp" "$github" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -64,7 +70,7 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 
-export BASE_URL="http://127.0.0.1:$port" MOCK_URL="http://$mock_addr" CHROMIUM_PATH SMTP_PORT="$smtp_port" MAIL_DIR="$mail_dir"
+export BASE_URL="http://127.0.0.1:$port" MOCK_URL="http://$mock_addr" CHROMIUM_PATH SMTP_PORT="$smtp_port" MAIL_DIR="$mail_dir" GITHUB_URL="$github_url"
 status=0
 (cd frontend && npm run --silent e2e) || status=$?
 if [ $status -ne 0 ]; then

@@ -19,6 +19,7 @@ const MOCK_URL = process.env.MOCK_URL?.replace(/\/+$/, '')
 const ROOT_PASSWORD = process.env.ROOT_PASSWORD
 const SMTP_PORT = process.env.SMTP_PORT
 const MAIL_DIR = process.env.MAIL_DIR
+const GITHUB_URL = process.env.GITHUB_URL?.replace(/\/+$/, '')
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url))
 const TIMEOUT = 15_000
 
@@ -300,6 +301,10 @@ test('operator and user journey', async (t) => {
         { key: 'SMTPServer', value: '127.0.0.1' },
         { key: 'SMTPPort', value: SMTP_PORT },
         { key: 'SMTPFrom', value: 'noreply@e2e.test' },
+        // GitHub sign-in against scripts/fake-github.py (GITHUB_OAUTH_URL / GITHUB_API_URL).
+        { key: 'GitHubClientId', value: 'e2e-client' },
+        { key: 'GitHubClientSecret', value: process.env.GITHUB_SECRET },
+        { key: 'GitHubOAuthEnabled', value: true },
       ],
     })
   })
@@ -429,6 +434,43 @@ test('operator and user journey', async (t) => {
     await card.getByTestId('email-current').filter({ hasText: address }).waitFor()
     assert.equal((await apiCall('GET', '/api/user/self')).email, address)
     await shot('48-mobile-email-bound')
+  })
+
+  await step(t, 'the user binds a GitHub account from the profile (a local stand-in for GitHub)', async () => {
+    await page.goto(`${BASE_URL}/panel/profile`)
+    await page.getByTestId('binding-github-bind').click()
+    await page.waitForURL((url) => url.href.startsWith(`${GITHUB_URL}/login/oauth/authorize`))
+    await page.locator('#authorize').click()
+    // Back through /oauth/github: "bound", then on to the panel.
+    await page.waitForURL((url) => url.pathname === '/panel')
+    const me = await apiCall('GET', '/api/user/self')
+    assert.equal(me.username, userName, 'bound to the signed-in account, not a new one')
+    assert.ok(me.github_id, 'the GitHub id is bound')
+    await page.goto(`${BASE_URL}/panel/profile`)
+    await page.getByTestId('binding-github-status').filter({ hasText: me.github_id }).waitFor()
+  })
+
+  await step(t, 'a visitor signs up with GitHub on the login page and lands in the panel', async () => {
+    assert.ok(GITHUB_URL, 'GITHUB_URL is not set: scripts/e2e.sh starts the fake GitHub')
+    const visitor = await newPage({ width: 1280, height: 800 })
+    await visitor.goto(`${BASE_URL}/login`)
+    await visitor.getByTestId('oauth-github').click()
+    await visitor.waitForURL((url) => url.href.startsWith(`${GITHUB_URL}/login/oauth/authorize`))
+    const authorize = new URL(visitor.url())
+    assert.equal(authorize.searchParams.get('client_id'), 'e2e-client')
+    assert.equal(authorize.searchParams.get('scope'), 'user:email')
+    const state = authorize.searchParams.get('state')
+    await visitor.locator('#authorize').click()
+    await visitor.waitForURL((url) => url.pathname === '/panel')
+    const self = await (await visitor.request.get(`${BASE_URL}/api/user/self`)).json()
+    assert.match(self.data.username, /^octo-e2e-\d+$/)
+    assert.equal(self.data.email, `${self.data.username}@users.e2e.test`)
+    assert.ok(self.data.github_id)
+    // The same callback again (a replayed link) fails, in Chinese, and goes back to /login.
+    await visitor.goto(`${BASE_URL}/oauth/github?code=replayed&state=${state}`)
+    await visitor.getByTestId('oauth-failed').waitFor()
+    await visitor.waitForURL((url) => url.pathname === '/login')
+    await visitor.context().close()
   })
 
   await step(t, 'on a phone, lists are cards and the price page shows a model\'s price', async () => {

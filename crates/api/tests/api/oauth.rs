@@ -559,3 +559,84 @@ async fn oidc_sign_in_with_pkce_nonce_and_id_token_checks() {
         )
     );
 }
+
+/// Lark: the authorize page on the accounts origin, the v2 token endpoint and user_info on the
+/// open origin; Lark's `code` field (not the HTTP status) says whether a call worked.
+#[actix_web::test]
+async fn lark_sign_in_and_a_refused_code() {
+    let lark = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/open-apis/authen/v2/oauth/token"))
+        .and(body_string_contains("\"code\":\"lark-good\""))
+        .and(body_string_contains("\"client_secret\":\"lk-secret\""))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"code": 0, "access_token": "u-tok", "token_type": "Bearer"})),
+        )
+        .with_priority(1)
+        .mount(&lark)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/open-apis/authen/v2/oauth/token"))
+        .respond_with(ResponseTemplate::new(400).set_body_json(
+            json!({"code": 20003, "error": "invalid_grant", "error_description": "The authorization code has expired"}),
+        ))
+        .with_priority(5)
+        .mount(&lark)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/open-apis/authen/v1/user_info"))
+        .and(header("authorization", "Bearer u-tok"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"code": 0, "msg": "success", "data": {
+            "open_id": "ou_123", "name": "李雷", "en_name": "lilei", "avatar_url": "https://lark.example/a.png",
+            "email": "lilei@lark.example"
+        }})))
+        .mount(&lark)
+        .await;
+    let uri = lark.uri();
+    let app = TestApp::with_config(|c| {
+        c.oauth.lark_accounts = uri.clone();
+        c.oauth.lark_open = uri.clone();
+    })
+    .await;
+    set(
+        &app,
+        &[
+            ("LarkClientId", json!("cli_app")),
+            ("LarkClientSecret", json!("lk-secret")),
+            ("LarkAuthEnabled", json!(true)),
+        ],
+    )
+    .await;
+
+    let c = app.client();
+    let (state, url) = start(&c, "lark").await;
+    assert!(
+        url.starts_with(&format!(
+            "{uri}/open-apis/authen/v1/authorize?client_id=cli_app"
+        )),
+        "{url}"
+    );
+    // No ServerAddress: the callback is on the origin the console was reached at.
+    assert!(
+        query_of(&url, "redirect_uri").ends_with("/oauth/lark"),
+        "{url}"
+    );
+    let user = c
+        .get(&format!("/api/oauth/lark?code=lark-good&state={state}"))
+        .await
+        .ok()
+        .clone();
+    assert_eq!(user["lark_id"], "ou_123");
+    assert_eq!(user["username"], "lilei");
+    assert_eq!(user["display_name"], "李雷");
+    assert_eq!(user["email"], "lilei@lark.example");
+
+    let c2 = app.client();
+    let (state, _) = start(&c2, "lark").await;
+    let m = c2
+        .get(&format!("/api/oauth/lark?code=lark-old&state={state}"))
+        .await
+        .err(502, "oauth_provider_failed");
+    assert!(m.contains("expired"), "{m}");
+}

@@ -771,6 +771,111 @@ pub async fn wechat_identity(
 mod tests {
     use super::*;
 
+    /// A 2048-bit RSA key (RSAPrivateKey DER, base64) made for these tests only.
+    const TEST_RSA_DER: &str = concat!(
+        "MIIEogIBAAKCAQEAmrPVGf9JX8R36JK+nlJB29By8f3pDKxwB+TIUqt/eShRLn4Iik7D/rfEq0msc/nhvKZgQd/xSY",
+        "/Js5eSkQM852SlZLwN8GZUL9YG4tJv6WlP1JAt1yreHgi+6vO7XdD9oYpBf4CAaj7oO4ZK53p0f8OUPxg/87a8yxmE",
+        "BDNLsNPKwf7WW4LJfsR5F14KwJ6rA8omchabh7u1GRXf5ovgPk7uvFRqObZQozB7FdZp1WPgXVPh2+l+ow6Vdpku9d",
+        "IDTy9tvHTlzggwyxD6qks7KbG1lTy33rs3PZaLpAO5CkfHuFhNaMGD1GR7YezmYEJRkAVlgQzFw3cuxOY/17GB5wID",
+        "AQABAoIBAB13vtJeZdgXoO2MskGPEptv181Pm8o9uHNQeXYB09y8uMX93NuXiE7nK0+jT3Wh9gVMvc4efaQQ/w82Ao",
+        "Wb08iRy81l4tPVchjQkGw5QHb6B+pJ8mlncXrQGKnBdoG20vEn2DUUwaE7TVo1SORR14oUs5LXKCtgthKL0DFKohLS",
+        "4RxmT9umAuisbgX0Q2E+PM/Z5PlD7/eHRSAgkJtQKUkvqukskM8NawcSYfEHemrin740sfxlsGEtmi2SUD5Qu08V9Z",
+        "MLTf+6qajhI/hnMQ3/Py61C+ZwwzXZW0jaHSuZ9M8HDQ0gxmcs27l1+BRaNRq25dt8JwJjleTIv263Io0CgYEAybxu",
+        "IE+lEjo1MQfiTBc7bJRO6gS6HqXqLaMQR6eNhXqG/QJ1pBSC+oWxo32ui1SaPbFTk28FBBFloITAqvRkPryKx7o5cu",
+        "n/HtS+4+nBzX4Gia1xz0UxTku9XN5lyMu5KSFw8AVSrIfgwWEu1BiovHouds5Rj2qM09YVJbz/UeUCgYEAxFCp61W0",
+        "V3m6QqDkpE9ZVn0K5uOQ260+ZeSfcbc91QfyjlI/m9Y5IMQrJG0H8NQ1pL8gE/+y8tM98ZFW9K3VDJZO9NZ7nVG21C",
+        "8MHJChBcxkSP7jng6MeGEOjLNGhDAt1pWYHRW2+Vd1wMjBEypHeRMCcmrf0+mcg8u/L0IRd9sCgYB7crtROmuhA82Y",
+        "+2IXff/3KapAujPKnWz4EFjeAEIx9BC2stKaXZLpCvbxPO+ag2L/bYvfJIjFPIAcAiCEfJj7axThs6uEDnz3uOg3P8",
+        "xAm2YUyfZjB8xsRRzTv6Q5g7EC4lviBN/ahCudKoMldxGKhJn6SbbPNDyJRPAb79OtoQKBgD0lltd7WXHJs49fR/g5",
+        "0uzSg9vI0+zouD/KhzNHTRYWpKFZ0wA6KI8hKwLshwWnQ5IuCdLQ2S8zRt8AUyJhJrQF+U/fop8svZK3mMEo9060DC",
+        "SEZ+dqRqyUJpECohs4Wn61F60vf0+Iw1+p6CGNELgQiLmUumTqJdsTUlho7sHzAoGAFvtOA8Y0/G/CKt5u+y0EZz61",
+        "eFToXEMnV3R9nCWl+rsRXXLYop7RYDQB9VlyiH7/FmbCo9ITn4jQPAbiOIiEUAClPc6JQdORbUMXly/dC0Mcldc4UT",
+        "/CWeg8WEijhlvo4NwB6vaE+UzMiYFyLExKR9tQfqd5cJBd77zc26YF9n8=",
+    );
+
+    fn rs256_token(claims: &Value, alg: &str) -> (String, Value) {
+        use ring::rand::SystemRandom;
+        use ring::signature::{RsaKeyPair, RsaPublicKeyComponents, RSA_PKCS1_SHA256};
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(TEST_RSA_DER)
+            .unwrap();
+        let pair = RsaKeyPair::from_der(&der).unwrap();
+        let header =
+            URL_SAFE_NO_PAD.encode(serde_json::json!({"alg": alg, "kid": "r1"}).to_string());
+        let input = format!("{header}.{}", URL_SAFE_NO_PAD.encode(claims.to_string()));
+        let mut sig = vec![0; pair.public().modulus_len()];
+        pair.sign(
+            &RSA_PKCS1_SHA256,
+            &SystemRandom::new(),
+            input.as_bytes(),
+            &mut sig,
+        )
+        .unwrap();
+        let parts = RsaPublicKeyComponents::<Vec<u8>>::from(pair.public());
+        let jwks = serde_json::json!({"keys": [
+            {"kty": "EC", "kid": "other", "crv": "P-256", "x": "", "y": ""},
+            {"kty": "RSA", "kid": "r1", "use": "sig",
+             "n": URL_SAFE_NO_PAD.encode(&parts.n), "e": URL_SAFE_NO_PAD.encode(&parts.e)}
+        ]});
+        (format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig)), jwks)
+    }
+
+    #[test]
+    fn rs256_id_tokens_verify_and_forgeries_do_not() {
+        let expect = OidcExpect {
+            issuer: "https://id.example/",
+            client_id: "c1",
+            client_secret: "",
+            nonce: "n1",
+            username_claims: "",
+            email_claims: "",
+            now: 1_800_000_000,
+        };
+        let claims = serde_json::json!({
+            "iss": "https://id.example", "aud": ["c1", "c2"], "azp": "c1", "sub": "s1",
+            "exp": 1_800_000_100, "iat": 1_800_000_000, "nonce": "n1"
+        });
+        let (token, jwks) = rs256_token(&claims, "RS256");
+        let got = jwt::verify(&token, &jwks, &expect).unwrap();
+        assert_eq!(got["sub"], "s1");
+
+        // Another party among several audiences must be named the authorized party.
+        let mut c = claims.clone();
+        c["azp"] = "c2".into();
+        let (t, j) = rs256_token(&c, "RS256");
+        assert!(jwt::verify(&t, &j, &expect).is_err());
+        // A signature over other claims does not carry over.
+        let forged = {
+            let mut p: Vec<&str> = token.split('.').collect();
+            let other = URL_SAFE_NO_PAD.encode(
+                serde_json::json!({"iss": "https://id.example", "aud": "c1", "sub": "root",
+                    "exp": 1_800_000_100, "nonce": "n1"})
+                .to_string(),
+            );
+            p[1] = &other;
+            p.join(".")
+        };
+        assert!(jwt::verify(&forged, &jwks, &expect).is_err());
+        // Unsigned and shared-secret tokens are never taken, whatever they claim.
+        for alg in ["none", "HS256"] {
+            let header = URL_SAFE_NO_PAD.encode(serde_json::json!({"alg": alg}).to_string());
+            let body = URL_SAFE_NO_PAD.encode(claims.to_string());
+            let t = format!("{header}.{body}.");
+            assert!(jwt::verify(&t, &jwks, &expect).is_err(), "{alg}");
+        }
+        // Within the clock skew an expiry just past is still taken; beyond it, not.
+        let late = OidcExpect {
+            now: 1_800_000_100 + CLOCK_SKEW_SECS - 1,
+            ..expect
+        };
+        assert!(jwt::verify(&token, &jwks, &late).is_ok());
+        let later = OidcExpect {
+            now: 1_800_000_100 + CLOCK_SKEW_SECS,
+            ..late
+        };
+        assert!(jwt::verify(&token, &jwks, &later).is_err());
+    }
+
     #[test]
     fn pkce_matches_rfc7636_appendix_b() {
         assert_eq!(

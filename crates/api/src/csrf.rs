@@ -72,6 +72,12 @@ pub fn check(req: &HttpRequest) -> Result<(), ApiError> {
             "a signed-in browser request that changes something must send Content-Type: application/json",
         ));
     }
+    from_this_site(req)
+}
+
+/// The request came from this site: `Sec-Fetch-Site` is `same-origin` or `none` when the browser
+/// sends it; otherwise `Origin`, when sent, names this host.
+fn from_this_site(req: &HttpRequest) -> Result<(), ApiError> {
     let text = |name: header::HeaderName| {
         req.headers()
             .get(name)
@@ -87,6 +93,17 @@ pub fn check(req: &HttpRequest) -> Result<(), ApiError> {
         }
     }
     Ok(())
+}
+
+/// For the GET that finishes a third-party sign-in (`/api/oauth/{provider}`), which binds the
+/// identity to a signed-in caller: with the session cookie, the request must come from this
+/// site, so that a link or image on another site cannot bind its author's WeChat account (whose
+/// flow has no state) to the visitor's account.
+pub fn check_signed_in_get(req: &HttpRequest) -> Result<(), ApiError> {
+    if has_access_token(req) || !has_session_cookie(req) {
+        return Ok(());
+    }
+    from_this_site(req)
 }
 
 /// The middleware form of [`check`], wrapped around `/api`.

@@ -266,6 +266,7 @@ pub async fn callback(
 ) -> ApiResult<HttpResponse> {
     let p = parse_provider(&path)?;
     check_critical(&state, &req)?;
+    crate::csrf::check_signed_in_get(&req)?;
     let snap = state.view();
     let o = View(&snap);
     require_enabled(&o, p)?;

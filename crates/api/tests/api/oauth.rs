@@ -296,6 +296,19 @@ async fn binding_github_and_wechat_and_unbinding() {
         .await;
     assert_eq!(r.ok()["id"], alice_id);
 
+    // WeChat's flow has no state: a link on another site carrying its author's code must not
+    // bind that WeChat account to the signed-in visitor (the browser says cross-site).
+    let forged = alice
+        .http
+        .get(app.url("/api/oauth/wechat?code=123456"))
+        .header("Sec-Fetch-Site", "cross-site")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 403);
+    let body: Value = forged.json().await.unwrap();
+    assert_eq!(body["code"], "csrf_rejected", "{body}");
+    assert_eq!(alice.get("/api/user/self").await.ok()["wechat_id"], "");
     // WeChat: a wrong code is refused; the right one binds, then signs in.
     alice
         .get("/api/oauth/wechat?code=000000")

@@ -129,6 +129,15 @@ pub fn random_token(bytes: usize) -> String {
     URL_SAFE_NO_PAD.encode(buf)
 }
 
+/// The nonce and PKCE verifier of the OIDC sign-in started with `state` (see [`derive`]): the
+/// authorize URL and the code exchange compute the same pair.
+pub fn oidc_nonce_and_verifier(secret: &[u8], state: &str) -> (String, String) {
+    (
+        derive(secret, "oidc-nonce", state),
+        derive(secret, "oidc-pkce", state),
+    )
+}
+
 /// PKCE S256: `BASE64URL(SHA256(verifier))`.
 pub fn pkce_challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
@@ -441,12 +450,7 @@ pub async fn oidc_identity(
     let mut claims = jwt::verify(&id_token, &jwks, expect)?;
     let sub = str_of(&claims, "sub");
     let access = str_of(&tokens, "access_token");
-    let wants = |list: &str, c: &Value| {
-        list.split(',')
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
-            .all(|k| str_of(c, k).is_empty())
-    };
+    let wants = |list: &str, c: &Value| claim_names(list).all(|k| str_of(c, k).is_empty());
     if let (Some(info_url), false) = (&d.userinfo_endpoint, access.is_empty()) {
         if wants(expect.username_claims, &claims) || wants(expect.email_claims, &claims) {
             if let Ok(info) = json_of(
@@ -472,9 +476,7 @@ pub async fn oidc_identity(
         }
     }
     let first = |list: &str| {
-        list.split(',')
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
+        claim_names(list)
             .map(|k| str_of(&claims, k))
             .find(|v| !v.is_empty())
             .unwrap_or_default()
@@ -492,6 +494,11 @@ pub async fn oidc_identity(
         avatar_url: str_of(&claims, "picture"),
         id: sub,
     })
+}
+
+/// The claim names of a comma-separated setting (`OIDCUsernameClaims`, `OIDCEmailClaims`).
+fn claim_names(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|k| !k.is_empty())
 }
 
 /// RFC 6749 2.3.1: the client id and secret are form-encoded before HTTP Basic.

@@ -379,6 +379,15 @@ pub enum IdentityKind {
     WeChat,
 }
 
+impl IdentityKind {
+    pub const ALL: [IdentityKind; 4] = [
+        IdentityKind::GitHub,
+        IdentityKind::Oidc,
+        IdentityKind::Lark,
+        IdentityKind::WeChat,
+    ];
+}
+
 /// The account bound to `id` at this provider (the oldest, should older data hold two).
 pub fn find_by_identity(
     conn: &mut DbConn,

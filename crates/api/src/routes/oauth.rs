@@ -226,7 +226,8 @@ pub async fn endpoint(
             oauth::lark_authorize_url(&state.config.oauth, &o.text("LarkClientId"), &s, &redirect)?
         }
         (_, Some(d)) => {
-            let secret = &state.config.session_secret;
+            let (nonce, verifier) =
+                oauth::oidc_nonce_and_verifier(&state.config.session_secret, &s);
             oauth::oidc_authorize_url(
                 &d,
                 &OidcRequest {
@@ -234,8 +235,8 @@ pub async fn endpoint(
                     redirect_uri: &redirect,
                     scopes: &o.text("OIDCScopes"),
                     state: &s,
-                    nonce: &oauth::derive(secret, "oidc-nonce", &s),
-                    pkce_verifier: &oauth::derive(secret, "oidc-pkce", &s),
+                    nonce: &nonce,
+                    pkce_verifier: &verifier,
                 },
             )?
         }
@@ -304,10 +305,8 @@ pub async fn callback(
         Provider::Oidc => {
             let issuer = setting(&o, "OIDCIssuer")?;
             let client_id = setting(&o, "OIDCClientId")?;
-            let secret_key = &state.config.session_secret;
             let s = q.state.trim();
-            let nonce = oauth::derive(secret_key, "oidc-nonce", s);
-            let verifier = oauth::derive(secret_key, "oidc-pkce", s);
+            let (nonce, verifier) = oauth::oidc_nonce_and_verifier(&state.config.session_secret, s);
             let d = oauth::discover(&client, &issuer).await?;
             let scopes = o.text("OIDCScopes");
             oauth::oidc_identity(
@@ -522,14 +521,9 @@ pub async fn unbind(
                 if user.identity(k).is_empty() {
                     return Ok(user);
                 }
-                let others = [
-                    IdentityKind::GitHub,
-                    IdentityKind::Oidc,
-                    IdentityKind::Lark,
-                    IdentityKind::WeChat,
-                ]
-                .into_iter()
-                .filter(|o| *o != k)
+                let others = IdentityKind::ALL
+                    .into_iter()
+                    .filter(|o| *o != k)
                 .any(|o| !user.identity(o).is_empty());
                 if user.password.is_empty() && !others {
                     return Err(ApiError::conflict(

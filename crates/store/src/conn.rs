@@ -119,6 +119,32 @@ pub struct Manager {
     dsn: Dsn,
 }
 
+/// Runs `f` (a batch write: the consume-log flush) with SQLite's statement journals in memory
+/// (`temp_store = MEMORY`, for this connection and only while `f` runs); other backends: just
+/// `f`. Every multi-row `INSERT` inside a transaction keeps the original of each page it
+/// changes, in case it fails half-way; past 64 KiB SQLite spills that journal to a temporary
+/// file, and the flush wrote two `pwrite`s per changed page to it: measured at c32, 0.56 page
+/// writes per consume row to that file against 0.12 to the WAL itself. One 64-row statement
+/// changes a few dozen pages, so the journal in memory stays small.
+pub fn for_batch_write<T>(
+    conn: &mut DbConn,
+    f: impl FnOnce(&mut DbConn) -> StoreResult<T>,
+) -> StoreResult<T> {
+    let DbConn::Sqlite(c) = conn else {
+        return f(conn);
+    };
+    c.batch_execute("PRAGMA temp_store = MEMORY;")?;
+    let out = f(conn);
+    if let DbConn::Sqlite(c) = conn {
+        // What `f` did stands (committed or not) whether or not this works; a connection that
+        // keeps the setting only keeps its temporary data in memory.
+        if let Err(e) = c.batch_execute("PRAGMA temp_store = DEFAULT;") {
+            tracing::warn!("could not restore the SQLite connection's temp_store: {e}");
+        }
+    }
+    out
+}
+
 impl ManageConnection for Manager {
     type Connection = DbConn;
     type Error = r2d2::Error;

@@ -120,44 +120,53 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
         return Ok(0);
     }
     crate::transaction(conn, |c| {
-        let ids: Vec<String> = if check_written {
-            batch.iter().filter_map(|r| r.request_id.clone()).collect()
-        } else {
-            Vec::new()
-        };
-        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-        for chunk in ids.chunks(500) {
-            let found: Vec<Option<String>> = logs::table
-                .filter(logs::request_id.eq_any(chunk))
-                .select(logs::request_id)
-                .load(c)?;
-            seen.extend(found.into_iter().flatten());
-        }
-        let fresh: Vec<&ConsumeRecord> = batch
-            .iter()
-            .filter(|r| match &r.request_id {
-                Some(id) => seen.insert(id.clone()),
-                None => true,
-            })
-            .collect();
         // Statements of a fixed size, so the database connection prepares each shape once and
         // reuses it (a batch of any length would be prepared anew every time).
         const ROWS: usize = 64;
-        let rows: Vec<ConsumeRecord> = fresh.iter().map(|r| (*r).clone()).collect();
-        let mut chunks = rows.chunks_exact(ROWS);
-        for chunk in &mut chunks {
-            match <&[ConsumeRecord; ROWS]>::try_from(chunk) {
-                Ok(full) => crate::insert_many!(c, logs::table, full)?,
-                Err(_) => crate::insert_many!(c, logs::table, chunk)?,
-            };
+        fn insert_rows(c: &mut DbConn, rows: &[ConsumeRecord]) -> StoreResult<()> {
+            let mut chunks = rows.chunks_exact(ROWS);
+            for chunk in &mut chunks {
+                match <&[ConsumeRecord; ROWS]>::try_from(chunk) {
+                    Ok(full) => crate::insert_many!(c, logs::table, full)?,
+                    Err(_) => crate::insert_many!(c, logs::table, chunk)?,
+                };
+            }
+            for row in chunks.remainder() {
+                crate::insert_many!(c, logs::table, row)?;
+            }
+            Ok(())
         }
-        for row in chunks.remainder() {
-            crate::insert_many!(c, logs::table, row)?;
-        }
+        let fresh: Vec<&ConsumeRecord> = if check_written {
+            let ids: Vec<String> = batch.iter().filter_map(|r| r.request_id.clone()).collect();
+            let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+            for chunk in ids.chunks(500) {
+                let found: Vec<Option<String>> = logs::table
+                    .filter(logs::request_id.eq_any(chunk))
+                    .select(logs::request_id)
+                    .load(c)?;
+                seen.extend(found.into_iter().flatten());
+            }
+            let fresh: Vec<&ConsumeRecord> = batch
+                .iter()
+                .filter(|r| match &r.request_id {
+                    Some(id) => seen.insert(id.clone()),
+                    None => true,
+                })
+                .collect();
+            let rows: Vec<ConsumeRecord> = fresh.iter().map(|r| (*r).clone()).collect();
+            insert_rows(c, &rows)?;
+            fresh
+        } else {
+            // A batch never attempted is written as it is (no copy): a request id already
+            // written, or twice in the batch, fails the unique index and the whole transaction
+            // (see `settle_new_batch`).
+            insert_rows(c, batch)?;
+            batch.iter().collect()
+        };
         let mut per_user: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
         let mut per_token: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
         let mut per_channel: BTreeMap<i64, i64> = BTreeMap::new();
-        let mut per_day: BTreeMap<(i64, i64, i64, String), [i64; 5]> = BTreeMap::new();
+        let mut per_day: BTreeMap<(i64, i64, i64, &str), [i64; 5]> = BTreeMap::new();
         // Only consumption moves balances, counters and the rollup; an error log is a row only.
         for r in fresh
             .iter()
@@ -176,7 +185,7 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
             }
             let day = r.created_at - r.created_at.rem_euclid(86_400);
             let s = per_day
-                .entry((day, r.user_id, r.channel_id, r.model_name.clone()))
+                .entry((day, r.user_id, r.channel_id, r.model_name.as_str()))
                 .or_default();
             s[0] += 1;
             s[1] += r.quota;
@@ -212,7 +221,7 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
                 .filter(statistics::day.eq(day))
                 .filter(statistics::user_id.eq(user))
                 .filter(statistics::channel_id.eq(channel))
-                .filter(statistics::model_name.eq(&model));
+                .filter(statistics::model_name.eq(model));
             let n = diesel::update(key)
                 .set((
                     statistics::request_count.eq(statistics::request_count + s[0]),
@@ -228,7 +237,7 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
                         statistics::day.eq(day),
                         statistics::user_id.eq(user),
                         statistics::channel_id.eq(channel),
-                        statistics::model_name.eq(&model),
+                        statistics::model_name.eq(model),
                         statistics::request_count.eq(s[0]),
                         statistics::quota.eq(s[1]),
                         statistics::prompt_tokens.eq(s[2]),
@@ -355,6 +364,10 @@ pub struct SettleOutcome {
 /// A record parked by an earlier attempt of the same batch is listed in `parked` again but not
 /// stored twice.
 pub fn settle_isolated(conn: &mut DbConn, batch: &[ConsumeRecord]) -> StoreResult<SettleOutcome> {
+    crate::conn::for_batch_write(conn, |conn| settle_isolated_in(conn, batch))
+}
+
+fn settle_isolated_in(conn: &mut DbConn, batch: &[ConsumeRecord]) -> StoreResult<SettleOutcome> {
     let whole = match settle_new_batch(conn, batch) {
         Err(crate::StoreError::Conflict(_)) => settle_batch(conn, batch),
         other => other,

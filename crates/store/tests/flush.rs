@@ -460,3 +460,46 @@ fn dead_letters_store_anything_and_page_newest_first() {
         assert_eq!(dead_letters::count_open(c).unwrap(), 12);
     }
 }
+
+/// A flush of several 64-row statements with one request id twice (a record requeued beside
+/// itself): the first attempt writes the batch as it is and the unique index refuses it whole;
+/// the retry drops the copy. Every record lands once, the books balance, and on SQLite the
+/// connection goes back to the pool with its own settings (the flush keeps its statement
+/// journals in memory only while it runs).
+#[test]
+fn a_batch_with_a_request_id_twice_is_written_once_and_the_connection_restored() {
+    for db in TestDb::all() {
+        let c = &mut db.conn();
+        let what = format!("{:?}", db.backend);
+        let a = account(c, "dup");
+        let mut batch: Vec<ConsumeRecord> = (1..=200)
+            .map(|i| record(&a, &format!("dup-{i}"), i))
+            .collect();
+        batch.push(batch[150].clone());
+        let whole = logs::settle_new_batch(c, &batch).unwrap_err();
+        assert!(
+            matches!(whole, switchboard_store::StoreError::Conflict(_)),
+            "{what}: {whole}"
+        );
+        assert_eq!(
+            books(c, &a).logs,
+            0,
+            "{what}: the refused attempt wrote nothing"
+        );
+        let out = logs::settle_isolated(c, &batch).unwrap();
+        assert_eq!((out.written, out.parked.len()), (200, 0), "{what}: {out:?}");
+        let b = assert_balanced(c, &a, &what);
+        assert_eq!((b.logs, b.log_quota), (200, (1..=200).sum()), "{what}");
+        if db.backend == Backend::Sqlite {
+            #[derive(QueryableByName)]
+            struct Setting {
+                #[diesel(sql_type = diesel::sql_types::Integer)]
+                temp_store: i32,
+            }
+            let s: Setting = diesel::sql_query("PRAGMA temp_store")
+                .get_result(c)
+                .unwrap();
+            assert_eq!(s.temp_store, 0, "temp_store is back to the default");
+        }
+    }
+}

@@ -15,7 +15,7 @@ use crate::AppState;
 use actix_web::http::StatusCode;
 use std::collections::HashSet;
 use std::sync::Mutex;
-use switchboard_store::{channels, options, tokens};
+use switchboard_store::{channels, options, payments, tokens};
 
 /// Whether the setting `key` is a secret one (write-only in the catalogue): stored sealed.
 pub fn is_secret_option(key: &str) -> bool {
@@ -96,6 +96,8 @@ pub struct SealReport {
     pub channel_keys: usize,
     /// Secret settings sealed or re-sealed.
     pub settings: usize,
+    /// Payment gateway configurations (merchant keys) re-sealed.
+    pub payment_configs: usize,
     /// API keys re-sealed under the current secret.
     pub api_keys: usize,
     /// What no known secret opens: `channel 12`, `setting SMTPToken`, `API key 7`.
@@ -110,7 +112,7 @@ const TOKEN_BATCH: i64 = 500;
 /// reported (and logged).
 pub async fn seal_stored_secrets(state: &AppState) -> ApiResult<SealReport> {
     let rotating = !state.config.previous_secrets.is_empty();
-    let (channel_rows, secret_rows) = state
+    let (channel_rows, secret_rows, payment_rows) = state
         .db(|c| {
             Ok((
                 channels::keys(c)?,
@@ -118,6 +120,7 @@ pub async fn seal_stored_secrets(state: &AppState) -> ApiResult<SealReport> {
                     .into_iter()
                     .filter(|(k, _)| is_secret_option(k))
                     .collect::<Vec<_>>(),
+                payments::configs(c)?,
             ))
         })
         .await?;
@@ -138,8 +141,17 @@ pub async fn seal_stored_secrets(state: &AppState) -> ApiResult<SealReport> {
             Reseal::Unreadable => out.unreadable.push(format!("setting {name}")),
         }
     }
-    if !channel_writes.is_empty() || !setting_writes.is_empty() {
-        let (ch, st) = state
+    // Gateway configurations are written sealed from the start: only re-sealing applies.
+    let mut payment_writes = Vec::new();
+    for (id, config) in payment_rows {
+        match state.secret_box.reseal(&config) {
+            Reseal::Current => {}
+            Reseal::Replace(new) => payment_writes.push((id, config, new)),
+            Reseal::Unreadable => out.unreadable.push(format!("payment gateway {id}")),
+        }
+    }
+    if !channel_writes.is_empty() || !setting_writes.is_empty() || !payment_writes.is_empty() {
+        let (ch, st, pg) = state
             .db(move |c| {
                 let mut ch = 0;
                 for (id, old, new) in &channel_writes {
@@ -149,11 +161,16 @@ pub async fn seal_stored_secrets(state: &AppState) -> ApiResult<SealReport> {
                 for (name, old, new) in &setting_writes {
                     st += usize::from(options::replace(c, name, old, new)?);
                 }
-                Ok((ch, st))
+                let mut pg = 0;
+                for (id, old, new) in &payment_writes {
+                    pg += usize::from(payments::replace_config(c, *id, old, new)?);
+                }
+                Ok((ch, st, pg))
             })
             .await?;
         out.channel_keys = ch;
         out.settings = st;
+        out.payment_configs = pg;
     }
     if rotating {
         let mut after = 0;
@@ -192,10 +209,11 @@ pub async fn seal_stored_secrets(state: &AppState) -> ApiResult<SealReport> {
             after = last;
         }
     }
-    if out.channel_keys + out.settings + out.api_keys > 0 {
+    if out.channel_keys + out.settings + out.payment_configs + out.api_keys > 0 {
         tracing::info!(
             channel_keys = out.channel_keys,
             settings = out.settings,
+            payment_configs = out.payment_configs,
             api_keys = out.api_keys,
             "secrets at rest sealed under the current server secret"
         );

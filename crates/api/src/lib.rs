@@ -14,6 +14,7 @@ pub mod limiter;
 pub mod log_buffer;
 pub mod mail;
 pub mod oauth;
+pub mod payment;
 pub mod relay;
 pub mod routes;
 pub mod settings;

@@ -10,6 +10,7 @@ pub mod invoice;
 pub mod log;
 pub mod net;
 pub mod options;
+pub mod payment;
 pub mod price;
 pub mod quota;
 pub mod ratelimit;

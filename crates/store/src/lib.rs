@@ -13,6 +13,7 @@ pub mod job_locks;
 pub mod logs;
 pub mod model_owners;
 pub mod options;
+pub mod payments;
 pub mod prices;
 pub mod redemptions;
 pub mod schema;

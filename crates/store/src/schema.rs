@@ -224,45 +224,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    payments (id) {
-        id -> BigInt,
-        uuid -> Text,
-        name -> Text,
-        #[sql_name = "type"]
-        gateway_type -> Text,
-        icon -> Text,
-        config -> Text,
-        fixed_fee -> Double,
-        percent_fee -> Double,
-        currency -> Text,
-        notify_domain -> Text,
-        sort -> Integer,
-        enabled -> Bool,
-        created_at -> BigInt,
-        updated_at -> BigInt,
-    }
-}
-
-diesel::table! {
-    orders (id) {
-        id -> BigInt,
-        trade_no -> Text,
-        user_id -> BigInt,
-        gateway_id -> BigInt,
-        gateway_no -> Text,
-        amount -> BigInt,
-        discount -> Double,
-        fee -> BigInt,
-        order_amount -> BigInt,
-        order_currency -> Text,
-        quota -> BigInt,
-        status -> Text,
-        created_at -> BigInt,
-        updated_at -> BigInt,
-    }
-}
-
-diesel::table! {
     statistics (id) {
         id -> BigInt,
         day -> BigInt,
@@ -379,6 +340,45 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    payment_gateways (id) {
+        id -> BigInt,
+        uuid -> Text,
+        name -> Text,
+        gateway_type -> Text,
+        icon -> Text,
+        enabled -> Bool,
+        fixed_fee -> Text,
+        percent_fee -> Text,
+        currency -> Text,
+        notify_domain -> Text,
+        sort -> BigInt,
+        config -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    orders (id) {
+        id -> BigInt,
+        trade_no -> Text,
+        user_id -> BigInt,
+        gateway_id -> BigInt,
+        gateway_no -> Text,
+        amount -> BigInt,
+        discount -> Text,
+        fee -> Text,
+        order_amount -> Text,
+        currency -> Text,
+        quota -> BigInt,
+        status -> Integer,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        paid_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     sessions,
@@ -392,8 +392,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     user_groups,
     prices,
     model_owners,
-    payments,
-    orders,
     statistics,
     invoices,
     tasks,
@@ -401,4 +399,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     telegram_menus,
     job_locks,
     dead_letters,
+    payment_gateways,
+    orders,
 );

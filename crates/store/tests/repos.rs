@@ -1339,3 +1339,128 @@ fn rollup_statistics_equal_the_log_sums() {
         );
     }
 }
+
+/// Orders: stored exactly (decimal text), paid at most once even when many connections race,
+/// never once past their expiry; the expiry pass and the order log's filters.
+#[test]
+fn orders_are_paid_once_and_never_after_expiry() {
+    use switchboard_store::payments::{self, GatewayFields, NewOrder, OrderFilter, OrderStatus};
+    for db in TestDb::all() {
+        let what = format!("{:?}", db.backend);
+        let c = &mut db.conn();
+        let user = users::insert(c, &new_user("payer", "p@x.io")).unwrap();
+        let gw = payments::insert_gateway(
+            c,
+            "gw-uuid-1",
+            &GatewayFields {
+                name: "Epay".into(),
+                gateway_type: "epay".into(),
+                icon: "alipay".into(),
+                enabled: true,
+                fixed_fee: "0.3".into(),
+                percent_fee: "0.029".into(),
+                currency: "CNY".into(),
+                notify_domain: String::new(),
+                sort: 2,
+                config: "sealed".into(),
+                updated_at: 10,
+            },
+        )
+        .unwrap();
+        let g = payments::find_gateway_by_uuid(c, "gw-uuid-1").unwrap();
+        assert_eq!(
+            (g.id, g.fixed_fee.as_str(), g.created_at),
+            (gw, "0.3", 10),
+            "{what}"
+        );
+        let order = |c: &mut switchboard_store::DbConn, no: &str, expires_at: i64| {
+            payments::insert_order(
+                c,
+                &NewOrder {
+                    trade_no: no,
+                    user_id: user,
+                    gateway_id: gw,
+                    amount: 10,
+                    discount: "0.9",
+                    fee: "3.29",
+                    order_amount: "68.99",
+                    currency: "CNY",
+                    quota: 5_000_000,
+                    status: OrderStatus::Pending.as_i32(),
+                    created_at: 100,
+                    expires_at,
+                },
+            )
+            .unwrap()
+        };
+        order(c, "SB-A", 1_000);
+        order(c, "SB-B", 1_000);
+        order(c, "SB-C", 150);
+        let a = payments::find_order(c, "SB-A").unwrap();
+        assert_eq!(
+            (a.order_amount.as_str(), a.discount.as_str()),
+            ("68.99", "0.9"),
+            "{what}"
+        );
+
+        // Eight connections race to mark SB-A paid: exactly one wins.
+        let winners: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|i| {
+                    let db = &db;
+                    s.spawn(move || {
+                        let c = &mut db.conn();
+                        usize::from(payments::mark_paid(c, "SB-A", &format!("G{i}"), 500).unwrap())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(winners, 1, "{what}");
+        let a = payments::find_order(c, "SB-A").unwrap();
+        assert_eq!(
+            (a.status, a.paid_at),
+            (OrderStatus::Paid.as_i32(), 500),
+            "{what}"
+        );
+        // Past its expiry, a pending order is not paid, whether or not the expiry pass ran.
+        assert!(
+            !payments::mark_paid(c, "SB-C", "late", 151).unwrap(),
+            "{what}"
+        );
+        assert!(
+            !payments::mark_paid(c, "SB-NONE", "x", 1).unwrap(),
+            "{what}"
+        );
+        assert_eq!(
+            payments::expire_pending(c, 200).unwrap(),
+            1,
+            "{what}: only SB-C"
+        );
+        let log = payments::list_orders(
+            c,
+            &OrderFilter {
+                status: Some(OrderStatus::Pending.as_i32()),
+                ..OrderFilter::default()
+            },
+            PageReq { page: 1, size: 10 },
+        )
+        .unwrap();
+        assert_eq!(log.total, 1, "{what}");
+        assert_eq!(
+            (
+                log.items[0].order.trade_no.as_str(),
+                log.items[0].username.as_str(),
+                log.items[0].gateway_name.as_str()
+            ),
+            ("SB-B", "payer", "Epay"),
+            "{what}"
+        );
+        let all = payments::list_orders(c, &OrderFilter::default(), PageReq { page: 1, size: 2 })
+            .unwrap();
+        assert_eq!((all.total, all.items.len()), (3, 2), "{what}");
+        assert_eq!(all.items[0].order.trade_no, "SB-C", "{what}: newest first");
+        payments::delete_gateway(c, gw).unwrap();
+        assert!(payments::find_gateway(c, gw).unwrap_err().is_not_found());
+    }
+}

@@ -19,7 +19,7 @@ describe('console menu', () => {
     const admin = ids(visibleMenu({ role: ROLE.admin }))
     expect(admin).toContainEqual([
       'setting',
-      ['user', 'channel', 'user_group', 'pricing', 'model_ownedby', 'redemption', 'token', 'profile', 'setting', 'guides', 'tools'],
+      ['user', 'channel', 'user_group', 'pricing', 'model_ownedby', 'redemption', 'payment', 'token', 'profile', 'setting', 'guides', 'tools'],
     ])
     expect(admin).toContainEqual(['billing', ['topup', 'model_price']])
   })
@@ -33,7 +33,7 @@ describe('console menu', () => {
       'user',
       'channel',
       'operation:user_group,pricing,model_ownedby',
-      'payment_settings:redemption',
+      'payment_settings:redemption,payment',
       'token',
       'profile',
       'setting',

@@ -1,7 +1,7 @@
 import { MessagesSquareIcon, BoxesIcon, ChartColumnIcon, KeyRoundIcon, LayoutDashboardIcon, ReceiptTextIcon, ScrollTextIcon, ServerIcon, SettingsIcon, TagsIcon, UserRoundIcon, type LucideIcon } from 'lucide-react'
 import { Building2Icon, NetworkIcon, TicketIcon, UsersIcon, UsersRoundIcon, WalletIcon } from 'lucide-react'
 import { ImageIcon, ListTodoIcon } from 'lucide-react'
-import { BookOpenIcon, CreditCardIcon, SlidersHorizontalIcon, WrenchIcon } from 'lucide-react'
+import { BanknoteIcon, BookOpenIcon, CreditCardIcon, SlidersHorizontalIcon, WrenchIcon } from 'lucide-react'
 import type { ParseKeys } from 'i18next'
 import { isAdmin } from '@/lib/roles'
 import { ROLE, type SiteInfo } from '@/types/api'
@@ -80,6 +80,7 @@ export const MENU: MenuGroup[] = [
         icon: CreditCardIcon,
         children: [
           { id: 'redemption', type: 'item', title: 'redemptions:title', url: '/panel/redemption', icon: TicketIcon, isAdmin: true },
+          { id: 'payment', type: 'item', title: 'payment:title', url: '/panel/payment', icon: BanknoteIcon, isAdmin: true },
         ],
       },
       { id: 'token', type: 'item', title: 'panel:menu.token', url: '/panel/token', icon: KeyRoundIcon },

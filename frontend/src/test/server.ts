@@ -12,6 +12,7 @@ import { systemHandlers } from '@/features/system/mocks/handlers'
 import { logHandlers } from '@/features/logs/mocks/handlers'
 import { ownerHandlers } from '@/features/owners/mocks/handlers'
 import { redemptionHandlers } from '@/features/redemptions/mocks/handlers'
+import { paymentHandlers } from '@/features/payment/mocks/handlers'
 import { topupHandlers } from '@/features/topup/mocks/handlers'
 import { groupHandlers } from '@/features/groups/mocks/handlers'
 import { userHandlers } from '@/features/users/mocks/handlers'
@@ -21,7 +22,7 @@ import { tokenHandlers } from '@/features/tokens/mocks/handlers'
 import { taskHandlers } from '@/features/tasks/mocks/handlers'
 
 /** MSW server with every feature's default handlers; tests override with server.use(...). */
-export const server = setupServer(...noticeHandlers, ...siteHandlers, ...authHandlers, ...tokenHandlers, ...logHandlers, ...ownerHandlers, ...redemptionHandlers, ...topupHandlers, ...groupHandlers, ...userHandlers, ...channelHandlers,
+export const server = setupServer(...noticeHandlers, ...siteHandlers, ...authHandlers, ...tokenHandlers, ...logHandlers, ...ownerHandlers, ...redemptionHandlers, ...paymentHandlers, ...topupHandlers, ...groupHandlers, ...userHandlers, ...channelHandlers,
   ...accountHandlers, ...analyticsHandlers, ...dashboardHandlers, ...invoicesHandlers, ...pricingHandlers, ...profileHandlers, ...settingsHandlers, ...systemHandlers,
   ...taskHandlers,
 )

@@ -74,6 +74,8 @@ export interface SiteInfo {
   UptimeDomain: string
   UptimePageName: string
   UserInvoiceMonth: boolean
+  /** The smallest online top-up in USD (setting PaymentMinAmount), when the server sends it. */
+  payment_min_amount?: number
 }
 
 /** A list answer: `data = {data, page, size, total_count}`. */

@@ -10,6 +10,7 @@ import type channels from '../../public/locales/zh_CN/channels.json'
 import type users from '../../public/locales/zh_CN/users.json'
 import type groups from '../../public/locales/zh_CN/groups.json'
 import type redemptions from '../../public/locales/zh_CN/redemptions.json'
+import type payment from '../../public/locales/zh_CN/payment.json'
 import type topup from '../../public/locales/zh_CN/topup.json'
 import type owners from '../../public/locales/zh_CN/owners.json'
 import type dashboard from '../../public/locales/zh_CN/dashboard.json'
@@ -28,7 +29,7 @@ import type docs from '../../public/locales/zh_CN/docs.json'
 // as default lets any component use any `ns:key` without naming namespaces in useTranslation().
 declare module 'i18next' {
   interface CustomTypeOptions {
-    defaultNS: ['common', 'auth', 'panel', 'errors', 'tokens', 'logs', 'channels', 'users', 'groups', 'redemptions', 'topup', 'owners', 'dashboard', 'profile', 'pricing', 'invoices', 'analytics', 'system', 'settings', 'public', 'playground', 'tasks', 'docs']
+    defaultNS: ['common', 'auth', 'panel', 'errors', 'tokens', 'logs', 'channels', 'users', 'groups', 'redemptions', 'payment', 'topup', 'owners', 'dashboard', 'profile', 'pricing', 'invoices', 'analytics', 'system', 'settings', 'public', 'playground', 'tasks', 'docs']
     resources: {
       common: typeof common
       auth: typeof auth
@@ -40,6 +41,7 @@ declare module 'i18next' {
       users: typeof users
       groups: typeof groups
       redemptions: typeof redemptions
+      payment: typeof payment
       topup: typeof topup
       owners: typeof owners
       dashboard: typeof dashboard

@@ -10,6 +10,7 @@ pub mod logs;
 pub mod oauth;
 pub mod openapi;
 pub mod option;
+pub mod payments;
 pub mod pricing;
 pub mod redemptions;
 pub mod site;
@@ -138,6 +139,11 @@ api_routes! {
     get "/user/token" => account::generate_access_token_get, User, "account", "Generate a new access token, the GET form for access-token callers (browsers: POST)";
     // Redeem a code (before `/user/{id}`, which would take it).
     post "/user/topup" => redemptions::redeem, User, "redemptions", "Redeem a code", body = redemptions::TopupBody;
+    // Online top-up (before `/user/{id}`).
+    get "/user/payment" => payments::enabled, User, "payments", "The enabled payment gateways";
+    get "/user/order/quote" => payments::quote, User, "payments", "What a top-up costs through a gateway", query = payments::QuoteQuery;
+    get "/user/order/status" => payments::order_status, User, "payments", "The state of one of the user's orders", query = payments::StatusQuery;
+    post "/user/order" => payments::create_order, User, "payments", "Place a top-up order: where to pay it", body = payments::OrderBody;
     // Usage logs and the user's dashboard (before `/user/{id}`).
     get "/user/dashboard" => logs::dashboard, User, "logs", "The user's dashboard series", query = logs::DashboardQuery;
     get "/log/self" => logs::list_self, User, "logs", "The user's own logs", query = logs::LogQuery, alias "/log/self/";
@@ -200,6 +206,14 @@ api_routes! {
     put "/model_ownedby" => pricing::update_owner, Admin, "pricing", "Update a model owner", body = pricing::OwnerBody;
     delete "/model_ownedby/{id}" => pricing::delete_owner, Admin, "pricing", "Delete a model owner";
     // Redemption codes and user groups (admin; redeem is `/user/topup`).
+    get "/payment" => payments::list, Admin, "payments", "Payment gateways", query = payments::ListQuery, alias "/payment/";
+    post "/payment" => payments::create, Admin, "payments", "Create a payment gateway", body = payments::GatewayBody, alias "/payment/";
+    put "/payment" => payments::update, Admin, "payments", "Update a payment gateway (a blank key keeps the stored one)", body = payments::GatewayBody, alias "/payment/";
+    get "/payment/order" => payments::orders, Admin, "payments", "The order log", query = payments::OrderQuery;
+    get "/payment/notify/{uuid}" => payments::notify, Public, "payments", "A gateway reports a payment (answered in the gateway's own format)";
+    post "/payment/notify/{uuid}" => payments::notify, Public, "payments", "A gateway reports a payment (a POSTed form)";
+    get "/payment/{id}" => payments::get, Admin, "payments", "One payment gateway";
+    delete "/payment/{id}" => payments::delete, Admin, "payments", "Delete a payment gateway";
     get "/redemption" => redemptions::list, Admin, "redemptions", "Redemption codes", query = redemptions::ListQuery, alias "/redemption/";
     post "/redemption" => redemptions::create, Admin, "redemptions", "Create codes in a batch", body = redemptions::CreateBody, alias "/redemption/";
     put "/redemption" => redemptions::update, Admin, "redemptions", "Update a code", body = redemptions::UpdateBody, alias "/redemption/";

@@ -26,6 +26,7 @@ pub async fn status(state: web::Data<AppState>) -> HttpResponse {
         "quota_per_unit": o.int("QuotaPerUnit"),
         "display_in_currency": o.bool("DisplayInCurrencyEnabled"),
         "top_up_link": o.text("TopUpLink"),
+        "payment_min_amount": o.int("PaymentMinAmount"),
         "chat_link": o.text("ChatLink"),
         "chat_links": chat_links,
         "UptimeEnabled": o.bool("UptimeKumaEnabled"),

@@ -18,6 +18,7 @@ mod mail;
 mod oauth;
 mod openapi;
 mod options;
+mod payments;
 mod pricing;
 mod realtime;
 mod redemptions;

@@ -1519,6 +1519,18 @@ async fn rotating_the_server_secret_reseals_under_the_new_one() {
             .await
             .ok();
         let (token_id, key) = root_key(&old).await;
+        let gateway = old
+            .root()
+            .post(
+                "/api/payment",
+                json!({"name": "Epay", "type": "epay", "icon": "alipay", "currency": "CNY",
+                       "config": {"url": "https://pay.example.com", "pid": "7",
+                                  "key": "merchant-rotated"}}),
+            )
+            .await
+            .ok()["id"]
+            .as_i64()
+            .unwrap();
         let under_old = stored_key(&old, id);
         assert!(sealed_under(OLD_SECRET, &under_old).is_some());
 
@@ -1538,6 +1550,13 @@ async fn rotating_the_server_secret_reseals_under_the_new_one() {
         assert_eq!(
             sealed_under(NEW_SECRET, &smtp).as_deref(),
             Some("smtp-rotated")
+        );
+        let cfg = switchboard_store::payments::find_gateway(&mut app.conn(), gateway)
+            .unwrap()
+            .config;
+        assert!(
+            sealed_under(NEW_SECRET, &cfg).is_some_and(|c| c.contains("merchant-rotated")),
+            "{backend:?}: the merchant key is re-sealed"
         );
         let ct = switchboard_store::tokens::find(&mut app.conn(), token_id)
             .unwrap()
@@ -1562,6 +1581,11 @@ async fn rotating_the_server_secret_reseals_under_the_new_one() {
         );
         let shown = app.root().get(&format!("/api/token/{token_id}/key")).await;
         assert_eq!(shown.ok()["key"], key.as_str());
+        let g = app.root().get(&format!("/api/payment/{gateway}")).await;
+        assert_eq!(
+            (&g.ok()["secrets_set"]["key"], &g.ok()["config"]["pid"]),
+            (&json!(true), &json!("7"))
+        );
     }
 }
 

@@ -26,6 +26,7 @@ async fn status_returns_every_site_info_field() {
         "system_name",
         "language",
         "top_up_link",
+        "payment_min_amount",
         "turnstile_check",
         "turnstile_site_key",
         "version",
@@ -39,6 +40,10 @@ async fn status_returns_every_site_info_field() {
     }
     assert_eq!(d["version"], "v0.17");
     assert_eq!(d["quota_per_unit"], 500000);
+    assert_eq!(
+        d["payment_min_amount"], 1,
+        "the minimum top-up the console checks against"
+    );
     assert_eq!(d["system_name"], "Switchboard");
     assert_eq!(d["language"], "zh_CN");
     assert!(d["chat_links"].as_array().unwrap().len() >= 4);

@@ -26,11 +26,13 @@ describe('top-up screen', { timeout: 20_000 }, () => {
     renderApp('/panel/topup')
     await waitFor(() => expect(screen.getByTestId('topup-balance')).toHaveTextContent('$500.00'))
     expect(screen.getByText('$1.00')).toBeInTheDocument()
+    // No gateway is enabled (GET /api/user/payment answers []): no payment form, the note instead.
+    expect(await screen.findByTestId('topup-online-none')).toHaveTextContent('本站暂未开通在线充值')
     expect(screen.queryByTestId('topup-online')).not.toBeInTheDocument()
-    expect(screen.getByTestId('topup-online-none')).toHaveTextContent('本站暂未开通在线充值')
+    expect(screen.queryByTestId('topup-online-form')).not.toBeInTheDocument()
   })
 
-  it('opens the operator top-up link when there is one', async () => {
+  it('without a gateway, opens the operator top-up link when there is one', async () => {
     server.use(
       http.get('*/api/status', () =>
         HttpResponse.json({ success: true, message: '', data: { ...mockStatus, top_up_link: 'https://pay.example/top-up' } }),

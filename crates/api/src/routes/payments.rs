@@ -1,0 +1,838 @@
+//! Online top-up: administrators configure payment gateways (`/api/payment`), users quote and
+//! place orders (`/api/user/payment`, `/api/user/order...`), gateways report payments
+//! (`/api/payment/notify/{uuid}`). The arithmetic lives in `switchboard_domain::payment`, the
+//! gateways' protocols in `crate::payment`.
+//!
+//! A notification credits at most once: in one transaction the order goes from pending to paid
+//! by a conditional update only one caller can win (`store::payments::mark_paid`), the user is
+//! credited `amount × QuotaPerUnit` (balance and cumulative top-up), a recharge log is written
+//! and group promotion runs; the relay's ledger learns the credit after the commit (in Redis
+//! mode every node at once). Replays, late notifications on expired orders, wrong amounts and
+//! bad signatures change nothing and are logged.
+
+use super::check_critical;
+use super::users::{page_json, page_req};
+use crate::auth::{AdminUser, AuthUser};
+use crate::error::{ok, ok_message, ApiError, ApiResult};
+use crate::extract::Body;
+use crate::payment::{self, EpayConfig, Refused};
+use crate::settings::View;
+use crate::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::str::FromStr;
+use switchboard_domain::log::LogType;
+use switchboard_domain::options::OptionValues;
+use switchboard_domain::payment as rules;
+use switchboard_domain::quota;
+use switchboard_store::payments::{
+    self, GatewayFields, GatewayRow, NewOrder, OrderFilter, OrderRow, OrderStatus, OrderView,
+};
+use switchboard_store::{logs, now, redemptions, user_groups, users, DbConn};
+
+/// How long an order may be paid after it was placed.
+pub const ORDER_TTL_SECS: i64 = 30 * 60;
+
+fn gateway_not_found() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "payment_gateway_not_found",
+        "payment gateway not found (or disabled)",
+    )
+}
+
+fn order_not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "order_not_found", "order not found")
+}
+
+fn field_invalid(message: impl Into<String>) -> ApiError {
+    ApiError::bad_request("payment_field_invalid", message)
+}
+
+fn config_invalid(message: impl Into<String>) -> ApiError {
+    ApiError::bad_request("payment_config_invalid", message)
+}
+
+fn load_gateway(c: &mut DbConn, id: i64) -> ApiResult<GatewayRow> {
+    payments::find_gateway(c, id).map_err(|e| {
+        if e.is_not_found() {
+            gateway_not_found()
+        } else {
+            e.into()
+        }
+    })
+}
+
+/// The gateway's configuration, opened; an error when the server secret cannot open it.
+fn open_config(state: &AppState, g: &GatewayRow) -> ApiResult<EpayConfig> {
+    let plain = state.secret_box.open(&g.config).map_err(|_| {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "payment_config_unreadable",
+            format!(
+                "the configuration of payment gateway {} cannot be opened: it was sealed under a \
+                 server secret this node does not know; enter the merchant key again",
+                g.id
+            ),
+        )
+    })?;
+    serde_json::from_str(&plain).map_err(ApiError::internal)
+}
+
+fn dec(s: &str) -> Decimal {
+    Decimal::from_str(s).unwrap_or_default()
+}
+
+/// A decimal as a JSON number (fees and discounts are short decimals).
+fn num(d: Decimal) -> Value {
+    serde_json::Number::from_str(&d.normalize().to_string())
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
+}
+
+fn gateway_json(state: &AppState, g: &GatewayRow) -> Value {
+    let cfg = open_config(state, g).ok();
+    json!({
+        "id": g.id,
+        "uuid": g.uuid,
+        "name": g.name,
+        "type": g.gateway_type,
+        "icon": g.icon,
+        "enable": g.enabled,
+        "fixed_fee": num(dec(&g.fixed_fee)),
+        "percent_fee": num(dec(&g.percent_fee)),
+        "currency": g.currency,
+        "notify_domain": g.notify_domain,
+        "sort": g.sort,
+        "created_at": g.created_at,
+        "config": cfg.as_ref().map_or(json!({}), EpayConfig::public_json),
+        "secrets_set": {"key": cfg.as_ref().is_some_and(|c| !c.key.is_empty())},
+    })
+}
+
+fn order_json(o: &OrderRow) -> Value {
+    let status = OrderStatus::from_i32(o.status).map_or("unknown", OrderStatus::name);
+    json!({
+        "id": o.id,
+        "trade_no": o.trade_no,
+        "user_id": o.user_id,
+        "gateway_id": o.gateway_id,
+        "gateway_no": o.gateway_no,
+        "amount": o.amount,
+        "discount": num(dec(&o.discount)),
+        "fee": o.fee,
+        "order_amount": o.order_amount,
+        "currency": o.currency,
+        "quota": o.quota,
+        "status": status,
+        "created_at": o.created_at,
+        "paid_at": o.paid_at,
+    })
+}
+
+fn order_view_json(v: &OrderView) -> Value {
+    let mut j = order_json(&v.order);
+    j["username"] = json!(v.username);
+    j["gateway_name"] = json!(v.gateway_name);
+    j
+}
+
+// ---------------------------------------------------------------------------------------------
+// Administrators: gateways and the order log.
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct ListQuery {
+    page: Option<i64>,
+    size: Option<i64>,
+    keyword: Option<String>,
+}
+
+pub async fn list(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    q: web::Query<ListQuery>,
+) -> ApiResult<HttpResponse> {
+    let q = q.into_inner();
+    let page = page_req(q.page, q.size)?;
+    let result = state
+        .db(move |c| Ok(payments::list_gateways(c, q.keyword.as_deref(), page)?))
+        .await?;
+    let data: Vec<Value> = result
+        .items
+        .iter()
+        .map(|g| gateway_json(&state, g))
+        .collect();
+    Ok(ok(page_json(data, page, result.total)))
+}
+
+pub async fn get(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    let g = state.db(move |c| load_gateway(c, id)).await?;
+    Ok(ok(gateway_json(&state, &g)))
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigBody {
+    url: Option<String>,
+    pid: Option<String>,
+    key: Option<String>,
+    pay_type: Option<String>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GatewayBody {
+    /// Only on update.
+    id: Option<i64>,
+    name: Option<String>,
+    #[serde(rename = "type")]
+    gateway_type: Option<String>,
+    icon: Option<String>,
+    enable: Option<bool>,
+    /// USD per order.
+    #[schemars(with = "Option<f64>")]
+    fixed_fee: Option<Value>,
+    /// A fraction: 0.05 is 5 %.
+    #[schemars(with = "Option<f64>")]
+    percent_fee: Option<Value>,
+    currency: Option<String>,
+    notify_domain: Option<String>,
+    sort: Option<i64>,
+    config: Option<ConfigBody>,
+}
+
+/// The fields of `b` checked, with the configuration sealed; `stored` is the configuration
+/// saved before (an update may leave the key blank to keep it).
+fn gateway_fields(
+    state: &AppState,
+    b: GatewayBody,
+    stored: Option<EpayConfig>,
+) -> ApiResult<GatewayFields> {
+    let name = b.name.unwrap_or_default().trim().to_owned();
+    if name.is_empty() || name.chars().count() > 64 {
+        return Err(field_invalid("name is required, at most 64 characters"));
+    }
+    let gateway_type = b.gateway_type.unwrap_or_default().trim().to_lowercase();
+    if !rules::GATEWAY_TYPES.contains(&gateway_type.as_str()) {
+        return Err(ApiError::bad_request(
+            "payment_type_unsupported",
+            format!(
+                "type must be one of: {} (got {gateway_type:?})",
+                rules::GATEWAY_TYPES.join(", ")
+            ),
+        ));
+    }
+    let icon = b.icon.unwrap_or_default().trim().to_owned();
+    if icon.is_empty() || icon.chars().count() > 255 {
+        return Err(field_invalid("icon is required, at most 255 characters"));
+    }
+    let money = |v: Option<Value>, field: &str| -> ApiResult<Decimal> {
+        match v {
+            None | Some(Value::Null) => Ok(Decimal::ZERO),
+            Some(v) => rules::decimal_of(&v)
+                .ok_or_else(|| field_invalid(format!("{field} must be a number"))),
+        }
+    };
+    let fixed = money(b.fixed_fee, "fixed_fee")?;
+    let percent = money(b.percent_fee, "percent_fee")?;
+    let currency = b.currency.unwrap_or_default().trim().to_uppercase();
+    let sort = b.sort.unwrap_or(0);
+    rules::check_fees(fixed, percent, &currency, sort)?;
+    let notify_domain = b
+        .notify_domain
+        .unwrap_or_default()
+        .trim()
+        .trim_end_matches('/')
+        .to_owned();
+    if !notify_domain.is_empty() {
+        let ok = url::Url::parse(&notify_domain).is_ok_and(|u| {
+            matches!(u.scheme(), "http" | "https") && u.host_str().is_some() && u.path() == "/"
+        });
+        if !ok || notify_domain.len() > 255 {
+            return Err(field_invalid(
+                "notify_domain must be an http(s) origin such as https://pay.example.com",
+            ));
+        }
+    }
+    let c = b
+        .config
+        .ok_or_else(|| config_invalid("config is required"))?;
+    let key = match c.key.filter(|k| !k.is_empty()) {
+        Some(k) => k,
+        None => stored.map(|s| s.key).unwrap_or_default(),
+    };
+    let cfg = EpayConfig {
+        url: c.url.unwrap_or_default().trim().to_owned(),
+        pid: c.pid.unwrap_or_default().trim().to_owned(),
+        key,
+        pay_type: c.pay_type.unwrap_or_default().trim().to_owned(),
+    };
+    cfg.check().map_err(config_invalid)?;
+    let sealed = state
+        .secret_box
+        .seal(&serde_json::to_string(&cfg).map_err(ApiError::internal)?);
+    Ok(GatewayFields {
+        name,
+        gateway_type,
+        icon,
+        enabled: b.enable.unwrap_or(true),
+        fixed_fee: fixed.normalize().to_string(),
+        percent_fee: percent.normalize().to_string(),
+        currency,
+        notify_domain,
+        sort,
+        config: sealed,
+        updated_at: now(),
+    })
+}
+
+pub async fn create(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<GatewayBody>,
+) -> ApiResult<HttpResponse> {
+    if b.id.is_some() {
+        return Err(field_invalid(
+            "id is set by the server; use PUT to change a gateway",
+        ));
+    }
+    let fields = gateway_fields(&state, b, None)?;
+    let uuid = crate::auth::random_string(24).to_ascii_lowercase();
+    let g = state
+        .db(move |c| {
+            let id = payments::insert_gateway(c, &uuid, &fields)?;
+            load_gateway(c, id)
+        })
+        .await?;
+    Ok(ok(gateway_json(&state, &g)))
+}
+
+pub async fn update(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    Body(b): Body<GatewayBody>,
+) -> ApiResult<HttpResponse> {
+    let id = b.id.ok_or_else(|| field_invalid("id is required"))?;
+    let current = state.db(move |c| load_gateway(c, id)).await?;
+    // A key that cannot be opened any more can only be replaced.
+    let stored = open_config(&state, &current).ok();
+    let fields = gateway_fields(&state, b, stored)?;
+    let g = state
+        .db(move |c| {
+            payments::update_gateway(c, id, &fields)?;
+            load_gateway(c, id)
+        })
+        .await?;
+    Ok(ok(gateway_json(&state, &g)))
+}
+
+pub async fn delete(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    id: web::Path<i64>,
+) -> ApiResult<HttpResponse> {
+    let id = id.into_inner();
+    state
+        .db(move |c| {
+            payments::delete_gateway(c, id).map_err(|e| {
+                if e.is_not_found() {
+                    gateway_not_found()
+                } else {
+                    e.into()
+                }
+            })
+        })
+        .await?;
+    Ok(ok_message("deleted"))
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct OrderQuery {
+    page: Option<i64>,
+    size: Option<i64>,
+    trade_no: Option<String>,
+    user_id: Option<i64>,
+    /// pending, paid, expired or failed.
+    status: Option<String>,
+}
+
+pub async fn orders(
+    state: web::Data<AppState>,
+    _a: AdminUser,
+    q: web::Query<OrderQuery>,
+) -> ApiResult<HttpResponse> {
+    let q = q.into_inner();
+    let page = page_req(q.page, q.size)?;
+    let status = match q.status.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(s) => Some(
+            OrderStatus::from_name(s)
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid_status",
+                        "status must be pending, paid, expired or failed",
+                    )
+                })?
+                .as_i32(),
+        ),
+    };
+    let result = state
+        .db(move |c| {
+            payments::expire_pending(c, now())?;
+            let f = OrderFilter {
+                trade_no: q.trade_no.as_deref(),
+                user_id: q.user_id,
+                status,
+            };
+            Ok(payments::list_orders(c, &f, page)?)
+        })
+        .await?;
+    let data: Vec<Value> = result.items.iter().map(order_view_json).collect();
+    Ok(ok(page_json(data, page, result.total)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Users: gateways, quotes, orders.
+// ---------------------------------------------------------------------------------------------
+
+/// `GET /api/user/payment`: the enabled gateways (no configuration).
+pub async fn enabled(state: web::Data<AppState>, _u: AuthUser) -> ApiResult<HttpResponse> {
+    let rows = state.db(|c| Ok(payments::enabled_gateways(c)?)).await?;
+    let data: Vec<Value> = rows
+        .iter()
+        .map(|g| {
+            json!({
+                "uuid": g.uuid,
+                "name": g.name,
+                "type": g.gateway_type,
+                "icon": g.icon,
+                "fixed_fee": num(dec(&g.fixed_fee)),
+                "percent_fee": num(dec(&g.percent_fee)),
+                "currency": g.currency,
+            })
+        })
+        .collect();
+    Ok(ok(data))
+}
+
+/// A top-up amount from a JSON value or query text: a whole number of dollars.
+fn amount_of(v: Option<&Value>, min: i64) -> ApiResult<i64> {
+    let amount = match v {
+        Some(Value::Number(n)) => n.as_i64(),
+        Some(Value::String(s)) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    let min = min.max(1);
+    let amount = amount.ok_or_else(|| {
+        ApiError::bad_request(
+            "payment_amount_invalid",
+            format!(
+                "the amount must be a whole number of dollars from {min} to {}",
+                rules::MAX_AMOUNT
+            ),
+        )
+    })?;
+    rules::check_amount(amount, min)?;
+    Ok(amount)
+}
+
+/// The quote of `amount` through `g` under the current settings.
+fn quote_of(state: &AppState, g: &GatewayRow, amount: i64) -> rules::Quote {
+    let snap = state.view();
+    let o = View(&snap);
+    let discounts: Value = serde_json::from_str(&o.text("RechargeDiscount")).unwrap_or(Value::Null);
+    let usd_rate = Decimal::from_str(o.text("PaymentUSDRate").trim()).unwrap_or(Decimal::ONE);
+    rules::quote(
+        amount,
+        rules::discount_for(amount, &discounts),
+        &rules::Fees {
+            fixed: dec(&g.fixed_fee),
+            percent: dec(&g.percent_fee),
+            currency: g.currency.clone(),
+        },
+        usd_rate,
+        o.int("QuotaPerUnit"),
+    )
+}
+
+fn quote_json(q: &rules::Quote) -> Value {
+    json!({
+        "amount": q.amount,
+        "discount": num(q.discount),
+        "fee": q.fee.to_string(),
+        "order_amount": q.pay.to_string(),
+        "currency": q.currency,
+        "quota": q.quota,
+    })
+}
+
+fn min_amount(state: &AppState) -> i64 {
+    let snap = state.view();
+    View(&snap).int("PaymentMinAmount")
+}
+
+async fn enabled_gateway(state: &AppState, uuid: Option<String>) -> ApiResult<GatewayRow> {
+    let uuid = uuid
+        .map(|u| u.trim().to_owned())
+        .filter(|u| !u.is_empty())
+        .ok_or_else(gateway_not_found)?;
+    let g = state
+        .db(move |c| match payments::find_gateway_by_uuid(c, &uuid) {
+            Ok(g) => Ok(Some(g)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e.into()),
+        })
+        .await?;
+    g.filter(|g| g.enabled).ok_or_else(gateway_not_found)
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct QuoteQuery {
+    uuid: Option<String>,
+    amount: Option<String>,
+}
+
+/// `GET /api/user/order/quote?uuid=&amount=`: what a top-up would cost, before paying.
+pub async fn quote(
+    state: web::Data<AppState>,
+    _u: AuthUser,
+    q: web::Query<QuoteQuery>,
+) -> ApiResult<HttpResponse> {
+    let q = q.into_inner();
+    let amount = amount_of(q.amount.map(Value::String).as_ref(), min_amount(&state))?;
+    let g = enabled_gateway(&state, q.uuid).await?;
+    Ok(ok(quote_json(&quote_of(&state, &g, amount))))
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderBody {
+    uuid: Option<String>,
+    /// Whole US dollars.
+    #[schemars(with = "Option<i64>")]
+    amount: Option<Value>,
+}
+
+/// Our trade number: `SB`, the time in milliseconds and 10 random characters.
+fn new_trade_no() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    format!(
+        "SB{millis}{}",
+        crate::auth::random_string(10).to_ascii_uppercase()
+    )
+}
+
+/// This site's origin for callbacks and returns: `ServerAddress`, else this request's own.
+fn site_origin(state: &AppState, req: &HttpRequest) -> String {
+    let snap = state.view();
+    let base = View(&snap)
+        .text("ServerAddress")
+        .trim()
+        .trim_end_matches('/')
+        .to_owned();
+    if base.is_empty() {
+        let info = req.connection_info();
+        format!("{}://{}", info.scheme(), info.host())
+    } else {
+        base
+    }
+}
+
+/// `POST /api/user/order {uuid, amount}`: places an order and answers where to pay it.
+pub async fn create_order(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AuthUser(me): AuthUser,
+    Body(b): Body<OrderBody>,
+) -> ApiResult<HttpResponse> {
+    check_critical(&state, &req)?;
+    let amount = amount_of(b.amount.as_ref(), min_amount(&state))?;
+    let g = enabled_gateway(&state, b.uuid).await?;
+    let cfg = open_config(&state, &g)?;
+    let q = quote_of(&state, &g, amount);
+    let trade_no = new_trade_no();
+    let origin = site_origin(&state, &req);
+    let notify_base = if g.notify_domain.is_empty() {
+        origin.clone()
+    } else {
+        g.notify_domain.clone()
+    };
+    let pay_url = payment::epay_pay_url(
+        &cfg,
+        &payment::EpayOrder {
+            trade_no: &trade_no,
+            money: &q.pay.to_string(),
+            name: &format!("Top-up {amount} USD"),
+            notify_url: &format!("{notify_base}/api/payment/notify/{}", g.uuid),
+            return_url: &format!("{origin}/panel/topup?trade_no={trade_no}"),
+        },
+    )
+    .map_err(config_invalid)?;
+    let (user_id, gateway_id) = (me.id, g.id);
+    let row = {
+        let (trade_no, q) = (trade_no.clone(), q.clone());
+        state
+            .db(move |c| {
+                let at = now();
+                payments::insert_order(
+                    c,
+                    &NewOrder {
+                        trade_no: &trade_no,
+                        user_id,
+                        gateway_id,
+                        amount,
+                        discount: &q.discount.normalize().to_string(),
+                        fee: &q.fee.to_string(),
+                        order_amount: &q.pay.to_string(),
+                        currency: &q.currency,
+                        quota: q.quota,
+                        status: OrderStatus::Pending.as_i32(),
+                        created_at: at,
+                        expires_at: at + ORDER_TTL_SECS,
+                    },
+                )?;
+                Ok(payments::find_order(c, &trade_no)?)
+            })
+            .await?
+    };
+    let mut data = quote_json(&q);
+    data["trade_no"] = json!(row.trade_no);
+    data["pay"] = json!({"type": "redirect", "url": pay_url});
+    Ok(ok(data))
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct StatusQuery {
+    trade_no: Option<String>,
+}
+
+/// `GET /api/user/order/status?trade_no=`: the state of one of the user's orders (polled by
+/// the console while the user pays).
+pub async fn order_status(
+    state: web::Data<AppState>,
+    AuthUser(me): AuthUser,
+    q: web::Query<StatusQuery>,
+) -> ApiResult<HttpResponse> {
+    let trade_no = q
+        .into_inner()
+        .trade_no
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .ok_or_else(order_not_found)?;
+    let o = state
+        .db(move |c| match payments::find_order(c, &trade_no) {
+            Ok(o) => Ok(Some(o)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e.into()),
+        })
+        .await?
+        .filter(|o| o.user_id == me.id)
+        .ok_or_else(order_not_found)?;
+    let mut status = OrderStatus::from_i32(o.status).unwrap_or(OrderStatus::Failed);
+    if status == OrderStatus::Pending && o.expires_at < now() {
+        status = OrderStatus::Expired;
+    }
+    Ok(ok(json!({
+        "trade_no": o.trade_no,
+        "status": status.name(),
+        "quota": o.quota,
+        "amount": o.amount,
+        "order_amount": o.order_amount,
+        "currency": o.currency,
+    })))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gateways: payment notifications.
+// ---------------------------------------------------------------------------------------------
+
+/// epay's acknowledgement: the body `success` stops its retries; anything else is retried.
+fn epay_answer(accepted: bool) -> HttpResponse {
+    if accepted {
+        HttpResponse::Ok()
+            .content_type("text/plain")
+            .body("success")
+    } else {
+        HttpResponse::BadRequest()
+            .content_type("text/plain")
+            .body("fail")
+    }
+}
+
+/// What a verified notification did.
+#[derive(Debug)]
+enum Outcome {
+    Credited {
+        user_id: i64,
+        quota: i64,
+        promoted: bool,
+    },
+    /// Already paid (a replay), expired, or failed: nothing changed.
+    Unchanged(&'static str),
+    /// Refused: the order is unknown, another gateway's, or the amount differs.
+    Refused(String),
+}
+
+/// `GET|POST /api/payment/notify/{uuid}`: a gateway reports a payment.
+pub async fn notify(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    uuid: web::Path<String>,
+    body: web::Bytes,
+) -> HttpResponse {
+    let uuid = uuid.into_inner();
+    let mut params: BTreeMap<String, String> =
+        url::form_urlencoded::parse(req.query_string().as_bytes())
+            .into_owned()
+            .collect();
+    if !body.is_empty() && body.len() <= 16 * 1024 {
+        params.extend(url::form_urlencoded::parse(&body).into_owned());
+    }
+    let gateway = {
+        let uuid = uuid.clone();
+        state
+            .db(move |c| match payments::find_gateway_by_uuid(c, &uuid) {
+                Ok(g) => Ok(Some(g)),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(e) => Err(e.into()),
+            })
+            .await
+    };
+    let g = match gateway {
+        Ok(Some(g)) => g,
+        Ok(None) => {
+            tracing::warn!(gateway = %uuid, "payment notification for an unknown gateway refused");
+            return epay_answer(false);
+        }
+        Err(e) => {
+            tracing::error!("payment notification: the database is unavailable: {e}");
+            return HttpResponse::ServiceUnavailable().body("fail");
+        }
+    };
+    let cfg = match open_config(&state, &g) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::error!(gateway = g.id, "payment notification: {e}");
+            return HttpResponse::ServiceUnavailable().body("fail");
+        }
+    };
+    let paid = match payment::epay_verify(&cfg, &params) {
+        Ok(p) => p,
+        Err(Refused::NotPaid(why)) => {
+            // A real notification of an unfinished payment: acknowledged, nothing credited.
+            tracing::info!(
+                gateway = g.id,
+                "payment notification without payment: {why}"
+            );
+            return epay_answer(true);
+        }
+        Err(why) => {
+            tracing::warn!(gateway = g.id, "payment notification refused: {why}");
+            return epay_answer(false);
+        }
+    };
+    let per_unit = {
+        let snap = state.view();
+        View(&snap).int("QuotaPerUnit")
+    };
+    let gateway_id = g.id;
+    let p = paid.clone();
+    let outcome = state
+        .db(move |c| {
+            switchboard_store::transaction(c, |c| {
+                let o = match payments::find_order(c, &p.trade_no) {
+                    Ok(o) => o,
+                    Err(e) if e.is_not_found() => {
+                        return Ok(Outcome::Refused(format!("unknown order {}", p.trade_no)))
+                    }
+                    Err(e) => return Err(ApiError::from(e)),
+                };
+                if o.gateway_id != gateway_id {
+                    return Ok(Outcome::Refused(format!(
+                        "order {} belongs to gateway {}",
+                        o.trade_no, o.gateway_id
+                    )));
+                }
+                if dec(&o.order_amount) != p.money {
+                    return Ok(Outcome::Refused(format!(
+                        "order {} is {} {}, the notification says {}",
+                        o.trade_no, o.order_amount, o.currency, p.money
+                    )));
+                }
+                let at = now();
+                if !payments::mark_paid(c, &o.trade_no, &p.gateway_no, at)? {
+                    let why = match OrderStatus::from_i32(o.status) {
+                        Some(OrderStatus::Paid) => "already paid",
+                        Some(OrderStatus::Pending) => "expired",
+                        Some(OrderStatus::Expired) => "expired",
+                        _ => "failed",
+                    };
+                    return Ok(Outcome::Unchanged(why));
+                }
+                redemptions::credit_topup(c, o.user_id, o.quota)?;
+                let username = users::find(c, o.user_id)?.username;
+                logs::record(
+                    c,
+                    LogType::Recharge,
+                    o.user_id,
+                    &username,
+                    o.quota,
+                    &format!(
+                        "paid order {} ({} {}) online: {}",
+                        o.trade_no,
+                        o.order_amount,
+                        o.currency,
+                        quota::display(o.quota, per_unit, true)
+                    ),
+                    &json!({"event": "paid", "trade_no": o.trade_no, "gateway_id": gateway_id,
+                            "gateway_no": p.gateway_no})
+                    .to_string(),
+                )?;
+                let promoted = user_groups::apply_promotion(c, o.user_id)?.is_some();
+                Ok(Outcome::Credited {
+                    user_id: o.user_id,
+                    quota: o.quota,
+                    promoted,
+                })
+            })
+        })
+        .await;
+    match outcome {
+        Ok(Outcome::Credited {
+            user_id,
+            quota,
+            promoted,
+        }) => {
+            state.relay.ledger.credit_user(user_id, quota).await;
+            if promoted {
+                state.relay.forget_user(user_id);
+            }
+            tracing::info!(gateway = gateway_id, order = %paid.trade_no, user = user_id, "order paid, {quota} quota credited");
+            epay_answer(true)
+        }
+        Ok(Outcome::Unchanged(why)) => {
+            tracing::warn!(gateway = gateway_id, order = %paid.trade_no, "payment notification changed nothing: order {why}");
+            epay_answer(true)
+        }
+        Ok(Outcome::Refused(why)) => {
+            tracing::warn!(gateway = gateway_id, "payment notification refused: {why}");
+            epay_answer(false)
+        }
+        Err(e) => {
+            tracing::error!(gateway = gateway_id, order = %paid.trade_no, "payment notification failed, the gateway will retry: {e}");
+            HttpResponse::ServiceUnavailable().body("fail")
+        }
+    }
+}

@@ -1,0 +1,492 @@
+//! Online top-up through an epay gateway, end to end over HTTP: the test plays the gateway
+//! (it checks the pay URL's signature and signs its notifications with the merchant key, as
+//! epay does), and every path a notification can take is checked against the user's balance,
+//! the order and the logs.
+
+use crate::common::{Client, TestApp};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use switchboard_api::payment::epay_sign;
+use switchboard_store::{logs, payments, users};
+
+const KEY: &str = "merchant-key-0001";
+const PID: &str = "1001";
+
+fn gateway_body(name: &str) -> Value {
+    json!({
+        "name": name, "type": "epay", "icon": "alipay", "enable": true,
+        "fixed_fee": 0, "percent_fee": 0.05, "currency": "CNY", "sort": 1,
+        "config": {"url": "https://pay.example.com", "pid": PID, "key": KEY, "pay_type": "alipay"}
+    })
+}
+
+/// A gateway (CNY, 5 % fee) and the payment settings of spec section 9's example: 7.3 CNY per
+/// USD, 10 % off top-ups of exactly 10 dollars.
+async fn setup(app: &TestApp) -> Value {
+    let root = app.root();
+    for (k, v) in [
+        ("PaymentUSDRate", json!(7.3)),
+        ("RechargeDiscount", json!("{\"10\": 0.9}")),
+        ("PaymentMinAmount", json!(2)),
+    ] {
+        root.put("/api/option", json!({"key": k, "value": v}))
+            .await
+            .ok();
+    }
+    let r = root.post("/api/payment", gateway_body("Alipay")).await;
+    r.ok().clone()
+}
+
+/// The query parameters of a URL.
+fn query(url: &str) -> BTreeMap<String, String> {
+    url::Url::parse(url)
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect()
+}
+
+/// What epay sends to `notify_url` once `out_trade_no` was paid `money`.
+fn notification(out_trade_no: &str, money: &str, gateway_no: &str) -> BTreeMap<String, String> {
+    let mut p: BTreeMap<String, String> = [
+        ("pid", PID),
+        ("trade_no", gateway_no),
+        ("out_trade_no", out_trade_no),
+        ("type", "alipay"),
+        ("name", "Top-up"),
+        ("money", money),
+        ("trade_status", "TRADE_SUCCESS"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let sign = epay_sign(&p, KEY);
+    p.insert("sign".into(), sign);
+    p.insert("sign_type".into(), "MD5".into());
+    p
+}
+
+/// The gateway calls the notify URL (GET with the query, as epay does); the answer's status
+/// and body.
+async fn notify(notify_url: &str, params: &BTreeMap<String, String>) -> (u16, String) {
+    let mut url = url::Url::parse(notify_url).unwrap();
+    url.query_pairs_mut().extend_pairs(params.iter());
+    let r = reqwest::get(url).await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+async fn quota_of(user: &Client) -> i64 {
+    user.get("/api/user/self").await.ok()["quota"]
+        .as_i64()
+        .unwrap()
+}
+
+fn recharge_logs(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
+    logs::recent_for_user(&mut app.conn(), user_id, 100)
+        .unwrap()
+        .into_iter()
+        .filter(|l| l.log_type == 1)
+        .collect()
+}
+
+/// Places an order of `amount` dollars; returns (trade_no, notify URL, the order's answer).
+async fn order(user: &Client, uuid: &str, amount: i64) -> (String, String, Value) {
+    let r = user
+        .post("/api/user/order", json!({"uuid": uuid, "amount": amount}))
+        .await;
+    let d = r.ok().clone();
+    assert_eq!(d["pay"]["type"], "redirect");
+    let q = query(d["pay"]["url"].as_str().unwrap());
+    (q["out_trade_no"].clone(), q["notify_url"].clone(), d)
+}
+
+#[actix_web::test]
+async fn an_order_is_quoted_paid_and_credited_once() {
+    let app = TestApp::new().await;
+    let gw = setup(&app).await;
+    let uuid = gw["uuid"].as_str().unwrap();
+    assert_eq!(gw["secrets_set"]["key"], true);
+    assert!(
+        gw["config"].get("key").is_none(),
+        "the key is never returned"
+    );
+    let (user, uid) = app.user("payer").await;
+    let before = quota_of(&user).await;
+
+    // The user sees the gateway (no configuration) and the quote before paying:
+    // (10 × 0.9 + 10 × 0.9 × 0.05) × 7.3 = 68.985 → 68.99; fee 0.45 × 7.3 = 3.285 → 3.29.
+    let list = user.get("/api/user/payment").await;
+    assert_eq!(
+        list.ok(),
+        &json!([{"uuid": uuid, "name": "Alipay", "type": "epay", "icon": "alipay",
+                 "fixed_fee": 0, "percent_fee": 0.05, "currency": "CNY"}])
+    );
+    let q = user
+        .get(&format!("/api/user/order/quote?uuid={uuid}&amount=10"))
+        .await;
+    assert_eq!(
+        q.ok(),
+        &json!({"amount": 10, "discount": 0.9, "fee": "3.29", "order_amount": "68.99",
+                "currency": "CNY", "quota": 5_000_000})
+    );
+
+    // The order: its pay URL is signed with the merchant key, as epay checks.
+    let (trade_no, notify_url, d) = order(&user, uuid, 10).await;
+    assert_eq!(d["order_amount"], "68.99");
+    let pay = query(d["pay"]["url"].as_str().unwrap());
+    assert!(d["pay"]["url"]
+        .as_str()
+        .unwrap()
+        .starts_with("https://pay.example.com/submit.php?"));
+    assert_eq!(pay["sign"], epay_sign(&pay, KEY));
+    assert_eq!(
+        (
+            pay["pid"].as_str(),
+            pay["money"].as_str(),
+            pay["type"].as_str()
+        ),
+        (PID, "68.99", "alipay")
+    );
+    assert_eq!(notify_url, app.url(&format!("/api/payment/notify/{uuid}")));
+    let s = user
+        .get(&format!("/api/user/order/status?trade_no={trade_no}"))
+        .await;
+    assert_eq!(s.ok()["status"], "pending");
+    assert_eq!(
+        quota_of(&user).await,
+        before,
+        "nothing credited before payment"
+    );
+
+    // The gateway reports the payment: acknowledged, credited, logged.
+    let paid = notification(&trade_no, "68.99", "EP0001");
+    assert_eq!(notify(&notify_url, &paid).await, (200, "success".into()));
+    assert_eq!(quota_of(&user).await, before + 5_000_000);
+    let s = user
+        .get(&format!("/api/user/order/status?trade_no={trade_no}"))
+        .await;
+    assert_eq!(s.ok()["status"], "paid");
+    let u = users::find(&mut app.conn(), uid).unwrap();
+    assert_eq!(
+        u.total_topup, 5_000_000,
+        "cumulative top-up drives promotion"
+    );
+    let logs = recharge_logs(&app, uid);
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0].quota, 5_000_000);
+    assert!(logs[0].content.contains(&trade_no), "{}", logs[0].content);
+
+    // The same notification again (the gateway retries): acknowledged, nothing more.
+    assert_eq!(notify(&notify_url, &paid).await, (200, "success".into()));
+    assert_eq!(quota_of(&user).await, before + 5_000_000);
+    assert_eq!(recharge_logs(&app, uid).len(), 1);
+
+    // The order log shows it paid, with the user and the gateway.
+    let r = app.root().get("/api/payment/order?status=paid").await;
+    let o = &r.ok()["data"][0];
+    assert_eq!(
+        (
+            &o["trade_no"],
+            &o["status"],
+            &o["username"],
+            &o["gateway_name"],
+            &o["gateway_no"]
+        ),
+        (
+            &json!(trade_no),
+            &json!("paid"),
+            &json!("payer"),
+            &json!("Alipay"),
+            &json!("EP0001")
+        )
+    );
+    assert_eq!(r.ok()["total_count"], 1);
+}
+
+#[actix_web::test]
+async fn twenty_concurrent_copies_of_a_notification_credit_once() {
+    let app = TestApp::new().await;
+    let gw = setup(&app).await;
+    let (user, uid) = app.user("racer").await;
+    let before = quota_of(&user).await;
+    let (trade_no, notify_url, d) = order(&user, gw["uuid"].as_str().unwrap(), 3).await;
+    let paid = notification(&trade_no, d["order_amount"].as_str().unwrap(), "EP-RACE");
+    let answers = futures_util::future::join_all((0..20).map(|_| notify(&notify_url, &paid))).await;
+    for a in &answers {
+        assert_eq!(a, &(200, "success".to_owned()));
+    }
+    assert_eq!(quota_of(&user).await, before + 1_500_000);
+    assert_eq!(recharge_logs(&app, uid).len(), 1);
+    assert_eq!(
+        users::find(&mut app.conn(), uid).unwrap().total_topup,
+        1_500_000
+    );
+}
+
+#[actix_web::test]
+async fn forged_wrong_and_late_notifications_change_nothing() {
+    let app = TestApp::new().await;
+    let gw = setup(&app).await;
+    let uuid = gw["uuid"].as_str().unwrap();
+    let (user, uid) = app.user("victim").await;
+    let before = quota_of(&user).await;
+    let (trade_no, notify_url, d) = order(&user, uuid, 10).await;
+    let money = d["order_amount"].as_str().unwrap().to_owned();
+
+    // A bad signature, a tampered amount under the old signature, another merchant's key.
+    let mut forged = notification(&trade_no, &money, "X1");
+    forged.insert("sign".into(), "0".repeat(32));
+    assert_eq!(notify(&notify_url, &forged).await, (400, "fail".into()));
+    let mut tampered = notification(&trade_no, &money, "X2");
+    tampered.insert("money".into(), "0.01".into());
+    assert_eq!(notify(&notify_url, &tampered).await, (400, "fail".into()));
+    let mut other_key = notification(&trade_no, &money, "X3");
+    let s = epay_sign(&other_key, "someone-elses-key");
+    other_key.insert("sign".into(), s);
+    assert_eq!(notify(&notify_url, &other_key).await, (400, "fail".into()));
+    // Correctly signed but for less than the order: refused.
+    let short = notification(&trade_no, "1.00", "X4");
+    assert_eq!(notify(&notify_url, &short).await, (400, "fail".into()));
+    // An unknown trade number, and an unknown gateway.
+    let unknown = notification("SB0NOSUCHORDER", &money, "X5");
+    assert_eq!(notify(&notify_url, &unknown).await, (400, "fail".into()));
+    let elsewhere = notify_url.replace(uuid, "no-such-gateway");
+    let good = notification(&trade_no, &money, "X6");
+    assert_eq!(notify(&elsewhere, &good).await, (400, "fail".into()));
+    // Another gateway's order reported to this gateway's URL.
+    let other = app.root().post("/api/payment", gateway_body("Other")).await;
+    let other_uuid = other.ok()["uuid"].as_str().unwrap().to_owned();
+    let (other_trade, _, od) = order(&user, &other_uuid, 10).await;
+    let cross = notification(&other_trade, od["order_amount"].as_str().unwrap(), "X7");
+    assert_eq!(notify(&notify_url, &cross).await, (400, "fail".into()));
+    // Not paid (yet): acknowledged, nothing credited.
+    let mut waiting = notification(&trade_no, &money, "X8");
+    waiting.insert("trade_status".into(), "WAIT_BUYER_PAY".into());
+    waiting.remove("sign");
+    let s = epay_sign(&waiting, KEY);
+    waiting.insert("sign".into(), s);
+    assert_eq!(notify(&notify_url, &waiting).await, (200, "success".into()));
+
+    assert_eq!(quota_of(&user).await, before, "nothing was credited");
+    assert!(recharge_logs(&app, uid).is_empty());
+    let o = payments::find_order(&mut app.conn(), &trade_no).unwrap();
+    assert_eq!((o.status, o.gateway_no.as_str()), (1, ""), "still pending");
+
+    // A late notification on an expired order: acknowledged, nothing credited, shown expired.
+    // Past its expiry (as if 30 minutes had gone by): the expiry pass marks it.
+    assert_eq!(
+        payments::expire_pending(&mut app.conn(), i64::MAX).unwrap(),
+        2
+    );
+    let late = notification(&trade_no, &money, "LATE");
+    assert_eq!(notify(&notify_url, &late).await, (200, "success".into()));
+    assert_eq!(quota_of(&user).await, before);
+    let s = user
+        .get(&format!("/api/user/order/status?trade_no={trade_no}"))
+        .await;
+    assert_eq!(s.ok()["status"], "expired");
+    let r = app
+        .root()
+        .get(&format!(
+            "/api/payment/order?status=expired&trade_no={trade_no}"
+        ))
+        .await;
+    assert_eq!(r.ok()["total_count"], 1);
+    assert_eq!(r.ok()["data"][0]["trade_no"], json!(trade_no));
+    app.root()
+        .get("/api/payment/order?status=lost")
+        .await
+        .err(400, "invalid_status");
+}
+
+#[actix_web::test]
+async fn orders_refuse_bad_amounts_and_gateways() {
+    let app = TestApp::new().await;
+    let gw = setup(&app).await;
+    let uuid = gw["uuid"].as_str().unwrap().to_owned();
+    let (user, _) = app.user("careful").await;
+    for amount in [
+        json!(0),
+        json!(-1),
+        json!(1),
+        json!(1.5),
+        json!("ten"),
+        json!(1_000_001),
+        json!(null),
+    ] {
+        let r = user
+            .post("/api/user/order", json!({"uuid": uuid, "amount": amount}))
+            .await;
+        let m = r.err(400, "payment_amount_invalid");
+        assert!(m.contains("from 2 to 1000000"), "{amount}: {m}");
+    }
+    user.get(&format!("/api/user/order/quote?uuid={uuid}&amount=abc"))
+        .await
+        .err(400, "payment_amount_invalid");
+    user.post("/api/user/order", json!({"uuid": "nope", "amount": 10}))
+        .await
+        .err(404, "payment_gateway_not_found");
+    user.post("/api/user/order", json!({"amount": 10}))
+        .await
+        .err(404, "payment_gateway_not_found");
+    user.post(
+        "/api/user/order",
+        json!({"uuid": uuid, "amount": 10, "x": 1}),
+    )
+    .await
+    .err(400, "invalid_field");
+    // A disabled gateway is neither listed nor usable.
+    let mut body = gateway_body("Alipay");
+    body["id"] = gw["id"].clone();
+    body["enable"] = json!(false);
+    body["config"]["key"] = json!("");
+    app.root().put("/api/payment", body).await.ok();
+    assert_eq!(user.get("/api/user/payment").await.ok(), &json!([]));
+    user.post("/api/user/order", json!({"uuid": uuid, "amount": 10}))
+        .await
+        .err(404, "payment_gateway_not_found");
+    // Someone else's order and unknown trade numbers are not found.
+    user.get("/api/user/order/status?trade_no=SB1")
+        .await
+        .err(404, "order_not_found");
+    user.get("/api/user/order/status")
+        .await
+        .err(404, "order_not_found");
+    // Visitors cannot order.
+    app.client()
+        .post("/api/user/order", json!({"uuid": uuid, "amount": 10}))
+        .await
+        .err(401, "not_logged_in");
+}
+
+#[actix_web::test]
+async fn gateways_are_validated_sealed_and_admin_only() {
+    let app = TestApp::new().await;
+    let root = app.root();
+    let (user, _) = app.user("nosy").await;
+    user.get("/api/payment").await.err(403, "forbidden");
+    user.post("/api/payment", gateway_body("x"))
+        .await
+        .err(403, "forbidden");
+
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("name", json!({"name": ""}), "payment_field_invalid"),
+        ("icon", json!({"icon": ""}), "payment_field_invalid"),
+        (
+            "type",
+            json!({"type": "paypal"}),
+            "payment_type_unsupported",
+        ),
+        (
+            "currency",
+            json!({"currency": "EUR"}),
+            "payment_field_invalid",
+        ),
+        (
+            "percent",
+            json!({"percent_fee": 1.2}),
+            "payment_field_invalid",
+        ),
+        (
+            "percent text",
+            json!({"percent_fee": "lots"}),
+            "payment_field_invalid",
+        ),
+        ("fixed", json!({"fixed_fee": -1}), "payment_field_invalid"),
+        ("sort", json!({"sort": -3}), "payment_field_invalid"),
+        (
+            "notify",
+            json!({"notify_domain": "ftp://x"}),
+            "payment_field_invalid",
+        ),
+        (
+            "notify path",
+            json!({"notify_domain": "https://x.example/path"}),
+            "payment_field_invalid",
+        ),
+        (
+            "key",
+            json!({"config": {"url": "https://pay.example.com", "pid": PID, "key": ""}}),
+            "payment_config_invalid",
+        ),
+        (
+            "url",
+            json!({"config": {"url": "javascript:alert(1)", "pid": PID, "key": KEY}}),
+            "payment_config_invalid",
+        ),
+        (
+            "pay type",
+            json!({"config": {"url": "https://p.example", "pid": PID, "key": KEY, "pay_type": "card"}}),
+            "payment_config_invalid",
+        ),
+    ];
+    for (what, change, code) in cases {
+        let mut body = gateway_body("g");
+        for (k, v) in change.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let r = root.post("/api/payment", body).await;
+        assert_eq!(r.status, 400, "{what}: {:?}", r.body);
+        assert_eq!(r.body["code"], code, "{what}: {:?}", r.body);
+    }
+    root.post("/api/payment", json!({"name": "g", "bogus": 1}))
+        .await
+        .err(400, "invalid_field");
+    assert_eq!(
+        root.get("/api/payment").await.ok()["total_count"],
+        0,
+        "nothing was saved"
+    );
+
+    // Saved: the key is sealed at rest and never returned; a blank key on update keeps it.
+    let g = root
+        .post("/api/payment", gateway_body("Epay"))
+        .await
+        .ok()
+        .clone();
+    let id = g["id"].as_i64().unwrap();
+    let stored = payments::find_gateway(&mut app.conn(), id).unwrap();
+    assert!(!stored.config.contains(KEY), "sealed: {}", stored.config);
+    let mut body = gateway_body("Epay renamed");
+    body["id"] = json!(id);
+    body["config"]["key"] = json!("");
+    body["percent_fee"] = json!(0.1);
+    let u = root.put("/api/payment", body).await.ok().clone();
+    assert_eq!(
+        (&u["name"], &u["percent_fee"], &u["secrets_set"]["key"]),
+        (&json!("Epay renamed"), &json!(0.1), &json!(true))
+    );
+    let one = root.get(&format!("/api/payment/{id}")).await;
+    assert_eq!(
+        one.ok()["config"],
+        json!({"url": "https://pay.example.com", "pid": PID, "pay_type": "alipay"})
+    );
+    assert!(!one.body.to_string().contains(KEY));
+    // The kept key still signs orders the gateway accepts.
+    let (buyer, _) = app.user("buyer").await;
+    let (_, _, d) = order(&buyer, g["uuid"].as_str().unwrap(), 5).await;
+    let pay = query(d["pay"]["url"].as_str().unwrap());
+    assert_eq!(pay["sign"], epay_sign(&pay, KEY));
+    // Paged list; delete; a deleted gateway is gone.
+    let r = root.get("/api/payment?page=1&size=10").await;
+    assert_eq!(
+        (
+            r.ok()["total_count"].as_i64(),
+            r.ok()["data"][0]["id"].as_i64()
+        ),
+        (Some(1), Some(id))
+    );
+    root.get("/api/payment?size=0")
+        .await
+        .err(400, "invalid_size");
+    root.delete(&format!("/api/payment/{id}")).await.ok();
+    root.get(&format!("/api/payment/{id}"))
+        .await
+        .err(404, "payment_gateway_not_found");
+    root.delete(&format!("/api/payment/{id}"))
+        .await
+        .err(404, "payment_gateway_not_found");
+    root.put("/api/payment", json!({"name": "x"}))
+        .await
+        .err(400, "payment_field_invalid");
+}

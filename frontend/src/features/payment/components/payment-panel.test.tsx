@@ -1,0 +1,262 @@
+import { configure, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { http, HttpResponse } from 'msw'
+import { afterEach, describe, expect, it } from 'vitest'
+import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { setUser } from '@/stores/session'
+import { renderApp } from '@/test/render'
+import { server } from '@/test/server'
+import { mockGateway, mockOrder, paymentHandlers, resetPaymentMocks } from '../mocks/handlers'
+
+// The screen is a lazy route: on a busy machine its first render can take more than a second.
+configure({ asyncUtilTimeout: 5_000 })
+
+function signIn(role = 100) {
+  const u = { ...mockRoot, role }
+  resetAuthMocks(u)
+  setUser(u)
+  server.use(...paymentHandlers)
+}
+
+/** The bodies of every POST and PUT to /api/payment. */
+function recordWrites() {
+  const writes: { method: string; body: unknown }[] = []
+  server.events.on('request:start', async ({ request }) => {
+    if (new URL(request.url).pathname !== '/api/payment' || !['POST', 'PUT'].includes(request.method)) return
+    writes.push({ method: request.method, body: await request.clone().json() })
+  })
+  return writes
+}
+
+afterEach(() => server.events.removeAllListeners())
+
+const wechat = mockGateway({
+  id: 2,
+  uuid: 'gw-0002',
+  name: '微信支付',
+  percent_fee: 0,
+  fixed_fee: 0.3,
+  currency: 'USD',
+  enable: false,
+  sort: 5,
+  notify_domain: 'https://cb.example.com',
+  config: { url: 'https://epay.example.com', pid: '2002', pay_type: 'wxpay' },
+})
+
+describe('payment screen', { timeout: 30_000 }, () => {
+  it('is for administrators only', async () => {
+    signIn(1)
+    renderApp('/panel/payment')
+    expect(await screen.findByTestId('no-permission')).toBeInTheDocument()
+  })
+
+  it('lists the gateways: type, currency, fees, enabled, sort; the empty state', async () => {
+    resetPaymentMocks([mockGateway(), wechat])
+    signIn()
+    renderApp('/panel/payment')
+    const table = await screen.findByTestId('gateways-table')
+    const rows = within(table).getAllByTestId(/^gateway-row-/)
+    // Sort descending.
+    expect(rows.map((r) => within(r).getByTestId('gateway-name').textContent)).toEqual(['微信支付', '支付宝'])
+    const alipay = within(table).getByTestId('gateway-row-1')
+    expect(alipay).toHaveTextContent('易支付')
+    expect(within(alipay).getByTestId('gateway-currency')).toHaveTextContent('CNY')
+    expect(within(alipay).getByTestId('gateway-fees')).toHaveTextContent('5%')
+    expect(within(alipay).getByTestId('gateway-toggle')).toHaveAttribute('aria-checked', 'true')
+    const wx = within(table).getByTestId('gateway-row-2')
+    expect(within(wx).getByTestId('gateway-fees')).toHaveTextContent('$0.30')
+    expect(within(wx).getByTestId('gateway-toggle')).toHaveAttribute('aria-checked', 'false')
+
+    resetPaymentMocks([])
+    const user = userEvent.setup()
+    await user.type(screen.getByTestId('gateway-search'), 'nothing{Enter}')
+    expect(await screen.findByTestId('gateways-empty')).toHaveTextContent('没有符合条件的支付方式')
+  })
+
+  it('creates a gateway: checks the fields like the server, and the merchant key is required', async () => {
+    resetPaymentMocks([])
+    signIn()
+    const writes = recordWrites()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    expect(await screen.findByTestId('gateways-empty')).toHaveTextContent('还没有支付方式')
+    await user.click(screen.getByTestId('gateway-create'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const field = (label: string) => within(dialog).getByLabelText(label)
+
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('请输入名称')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入图标地址')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入接口地址')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入商户 ID')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入商户密钥')).toBeInTheDocument()
+
+    await user.type(field('名称'), '支付宝')
+    await user.type(field('图标'), 'https://pay.example.com/alipay.png')
+    await user.clear(field('比例手续费'))
+    await user.type(field('比例手续费'), '5')
+    await user.type(field('接口地址'), 'ftp://pay.example.com')
+    await user.type(field('回调地址'), 'https://cb.example.com/notify')
+    await user.type(field('商户 ID'), '1001')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('比例手续费须为 0 到 1 之间（不含 1）的小数，例如 0.05')).toBeInTheDocument()
+    expect(within(dialog).getByText('接口地址须以 http:// 或 https:// 开头')).toBeInTheDocument()
+    expect(within(dialog).getByText(/回调地址须为 http:\/\/ 或 https:\/\/ 开头的站点地址/)).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入商户密钥')).toBeInTheDocument()
+    expect(writes).toEqual([])
+
+    await user.clear(field('比例手续费'))
+    await user.type(field('比例手续费'), '0.05')
+    expect(within(dialog).getByText(/当前为 5%/)).toBeInTheDocument()
+    await user.clear(field('接口地址'))
+    await user.type(field('接口地址'), 'https://pay.example.com')
+    await user.clear(field('回调地址'))
+    await user.type(field('回调地址'), 'https://cb.example.com')
+    await user.selectOptions(field('支付渠道'), 'alipay')
+    await user.clear(field('排序'))
+    await user.type(field('排序'), '10')
+    await user.type(field('商户密钥'), 'secret-key')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+
+    await waitFor(() =>
+      expect(writes).toEqual([
+        {
+          method: 'POST',
+          body: {
+            name: '支付宝',
+            type: 'epay',
+            icon: 'https://pay.example.com/alipay.png',
+            enable: true,
+            fixed_fee: 0,
+            percent_fee: 0.05,
+            currency: 'CNY',
+            notify_domain: 'https://cb.example.com',
+            sort: 10,
+            config: { url: 'https://pay.example.com', pid: '1001', pay_type: 'alipay', key: 'secret-key' },
+          },
+        },
+      ]),
+    )
+    expect(await screen.findByText('支付方式已添加！')).toBeInTheDocument()
+    expect(await screen.findByTestId('gateway-row-1')).toHaveTextContent('支付宝')
+  })
+
+  it('edits with the key left blank (sent as ""), switches a gateway on and deletes one after confirmation', async () => {
+    resetPaymentMocks([mockGateway(), wechat])
+    signIn()
+    const writes = recordWrites()
+    let deleted = ''
+    server.use(
+      http.delete('*/api/payment/:id', ({ params }) => {
+        deleted = String(params.id)
+        return HttpResponse.json({ success: true, message: '' })
+      }),
+    )
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+
+    await user.click(within(await screen.findByTestId('gateway-row-2')).getByTestId('gateway-edit'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    expect(within(dialog).getByLabelText('名称')).toHaveValue('微信支付')
+    expect(within(dialog).getByLabelText('商户密钥')).toHaveValue('')
+    expect(within(dialog).getByLabelText('商户密钥')).toHaveAttribute('placeholder', '留空则保留原密钥')
+    expect(within(dialog).getByTestId('gateway-key-hint')).toHaveTextContent('已保存密钥')
+    await user.clear(within(dialog).getByLabelText('名称'))
+    await user.type(within(dialog).getByLabelText('名称'), 'WeChat Pay')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    await waitFor(() =>
+      expect(writes[0]).toEqual({
+        method: 'PUT',
+        body: {
+          id: 2,
+          name: 'WeChat Pay',
+          type: 'epay',
+          icon: 'https://pay.example.com/alipay.png',
+          enable: false,
+          fixed_fee: 0.3,
+          percent_fee: 0,
+          currency: 'USD',
+          notify_domain: 'https://cb.example.com',
+          sort: 5,
+          config: { url: 'https://epay.example.com', pid: '2002', pay_type: 'wxpay', key: '' },
+        },
+      }),
+    )
+    expect(await screen.findByText('支付方式已保存！')).toBeInTheDocument()
+
+    // The switch sends the row as it is, the key kept.
+    await waitFor(() => expect(within(screen.getByTestId('gateway-row-2')).getByTestId('gateway-name')).toHaveTextContent('WeChat Pay'))
+    await user.click(within(screen.getByTestId('gateway-row-2')).getByTestId('gateway-toggle'))
+    await waitFor(() => expect(writes).toHaveLength(2))
+    expect(writes[1]).toEqual({ method: 'PUT', body: { ...(writes[0]!.body as object), enable: true } })
+    expect(await screen.findByText('支付方式已启用！')).toBeInTheDocument()
+    await waitFor(() => expect(within(screen.getByTestId('gateway-row-2')).getByTestId('gateway-toggle')).toHaveAttribute('aria-checked', 'true'))
+
+    await user.click(within(screen.getByTestId('gateway-row-1')).getByTestId('gateway-delete'))
+    const confirm = await screen.findByTestId('gateway-delete-dialog')
+    expect(confirm).toHaveTextContent('支付宝')
+    expect(deleted).toBe('')
+    await user.click(within(confirm).getByTestId('gateway-delete-dialog-confirm'))
+    await waitFor(() => expect(deleted).toBe('1'))
+    expect(await screen.findByText('支付方式已删除！')).toBeInTheDocument()
+  })
+
+  it('shows a server refusal in Chinese, from its error code', async () => {
+    resetPaymentMocks([mockGateway({ config: {} })])
+    signIn()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    // The configuration could not be opened (listed as {}): switching sends an empty address.
+    await user.click(within(await screen.findByTestId('gateway-row-1')).getByTestId('gateway-toggle'))
+    expect(await screen.findByText('错误：支付接口配置无效：请检查接口地址、商户 ID 和商户密钥。')).toBeInTheDocument()
+    expect(screen.queryByText(/config\.url/)).not.toBeInTheDocument()
+  })
+
+  it('the orders tab lists orders and filters them by trade number, user and status', async () => {
+    resetPaymentMocks(
+      [mockGateway()],
+      [
+        mockOrder({ id: 1, trade_no: 'SB001', user_id: 2, username: 'alice', status: 'paid', paid_at: 1_735_690_000, gateway_no: 'EP123' }),
+        mockOrder({ id: 2, trade_no: 'SB002', user_id: 3, username: 'bob', status: 'pending', discount: 1 }),
+        mockOrder({ id: 3, trade_no: 'SB003', user_id: 2, username: 'alice', status: 'expired' }),
+      ],
+    )
+    signIn()
+    const queries: Record<string, string>[] = []
+    server.events.on('request:start', ({ request }) => {
+      const url = new URL(request.url)
+      if (url.pathname === '/api/payment/order') queries.push(Object.fromEntries(url.searchParams))
+    })
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('payment-tab-orders'))
+    const table = await screen.findByTestId('orders-table')
+    expect(within(table).getAllByTestId(/^order-row-/).map((r) => r.dataset.testid)).toEqual(['order-row-3', 'order-row-2', 'order-row-1'])
+    const paid = within(table).getByTestId('order-row-1')
+    expect(within(paid).getByTestId('order-status')).toHaveTextContent('已支付')
+    expect(within(paid).getByTestId('order-paid-amount')).toHaveTextContent('¥69.35')
+    expect(within(paid).getByTestId('order-paid-amount')).toHaveTextContent('含手续费 ¥3.65')
+    expect(paid).toHaveTextContent('优惠 10%')
+    expect(paid).toHaveTextContent('EP123')
+    expect(within(table).getByTestId('order-row-2')).toHaveTextContent('未支付')
+    expect(within(table).getByTestId('order-row-2')).not.toHaveTextContent('优惠')
+    expect(queries[0]).toEqual({ page: '1', size: '10' })
+
+    await user.type(screen.getByTestId('order-user-id'), 'x')
+    expect(screen.getByText('用户 ID 须为数字')).toBeInTheDocument()
+    await user.clear(screen.getByTestId('order-user-id'))
+    await user.type(screen.getByTestId('order-user-id'), '2{Enter}')
+    await waitFor(() => expect(queries.at(-1)).toEqual({ page: '1', size: '10', user_id: '2' }))
+    await waitFor(() => expect(within(screen.getByTestId('orders-table')).queryByTestId('order-row-2')).not.toBeInTheDocument())
+
+    await user.selectOptions(screen.getByTestId('order-status-filter'), 'expired')
+    await waitFor(() => expect(queries.at(-1)).toEqual({ page: '1', size: '10', user_id: '2', status: 'expired' }))
+    await waitFor(() => expect(within(screen.getByTestId('orders-table')).getAllByTestId(/^order-row-/)).toHaveLength(1))
+
+    await user.type(screen.getByTestId('order-trade-no'), 'SB001{Enter}')
+    await waitFor(() =>
+      expect(queries.at(-1)).toEqual({ page: '1', size: '10', user_id: '2', status: 'expired', trade_no: 'SB001' }),
+    )
+    expect(await screen.findByTestId('orders-empty')).toHaveTextContent('没有符合条件的订单')
+  })
+})

@@ -1,0 +1,145 @@
+import { http, HttpResponse } from 'msw'
+import type { Gateway, GatewayPayload, Order } from '../types'
+
+const NOW = 1_735_689_600 // 2025-01-01 00:00:00 UTC
+
+export function mockGateway(overrides: Partial<Gateway> = {}): Gateway {
+  return {
+    id: 1,
+    uuid: 'gw-0001',
+    name: '支付宝',
+    type: 'epay',
+    icon: 'https://pay.example.com/alipay.png',
+    enable: true,
+    fixed_fee: 0,
+    percent_fee: 0.05,
+    currency: 'CNY',
+    notify_domain: '',
+    sort: 0,
+    created_at: NOW,
+    config: { url: 'https://pay.example.com', pid: '1001', pay_type: 'alipay' },
+    secrets_set: { key: true },
+    ...overrides,
+  }
+}
+
+export function mockOrder(overrides: Partial<Order> = {}): Order {
+  return {
+    id: 1,
+    trade_no: 'SB20250101000001',
+    user_id: 2,
+    username: 'alice',
+    gateway_id: 1,
+    gateway_name: '支付宝',
+    gateway_no: '',
+    amount: 10,
+    discount: 0.9,
+    fee: '3.65',
+    order_amount: '69.35',
+    currency: 'CNY',
+    quota: 5_000_000,
+    status: 'pending',
+    created_at: NOW,
+    paid_at: 0,
+    ...overrides,
+  }
+}
+
+/** A fake gateway and order store: list (keyword, filters, paging), create, update, delete. */
+let gateways: Gateway[] = []
+let orders: Order[] = []
+let nextId = 1
+
+export function resetPaymentMocks(initial: Gateway[] = [], initialOrders: Order[] = []): void {
+  gateways = initial.map((g) => ({ ...g, config: { ...g.config }, secrets_set: { ...g.secrets_set } }))
+  orders = initialOrders.map((o) => ({ ...o }))
+  nextId = Math.max(0, ...gateways.map((g) => g.id)) + 1
+}
+
+const ok = (data: unknown, status = 200) => HttpResponse.json({ success: true, message: '', data }, { status })
+const refuse = (status: number, code: string, message: string) =>
+  HttpResponse.json({ success: false, message, code }, { status })
+
+function paged<T>(rows: T[], url: URL) {
+  const page = Number(url.searchParams.get('page') ?? 1)
+  const size = Number(url.searchParams.get('size') ?? 10)
+  return ok({ data: rows.slice((page - 1) * size, page * size), page, size, total_count: rows.length })
+}
+
+/** The server's checks, enough of them to answer like it does. */
+function invalid(body: GatewayPayload, creating: boolean) {
+  if (!body.name?.trim()) return refuse(400, 'payment_field_invalid', 'name is required')
+  if (body.type !== 'epay') return refuse(400, 'payment_type_unsupported', 'unsupported gateway type')
+  if (!/^https?:\/\//.test(body.config?.url ?? '') || !body.config?.pid) {
+    return refuse(400, 'payment_config_invalid', 'config.url must be an http(s) URL and config.pid is required')
+  }
+  if (creating && !body.config.key) return refuse(400, 'payment_config_invalid', 'config.key is required')
+  return null
+}
+
+function stored(body: GatewayPayload, base: Gateway): Gateway {
+  const { key, ...config } = body.config
+  return {
+    ...base,
+    name: body.name,
+    type: body.type,
+    icon: body.icon,
+    enable: body.enable,
+    fixed_fee: body.fixed_fee,
+    percent_fee: body.percent_fee,
+    currency: body.currency,
+    notify_domain: body.notify_domain,
+    sort: body.sort,
+    config,
+    secrets_set: { key: base.secrets_set.key || key !== '' },
+  }
+}
+
+export const paymentHandlers = [
+  http.get('*/api/payment/order', ({ request }) => {
+    const url = new URL(request.url)
+    const tradeNo = url.searchParams.get('trade_no') ?? ''
+    const userId = url.searchParams.get('user_id') ?? ''
+    const status = url.searchParams.get('status') ?? ''
+    const matched = orders
+      .filter((o) => !tradeNo || o.trade_no === tradeNo)
+      .filter((o) => !userId || String(o.user_id) === userId)
+      .filter((o) => !status || o.status === status)
+      .sort((a, b) => b.id - a.id)
+    return paged(matched, url)
+  }),
+  http.get('*/api/payment', ({ request }) => {
+    const url = new URL(request.url)
+    const keyword = url.searchParams.get('keyword') ?? ''
+    const matched = gateways
+      .filter((g) => !keyword || g.name.includes(keyword))
+      .sort((a, b) => b.sort - a.sort || a.id - b.id)
+    return paged(matched, url)
+  }),
+  http.get('*/api/payment/:id', ({ params }) => {
+    const g = gateways.find((x) => x.id === Number(params.id))
+    return g ? ok(g) : refuse(404, 'payment_gateway_not_found', 'payment gateway not found')
+  }),
+  http.post('*/api/payment', async ({ request }) => {
+    const body = (await request.json()) as GatewayPayload
+    const bad = invalid(body, true)
+    if (bad) return bad
+    const id = nextId++
+    const g = stored(body, mockGateway({ id, uuid: `gw-${String(id).padStart(4, '0')}`, secrets_set: { key: false } }))
+    gateways.push(g)
+    return ok(g)
+  }),
+  http.put('*/api/payment', async ({ request }) => {
+    const body = (await request.json()) as GatewayPayload & { id: number }
+    const i = gateways.findIndex((g) => g.id === body.id)
+    if (i < 0) return refuse(404, 'payment_gateway_not_found', 'payment gateway not found')
+    const bad = invalid(body, false)
+    if (bad) return bad
+    gateways[i] = stored(body, gateways[i]!)
+    return ok(gateways[i])
+  }),
+  http.delete('*/api/payment/:id', ({ params }) => {
+    gateways = gateways.filter((g) => g.id !== Number(params.id))
+    return ok(null)
+  }),
+]

@@ -46,6 +46,11 @@ export GITHUB_SECRET="e2e-github-secret"
 python3 scripts/fake-github.py "$GITHUB_SECRET" > "$work/github.out" 2> "$work/github.log" &
 github=$!
 github_url="http://$(listening github "the fake GitHub" | sed 's/^/127.0.0.1:/')"
+# An epay gateway (scripts/fake-epay.py), for the online top-up journey.
+export EPAY_PID="1001" EPAY_KEY="e2e-epay-merchant-key"
+python3 scripts/fake-epay.py "$EPAY_PID" "$EPAY_KEY" > "$work/epay.out" 2> "$work/epay.log" &
+epay=$!
+epay_url="http://$(listening epay "the fake epay" | sed 's/^/127.0.0.1:/')"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 export ROOT_PASSWORD="e2e-root-password"
 (
@@ -58,8 +63,8 @@ export ROOT_PASSWORD="e2e-root-password"
 ) > "$work/server.log" 2>&1 &
 server=$!
 cleanup() {
-  kill "$server" "$mock" "$smtp" "$github" 2>/dev/null || true
-  wait "$server" "$mock" "$smtp" "$github" 2>/dev/null || true
+  kill "$server" "$mock" "$smtp" "$github" "$epay" 2>/dev/null || true
+  wait "$server" "$mock" "$smtp" "$github" "$epay" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -70,7 +75,7 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 
-export BASE_URL="http://127.0.0.1:$port" MOCK_URL="http://$mock_addr" CHROMIUM_PATH SMTP_PORT="$smtp_port" MAIL_DIR="$mail_dir" GITHUB_URL="$github_url"
+export BASE_URL="http://127.0.0.1:$port" MOCK_URL="http://$mock_addr" CHROMIUM_PATH SMTP_PORT="$smtp_port" MAIL_DIR="$mail_dir" GITHUB_URL="$github_url" EPAY_URL="$epay_url"
 status=0
 (cd frontend && npm run --silent e2e) || status=$?
 if [ $status -ne 0 ]; then

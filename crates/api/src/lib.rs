@@ -56,6 +56,8 @@ pub struct ApiConfig {
     pub turnstile_verify_url: String,
     /// Where GitHub and Lark live (tests point them at local fakes).
     pub oauth: oauth::OAuthEndpoints,
+    /// Stripe's API origin ([`payment::STRIPE_API_URL`]; tests point it at a local fake).
+    pub stripe_api_url: String,
 }
 
 impl ApiConfig {
@@ -80,6 +82,7 @@ impl ApiConfig {
             },
             turnstile_verify_url: turnstile::SITEVERIFY_URL.to_owned(),
             oauth: oauth::OAuthEndpoints::default(),
+            stripe_api_url: payment::STRIPE_API_URL.to_owned(),
         }
     }
 }

@@ -2,7 +2,8 @@
 //! and how its payment notification is verified. The handlers (`routes::payments`) own the
 //! orders and the crediting; this module owns the wire.
 //!
-//! This release speaks **epay** (易支付, the MD5 form protocol most one-api operators use):
+//! This release speaks two protocols. **epay** (易支付, the MD5 form protocol most one-api
+//! operators use):
 //! - pay: the browser opens `{url}/submit.php?pid=&type=&out_trade_no=&notify_url=&return_url=
 //!   &name=&money=&sign=&sign_type=MD5`;
 //! - sign: the parameters with a value, except `sign` and `sign_type`, sorted by name, joined as
@@ -10,7 +11,18 @@
 //! - notify: the gateway calls `notify_url` (GET, or a POSTed form) with `pid`, `trade_no` (its
 //!   number), `out_trade_no` (ours), `type`, `name`, `money`, `trade_status` (`TRADE_SUCCESS`),
 //!   `sign`, `sign_type`; it stops retrying once the answer's body is `success`.
+//!
+//! **Stripe Checkout**:
+//! - pay: `POST {STRIPE_API_URL}/v1/checkout/sessions` (form, `Authorization: Bearer` the secret
+//!   key) creates a session for the order (`client_reference_id` = our trade number, one line
+//!   item of the amount in cents); the browser opens the session's `url`;
+//! - notify: Stripe POSTs the event `checkout.session.completed` as JSON to the webhook endpoint
+//!   the administrator registered (`/api/payment/notify/{uuid}`), signed in the
+//!   `Stripe-Signature` header: `t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under
+//!   the webhook secret>`; events older than five minutes are refused (replays); any 2xx
+//!   stops its retries.
 
+use hmac::{Hmac, Mac};
 use md5::{Digest, Md5};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -30,6 +42,9 @@ pub struct EpayConfig {
     /// `alipay`, `wxpay`, `qqpay`, or empty for the gateway's own choice page.
     pub pay_type: String,
 }
+
+/// Stripe's API origin (`STRIPE_API_URL` overrides it).
+pub const STRIPE_API_URL: &str = "https://api.stripe.com";
 
 pub const EPAY_PAY_TYPES: &[&str] = &["", "alipay", "wxpay", "qqpay"];
 
@@ -108,14 +123,16 @@ pub fn epay_pay_url(cfg: &EpayConfig, order: &EpayOrder<'_>) -> Result<String, S
     Ok(url.into())
 }
 
-/// A payment an epay notification reports, once its signature and merchant checked out.
+/// A payment a notification reports, once its signature checked out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EpayPaid {
+pub struct Paid {
     /// Ours.
     pub trade_no: String,
     /// The gateway's.
     pub gateway_no: String,
     pub money: Decimal,
+    /// Upper case, when the gateway says (Stripe does; epay has one currency).
+    pub currency: Option<String>,
 }
 
 /// Why a notification is refused.
@@ -146,10 +163,7 @@ pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// Verifies an epay notification's `params` against `cfg`: signature (constant time), merchant
 /// id and status; then the payment it reports.
-pub fn epay_verify(
-    cfg: &EpayConfig,
-    params: &BTreeMap<String, String>,
-) -> Result<EpayPaid, Refused> {
+pub fn epay_verify(cfg: &EpayConfig, params: &BTreeMap<String, String>) -> Result<Paid, Refused> {
     let sign = params
         .get("sign")
         .map(|s| s.to_ascii_lowercase())
@@ -177,11 +191,232 @@ pub fn epay_verify(
     }
     let money = Decimal::from_str(field("money").trim())
         .map_err(|_| Refused::Malformed(format!("money {:?} is not a number", field("money"))))?;
-    Ok(EpayPaid {
+    Ok(Paid {
         trade_no: trade_no.to_owned(),
         gateway_no: field("trade_no").to_owned(),
         money,
+        currency: None,
     })
+}
+
+/// A Stripe gateway's configuration (both secrets).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StripeConfig {
+    /// `sk_...` (or a restricted `rk_...` key allowed to create Checkout Sessions).
+    pub secret_key: String,
+    /// `whsec_...`: signs the webhook events.
+    pub webhook_secret: String,
+}
+
+impl StripeConfig {
+    pub fn check(&self) -> Result<(), String> {
+        let k = &self.secret_key;
+        if !(k.starts_with("sk_") || k.starts_with("rk_")) || k.len() > 256 {
+            return Err("config.secret_key must be a Stripe secret key (sk_... or rk_...)".into());
+        }
+        let w = &self.webhook_secret;
+        if !w.starts_with("whsec_") || w.len() > 256 {
+            return Err(
+                "config.webhook_secret must be a webhook signing secret (whsec_...)".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A gateway's configuration, by its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GatewayConfig {
+    Epay(EpayConfig),
+    Stripe(StripeConfig),
+}
+
+impl GatewayConfig {
+    /// The configuration of a gateway of `gateway_type` from its (opened) JSON.
+    pub fn parse(gateway_type: &str, json: &str) -> Result<Self, String> {
+        match gateway_type {
+            "epay" => serde_json::from_str(json).map(GatewayConfig::Epay),
+            "stripe" => serde_json::from_str(json).map(GatewayConfig::Stripe),
+            other => return Err(format!("unknown gateway type {other:?}")),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    pub fn to_json(&self) -> String {
+        match self {
+            GatewayConfig::Epay(c) => serde_json::to_string(c),
+            GatewayConfig::Stripe(c) => serde_json::to_string(c),
+        }
+        .unwrap_or_default()
+    }
+
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            GatewayConfig::Epay(c) => c.check(),
+            GatewayConfig::Stripe(c) => c.check(),
+        }
+    }
+
+    /// What an administrator sees: no secret.
+    pub fn public_json(&self) -> serde_json::Value {
+        match self {
+            GatewayConfig::Epay(c) => c.public_json(),
+            GatewayConfig::Stripe(_) => serde_json::json!({}),
+        }
+    }
+
+    /// Which secrets are stored.
+    pub fn secrets_set(&self) -> serde_json::Value {
+        match self {
+            GatewayConfig::Epay(c) => serde_json::json!({"key": !c.key.is_empty()}),
+            GatewayConfig::Stripe(c) => serde_json::json!({
+                "secret_key": !c.secret_key.is_empty(),
+                "webhook_secret": !c.webhook_secret.is_empty(),
+            }),
+        }
+    }
+}
+
+/// How far a Stripe event's signature time may be from now, in seconds (Stripe's default).
+pub const STRIPE_TOLERANCE_SECS: i64 = 300;
+
+/// The `Stripe-Signature` header's value for `body` at `t` under `secret` (what Stripe sends;
+/// used by the tests' stand-in).
+pub fn stripe_signature(secret: &str, t: i64, body: &[u8]) -> String {
+    format!("t={t},v1={}", stripe_v1(secret, t, body))
+}
+
+fn stripe_v1(secret: &str, t: i64, body: &[u8]) -> String {
+    let Ok(mut mac) = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()) else {
+        return String::new();
+    };
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Verifies a Stripe webhook call (`header`: its `Stripe-Signature`, `body`: the raw body) at
+/// `now`, and reads the payment of a `checkout.session.completed` event. Other events, and
+/// sessions not paid, are [`Refused::NotPaid`] (acknowledged, nothing done).
+pub fn stripe_verify(
+    cfg: &StripeConfig,
+    header: Option<&str>,
+    body: &[u8],
+    now: i64,
+) -> Result<Paid, Refused> {
+    let header = header.ok_or_else(|| Refused::Forged("no Stripe-Signature header".into()))?;
+    let mut t: Option<i64> = None;
+    let mut v1: Vec<&str> = Vec::new();
+    for part in header.split(',') {
+        match part.trim().split_once('=') {
+            Some(("t", v)) => t = v.parse().ok(),
+            Some(("v1", v)) => v1.push(v),
+            _ => {}
+        }
+    }
+    let t = t.ok_or_else(|| Refused::Forged("the signature has no time".into()))?;
+    let expected = stripe_v1(&cfg.webhook_secret, t, body);
+    if expected.is_empty()
+        || !v1
+            .iter()
+            .any(|s| constant_time_eq(s.as_bytes(), expected.as_bytes()))
+    {
+        return Err(Refused::Forged("the signature does not match".into()));
+    }
+    if (now - t).abs() > STRIPE_TOLERANCE_SECS {
+        return Err(Refused::Forged(format!(
+            "the signature is {}s old (at most {STRIPE_TOLERANCE_SECS}s): a replay",
+            now - t
+        )));
+    }
+    let event: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| Refused::Malformed(format!("the event is not JSON: {e}")))?;
+    let kind = event["type"].as_str().unwrap_or_default();
+    if kind != "checkout.session.completed" {
+        return Err(Refused::NotPaid(format!("event {kind:?} is not a payment")));
+    }
+    let session = &event["data"]["object"];
+    if session["payment_status"].as_str() != Some("paid") {
+        return Err(Refused::NotPaid(format!(
+            "the session's payment_status is {}",
+            session["payment_status"]
+        )));
+    }
+    let trade_no = session["client_reference_id"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| Refused::Malformed("no client_reference_id".into()))?;
+    let cents = session["amount_total"]
+        .as_i64()
+        .ok_or_else(|| Refused::Malformed("no amount_total".into()))?;
+    Ok(Paid {
+        trade_no: trade_no.to_owned(),
+        gateway_no: session["id"].as_str().unwrap_or_default().to_owned(),
+        money: Decimal::new(cents, 2),
+        currency: session["currency"].as_str().map(str::to_ascii_uppercase),
+    })
+}
+
+/// An order as Stripe Checkout is asked to charge it.
+pub struct StripeOrder<'a> {
+    pub trade_no: &'a str,
+    /// In the currency's smallest unit (cents).
+    pub amount_cents: i64,
+    /// Lower case (`usd`, `cny`).
+    pub currency: &'a str,
+    pub name: &'a str,
+    pub success_url: &'a str,
+    pub cancel_url: &'a str,
+}
+
+/// Creates a Checkout Session for `order` at `api` (Stripe's API origin); its payment page URL.
+pub async fn stripe_checkout(
+    client: &reqwest::Client,
+    api: &str,
+    cfg: &StripeConfig,
+    order: &StripeOrder<'_>,
+) -> Result<String, String> {
+    let cents = order.amount_cents.to_string();
+    let form = [
+        ("mode", "payment"),
+        ("client_reference_id", order.trade_no),
+        ("metadata[trade_no]", order.trade_no),
+        ("success_url", order.success_url),
+        ("cancel_url", order.cancel_url),
+        ("line_items[0][quantity]", "1"),
+        ("line_items[0][price_data][currency]", order.currency),
+        ("line_items[0][price_data][unit_amount]", &cents),
+        ("line_items[0][price_data][product_data][name]", order.name),
+    ];
+    let url = format!("{}/v1/checkout/sessions", api.trim_end_matches('/'));
+    let resp = client
+        .post(url)
+        .bearer_auth(&cfg.secret_key)
+        .header("Idempotency-Key", order.trade_no)
+        .form(&form)
+        .timeout(std::time::Duration::from_secs(20))
+        .send()
+        .await
+        .map_err(|e| format!("Stripe did not answer: {e}"))?;
+    let status = resp.status();
+    let body: serde_json::Value = resp
+        .json()
+        .await
+        .map_err(|e| format!("Stripe's answer is not JSON ({status}): {e}"))?;
+    if !status.is_success() {
+        return Err(format!(
+            "Stripe refused the session ({status}): {}",
+            body["error"]["message"]
+                .as_str()
+                .unwrap_or("no reason given")
+        ));
+    }
+    body["url"]
+        .as_str()
+        .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+        .map(str::to_owned)
+        .ok_or_else(|| "Stripe's session has no payment page URL".into())
 }
 
 #[cfg(test)]
@@ -273,10 +508,11 @@ mod tests {
         let paid = epay_verify(&c, &p).unwrap();
         assert_eq!(
             paid,
-            EpayPaid {
+            Paid {
                 trade_no: "SB1".into(),
                 gateway_no: "2026112600001".into(),
                 money: Decimal::from_str("73").unwrap(),
+                currency: None,
             }
         );
         // Tampered money: the signature no longer matches.
@@ -352,6 +588,109 @@ mod tests {
             let e = c.check().unwrap_err();
             assert!(e.contains(what), "{what}: {e}");
         }
+    }
+
+    fn stripe() -> StripeConfig {
+        StripeConfig {
+            secret_key: "sk_test_1".into(),
+            webhook_secret: "whsec_test".into(),
+        }
+    }
+
+    fn completed(trade_no: &str, cents: i64, status: &str) -> Vec<u8> {
+        serde_json::json!({
+            "id": "evt_1", "type": "checkout.session.completed",
+            "data": {"object": {"id": "cs_test_1", "client_reference_id": trade_no,
+                                 "amount_total": cents, "currency": "usd",
+                                 "payment_status": status}}
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    #[test]
+    fn stripe_events_are_verified_within_the_tolerance() {
+        let c = stripe();
+        let body = completed("SB9", 1_050, "paid");
+        let now = 1_800_000_000;
+        let sig = stripe_signature("whsec_test", now - 10, &body);
+        let paid = stripe_verify(&c, Some(&sig), &body, now).unwrap();
+        assert_eq!(
+            paid,
+            Paid {
+                trade_no: "SB9".into(),
+                gateway_no: "cs_test_1".into(),
+                money: Decimal::from_str("10.50").unwrap(),
+                currency: Some("USD".into()),
+            }
+        );
+        // Several v1 values (secret rolling): any one may match.
+        let two = format!(
+            "t={},v1={},v1={}",
+            now,
+            "0".repeat(64),
+            stripe_v1("whsec_test", now, &body)
+        );
+        assert!(stripe_verify(&c, Some(&two), &body, now).is_ok());
+        // Too old or from the future: a replay.
+        let old = stripe_signature("whsec_test", now - 301, &body);
+        assert!(
+            matches!(stripe_verify(&c, Some(&old), &body, now), Err(Refused::Forged(m)) if m.contains("replay"))
+        );
+        let future = stripe_signature("whsec_test", now + 301, &body);
+        assert!(stripe_verify(&c, Some(&future), &body, now).is_err());
+        // Another secret, a changed body, no header, no time.
+        let other = stripe_signature("whsec_other", now, &body);
+        assert!(matches!(
+            stripe_verify(&c, Some(&other), &body, now),
+            Err(Refused::Forged(_))
+        ));
+        let tampered = completed("SB9", 1, "paid");
+        assert!(matches!(
+            stripe_verify(&c, Some(&sig), &tampered, now),
+            Err(Refused::Forged(_))
+        ));
+        assert!(matches!(
+            stripe_verify(&c, None, &body, now),
+            Err(Refused::Forged(_))
+        ));
+        let v1_only = format!("v1={}", stripe_v1("whsec_test", now, &body));
+        assert!(matches!(
+            stripe_verify(&c, Some(&v1_only), &body, now),
+            Err(Refused::Forged(_))
+        ));
+        // Signed, but not a payment.
+        let unpaid = completed("SB9", 1_050, "unpaid");
+        let s = stripe_signature("whsec_test", now, &unpaid);
+        assert!(matches!(
+            stripe_verify(&c, Some(&s), &unpaid, now),
+            Err(Refused::NotPaid(_))
+        ));
+        let other_event = br#"{"type":"payment_intent.created","data":{"object":{}}}"#;
+        let s = stripe_signature("whsec_test", now, other_event);
+        assert!(matches!(
+            stripe_verify(&c, Some(&s), other_event, now),
+            Err(Refused::NotPaid(_))
+        ));
+    }
+
+    #[test]
+    fn stripe_configurations_are_checked() {
+        assert!(stripe().check().is_ok());
+        let bad_key = StripeConfig {
+            secret_key: "pk_test_1".into(),
+            ..stripe()
+        };
+        assert!(bad_key.check().unwrap_err().contains("secret_key"));
+        let bad_hook = StripeConfig {
+            webhook_secret: "secret".into(),
+            ..stripe()
+        };
+        assert!(bad_hook.check().unwrap_err().contains("webhook_secret"));
+        let g = GatewayConfig::parse("stripe", &GatewayConfig::Stripe(stripe()).to_json()).unwrap();
+        assert_eq!(g, GatewayConfig::Stripe(stripe()));
+        assert_eq!(g.public_json(), serde_json::json!({}));
+        assert!(GatewayConfig::parse("paypal", "{}").is_err());
     }
 
     #[test]

@@ -162,6 +162,15 @@ pub struct Config {
     )]
     pub lark_open_url: String,
 
+    /// Stripe's API origin (Checkout Sessions are created there).
+    #[arg(
+        long,
+        env = "STRIPE_API_URL",
+        value_name = "STRIPE_API_URL",
+        default_value = "https://api.stripe.com"
+    )]
+    pub stripe_api_url: String,
+
     /// Requests per IP per window on /api (0 disables).
     #[arg(
         long,

@@ -276,6 +276,7 @@ async fn run(cfg: Config) -> Result<(), String> {
             lark_accounts: cfg.lark_accounts_url.clone(),
             lark_open: cfg.lark_open_url.clone(),
         },
+        stripe_api_url: cfg.stripe_api_url.clone(),
     };
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;

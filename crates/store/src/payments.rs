@@ -342,3 +342,15 @@ pub fn replace_config(conn: &mut DbConn, id: i64, old: &str, new: &str) -> Store
     .execute(conn)?;
     Ok(n == 1)
 }
+
+/// Marks a pending order failed (the gateway refused to take it); whether it did.
+pub fn mark_failed(conn: &mut DbConn, trade_no: &str) -> StoreResult<bool> {
+    let n = diesel::update(
+        orders::table
+            .filter(orders::trade_no.eq(trade_no))
+            .filter(orders::status.eq(OrderStatus::Pending.as_i32())),
+    )
+    .set(orders::status.eq(OrderStatus::Failed.as_i32()))
+    .execute(conn)?;
+    Ok(n == 1)
+}

@@ -15,7 +15,7 @@ use super::users::{page_json, page_req};
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
-use crate::payment::{self, EpayConfig, Refused};
+use crate::payment::{self, EpayConfig, GatewayConfig, Paid, Refused, StripeConfig};
 use crate::settings::View;
 use crate::AppState;
 use actix_web::http::StatusCode;
@@ -68,19 +68,19 @@ fn load_gateway(c: &mut DbConn, id: i64) -> ApiResult<GatewayRow> {
 }
 
 /// The gateway's configuration, opened; an error when the server secret cannot open it.
-fn open_config(state: &AppState, g: &GatewayRow) -> ApiResult<EpayConfig> {
+fn open_config(state: &AppState, g: &GatewayRow) -> ApiResult<GatewayConfig> {
     let plain = state.secret_box.open(&g.config).map_err(|_| {
         ApiError::new(
             StatusCode::CONFLICT,
             "payment_config_unreadable",
             format!(
                 "the configuration of payment gateway {} cannot be opened: it was sealed under a \
-                 server secret this node does not know; enter the merchant key again",
+                 server secret this node does not know; enter its secrets again",
                 g.id
             ),
         )
     })?;
-    serde_json::from_str(&plain).map_err(ApiError::internal)
+    GatewayConfig::parse(&g.gateway_type, &plain).map_err(ApiError::internal)
 }
 
 fn dec(s: &str) -> Decimal {
@@ -109,8 +109,8 @@ fn gateway_json(state: &AppState, g: &GatewayRow) -> Value {
         "notify_domain": g.notify_domain,
         "sort": g.sort,
         "created_at": g.created_at,
-        "config": cfg.as_ref().map_or(json!({}), EpayConfig::public_json),
-        "secrets_set": {"key": cfg.as_ref().is_some_and(|c| !c.key.is_empty())},
+        "config": cfg.as_ref().map_or(json!({}), GatewayConfig::public_json),
+        "secrets_set": cfg.as_ref().map_or(json!({}), GatewayConfig::secrets_set),
     })
 }
 
@@ -183,10 +183,18 @@ pub async fn get(
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigBody {
+    /// epay: the gateway's site.
     url: Option<String>,
+    /// epay: merchant id.
     pid: Option<String>,
+    /// epay: merchant key (blank on update: keep).
     key: Option<String>,
+    /// epay: alipay, wxpay, qqpay or empty.
     pay_type: Option<String>,
+    /// Stripe: the secret key (blank on update: keep).
+    secret_key: Option<String>,
+    /// Stripe: the webhook signing secret (blank on update: keep).
+    webhook_secret: Option<String>,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -216,7 +224,7 @@ pub struct GatewayBody {
 fn gateway_fields(
     state: &AppState,
     b: GatewayBody,
-    stored: Option<EpayConfig>,
+    stored: Option<GatewayConfig>,
 ) -> ApiResult<GatewayFields> {
     let name = b.name.unwrap_or_default().trim().to_owned();
     if name.is_empty() || name.chars().count() > 64 {
@@ -267,20 +275,43 @@ fn gateway_fields(
     let c = b
         .config
         .ok_or_else(|| config_invalid("config is required"))?;
-    let key = match c.key.filter(|k| !k.is_empty()) {
-        Some(k) => k,
-        None => stored.map(|s| s.key).unwrap_or_default(),
+    // A blank secret keeps the stored one (of the same type).
+    let keep = |given: Option<String>, stored: Option<&str>| -> String {
+        match given.filter(|v| !v.is_empty()) {
+            Some(v) => v,
+            None => stored.unwrap_or_default().to_owned(),
+        }
     };
-    let cfg = EpayConfig {
-        url: c.url.unwrap_or_default().trim().to_owned(),
-        pid: c.pid.unwrap_or_default().trim().to_owned(),
-        key,
-        pay_type: c.pay_type.unwrap_or_default().trim().to_owned(),
+    let cfg = match gateway_type.as_str() {
+        "stripe" => {
+            let old = match &stored {
+                Some(GatewayConfig::Stripe(s)) => Some(s),
+                _ => None,
+            };
+            GatewayConfig::Stripe(StripeConfig {
+                secret_key: keep(c.secret_key, old.map(|s| s.secret_key.as_str()))
+                    .trim()
+                    .to_owned(),
+                webhook_secret: keep(c.webhook_secret, old.map(|s| s.webhook_secret.as_str()))
+                    .trim()
+                    .to_owned(),
+            })
+        }
+        _ => {
+            let old = match &stored {
+                Some(GatewayConfig::Epay(e)) => Some(e),
+                _ => None,
+            };
+            GatewayConfig::Epay(EpayConfig {
+                url: c.url.unwrap_or_default().trim().to_owned(),
+                pid: c.pid.unwrap_or_default().trim().to_owned(),
+                key: keep(c.key, old.map(|e| e.key.as_str())),
+                pay_type: c.pay_type.unwrap_or_default().trim().to_owned(),
+            })
+        }
     };
     cfg.check().map_err(config_invalid)?;
-    let sealed = state
-        .secret_box
-        .seal(&serde_json::to_string(&cfg).map_err(ApiError::internal)?);
+    let sealed = state.secret_box.seal(&cfg.to_json());
     Ok(GatewayFields {
         name,
         gateway_type,
@@ -569,19 +600,10 @@ pub async fn create_order(
     } else {
         g.notify_domain.clone()
     };
-    let pay_url = payment::epay_pay_url(
-        &cfg,
-        &payment::EpayOrder {
-            trade_no: &trade_no,
-            money: &q.pay.to_string(),
-            name: &format!("Top-up {amount} USD"),
-            notify_url: &format!("{notify_base}/api/payment/notify/{}", g.uuid),
-            return_url: &format!("{origin}/panel/topup?trade_no={trade_no}"),
-        },
-    )
-    .map_err(config_invalid)?;
+    let name = format!("Top-up {amount} USD");
+    let return_url = format!("{origin}/panel/topup?trade_no={trade_no}");
     let (user_id, gateway_id) = (me.id, g.id);
-    let row = {
+    {
         let (trade_no, q) = (trade_no.clone(), q.clone());
         state
             .db(move |c| {
@@ -603,8 +625,63 @@ pub async fn create_order(
                         expires_at: at + ORDER_TTL_SECS,
                     },
                 )?;
-                Ok(payments::find_order(c, &trade_no)?)
+                Ok(())
             })
+            .await?;
+    }
+    // The order exists before the gateway hears of it, so that no payment can arrive for an
+    // order this site does not know; an order the gateway refused is marked failed.
+    let pay_url = match &cfg {
+        GatewayConfig::Epay(e) => payment::epay_pay_url(
+            e,
+            &payment::EpayOrder {
+                trade_no: &trade_no,
+                money: &q.pay.to_string(),
+                name: &name,
+                notify_url: &format!("{notify_base}/api/payment/notify/{}", g.uuid),
+                return_url: &return_url,
+            },
+        ),
+        GatewayConfig::Stripe(s) => {
+            let client = state.relay.clients.get(None).map_err(ApiError::internal)?;
+            let cents =
+                rust_decimal::prelude::ToPrimitive::to_i64(&(q.pay * Decimal::ONE_HUNDRED).round())
+                    .unwrap_or(i64::MAX);
+            payment::stripe_checkout(
+                &client,
+                &state.config.stripe_api_url,
+                s,
+                &payment::StripeOrder {
+                    trade_no: &trade_no,
+                    amount_cents: cents,
+                    currency: &q.currency.to_ascii_lowercase(),
+                    name: &name,
+                    success_url: &return_url,
+                    cancel_url: &format!("{origin}/panel/topup"),
+                },
+            )
+            .await
+        }
+    };
+    let pay_url = match pay_url {
+        Ok(u) => u,
+        Err(why) => {
+            tracing::warn!(gateway = gateway_id, order = %trade_no, "the gateway did not take the order: {why}");
+            let failed = trade_no.clone();
+            state
+                .db(move |c| Ok(payments::mark_failed(c, &failed)?))
+                .await?;
+            return Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "payment_gateway_error",
+                format!("the payment gateway did not take the order: {why}"),
+            ));
+        }
+    };
+    let row = {
+        let trade_no = trade_no.clone();
+        state
+            .db(move |c| Ok(payments::find_order(c, &trade_no)?))
             .await?
     };
     let mut data = quote_json(&q);
@@ -658,16 +735,21 @@ pub async fn order_status(
 // Gateways: payment notifications.
 // ---------------------------------------------------------------------------------------------
 
-/// epay's acknowledgement: the body `success` stops its retries; anything else is retried.
-fn epay_answer(accepted: bool) -> HttpResponse {
-    if accepted {
-        HttpResponse::Ok()
+/// The answer a gateway expects: epay stops retrying on the body `success`, Stripe on any 2xx;
+/// anything else is retried. `None`: the notification could not be handled now (503).
+fn answer(gateway_type: &str, accepted: Option<bool>) -> HttpResponse {
+    match (gateway_type, accepted) {
+        (_, None) => HttpResponse::ServiceUnavailable()
             .content_type("text/plain")
-            .body("success")
-    } else {
-        HttpResponse::BadRequest()
+            .body("fail"),
+        ("stripe", Some(true)) => HttpResponse::Ok().json(json!({"received": true})),
+        ("stripe", Some(false)) => HttpResponse::BadRequest().json(json!({"received": false})),
+        (_, Some(true)) => HttpResponse::Ok()
             .content_type("text/plain")
-            .body("fail")
+            .body("success"),
+        (_, Some(false)) => HttpResponse::BadRequest()
+            .content_type("text/plain")
+            .body("fail"),
     }
 }
 
@@ -681,7 +763,7 @@ enum Outcome {
     },
     /// Already paid (a replay), expired, or failed: nothing changed.
     Unchanged(&'static str),
-    /// Refused: the order is unknown, another gateway's, or the amount differs.
+    /// Refused: the order is unknown, another gateway's, or the amount or currency differs.
     Refused(String),
 }
 
@@ -693,13 +775,6 @@ pub async fn notify(
     body: web::Bytes,
 ) -> HttpResponse {
     let uuid = uuid.into_inner();
-    let mut params: BTreeMap<String, String> =
-        url::form_urlencoded::parse(req.query_string().as_bytes())
-            .into_owned()
-            .collect();
-    if !body.is_empty() && body.len() <= 16 * 1024 {
-        params.extend(url::form_urlencoded::parse(&body).into_owned());
-    }
     let gateway = {
         let uuid = uuid.clone();
         state
@@ -714,33 +789,54 @@ pub async fn notify(
         Ok(Some(g)) => g,
         Ok(None) => {
             tracing::warn!(gateway = %uuid, "payment notification for an unknown gateway refused");
-            return epay_answer(false);
+            return answer("", Some(false));
         }
         Err(e) => {
             tracing::error!("payment notification: the database is unavailable: {e}");
-            return HttpResponse::ServiceUnavailable().body("fail");
+            return answer("", None);
         }
     };
+    let kind = g.gateway_type.clone();
     let cfg = match open_config(&state, &g) {
         Ok(c) => c,
         Err(e) => {
             tracing::error!(gateway = g.id, "payment notification: {e}");
-            return HttpResponse::ServiceUnavailable().body("fail");
+            return answer(&kind, None);
         }
     };
-    let paid = match payment::epay_verify(&cfg, &params) {
+    let verified = match &cfg {
+        GatewayConfig::Epay(c) => {
+            let mut params: BTreeMap<String, String> =
+                url::form_urlencoded::parse(req.query_string().as_bytes())
+                    .into_owned()
+                    .collect();
+            if !body.is_empty() && body.len() <= 16 * 1024 {
+                params.extend(url::form_urlencoded::parse(&body).into_owned());
+            }
+            payment::epay_verify(c, &params)
+        }
+        GatewayConfig::Stripe(c) => {
+            let header = req
+                .headers()
+                .get("Stripe-Signature")
+                .and_then(|v| v.to_str().ok());
+            payment::stripe_verify(c, header, &body, now())
+        }
+    };
+    let paid: Paid = match verified {
         Ok(p) => p,
         Err(Refused::NotPaid(why)) => {
-            // A real notification of an unfinished payment: acknowledged, nothing credited.
+            // A real notification of something other than a finished payment: acknowledged,
+            // nothing credited.
             tracing::info!(
                 gateway = g.id,
                 "payment notification without payment: {why}"
             );
-            return epay_answer(true);
+            return answer(&kind, Some(true));
         }
         Err(why) => {
             tracing::warn!(gateway = g.id, "payment notification refused: {why}");
-            return epay_answer(false);
+            return answer(&kind, Some(false));
         }
     };
     let per_unit = {
@@ -765,10 +861,16 @@ pub async fn notify(
                         o.trade_no, o.gateway_id
                     )));
                 }
-                if dec(&o.order_amount) != p.money {
+                if dec(&o.order_amount) != p.money
+                    || p.currency.as_ref().is_some_and(|cur| *cur != o.currency)
+                {
                     return Ok(Outcome::Refused(format!(
-                        "order {} is {} {}, the notification says {}",
-                        o.trade_no, o.order_amount, o.currency, p.money
+                        "order {} is {} {}, the notification says {} {}",
+                        o.trade_no,
+                        o.order_amount,
+                        o.currency,
+                        p.money,
+                        p.currency.as_deref().unwrap_or("")
                     )));
                 }
                 let at = now();
@@ -820,19 +922,19 @@ pub async fn notify(
                 state.relay.forget_user(user_id);
             }
             tracing::info!(gateway = gateway_id, order = %paid.trade_no, user = user_id, "order paid, {quota} quota credited");
-            epay_answer(true)
+            answer(&kind, Some(true))
         }
         Ok(Outcome::Unchanged(why)) => {
             tracing::warn!(gateway = gateway_id, order = %paid.trade_no, "payment notification changed nothing: order {why}");
-            epay_answer(true)
+            answer(&kind, Some(true))
         }
         Ok(Outcome::Refused(why)) => {
             tracing::warn!(gateway = gateway_id, "payment notification refused: {why}");
-            epay_answer(false)
+            answer(&kind, Some(false))
         }
         Err(e) => {
             tracing::error!(gateway = gateway_id, order = %paid.trade_no, "payment notification failed, the gateway will retry: {e}");
-            HttpResponse::ServiceUnavailable().body("fail")
+            answer(&kind, None)
         }
     }
 }

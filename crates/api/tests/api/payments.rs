@@ -490,3 +490,197 @@ async fn gateways_are_validated_sealed_and_admin_only() {
         .await
         .err(400, "payment_field_invalid");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Stripe Checkout, against a local stand-in for Stripe's API (wiremock) and webhook events
+// signed as Stripe signs them.
+// ---------------------------------------------------------------------------------------------
+
+const WHSEC: &str = "whsec_test_secret";
+
+fn stripe_body(name: &str, secret_key: &str) -> Value {
+    json!({
+        "name": name, "type": "stripe", "icon": "stripe", "enable": true,
+        "fixed_fee": 0.3, "percent_fee": 0.029, "currency": "USD",
+        "config": {"secret_key": secret_key, "webhook_secret": WHSEC}
+    })
+}
+
+/// The webhook event Stripe sends when the session of `trade_no` was paid `cents`.
+fn completed_event(trade_no: &str, cents: i64, currency: &str) -> Vec<u8> {
+    json!({
+        "id": "evt_1", "object": "event", "type": "checkout.session.completed",
+        "data": {"object": {"id": "cs_test_1", "object": "checkout.session",
+                             "client_reference_id": trade_no, "amount_total": cents,
+                             "currency": currency, "payment_status": "paid"}}
+    })
+    .to_string()
+    .into_bytes()
+}
+
+async fn webhook(app: &TestApp, uuid: &str, body: &[u8], signature: &str) -> (u16, Value) {
+    let r = reqwest::Client::new()
+        .post(app.url(&format!("/api/payment/notify/{uuid}")))
+        .header("Content-Type", "application/json")
+        .header("Stripe-Signature", signature)
+        .body(body.to_vec())
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+}
+
+fn unix_now() -> i64 {
+    switchboard_store::now()
+}
+
+#[actix_web::test]
+async fn stripe_checkout_is_paid_by_a_signed_webhook_once() {
+    use wiremock::matchers::{body_string_contains, header, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let stripe = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/checkout/sessions"))
+        .and(header("Authorization", "Bearer sk_test_good"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"id": "cs_test_1", "object": "checkout.session",
+                   "url": "https://checkout.stripe.test/c/pay/cs_test_1"})),
+        )
+        .mount(&stripe)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/checkout/sessions"))
+        .and(header("Authorization", "Bearer sk_test_revoked"))
+        .and(body_string_contains("mode=payment"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(
+            json!({"error": {"type": "invalid_request_error", "message": "Invalid API Key provided"}}),
+        ))
+        .mount(&stripe)
+        .await;
+    let uri = stripe.uri();
+    let app = TestApp::with_config(|c| c.stripe_api_url = uri).await;
+    let root = app.root();
+    let gw = root
+        .post("/api/payment", stripe_body("Card", "sk_test_good"))
+        .await;
+    let gw = gw.ok().clone();
+    assert_eq!(gw["config"], json!({}));
+    assert_eq!(
+        gw["secrets_set"],
+        json!({"secret_key": true, "webhook_secret": true})
+    );
+    let uuid = gw["uuid"].as_str().unwrap().to_owned();
+    let (user, uid) = app.user("carder").await;
+    let before = quota_of(&user).await;
+
+    // 10 USD + 10 × 0.029 + 0.30 = 10.59 USD: 1059 cents in the session.
+    let r = user
+        .post("/api/user/order", json!({"uuid": uuid, "amount": 10}))
+        .await;
+    let d = r.ok().clone();
+    assert_eq!(
+        (d["order_amount"].as_str(), d["fee"].as_str()),
+        (Some("10.59"), Some("0.59"))
+    );
+    assert_eq!(
+        d["pay"],
+        json!({"type": "redirect", "url": "https://checkout.stripe.test/c/pay/cs_test_1"})
+    );
+    let trade_no = d["trade_no"].as_str().unwrap().to_owned();
+    let sent = stripe.received_requests().await.unwrap();
+    let form: BTreeMap<String, String> = url::form_urlencoded::parse(&sent[0].body)
+        .into_owned()
+        .collect();
+    assert_eq!(form["client_reference_id"], trade_no);
+    assert_eq!(form["line_items[0][price_data][unit_amount]"], "1059");
+    assert_eq!(form["line_items[0][price_data][currency]"], "usd");
+    assert_eq!(form["mode"], "payment");
+
+    // Forged, stale and mismatched events change nothing.
+    let body = completed_event(&trade_no, 1059, "usd");
+    let t = unix_now();
+    let forged = switchboard_api::payment::stripe_signature("whsec_other", t, &body);
+    assert_eq!(webhook(&app, &uuid, &body, &forged).await.0, 400);
+    let stale = switchboard_api::payment::stripe_signature(WHSEC, t - 600, &body);
+    assert_eq!(
+        webhook(&app, &uuid, &body, &stale).await.0,
+        400,
+        "a replay of an old event"
+    );
+    let short = completed_event(&trade_no, 100, "usd");
+    let s = switchboard_api::payment::stripe_signature(WHSEC, t, &short);
+    assert_eq!(webhook(&app, &uuid, &short, &s).await.0, 400);
+    let yen = completed_event(&trade_no, 1059, "jpy");
+    let s = switchboard_api::payment::stripe_signature(WHSEC, t, &yen);
+    assert_eq!(
+        webhook(&app, &uuid, &yen, &s).await.0,
+        400,
+        "another currency"
+    );
+    assert_eq!(quota_of(&user).await, before);
+
+    // The real event: credited once, however often Stripe delivers it.
+    let sig = switchboard_api::payment::stripe_signature(WHSEC, t, &body);
+    let (status, ack) = webhook(&app, &uuid, &body, &sig).await;
+    assert_eq!((status, ack), (200, json!({"received": true})));
+    assert_eq!(quota_of(&user).await, before + 5_000_000);
+    let again = webhook(&app, &uuid, &body, &sig).await;
+    assert_eq!(again.0, 200);
+    assert_eq!(quota_of(&user).await, before + 5_000_000);
+    assert_eq!(recharge_logs(&app, uid).len(), 1);
+    let o = payments::find_order(&mut app.conn(), &trade_no).unwrap();
+    assert_eq!((o.status, o.gateway_no.as_str()), (2, "cs_test_1"));
+    // Other events are acknowledged and ignored.
+    let other = br#"{"type":"customer.created","data":{"object":{}}}"#;
+    let s = switchboard_api::payment::stripe_signature(WHSEC, t, other);
+    assert_eq!(webhook(&app, &uuid, other, &s).await.0, 200);
+
+    // A key Stripe refuses: the order is refused with Stripe's reason and marked failed.
+    let revoked = root
+        .post("/api/payment", stripe_body("Old card", "sk_test_revoked"))
+        .await;
+    let revoked_uuid = revoked.ok()["uuid"].as_str().unwrap().to_owned();
+    let r = user
+        .post(
+            "/api/user/order",
+            json!({"uuid": revoked_uuid, "amount": 10}),
+        )
+        .await;
+    let m = r.err(502, "payment_gateway_error");
+    assert!(m.contains("Invalid API Key provided"), "{m}");
+    let failed = app.root().get("/api/payment/order?status=failed").await;
+    assert_eq!(failed.ok()["total_count"], 1);
+
+    // Secrets: required and checked; blank on update keeps them; never returned.
+    let mut bad = stripe_body("x", "pk_test_public");
+    root.post("/api/payment", bad.clone())
+        .await
+        .err(400, "payment_config_invalid");
+    bad["config"] = json!({"secret_key": "sk_test_good", "webhook_secret": "nope"});
+    root.post("/api/payment", bad)
+        .await
+        .err(400, "payment_config_invalid");
+    let mut keep = stripe_body("Card renamed", "");
+    keep["id"] = gw["id"].clone();
+    keep["config"]["webhook_secret"] = json!("");
+    let kept = root.put("/api/payment", keep).await;
+    assert_eq!(
+        kept.ok()["secrets_set"],
+        json!({"secret_key": true, "webhook_secret": true})
+    );
+    assert!(!kept.body.to_string().contains("sk_test_good"));
+    assert!(!kept.body.to_string().contains(WHSEC));
+    let stored = payments::find_gateway(&mut app.conn(), gw["id"].as_i64().unwrap()).unwrap();
+    assert!(!stored.config.contains(WHSEC), "sealed at rest");
+    // The kept webhook secret still verifies events.
+    let r = user
+        .post("/api/user/order", json!({"uuid": uuid, "amount": 2}))
+        .await;
+    let d2 = r.ok().clone();
+    let body2 = completed_event(d2["trade_no"].as_str().unwrap(), 2 * 100 + 36, "usd");
+    let s2 = switchboard_api::payment::stripe_signature(WHSEC, unix_now(), &body2);
+    assert_eq!(d2["order_amount"], "2.36");
+    assert_eq!(webhook(&app, &uuid, &body2, &s2).await.0, 200);
+    assert_eq!(quota_of(&user).await, before + 6_000_000);
+}

@@ -57,14 +57,17 @@ fn config_invalid(message: impl Into<String>) -> ApiError {
     ApiError::bad_request("payment_config_invalid", message)
 }
 
+/// A row that may not exist: `None` for "not found", other errors as they are.
+fn found<T>(r: switchboard_store::StoreResult<T>) -> ApiResult<Option<T>> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
 fn load_gateway(c: &mut DbConn, id: i64) -> ApiResult<GatewayRow> {
-    payments::find_gateway(c, id).map_err(|e| {
-        if e.is_not_found() {
-            gateway_not_found()
-        } else {
-            e.into()
-        }
-    })
+    found(payments::find_gateway(c, id))?.ok_or_else(gateway_not_found)
 }
 
 /// The gateway's configuration, opened; an error when the server secret cannot open it.
@@ -374,15 +377,7 @@ pub async fn delete(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state
-        .db(move |c| {
-            payments::delete_gateway(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    gateway_not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found(payments::delete_gateway(c, id))?.ok_or_else(gateway_not_found))
         .await?;
     Ok(ok_message("deleted"))
 }
@@ -518,11 +513,7 @@ async fn enabled_gateway(state: &AppState, uuid: Option<String>) -> ApiResult<Ga
         .filter(|u| !u.is_empty())
         .ok_or_else(gateway_not_found)?;
     let g = state
-        .db(move |c| match payments::find_gateway_by_uuid(c, &uuid) {
-            Ok(g) => Ok(Some(g)),
-            Err(e) if e.is_not_found() => Ok(None),
-            Err(e) => Err(e.into()),
-        })
+        .db(move |c| found(payments::find_gateway_by_uuid(c, &uuid)))
         .await?;
     g.filter(|g| g.enabled).ok_or_else(gateway_not_found)
 }
@@ -709,11 +700,7 @@ pub async fn order_status(
         .filter(|t| !t.is_empty())
         .ok_or_else(order_not_found)?;
     let o = state
-        .db(move |c| match payments::find_order(c, &trade_no) {
-            Ok(o) => Ok(Some(o)),
-            Err(e) if e.is_not_found() => Ok(None),
-            Err(e) => Err(e.into()),
-        })
+        .db(move |c| found(payments::find_order(c, &trade_no)))
         .await?
         .filter(|o| o.user_id == me.id)
         .ok_or_else(order_not_found)?;
@@ -778,11 +765,7 @@ pub async fn notify(
     let gateway = {
         let uuid = uuid.clone();
         state
-            .db(move |c| match payments::find_gateway_by_uuid(c, &uuid) {
-                Ok(g) => Ok(Some(g)),
-                Err(e) if e.is_not_found() => Ok(None),
-                Err(e) => Err(e.into()),
-            })
+            .db(move |c| found(payments::find_gateway_by_uuid(c, &uuid)))
             .await
     };
     let g = match gateway {
@@ -848,12 +831,8 @@ pub async fn notify(
     let outcome = state
         .db(move |c| {
             switchboard_store::transaction(c, |c| {
-                let o = match payments::find_order(c, &p.trade_no) {
-                    Ok(o) => o,
-                    Err(e) if e.is_not_found() => {
-                        return Ok(Outcome::Refused(format!("unknown order {}", p.trade_no)))
-                    }
-                    Err(e) => return Err(ApiError::from(e)),
+                let Some(o) = found(payments::find_order(c, &p.trade_no))? else {
+                    return Ok(Outcome::Refused(format!("unknown order {}", p.trade_no)));
                 };
                 if o.gateway_id != gateway_id {
                     return Ok(Outcome::Refused(format!(

@@ -3,7 +3,6 @@ import { z } from 'zod'
 import {
   CURRENCIES,
   EPAY_PAY_TYPES,
-  GATEWAY_TYPES,
   type Currency,
   type EpayPayType,
   type Gateway,
@@ -17,7 +16,12 @@ export const PID_MAX = 64
 export const KEY_MAX = 256
 /** The largest fixed fee, in USD. */
 export const FIXED_FEE_MAX = 1_000_000
+/** A Stripe secret key: a standard (`sk_…`) or restricted (`rk_…`) one, never a publishable `pk_…`. */
+export const STRIPE_SECRET_KEY = /^(?:sk|rk)_/
+/** A Stripe webhook signing secret. */
+export const STRIPE_WEBHOOK_SECRET = /^whsec_/
 
+/** Every field of both gateway types: only the chosen type's provider fields are checked and sent. */
 export interface GatewayFormValues {
   name: string
   type: GatewayType
@@ -28,14 +32,19 @@ export interface GatewayFormValues {
   currency: Currency
   notify_domain: string
   sort: string
+  /** Epay. */
   url: string
   pid: string
   pay_type: EpayPayType
-  /** Create: required. Edit: blank keeps the stored key. */
+  /** Epay. Create: required. Edit: blank keeps the stored key. */
   key: string
+  /** Stripe. Create: required. Edit: blank keeps the stored one. */
+  secret_key: string
+  webhook_secret: string
 }
 
 export function gatewayFormDefaults(g?: Gateway): GatewayFormValues {
+  const secrets = { key: '', secret_key: '', webhook_secret: '' }
   if (!g) {
     return {
       name: '',
@@ -50,9 +59,11 @@ export function gatewayFormDefaults(g?: Gateway): GatewayFormValues {
       url: '',
       pid: '',
       pay_type: '',
-      key: '',
+      ...secrets,
     }
   }
+  // A configuration sealed under another server secret is listed as `{}`; Stripe's is always `{}`.
+  const epay = g.type === 'epay' ? g.config : {}
   return {
     name: g.name,
     type: g.type,
@@ -63,11 +74,10 @@ export function gatewayFormDefaults(g?: Gateway): GatewayFormValues {
     currency: g.currency,
     notify_domain: g.notify_domain,
     sort: String(g.sort),
-    // A configuration sealed under another server secret is listed as `{}`.
-    url: g.config.url ?? '',
-    pid: g.config.pid ?? '',
-    pay_type: g.config.pay_type ?? '',
-    key: '',
+    url: epay.url ?? '',
+    pid: epay.pid ?? '',
+    pay_type: epay.pay_type ?? '',
+    ...secrets,
   }
 }
 
@@ -98,62 +108,100 @@ export function isHttpOrigin(value: string): boolean {
  * Payment gateway form, mirroring the server's checks: name required (at most 64 characters),
  * icon (at most 255) and currency required, the fixed fee (USD per order) from 0 to 1 000 000,
  * the percent fee a fraction from 0 up to (not including) 1 (0.05 is 5 %), sort a whole number
- * >= 0, the callback address empty or an http(s) origin, the epay site an http(s) address, the
- * merchant id required (at most 64), the merchant key (at most 256) required when creating
- * (blank when editing keeps the stored one).
+ * >= 0, the callback address empty or an http(s) origin. Then, per type:
+ * - epay: the site an http(s) address, the merchant id required (at most 64), the merchant key
+ *   (at most 256);
+ * - stripe: the secret key starting with `sk_` or `rk_`, the webhook signing secret with `whsec_`
+ *   (each at most 256, trimmed like the server does).
+ * Secrets are required unless the gateway being edited already has this type's (`storedType`):
+ * then a blank one keeps the stored value (sent as "").
  */
-export function createGatewaySchema(t: TFunction, { editing }: { editing: boolean }) {
+export function createGatewaySchema(t: TFunction, { storedType }: { storedType?: GatewayType } = {}) {
+  const common = {
+    name: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.nameRequired'))
+      .max(NAME_MAX, t('payment:validation.nameTooLong', { max: NAME_MAX })),
+    icon: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.iconRequired'))
+      .max(ICON_MAX, t('payment:validation.iconTooLong', { max: ICON_MAX })),
+    enable: z.boolean(),
+    fixed_fee: z
+      .string()
+      .trim()
+      .refine((v) => DECIMAL.test(v) && Number(v) <= FIXED_FEE_MAX, t('payment:validation.fixedFee', { max: FIXED_FEE_MAX })),
+    percent_fee: z
+      .string()
+      .trim()
+      .refine((v) => DECIMAL.test(v) && Number(v) < 1, t('payment:validation.percentFee')),
+    currency: z.enum(CURRENCIES, { message: t('payment:validation.currencyRequired') }),
+    notify_domain: z
+      .string()
+      .trim()
+      .refine((v) => v === '' || isHttpOrigin(v), t('payment:validation.notifyDomain')),
+    sort: z.string().trim().regex(WHOLE, t('payment:validation.sort')),
+  }
+  // Each branch takes every form field (so its input is the whole form) but checks only its own.
+  const unchecked = {
+    url: z.string(),
+    pid: z.string(),
+    pay_type: z.enum(EPAY_PAY_TYPES),
+    key: z.string(),
+    secret_key: z.string(),
+    webhook_secret: z.string(),
+  }
+  const keepsEpay = storedType === 'epay'
+  const keepsStripe = storedType === 'stripe'
+
+  const epay = z.object({
+    ...common,
+    ...unchecked,
+    type: z.literal('epay'),
+    url: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.urlRequired'))
+      .refine(isHttpUrl, t('payment:validation.url')),
+    pid: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.pidRequired'))
+      .max(PID_MAX, t('payment:validation.pidTooLong', { max: PID_MAX })),
+    pay_type: z.enum(EPAY_PAY_TYPES),
+    // Sent as typed (the server keeps a key's spaces); blank is sent as "" (keep the stored key).
+    key: z
+      .string()
+      .max(KEY_MAX, t('payment:validation.keyTooLong', { max: KEY_MAX }))
+      .refine((v) => keepsEpay || v.trim() !== '', t('payment:validation.keyRequired')),
+  })
+
+  // Stripe's secrets never contain spaces: a pasted one is trimmed; blank is sent as "".
+  const stripe = z.object({
+    ...common,
+    ...unchecked,
+    type: z.literal('stripe'),
+    secret_key: z
+      .string()
+      .trim()
+      .max(KEY_MAX, t('payment:validation.secretKeyTooLong', { max: KEY_MAX }))
+      .refine((v) => keepsStripe || v !== '', t('payment:validation.secretKeyRequired'))
+      .refine((v) => v === '' || STRIPE_SECRET_KEY.test(v), t('payment:validation.secretKey')),
+    webhook_secret: z
+      .string()
+      .trim()
+      .max(KEY_MAX, t('payment:validation.webhookSecretTooLong', { max: KEY_MAX }))
+      .refine((v) => keepsStripe || v !== '', t('payment:validation.webhookSecretRequired'))
+      .refine((v) => v === '' || STRIPE_WEBHOOK_SECRET.test(v), t('payment:validation.webhookSecret')),
+  })
+
   return z
-    .object({
-      name: z
-        .string()
-        .trim()
-        .min(1, t('payment:validation.nameRequired'))
-        .max(NAME_MAX, t('payment:validation.nameTooLong', { max: NAME_MAX })),
-      type: z.enum(GATEWAY_TYPES, { message: t('payment:validation.typeRequired') }),
-      icon: z
-        .string()
-        .trim()
-        .min(1, t('payment:validation.iconRequired'))
-        .max(ICON_MAX, t('payment:validation.iconTooLong', { max: ICON_MAX })),
-      enable: z.boolean(),
-      fixed_fee: z
-        .string()
-        .trim()
-        .refine((v) => DECIMAL.test(v) && Number(v) <= FIXED_FEE_MAX, t('payment:validation.fixedFee', { max: FIXED_FEE_MAX })),
-      percent_fee: z
-        .string()
-        .trim()
-        .refine((v) => DECIMAL.test(v) && Number(v) < 1, t('payment:validation.percentFee')),
-      currency: z.enum(CURRENCIES, { message: t('payment:validation.currencyRequired') }),
-      notify_domain: z
-        .string()
-        .trim()
-        .refine((v) => v === '' || isHttpOrigin(v), t('payment:validation.notifyDomain')),
-      sort: z.string().trim().regex(WHOLE, t('payment:validation.sort')),
-      url: z
-        .string()
-        .trim()
-        .min(1, t('payment:validation.urlRequired'))
-        .refine(isHttpUrl, t('payment:validation.url')),
-      pid: z
-        .string()
-        .trim()
-        .min(1, t('payment:validation.pidRequired'))
-        .max(PID_MAX, t('payment:validation.pidTooLong', { max: PID_MAX })),
-      pay_type: z.enum(EPAY_PAY_TYPES),
-      // Sent as typed (the server keeps a key's spaces); blank is sent as "" (keep the stored key).
-      key: z.string().max(KEY_MAX, t('payment:validation.keyTooLong', { max: KEY_MAX })),
-    })
-    .superRefine((v, ctx) => {
-      if (!editing && v.key.trim() === '') {
-        ctx.addIssue({ code: 'custom', path: ['key'], message: t('payment:validation.keyRequired') })
-      }
-    })
-    .transform(
-      (v): GatewayPayload => ({
+    .discriminatedUnion('type', [epay, stripe], { message: t('payment:validation.typeRequired') })
+    .transform((v): GatewayPayload => {
+      const fields = {
         name: v.name,
-        type: v.type,
         icon: v.icon,
         enable: v.enable,
         fixed_fee: Number(v.fixed_fee),
@@ -161,17 +209,20 @@ export function createGatewaySchema(t: TFunction, { editing }: { editing: boolea
         currency: v.currency,
         notify_domain: v.notify_domain,
         sort: Number(v.sort),
-        config: { url: v.url, pid: v.pid, pay_type: v.pay_type, key: v.key.trim() === '' ? '' : v.key },
-      }),
-    )
+      }
+      if (v.type === 'stripe') {
+        return { ...fields, type: 'stripe', config: { secret_key: v.secret_key, webhook_secret: v.webhook_secret } }
+      }
+      const key = v.key.trim() === '' ? '' : v.key
+      return { ...fields, type: 'epay', config: { url: v.url, pid: v.pid, pay_type: v.pay_type, key } }
+    })
 }
 
-/** A listed gateway as the body of PUT /api/payment, with the stored key kept (`key: ""`). */
+/** A listed gateway as the body of PUT /api/payment, with its stored secrets kept (sent as ""). */
 export function gatewayPayloadOf(g: Gateway): GatewayPayload & { id: number } {
-  return {
+  const fields = {
     id: g.id,
     name: g.name,
-    type: g.type,
     icon: g.icon,
     enable: g.enable,
     fixed_fee: g.fixed_fee,
@@ -179,6 +230,8 @@ export function gatewayPayloadOf(g: Gateway): GatewayPayload & { id: number } {
     currency: g.currency,
     notify_domain: g.notify_domain,
     sort: g.sort,
-    config: { url: g.config.url ?? '', pid: g.config.pid ?? '', pay_type: g.config.pay_type ?? '', key: '' },
   }
+  if (g.type === 'stripe') return { ...fields, type: 'stripe', config: { secret_key: '', webhook_secret: '' } }
+  const { url = '', pid = '', pay_type = '' } = g.config
+  return { ...fields, type: 'epay', config: { url, pid, pay_type, key: '' } }
 }

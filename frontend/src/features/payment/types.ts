@@ -1,5 +1,5 @@
-/** The gateway kinds the server supports. */
-export const GATEWAY_TYPES = ['epay'] as const
+/** The gateway kinds the server supports: epay and Stripe Checkout. */
+export const GATEWAY_TYPES = ['epay', 'stripe'] as const
 export type GatewayType = (typeof GATEWAY_TYPES)[number]
 
 /** The currencies a gateway charges in. */
@@ -13,12 +13,11 @@ export type EpayPayType = (typeof EPAY_PAY_TYPES)[number]
 export const ORDER_STATUSES = ['pending', 'paid', 'expired', 'failed'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
-/** A payment gateway as an administrator sees it (GET /api/payment): the merchant key is never returned. */
-export interface Gateway {
+/** What every gateway has, whatever its type. */
+interface GatewayBase {
   id: number
   uuid: string
   name: string
-  type: GatewayType
   icon: string
   enable: boolean
   /** USD per order. */
@@ -30,15 +29,31 @@ export interface Gateway {
   notify_domain: string
   sort: number
   created_at: number
-  /** Without its key; `{}` when the server cannot open it (sealed under another server secret). */
+}
+
+/**
+ * An epay gateway as listed: without its key; `config` is `{}` when the server cannot open it
+ * (sealed under another server secret).
+ */
+export interface EpayGateway extends GatewayBase {
+  type: 'epay'
   config: { url?: string; pid?: string; pay_type?: EpayPayType }
   secrets_set: { key: boolean }
 }
 
-/** Body of POST /api/payment (PUT adds `id`; there an empty `config.key` keeps the stored key). */
-export interface GatewayPayload {
+/** A Stripe Checkout gateway as listed: both of its secrets are write-only, so `config` is `{}`. */
+export interface StripeGateway extends GatewayBase {
+  type: 'stripe'
+  config: Record<string, never>
+  secrets_set: { secret_key: boolean; webhook_secret: boolean }
+}
+
+/** A payment gateway as an administrator sees it (GET /api/payment): secrets are never returned. */
+export type Gateway = EpayGateway | StripeGateway
+
+/** What POST /api/payment takes besides `type` and `config`. */
+interface GatewayPayloadBase {
   name: string
-  type: GatewayType
   icon: string
   enable: boolean
   fixed_fee: number
@@ -46,8 +61,28 @@ export interface GatewayPayload {
   currency: Currency
   notify_domain: string
   sort: number
-  config: { url: string; pid: string; pay_type: EpayPayType; key: string }
 }
+
+/** Epay's `config` in a write: on PUT an empty `key` keeps the stored key. */
+export interface EpayConfigPayload {
+  url: string
+  pid: string
+  pay_type: EpayPayType
+  key: string
+}
+
+/**
+ * Stripe's `config` in a write: the secret key (`sk_…` or `rk_…`) and the webhook signing secret
+ * (`whsec_…`), both required on POST; on PUT an empty one keeps the stored value.
+ */
+export interface StripeConfigPayload {
+  secret_key: string
+  webhook_secret: string
+}
+
+/** Body of POST /api/payment (PUT adds `id`): only the chosen type's `config` fields. */
+export type GatewayPayload = GatewayPayloadBase &
+  ({ type: 'epay'; config: EpayConfigPayload } | { type: 'stripe'; config: StripeConfigPayload })
 
 /** A top-up order as an administrator sees it (GET /api/payment/order). */
 export interface Order {

@@ -7,7 +7,7 @@ export function createGateway(payload: GatewayPayload): Promise<Gateway> {
   return api.post<Gateway>('/api/payment', payload)
 }
 
-/** POST /api/payment: `config.key` is required. */
+/** POST /api/payment: the type's secrets are required (epay `config.key`; Stripe `secret_key` and `webhook_secret`). */
 export function useCreateGateway() {
   const queryClient = useQueryClient()
   return useMutation({

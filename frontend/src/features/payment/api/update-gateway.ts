@@ -7,7 +7,7 @@ export function updateGateway(payload: GatewayPayload & { id: number }): Promise
   return api.put<Gateway>('/api/payment', payload)
 }
 
-/** PUT /api/payment {id, ...}: every field is sent; an empty `config.key` keeps the stored key. */
+/** PUT /api/payment {id, ...}: every field is sent; an empty secret in `config` keeps the stored one. */
 export function useUpdateGateway() {
   const queryClient = useQueryClient()
   return useMutation({

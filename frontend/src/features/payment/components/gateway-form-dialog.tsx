@@ -14,8 +14,9 @@ import { formatPercent } from '@/lib/money'
 import { notify } from '@/lib/toast'
 import { useCreateGateway } from '../api/create-gateway'
 import { useUpdateGateway } from '../api/update-gateway'
-import { createGatewaySchema, gatewayFormDefaults, type GatewayFormValues } from '../schemas'
+import { createGatewaySchema, gatewayFormDefaults, isHttpOrigin, type GatewayFormValues } from '../schemas'
 import { CURRENCIES, EPAY_PAY_TYPES, GATEWAY_TYPES, type Gateway, type GatewayPayload } from '../types'
+import { StripeWebhookField } from './stripe-webhook'
 
 export interface GatewayFormDialogProps {
   open: boolean
@@ -25,12 +26,17 @@ export interface GatewayFormDialogProps {
 }
 
 type TextName = 'name' | 'icon' | 'fixed_fee' | 'percent_fee' | 'notify_domain' | 'sort' | 'url' | 'pid'
+type SecretName = 'key' | 'secret_key' | 'webhook_secret'
 
-/** Create or edit a payment gateway; the merchant key is write-only (blank when editing keeps it). */
+/**
+ * Create or edit a payment gateway (epay or Stripe); the provider fieldset follows the chosen
+ * type. Secrets are write-only: blank when editing keeps the stored one, unless the type changes.
+ */
 export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDialogProps) {
   const { t } = useTranslation()
   const editing = gateway !== undefined
-  const schema = useMemo(() => createGatewaySchema(t, { editing }), [t, editing])
+  const storedType = gateway?.type
+  const schema = useMemo(() => createGatewaySchema(t, { storedType }), [t, storedType])
   const form = useForm<GatewayFormValues, unknown, GatewayPayload>({
     resolver: zodResolver(schema),
     defaultValues: gatewayFormDefaults(gateway),
@@ -43,8 +49,19 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
     if (open) form.reset(gatewayFormDefaults(gateway))
   }, [open, gateway, form])
 
-  const [icon, percentText] = useWatch({ control: form.control, name: ['icon', 'percent_fee'] })
+  const [icon, percentText, type, currency, notifyDomain] = useWatch({
+    control: form.control,
+    name: ['icon', 'percent_fee', 'type', 'currency', 'notify_domain'],
+  })
   const percent = /^\d+(\.\d+)?$/.test(percentText.trim()) ? formatPercent(Number(percentText)) : undefined
+  // Stored secrets are kept (blank) only while the gateway keeps its type.
+  const keeps = gateway !== undefined && type === gateway.type
+  const secretsSet: Partial<Record<SecretName, boolean>> = gateway?.secrets_set ?? {}
+  const secretHint = (name: SecretName, createHint: string) =>
+    keeps ? (secretsSet[name] ? t('payment:form.keySet') : t('payment:form.keyNotSet')) : createHint
+  // The webhook address follows the callback address being typed, once it is a valid one.
+  const typedDomain = notifyDomain.trim()
+  const webhookDomain = typedDomain === '' || isHttpOrigin(typedDomain) ? typedDomain : (gateway?.notify_domain ?? '')
 
   const onSubmit = form.handleSubmit(async (payload) => {
     try {
@@ -86,6 +103,38 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
             )}
           </FormControl>
           {hint && <FormDescription>{hint}</FormDescription>}
+          <FormMessage />
+        </FormItem>
+      )}
+    />
+  )
+
+  const secretField = (
+    name: SecretName,
+    label: string,
+    {
+      placeholder,
+      hint,
+      hintTestId,
+      autoComplete,
+    }: { placeholder: string; hint: string; hintTestId: string; autoComplete: 'off' | 'new-password' },
+  ) => (
+    <FormField
+      control={form.control}
+      name={name}
+      render={({ field }) => (
+        <FormItem className="sm:col-span-2">
+          <FormLabel>{label}</FormLabel>
+          <FormControl>
+            <Input
+              type="password"
+              autoComplete={autoComplete}
+              spellCheck={false}
+              placeholder={keeps ? t('payment:form.keyKeep') : placeholder}
+              {...field}
+            />
+          </FormControl>
+          <FormDescription data-testid={hintTestId}>{hint}</FormDescription>
           <FormMessage />
         </FormItem>
       )}
@@ -171,61 +220,79 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
               })}
             </div>
 
-            <fieldset className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2">
-              <legend className="px-1 text-sm font-medium">{t('payment:form.epay')}</legend>
-              <div className="sm:col-span-2">
-                {textField('url', t('payment:form.url'), {
-                  placeholder: 'https://pay.example.com',
-                  hint: t('payment:form.urlHint'),
+            {type === 'stripe' ? (
+              <fieldset
+                key="stripe"
+                className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2"
+                data-testid="gateway-stripe-fields"
+              >
+                <legend className="px-1 text-sm font-medium">{t('payment:form.stripe')}</legend>
+                {secretField('secret_key', t('payment:form.secretKey'), {
+                  placeholder: 'sk_live_…',
+                  hint: secretHint('secret_key', t('payment:form.secretKeyHint')),
+                  hintTestId: 'gateway-secret-key-hint',
+                  autoComplete: 'off',
                 })}
-              </div>
-              {textField('pid', t('payment:form.pid'))}
-              <FormField
-                control={form.control}
-                name="pay_type"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('payment:form.payType')}</FormLabel>
-                    <FormControl>
-                      <NativeSelect {...field}>
-                        {EPAY_PAY_TYPES.map((p) => (
-                          <option key={p || 'any'} value={p}>
-                            {t(`payment:payTypes.${p || 'any'}`)}
-                          </option>
-                        ))}
-                      </NativeSelect>
-                    </FormControl>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-              <FormField
-                control={form.control}
-                name="key"
-                render={({ field }) => (
-                  <FormItem className="sm:col-span-2">
-                    <FormLabel>{t('payment:form.key')}</FormLabel>
-                    <FormControl>
-                      <Input
-                        type="password"
-                        autoComplete="new-password"
-                        spellCheck={false}
-                        placeholder={editing ? t('payment:form.keyKeep') : t('payment:form.keyPlaceholder')}
-                        {...field}
-                      />
-                    </FormControl>
-                    <FormDescription data-testid="gateway-key-hint">
-                      {editing
-                        ? gateway.secrets_set.key
-                          ? t('payment:form.keySet')
-                          : t('payment:form.keyNotSet')
-                        : t('payment:form.keyHint')}
-                    </FormDescription>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-            </fieldset>
+                {secretField('webhook_secret', t('payment:form.webhookSecret'), {
+                  placeholder: 'whsec_…',
+                  hint: secretHint('webhook_secret', t('payment:form.webhookSecretHint')),
+                  hintTestId: 'gateway-webhook-secret-hint',
+                  autoComplete: 'off',
+                })}
+                <p className="text-sm text-muted-foreground sm:col-span-2" data-testid="gateway-stripe-currency">
+                  {t('payment:form.stripeCurrencyHint', { currency })}
+                </p>
+                <div className="sm:col-span-2">
+                  {gateway ? (
+                    <StripeWebhookField gateway={{ uuid: gateway.uuid, notify_domain: webhookDomain }} />
+                  ) : (
+                    <p className="text-sm text-muted-foreground" data-testid="stripe-webhook-later">
+                      {t('payment:webhook.afterCreate')}
+                    </p>
+                  )}
+                </div>
+              </fieldset>
+            ) : (
+              <fieldset
+                key="epay"
+                className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2"
+                data-testid="gateway-epay-fields"
+              >
+                <legend className="px-1 text-sm font-medium">{t('payment:form.epay')}</legend>
+                <div className="sm:col-span-2">
+                  {textField('url', t('payment:form.url'), {
+                    placeholder: 'https://pay.example.com',
+                    hint: t('payment:form.urlHint'),
+                  })}
+                </div>
+                {textField('pid', t('payment:form.pid'))}
+                <FormField
+                  control={form.control}
+                  name="pay_type"
+                  render={({ field }) => (
+                    <FormItem>
+                      <FormLabel>{t('payment:form.payType')}</FormLabel>
+                      <FormControl>
+                        <NativeSelect {...field}>
+                          {EPAY_PAY_TYPES.map((p) => (
+                            <option key={p || 'any'} value={p}>
+                              {t(`payment:payTypes.${p || 'any'}`)}
+                            </option>
+                          ))}
+                        </NativeSelect>
+                      </FormControl>
+                      <FormMessage />
+                    </FormItem>
+                  )}
+                />
+                {secretField('key', t('payment:form.key'), {
+                  placeholder: t('payment:form.keyPlaceholder'),
+                  hint: secretHint('key', t('payment:form.keyHint')),
+                  hintTestId: 'gateway-key-hint',
+                  autoComplete: 'new-password',
+                })}
+              </fieldset>
+            )}
 
             {textField('notify_domain', t('payment:form.notifyDomain'), {
               placeholder: 'https://pay.example.com',

@@ -1,4 +1,4 @@
-import { PencilIcon, PlusIcon, SearchIcon, Trash2Icon } from 'lucide-react'
+import { PencilIcon, PlusIcon, SearchIcon, Trash2Icon, WebhookIcon } from 'lucide-react'
 import { useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DataPagination } from '@/components/data-pagination'
@@ -18,8 +18,9 @@ import { useUpdateGateway } from '../api/update-gateway'
 import { gatewayPayloadOf } from '../schemas'
 import { GATEWAY_TYPES, type Gateway } from '../types'
 import { GatewayFormDialog } from './gateway-form-dialog'
+import { StripeWebhookDialog } from './stripe-webhook'
 
-/** Payment gateways: search, paging, create/edit, enable/disable, delete. */
+/** Payment gateways: search, paging, create/edit, enable/disable, delete; a Stripe gateway's webhook address. */
 export function GatewaysPanel() {
   const { t } = useTranslation()
   const [params, setParams] = useState({ page: 1, size: 10, keyword: '' })
@@ -29,6 +30,7 @@ export function GatewaysPanel() {
   const [formOpen, setFormOpen] = useState(false)
   const [editing, setEditing] = useState<Gateway | undefined>()
   const [deleting, setDeleting] = useState<Gateway | null>(null)
+  const [webhookOf, setWebhookOf] = useState<Gateway | null>(null)
   const updateMutation = useUpdateGateway()
   const deleteMutation = useDeleteGateway()
 
@@ -44,7 +46,7 @@ export function GatewaysPanel() {
     setEditing(g)
     setFormOpen(true)
   }
-  // The row's own fields with the stored key kept (`key: ""`), only `enable` changed.
+  // The row's own fields with the stored secrets kept (sent as ""), only `enable` changed.
   const toggle = (g: Gateway, enable: boolean) =>
     updateMutation.mutate(
       { ...gatewayPayloadOf(g), enable },
@@ -146,6 +148,11 @@ export function GatewaysPanel() {
                     <TableCell className="text-right tabular-nums">{g.sort}</TableCell>
                     <TableCell data-card="actions">
                       <div className="flex justify-end gap-1">
+                        {g.type === 'stripe' && (
+                          <RowAction label={t('payment:webhook.action')} onClick={() => setWebhookOf(g)} testId="gateway-webhook">
+                            <WebhookIcon />
+                          </RowAction>
+                        )}
                         <RowAction label={t('common:actions.edit')} onClick={() => openEdit(g)} testId="gateway-edit">
                           <PencilIcon />
                         </RowAction>
@@ -178,6 +185,7 @@ export function GatewaysPanel() {
       )}
 
       <GatewayFormDialog open={formOpen} onOpenChange={setFormOpen} gateway={editing} />
+      <StripeWebhookDialog gateway={webhookOf} onOpenChange={(open) => !open && setWebhookOf(null)} />
       <ConfirmDialog
         open={deleting !== null}
         onOpenChange={(open) => !open && setDeleting(null)}

@@ -1,12 +1,13 @@
 import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
-import { mockGateway, mockOrder, paymentHandlers, resetPaymentMocks } from '../mocks/handlers'
+import { mockStatus } from '@/features/site/mocks/handlers'
+import { mockGateway, mockOrder, mockStripeGateway, paymentHandlers, resetPaymentMocks } from '../mocks/handlers'
 
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
@@ -29,6 +30,8 @@ function recordWrites() {
 }
 
 afterEach(() => server.events.removeAllListeners())
+
+const CONFIG_INVALID = '错误：支付接口配置无效：易支付请检查接口地址、商户 ID 和商户密钥；Stripe 请检查密钥和 Webhook 签名密钥。'
 
 const wechat = mockGateway({
   id: 2,
@@ -208,8 +211,202 @@ describe('payment screen', { timeout: 30_000 }, () => {
     const user = userEvent.setup()
     // The configuration could not be opened (listed as {}): switching sends an empty address.
     await user.click(within(await screen.findByTestId('gateway-row-1')).getByTestId('gateway-toggle'))
-    expect(await screen.findByText('错误：支付接口配置无效：请检查接口地址、商户 ID 和商户密钥。')).toBeInTheDocument()
+    expect(await screen.findByText(CONFIG_INVALID)).toBeInTheDocument()
     expect(screen.queryByText(/config\.url/)).not.toBeInTheDocument()
+  })
+
+  it('creates a Stripe gateway: its own fields, both secrets required and checked, only they are sent', async () => {
+    resetPaymentMocks([])
+    signIn()
+    const writes = recordWrites()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('gateway-create'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const field = (label: string) => within(dialog).getByLabelText(label)
+
+    // Epay fields typed before switching are neither checked nor sent.
+    await user.type(field('接口地址'), 'https://pay.example.com')
+    await user.type(field('商户 ID'), '1001')
+    expect(within(dialog).getByRole('option', { name: 'Stripe' })).toBeInTheDocument()
+    await user.selectOptions(field('类型'), 'stripe')
+    expect(within(dialog).queryByTestId('gateway-epay-fields')).not.toBeInTheDocument()
+    expect(within(dialog).queryByLabelText('接口地址')).not.toBeInTheDocument()
+    expect(within(dialog).getByTestId('gateway-stripe-fields')).toHaveTextContent('Stripe 接口')
+    expect(field('Stripe 密钥')).toHaveAttribute('type', 'password')
+    expect(field('Stripe 密钥')).toHaveAttribute('autocomplete', 'off')
+    expect(field('Webhook 签名密钥')).toHaveAttribute('type', 'password')
+    expect(field('Webhook 签名密钥')).toHaveAttribute('autocomplete', 'off')
+    expect(within(dialog).getByTestId('gateway-stripe-currency')).toHaveTextContent('Stripe 按所选收款币种（CNY）向用户收款')
+    expect(within(dialog).getByTestId('stripe-webhook-later')).toHaveTextContent('保存后，可在列表中查看需要在 Stripe 中登记的 Webhook 地址。')
+
+    await user.type(field('名称'), 'Stripe')
+    await user.type(field('图标'), 'https://pay.example.com/stripe.png')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('请输入 Stripe 密钥')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入 Webhook 签名密钥')).toBeInTheDocument()
+
+    // A publishable key and a secret of the wrong kind are refused, in Chinese.
+    await user.type(field('Stripe 密钥'), 'pk_test_123')
+    await user.type(field('Webhook 签名密钥'), 'sk_test_456')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('Stripe 密钥须以 sk_ 或 rk_ 开头（不要填写以 pk_ 开头的可发布密钥）')).toBeInTheDocument()
+    expect(within(dialog).getByText('Webhook 签名密钥须以 whsec_ 开头')).toBeInTheDocument()
+    expect(writes).toEqual([])
+
+    await user.clear(field('Stripe 密钥'))
+    await user.type(field('Stripe 密钥'), 'sk_test_123')
+    await user.clear(field('Webhook 签名密钥'))
+    await user.type(field('Webhook 签名密钥'), 'whsec_456 ')
+    await user.selectOptions(field('收款币种'), 'USD')
+    expect(within(dialog).getByTestId('gateway-stripe-currency')).toHaveTextContent('（USD）')
+    await user.clear(field('固定手续费（美元）'))
+    await user.type(field('固定手续费（美元）'), '0.3')
+    await user.clear(field('比例手续费'))
+    await user.type(field('比例手续费'), '0.029')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+
+    await waitFor(() =>
+      expect(writes).toEqual([
+        {
+          method: 'POST',
+          body: {
+            name: 'Stripe',
+            type: 'stripe',
+            icon: 'https://pay.example.com/stripe.png',
+            enable: true,
+            fixed_fee: 0.3,
+            percent_fee: 0.029,
+            currency: 'USD',
+            notify_domain: '',
+            sort: 0,
+            config: { secret_key: 'sk_test_123', webhook_secret: 'whsec_456' },
+          },
+        },
+      ]),
+    )
+    expect(await screen.findByText('支付方式已添加！')).toBeInTheDocument()
+    const row = await screen.findByTestId('gateway-row-1')
+    expect(row).toHaveTextContent('Stripe')
+    expect(within(row).getByTestId('gateway-webhook')).toHaveAccessibleName('Webhook 地址')
+  })
+
+  it('edits a Stripe gateway with blank secrets (sent as ""), shows its webhook address; the switch keeps them', async () => {
+    resetPaymentMocks([mockStripeGateway({ notify_domain: 'https://cb.example.com' })])
+    signIn()
+    const writes = recordWrites()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+
+    await user.click(within(await screen.findByTestId('gateway-row-3')).getByTestId('gateway-edit'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    expect(within(dialog).getByLabelText('类型')).toHaveValue('stripe')
+    for (const label of ['Stripe 密钥', 'Webhook 签名密钥']) {
+      expect(within(dialog).getByLabelText(label)).toHaveValue('')
+      expect(within(dialog).getByLabelText(label)).toHaveAttribute('placeholder', '留空则保留原密钥')
+    }
+    expect(within(dialog).getByTestId('gateway-secret-key-hint')).toHaveTextContent('已保存密钥；留空则保留原密钥，填写则替换。')
+    expect(within(dialog).getByTestId('gateway-webhook-secret-hint')).toHaveTextContent('已保存密钥')
+    // The webhook address: the gateway's callback origin.
+    expect(within(dialog).getByTestId('stripe-webhook-url')).toHaveValue('https://cb.example.com/api/payment/notify/gw-0003')
+    expect(within(dialog).getByTestId('stripe-webhook-hint')).toHaveTextContent('并选择事件 checkout.session.completed')
+    // It follows a callback address being typed.
+    await user.clear(within(dialog).getByLabelText('回调地址'))
+    await user.type(within(dialog).getByLabelText('回调地址'), 'https://hooks.example.com/')
+    expect(within(dialog).getByTestId('stripe-webhook-url')).toHaveValue('https://hooks.example.com/api/payment/notify/gw-0003')
+    await user.clear(within(dialog).getByLabelText('回调地址'))
+    await user.type(within(dialog).getByLabelText('回调地址'), 'https://cb.example.com')
+
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    const saved = {
+      id: 3,
+      name: 'Stripe',
+      type: 'stripe',
+      icon: 'https://pay.example.com/stripe.png',
+      enable: true,
+      fixed_fee: 0.3,
+      percent_fee: 0.029,
+      currency: 'USD',
+      notify_domain: 'https://cb.example.com',
+      sort: 0,
+      config: { secret_key: '', webhook_secret: '' },
+    }
+    await waitFor(() => expect(writes).toEqual([{ method: 'PUT', body: saved }]))
+    expect(await screen.findByText('支付方式已保存！')).toBeInTheDocument()
+    await waitFor(() => expect(screen.queryByTestId('gateway-form-dialog')).not.toBeInTheDocument())
+
+    // The switch sends Stripe's config shape, the secrets kept.
+    await user.click(within(screen.getByTestId('gateway-row-3')).getByTestId('gateway-toggle'))
+    await waitFor(() => expect(writes).toHaveLength(2))
+    expect(writes[1]).toEqual({ method: 'PUT', body: { ...saved, enable: false } })
+    expect(await screen.findByText('支付方式已停用！')).toBeInTheDocument()
+  })
+
+  it('asks for the new type\'s secrets when an edit changes the type', async () => {
+    resetPaymentMocks([mockGateway()])
+    signIn()
+    const writes = recordWrites()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('gateway-row-1')).getByTestId('gateway-edit'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    await user.selectOptions(within(dialog).getByLabelText('类型'), 'stripe')
+    expect(within(dialog).getByLabelText('Stripe 密钥')).toHaveAttribute('placeholder', 'sk_live_…')
+    expect(within(dialog).getByTestId('gateway-secret-key-hint')).not.toHaveTextContent('已保存密钥')
+    // The gateway already exists: its webhook address is known.
+    expect(within(dialog).getByTestId('stripe-webhook-url')).toHaveValue(`${window.location.origin}/api/payment/notify/gw-0001`)
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('请输入 Stripe 密钥')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入 Webhook 签名密钥')).toBeInTheDocument()
+    expect(writes).toEqual([])
+  })
+
+  it("shows a Stripe gateway's webhook address from its row: the site's server address, else this page's origin", async () => {
+    resetPaymentMocks([mockGateway(), mockStripeGateway()])
+    signIn()
+    const status = { ...mockStatus, server_address: 'https://api.example.com/' }
+    server.use(http.get('*/api/status', () => HttpResponse.json({ success: true, message: '', data: status })))
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    const writeText = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue()
+
+    expect(within(await screen.findByTestId('gateway-row-1')).queryByTestId('gateway-webhook')).not.toBeInTheDocument()
+    await user.click(within(screen.getByTestId('gateway-row-3')).getByTestId('gateway-webhook'))
+    const dialog = await screen.findByTestId('stripe-webhook-dialog')
+    expect(dialog).toHaveTextContent('Stripe Webhook 地址')
+    await waitFor(() =>
+      expect(within(dialog).getByTestId('stripe-webhook-url')).toHaveValue('https://api.example.com/api/payment/notify/gw-0003'),
+    )
+    expect(within(dialog).getByTestId('stripe-webhook-hint')).toHaveTextContent(
+      '在 Stripe 控制台的“开发人员 → Webhook”中以此地址添加端点，并选择事件 checkout.session.completed。',
+    )
+    await user.click(within(dialog).getByTestId('stripe-webhook-url-copy'))
+    expect(writeText).toHaveBeenCalledWith('https://api.example.com/api/payment/notify/gw-0003')
+    expect(await screen.findByText('复制成功！')).toBeInTheDocument()
+  })
+
+  it("falls back to this page's origin for the webhook address, and shows a refused Stripe key in Chinese", async () => {
+    resetPaymentMocks([mockStripeGateway()])
+    signIn()
+    server.use(
+      http.put('*/api/payment', () =>
+        HttpResponse.json(
+          { success: false, code: 'payment_config_invalid', message: 'config.secret_key: Invalid API Key provided' },
+          { status: 400 },
+        ),
+      ),
+    )
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+
+    await user.click(within(await screen.findByTestId('gateway-row-3')).getByTestId('gateway-edit'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    expect(within(dialog).getByTestId('stripe-webhook-url')).toHaveValue(`${window.location.origin}/api/payment/notify/gw-0003`)
+    await user.type(within(dialog).getByLabelText('Stripe 密钥'), 'rk_live_revoked')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await screen.findByText(CONFIG_INVALID)).toBeInTheDocument()
+    expect(screen.queryByText(/Invalid API Key/)).not.toBeInTheDocument()
+    expect(screen.getByTestId('gateway-form-dialog')).toBeInTheDocument()
   })
 
   it('the orders tab lists orders and filters them by trade number, user and status', async () => {

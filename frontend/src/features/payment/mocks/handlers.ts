@@ -1,9 +1,10 @@
 import { http, HttpResponse } from 'msw'
-import type { Gateway, GatewayPayload, Order } from '../types'
+import type { EpayGateway, Gateway, GatewayPayload, Order, StripeGateway } from '../types'
 
 const NOW = 1_735_689_600 // 2025-01-01 00:00:00 UTC
 
-export function mockGateway(overrides: Partial<Gateway> = {}): Gateway {
+/** An epay gateway (with its key saved). */
+export function mockGateway(overrides: Partial<EpayGateway> = {}): EpayGateway {
   return {
     id: 1,
     uuid: 'gw-0001',
@@ -19,6 +20,27 @@ export function mockGateway(overrides: Partial<Gateway> = {}): Gateway {
     created_at: NOW,
     config: { url: 'https://pay.example.com', pid: '1001', pay_type: 'alipay' },
     secrets_set: { key: true },
+    ...overrides,
+  }
+}
+
+/** A Stripe Checkout gateway (both secrets saved; its config is always listed as `{}`). */
+export function mockStripeGateway(overrides: Partial<StripeGateway> = {}): StripeGateway {
+  return {
+    id: 3,
+    uuid: 'gw-0003',
+    name: 'Stripe',
+    type: 'stripe',
+    icon: 'https://pay.example.com/stripe.png',
+    enable: true,
+    fixed_fee: 0.3,
+    percent_fee: 0.029,
+    currency: 'USD',
+    notify_domain: '',
+    sort: 0,
+    created_at: NOW,
+    config: {},
+    secrets_set: { secret_key: true, webhook_secret: true },
     ...overrides,
   }
 }
@@ -51,7 +73,7 @@ let orders: Order[] = []
 let nextId = 1
 
 export function resetPaymentMocks(initial: Gateway[] = [], initialOrders: Order[] = []): void {
-  gateways = initial.map((g) => ({ ...g, config: { ...g.config }, secrets_set: { ...g.secrets_set } }))
+  gateways = initial.map((g) => structuredClone(g))
   orders = initialOrders.map((o) => ({ ...o }))
   nextId = Math.max(0, ...gateways.map((g) => g.id)) + 1
 }
@@ -69,6 +91,18 @@ function paged<T>(rows: T[], url: URL) {
 /** The server's checks, enough of them to answer like it does. */
 function invalid(body: GatewayPayload, creating: boolean) {
   if (!body.name?.trim()) return refuse(400, 'payment_field_invalid', 'name is required')
+  if (body.type === 'stripe') {
+    const { secret_key: secretKey = '', webhook_secret: webhookSecret = '' } = body.config ?? {}
+    if (creating && !secretKey) return refuse(400, 'payment_config_invalid', 'config.secret_key is required')
+    if (creating && !webhookSecret) return refuse(400, 'payment_config_invalid', 'config.webhook_secret is required')
+    if (secretKey && !/^(sk|rk)_/.test(secretKey)) {
+      return refuse(400, 'payment_config_invalid', 'config.secret_key must start with sk_ or rk_')
+    }
+    if (webhookSecret && !webhookSecret.startsWith('whsec_')) {
+      return refuse(400, 'payment_config_invalid', 'config.webhook_secret must start with whsec_')
+    }
+    return null
+  }
   if (body.type !== 'epay') return refuse(400, 'payment_type_unsupported', 'unsupported gateway type')
   if (!/^https?:\/\//.test(body.config?.url ?? '') || !body.config?.pid) {
     return refuse(400, 'payment_config_invalid', 'config.url must be an http(s) URL and config.pid is required')
@@ -77,12 +111,13 @@ function invalid(body: GatewayPayload, creating: boolean) {
   return null
 }
 
+/** The gateway as listed after a write: secrets dropped, `secrets_set` updated (a type change starts afresh). */
 function stored(body: GatewayPayload, base: Gateway): Gateway {
-  const { key, ...config } = body.config
-  return {
-    ...base,
+  const fields = {
+    id: base.id,
+    uuid: base.uuid,
+    created_at: base.created_at,
     name: body.name,
-    type: body.type,
     icon: body.icon,
     enable: body.enable,
     fixed_fee: body.fixed_fee,
@@ -90,9 +125,22 @@ function stored(body: GatewayPayload, base: Gateway): Gateway {
     currency: body.currency,
     notify_domain: body.notify_domain,
     sort: body.sort,
-    config,
-    secrets_set: { key: base.secrets_set.key || key !== '' },
   }
+  if (body.type === 'stripe') {
+    const was = base.type === 'stripe' ? base.secrets_set : { secret_key: false, webhook_secret: false }
+    return {
+      ...fields,
+      type: 'stripe',
+      config: {},
+      secrets_set: {
+        secret_key: was.secret_key || body.config.secret_key !== '',
+        webhook_secret: was.webhook_secret || body.config.webhook_secret !== '',
+      },
+    }
+  }
+  const { key, ...config } = body.config
+  const had = base.type === 'epay' && base.secrets_set.key
+  return { ...fields, type: 'epay', config, secrets_set: { key: had || key !== '' } }
 }
 
 export const paymentHandlers = [

@@ -211,7 +211,7 @@ api_routes! {
     put "/payment" => payments::update, Admin, "payments", "Update a payment gateway (a blank key keeps the stored one)", body = payments::GatewayBody, alias "/payment/";
     get "/payment/order" => payments::orders, Admin, "payments", "The order log", query = payments::OrderQuery;
     get "/payment/notify/{uuid}" => payments::notify, Public, "payments", "A gateway reports a payment (answered in the gateway's own format)";
-    post "/payment/notify/{uuid}" => payments::notify, Public, "payments", "A gateway reports a payment (a POSTed form)";
+    post "/payment/notify/{uuid}" => payments::notify_post, Public, "payments", "A gateway reports a payment (a POSTed form)";
     get "/payment/{id}" => payments::get, Admin, "payments", "One payment gateway";
     delete "/payment/{id}" => payments::delete, Admin, "payments", "Delete a payment gateway";
     get "/redemption" => redemptions::list, Admin, "redemptions", "Redemption codes", query = redemptions::ListQuery, alias "/redemption/";

@@ -754,6 +754,17 @@ enum Outcome {
     Refused(String),
 }
 
+/// `POST /api/payment/notify/{uuid}`: [`notify`] for gateways that POST (Stripe's webhook
+/// events, epay's form).
+pub async fn notify_post(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    uuid: web::Path<String>,
+    body: web::Bytes,
+) -> HttpResponse {
+    notify(state, req, uuid, body).await
+}
+
 /// `GET|POST /api/payment/notify/{uuid}`: a gateway reports a payment.
 pub async fn notify(
     state: web::Data<AppState>,

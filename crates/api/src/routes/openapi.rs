@@ -158,6 +158,25 @@ fn operation(route: &RouteDoc, generator: &mut schemars::SchemaGenerator) -> Val
         "default".into(),
         error("Any other refusal: the error envelope with a stable code"),
     );
+    // A payment gateway's notification is answered in that gateway's own format (epay: the
+    // text `success` or `fail`; Stripe: a JSON object), never in the envelope.
+    if route.path.contains("/payment/notify/") {
+        let gateway = json!({
+            "text/plain": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"type": "object"}}
+        });
+        responses = Map::new();
+        responses.insert(
+            "2XX".into(),
+            json!({"description": "Acknowledged (epay: `success`; Stripe: `{\"received\": true}`)",
+                   "content": gateway.clone()}),
+        );
+        responses.insert(
+            "default".into(),
+            json!({"description": "Refused (4xx) or to be retried (5xx), in the gateway's format",
+                   "content": gateway}),
+        );
+    }
     let mut op = json!({
         "tags": [route.tag],
         "summary": route.summary,

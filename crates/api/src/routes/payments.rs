@@ -698,7 +698,7 @@ pub async fn order_status(
         .trade_no
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty())
-        .ok_or_else(order_not_found)?;
+        .ok_or(switchboard_domain::DomainError::Required { field: "trade_no" })?;
     let o = state
         .db(move |c| found(payments::find_order(c, &trade_no)))
         .await?

@@ -351,7 +351,7 @@ async fn orders_refuse_bad_amounts_and_gateways() {
         .err(404, "order_not_found");
     user.get("/api/user/order/status")
         .await
-        .err(404, "order_not_found");
+        .err(400, "required");
     // Visitors cannot order.
     app.client()
         .post("/api/user/order", json!({"uuid": uuid, "amount": 10}))

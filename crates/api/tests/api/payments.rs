@@ -684,3 +684,45 @@ async fn stripe_checkout_is_paid_by_a_signed_webhook_once() {
     assert_eq!(webhook(&app, &uuid, &body2, &s2).await.0, 200);
     assert_eq!(quota_of(&user).await, before + 6_000_000);
 }
+
+/// A paid order is a balance the relay uses at once: a key refused for an empty balance works
+/// the moment the gateway's notification is acknowledged, with no resync in between, on one node
+/// and with the ledger in Redis (where every node sees it).
+async fn a_payment_is_spendable_at_once(app: TestApp) {
+    let gw = setup(&app).await;
+    let s = app.relay_setup(0, json!({"unlimited_quota": true})).await;
+    let chat = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+    let r = app
+        .relay(&s.key, "/v1/chat/completions", chat.clone())
+        .await;
+    assert_eq!(r.status, 402, "no balance yet: {:?}", r.body);
+    let (trade_no, notify_url, d) = order(&s.user, gw["uuid"].as_str().unwrap(), 2).await;
+    let paid = notification(&trade_no, d["order_amount"].as_str().unwrap(), "EP-SPEND");
+    assert_eq!(notify(&notify_url, &paid).await, (200, "success".into()));
+    let r = app.relay(&s.key, "/v1/chat/completions", chat).await;
+    assert_eq!(r.status, 200, "the credit is usable at once: {:?}", r.body);
+    app.flushed().await;
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert!(
+        u.quota > 0 && u.quota < 1_000_000 && u.used_quota > 0,
+        "paid $2, spent some: {u:?}"
+    );
+}
+
+#[actix_web::test]
+async fn a_payment_is_spendable_at_once_on_one_node() {
+    a_payment_is_spendable_at_once(TestApp::new().await).await;
+}
+
+#[actix_web::test]
+async fn a_payment_is_spendable_at_once_with_the_ledger_in_redis() {
+    // Fails (never skips) when CI's Redis is missing: .ci/run always sets TEST_REDIS_URL.
+    let Some(app) = TestApp::with_redis(switchboard_store::testing::TestDb::sqlite()).await else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_REDIS_URL must be set in CI"
+        );
+        return;
+    };
+    a_payment_is_spendable_at_once(app).await;
+}

@@ -104,25 +104,40 @@ pub fn exchange_rate(currency: &str, usd_rate: Decimal) -> Decimal {
 }
 
 /// The quote of a top-up of `amount` dollars through a gateway with `fees` (see the module
-/// documentation). `amount` must have passed [`check_amount`].
+/// documentation). `amount` must have passed [`check_amount`]. An order that would cost nothing
+/// (an exchange rate of 0, or a discount so deep the total rounds to 0.00) is refused with
+/// `payment_price_invalid`: it would credit quota for free.
 pub fn quote(
     amount: i64,
     discount: Decimal,
     fees: &Fees,
     usd_rate: Decimal,
     quota_per_unit: i64,
-) -> Quote {
+) -> Result<Quote, DomainError> {
     let rate = exchange_rate(&fees.currency, usd_rate);
     let discounted = Decimal::from(amount) * discount;
     let fee_usd = discounted * fees.percent + fees.fixed;
-    Quote {
+    let pay = cents((discounted + fee_usd) * rate);
+    if rate <= Decimal::ZERO || pay <= Decimal::ZERO {
+        return Err(DomainError::invalid_coded(
+            "payment_price_invalid",
+            "PaymentUSDRate",
+            format!(
+                "a top-up of {amount} USD would cost {pay} {}: the exchange rate \
+                 (PaymentUSDRate, {usd_rate}) or the discount (RechargeDiscount) is wrong; an \
+                 administrator must correct it",
+                fees.currency
+            ),
+        ));
+    }
+    Ok(Quote {
         amount,
         discount,
         fee: cents(fee_usd * rate),
-        pay: cents((discounted + fee_usd) * rate),
+        pay,
         currency: fees.currency.clone(),
         quota: amount.saturating_mul(quota_per_unit),
-    }
+    })
 }
 
 /// Checks a gateway's fees, currency and sort (spec section 5): fees at least 0 (the percent
@@ -192,7 +207,8 @@ mod tests {
                 &fees(fixed, percent, cur),
                 d(rate),
                 500_000,
-            );
+            )
+            .unwrap();
             assert_eq!(
                 (q.fee, q.pay),
                 (d(fee), d(pay)),
@@ -210,8 +226,23 @@ mod tests {
     #[test]
     fn half_a_cent_rounds_away_from_zero() {
         // 1 × 0.005 = 0.005 USD fee: 0.01, and 1.005 paid: 1.01.
-        let q = quote(1, Decimal::ONE, &fees("0", "0.005", "USD"), Decimal::ONE, 1);
+        let q = quote(1, Decimal::ONE, &fees("0", "0.005", "USD"), Decimal::ONE, 1).unwrap();
         assert_eq!((q.fee, q.pay), (d("0.01"), d("1.01")));
+    }
+
+    /// An order that would cost nothing is refused: it would credit quota for free.
+    #[test]
+    fn free_orders_are_refused() {
+        let cny = fees("0", "0", "CNY");
+        for (rate, discount) in [("0", "1"), ("-1", "1"), ("7.3", "0.0001")] {
+            let e = quote(1, d(discount), &cny, d(rate), 500_000).unwrap_err();
+            assert_eq!(e.code(), "payment_price_invalid", "{rate} {discount}");
+        }
+        // A USD gateway does not use the rate: a rate of 0 does not matter there.
+        assert!(quote(1, Decimal::ONE, &fees("0", "0", "USD"), Decimal::ZERO, 1).is_ok());
+        // The smallest payable order: one cent.
+        let q = quote(1, d("0.0014"), &cny, d("7.3"), 1).unwrap();
+        assert_eq!(q.pay, d("0.01"));
     }
 
     #[test]

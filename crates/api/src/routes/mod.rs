@@ -428,6 +428,24 @@ pub fn too_many_requests() -> ApiError {
 }
 
 /// Applies the tight per-IP limit of login, registration, verification and reset.
+/// This site's public origin, for links that leave it and come back (sign-in redirects, payment
+/// returns and notifications): the `ServerAddress` setting without a trailing slash, else the
+/// origin this request was made to.
+pub fn site_origin(o: &crate::settings::View<'_>, req: &HttpRequest) -> String {
+    use switchboard_domain::options::OptionValues;
+    let base = o
+        .text("ServerAddress")
+        .trim()
+        .trim_end_matches('/')
+        .to_owned();
+    if base.is_empty() {
+        let info = req.connection_info();
+        format!("{}://{}", info.scheme(), info.host())
+    } else {
+        base
+    }
+}
+
 pub fn check_critical(state: &AppState, req: &HttpRequest) -> Result<(), ApiError> {
     let ip = client_ip(req, &state.config.trusted_proxies);
     if state.critical_limiter.check(&ip) {

@@ -90,18 +90,7 @@ fn setting(o: &View<'_>, key: &str) -> ApiResult<String> {
 /// Where the provider sends the browser back: `{ServerAddress}/oauth/{provider}`, or this
 /// request's own origin when no server address is set.
 fn redirect_uri(o: &View<'_>, req: &HttpRequest, p: Provider) -> String {
-    let base = o
-        .text("ServerAddress")
-        .trim()
-        .trim_end_matches('/')
-        .to_owned();
-    let base = if base.is_empty() {
-        let info = req.connection_info();
-        format!("{}://{}", info.scheme(), info.host())
-    } else {
-        base
-    };
-    format!("{base}/oauth/{}", p.name())
+    format!("{}/oauth/{}", super::site_origin(o, req), p.name())
 }
 
 fn state_cookie(state: &AppState, value: String, max_age: i64) -> Cookie<'static> {

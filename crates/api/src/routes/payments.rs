@@ -451,33 +451,27 @@ pub async fn enabled(state: web::Data<AppState>, _u: AuthUser) -> ApiResult<Http
     Ok(ok(data))
 }
 
-/// A top-up amount from a JSON value or query text: a whole number of dollars.
+/// A top-up amount from a JSON value or query text: a whole number of dollars within the
+/// bounds (anything else is refused by the same rule, with the same message).
 fn amount_of(v: Option<&Value>, min: i64) -> ApiResult<i64> {
     let amount = match v {
         Some(Value::Number(n)) => n.as_i64(),
         Some(Value::String(s)) => s.trim().parse::<i64>().ok(),
         _ => None,
-    };
-    let min = min.max(1);
-    let amount = amount.ok_or_else(|| {
-        ApiError::bad_request(
-            "payment_amount_invalid",
-            format!(
-                "the amount must be a whole number of dollars from {min} to {}",
-                rules::MAX_AMOUNT
-            ),
-        )
-    })?;
+    }
+    .unwrap_or(0);
     rules::check_amount(amount, min)?;
     Ok(amount)
 }
 
-/// The quote of `amount` through `g` under the current settings.
-fn quote_of(state: &AppState, g: &GatewayRow, amount: i64) -> rules::Quote {
+/// The quote of `amount` through `g` under the current settings; `payment_price_invalid` (503:
+/// nobody can pay until an administrator corrects the settings) when it would cost nothing.
+fn quote_of(state: &AppState, g: &GatewayRow, amount: i64) -> ApiResult<rules::Quote> {
     let snap = state.view();
     let o = View(&snap);
     let discounts: Value = serde_json::from_str(&o.text("RechargeDiscount")).unwrap_or(Value::Null);
-    let usd_rate = Decimal::from_str(o.text("PaymentUSDRate").trim()).unwrap_or(Decimal::ONE);
+    // The setting is a float ("7.3", "1e1"): its shortest decimal text, exactly.
+    let usd_rate = rules::decimal_of(&json!(o.float("PaymentUSDRate"))).unwrap_or_default();
     rules::quote(
         amount,
         rules::discount_for(amount, &discounts),
@@ -489,6 +483,10 @@ fn quote_of(state: &AppState, g: &GatewayRow, amount: i64) -> rules::Quote {
         usd_rate,
         o.int("QuotaPerUnit"),
     )
+    .map_err(|e| {
+        tracing::error!(gateway = g.id, "online top-up refused: {e}");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.code(), e.to_string())
+    })
 }
 
 fn quote_json(q: &rules::Quote) -> Value {
@@ -533,7 +531,7 @@ pub async fn quote(
     let q = q.into_inner();
     let amount = amount_of(q.amount.map(Value::String).as_ref(), min_amount(&state))?;
     let g = enabled_gateway(&state, q.uuid).await?;
-    Ok(ok(quote_json(&quote_of(&state, &g, amount))))
+    Ok(ok(quote_json(&quote_of(&state, &g, amount)?)))
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -556,22 +554,6 @@ fn new_trade_no() -> String {
     )
 }
 
-/// This site's origin for callbacks and returns: `ServerAddress`, else this request's own.
-fn site_origin(state: &AppState, req: &HttpRequest) -> String {
-    let snap = state.view();
-    let base = View(&snap)
-        .text("ServerAddress")
-        .trim()
-        .trim_end_matches('/')
-        .to_owned();
-    if base.is_empty() {
-        let info = req.connection_info();
-        format!("{}://{}", info.scheme(), info.host())
-    } else {
-        base
-    }
-}
-
 /// `POST /api/user/order {uuid, amount}`: places an order and answers where to pay it.
 pub async fn create_order(
     state: web::Data<AppState>,
@@ -583,9 +565,12 @@ pub async fn create_order(
     let amount = amount_of(b.amount.as_ref(), min_amount(&state))?;
     let g = enabled_gateway(&state, b.uuid).await?;
     let cfg = open_config(&state, &g)?;
-    let q = quote_of(&state, &g, amount);
+    let q = quote_of(&state, &g, amount)?;
     let trade_no = new_trade_no();
-    let origin = site_origin(&state, &req);
+    let origin = {
+        let snap = state.view();
+        super::site_origin(&View(&snap), &req)
+    };
     let notify_base = if g.notify_domain.is_empty() {
         origin.clone()
     } else {
@@ -635,9 +620,10 @@ pub async fn create_order(
         ),
         GatewayConfig::Stripe(s) => {
             let client = state.relay.clients.get(None).map_err(ApiError::internal)?;
+            // `pay` has two decimals and is at most 1e12 (bounded amount and rate).
             let cents =
-                rust_decimal::prelude::ToPrimitive::to_i64(&(q.pay * Decimal::ONE_HUNDRED).round())
-                    .unwrap_or(i64::MAX);
+                rust_decimal::prelude::ToPrimitive::to_i64(&(q.pay * Decimal::ONE_HUNDRED).trunc())
+                    .ok_or_else(|| ApiError::internal(format!("{} cents do not fit", q.pay)))?;
             payment::stripe_checkout(
                 &client,
                 &state.config.stripe_api_url,
@@ -669,14 +655,8 @@ pub async fn create_order(
             ));
         }
     };
-    let row = {
-        let trade_no = trade_no.clone();
-        state
-            .db(move |c| Ok(payments::find_order(c, &trade_no)?))
-            .await?
-    };
     let mut data = quote_json(&q);
-    data["trade_no"] = json!(row.trade_no);
+    data["trade_no"] = json!(trade_no);
     data["pay"] = json!({"type": "redirect", "url": pay_url});
     Ok(ok(data))
 }

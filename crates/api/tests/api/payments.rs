@@ -349,6 +349,41 @@ async fn orders_refuse_bad_amounts_and_gateways() {
     user.get("/api/user/order/status?trade_no=SB1")
         .await
         .err(404, "order_not_found");
+    let (other, other_id) = app.user("other").await;
+    let other_gw = app.root().post("/api/payment", gateway_body("Second")).await;
+    let other_uuid = other_gw.ok()["uuid"].as_str().unwrap().to_owned();
+    let (theirs, _, _) = order(&other, &other_uuid, 3).await;
+    user.get(&format!("/api/user/order/status?trade_no={theirs}"))
+        .await
+        .err(404, "order_not_found");
+    let r = other
+        .get(&format!("/api/user/order/status?trade_no={theirs}"))
+        .await;
+    assert_eq!(r.ok()["status"], "pending");
+    // The order log filters by user.
+    let log = app
+        .root()
+        .get(&format!("/api/payment/order?user_id={other_id}"))
+        .await;
+    assert_eq!(log.ok()["total_count"], 1);
+    assert_eq!(log.ok()["data"][0]["trade_no"], json!(theirs));
+    // Settings that would make an order free (an exchange rate of 0) refuse it, and nothing is
+    // written: nobody can top up for nothing.
+    app.root()
+        .put("/api/option", json!({"key": "PaymentUSDRate", "value": 0}))
+        .await
+        .ok();
+    let m = other
+        .get(&format!("/api/user/order/quote?uuid={other_uuid}&amount=10"))
+        .await
+        .err(503, "payment_price_invalid");
+    assert!(m.contains("PaymentUSDRate"), "{m}");
+    other
+        .post("/api/user/order", json!({"uuid": other_uuid, "amount": 10}))
+        .await
+        .err(503, "payment_price_invalid");
+    let all = app.root().get("/api/payment/order").await;
+    assert_eq!(all.ok()["total_count"], 1, "no order was written");
     user.get("/api/user/order/status")
         .await
         .err(400, "required");

@@ -350,7 +350,10 @@ async fn orders_refuse_bad_amounts_and_gateways() {
         .await
         .err(404, "order_not_found");
     let (other, other_id) = app.user("other").await;
-    let other_gw = app.root().post("/api/payment", gateway_body("Second")).await;
+    let other_gw = app
+        .root()
+        .post("/api/payment", gateway_body("Second"))
+        .await;
     let other_uuid = other_gw.ok()["uuid"].as_str().unwrap().to_owned();
     let (theirs, _, _) = order(&other, &other_uuid, 3).await;
     user.get(&format!("/api/user/order/status?trade_no={theirs}"))
@@ -374,7 +377,9 @@ async fn orders_refuse_bad_amounts_and_gateways() {
         .await
         .ok();
     let m = other
-        .get(&format!("/api/user/order/quote?uuid={other_uuid}&amount=10"))
+        .get(&format!(
+            "/api/user/order/quote?uuid={other_uuid}&amount=10"
+        ))
         .await
         .err(503, "payment_price_invalid");
     assert!(m.contains("PaymentUSDRate"), "{m}");

@@ -58,6 +58,10 @@ pub struct ApiConfig {
     pub oauth: oauth::OAuthEndpoints,
     /// Stripe's API origin ([`payment::STRIPE_API_URL`]; tests point it at a local fake).
     pub stripe_api_url: String,
+    /// Alipay's gateway ([`payment::alipay::ALIPAY_GATEWAY_URL`]; tests point it at a fake).
+    pub alipay_gateway_url: String,
+    /// WeChat Pay's API origin ([`payment::wxpay::WXPAY_API_URL`]; tests point it at a fake).
+    pub wxpay_api_url: String,
 }
 
 impl ApiConfig {
@@ -83,6 +87,8 @@ impl ApiConfig {
             turnstile_verify_url: turnstile::SITEVERIFY_URL.to_owned(),
             oauth: oauth::OAuthEndpoints::default(),
             stripe_api_url: payment::STRIPE_API_URL.to_owned(),
+            alipay_gateway_url: payment::alipay::ALIPAY_GATEWAY_URL.to_owned(),
+            wxpay_api_url: payment::wxpay::WXPAY_API_URL.to_owned(),
         }
     }
 }

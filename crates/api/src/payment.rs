@@ -2,7 +2,8 @@
 //! and how its payment notification is verified. The handlers (`routes::payments`) own the
 //! orders and the crediting; this module owns the wire.
 //!
-//! This release speaks two protocols. **epay** (易支付, the MD5 form protocol most one-api
+//! Four protocols: epay and Stripe Checkout here, Alipay ([`alipay`]) and WeChat Pay
+//! ([`wxpay`]) in their modules, with the RSA keys both use in [`rsa`]. **epay** (易支付, the MD5 form protocol most one-api
 //! operators use):
 //! - pay: the browser opens `{url}/submit.php?pid=&type=&out_trade_no=&notify_url=&return_url=
 //!   &name=&money=&sign=&sign_type=MD5`;
@@ -21,6 +22,13 @@
 //!   `Stripe-Signature` header: `t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under
 //!   the webhook secret>`; events older than five minutes are refused (replays); any 2xx
 //!   stops its retries.
+
+pub mod alipay;
+pub mod rsa;
+pub mod wxpay;
+
+pub use alipay::AlipayConfig;
+pub use wxpay::WxpayConfig;
 
 use hmac::{Hmac, Mac};
 use md5::{Digest, Md5};
@@ -230,6 +238,25 @@ impl StripeConfig {
 pub enum GatewayConfig {
     Epay(EpayConfig),
     Stripe(StripeConfig),
+    Alipay(AlipayConfig),
+    Wxpay(WxpayConfig),
+}
+
+/// The date (`YYYY-MM-DD`) and time (`HH:MM:SS`) of unix time `secs` in China (UTC+8, no
+/// daylight saving), as Alipay and WeChat Pay write times.
+pub fn china_time(secs: i64) -> (String, String) {
+    let local = secs + 8 * 3600;
+    let (y, m, d) = switchboard_domain::invoice::civil_from_days(local.div_euclid(86_400));
+    let s = local.rem_euclid(86_400);
+    (
+        format!("{y:04}-{m:02}-{d:02}"),
+        format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60),
+    )
+}
+
+/// The currency a gateway type charges in, when the type has only one.
+pub fn only_currency(gateway_type: &str) -> Option<&'static str> {
+    matches!(gateway_type, "alipay" | "wxpay").then_some("CNY")
 }
 
 impl GatewayConfig {
@@ -238,6 +265,8 @@ impl GatewayConfig {
         match gateway_type {
             "epay" => serde_json::from_str(json).map(GatewayConfig::Epay),
             "stripe" => serde_json::from_str(json).map(GatewayConfig::Stripe),
+            "alipay" => serde_json::from_str(json).map(GatewayConfig::Alipay),
+            "wxpay" => serde_json::from_str(json).map(GatewayConfig::Wxpay),
             other => return Err(format!("unknown gateway type {other:?}")),
         }
         .map_err(|e| e.to_string())
@@ -247,6 +276,8 @@ impl GatewayConfig {
         match self {
             GatewayConfig::Epay(c) => serde_json::to_string(c),
             GatewayConfig::Stripe(c) => serde_json::to_string(c),
+            GatewayConfig::Alipay(c) => serde_json::to_string(c),
+            GatewayConfig::Wxpay(c) => serde_json::to_string(c),
         }
         .unwrap_or_default()
     }
@@ -255,6 +286,8 @@ impl GatewayConfig {
         match self {
             GatewayConfig::Epay(c) => c.check(),
             GatewayConfig::Stripe(c) => c.check(),
+            GatewayConfig::Alipay(c) => c.check(),
+            GatewayConfig::Wxpay(c) => c.check(),
         }
     }
 
@@ -263,6 +296,8 @@ impl GatewayConfig {
         match self {
             GatewayConfig::Epay(c) => c.public_json(),
             GatewayConfig::Stripe(_) => serde_json::json!({}),
+            GatewayConfig::Alipay(c) => c.public_json(),
+            GatewayConfig::Wxpay(c) => c.public_json(),
         }
     }
 
@@ -273,6 +308,13 @@ impl GatewayConfig {
             GatewayConfig::Stripe(c) => serde_json::json!({
                 "secret_key": !c.secret_key.is_empty(),
                 "webhook_secret": !c.webhook_secret.is_empty(),
+            }),
+            GatewayConfig::Alipay(c) => {
+                serde_json::json!({"private_key": !c.private_key.is_empty()})
+            }
+            GatewayConfig::Wxpay(c) => serde_json::json!({
+                "private_key": !c.private_key.is_empty(),
+                "api_v3_key": !c.api_v3_key.is_empty(),
             }),
         }
     }
@@ -691,6 +733,19 @@ mod tests {
         assert_eq!(g, GatewayConfig::Stripe(stripe()));
         assert_eq!(g.public_json(), serde_json::json!({}));
         assert!(GatewayConfig::parse("paypal", "{}").is_err());
+    }
+
+    #[test]
+    fn china_time_is_utc_plus_eight() {
+        // 2026-11-26 16:30:05 UTC is the next day in China.
+        assert_eq!(
+            china_time(1_795_710_605),
+            ("2026-11-27".to_owned(), "00:30:05".to_owned())
+        );
+        assert_eq!(
+            china_time(0),
+            ("1970-01-01".to_owned(), "08:00:00".to_owned())
+        );
     }
 
     #[test]

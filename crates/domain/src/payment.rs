@@ -25,7 +25,7 @@ pub const MAX_AMOUNT: i64 = 1_000_000;
 pub const CURRENCIES: &[&str] = &["CNY", "USD"];
 
 /// Gateway types this release speaks.
-pub const GATEWAY_TYPES: &[&str] = &["epay", "stripe"];
+pub const GATEWAY_TYPES: &[&str] = &["epay", "stripe", "alipay", "wxpay"];
 
 /// What a top-up costs.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -171,6 +171,24 @@ pub struct Config {
     )]
     pub stripe_api_url: String,
 
+    /// Alipay's open API gateway (the sandbox: https://openapi-sandbox.dl.alipaydev.com/gateway.do).
+    #[arg(
+        long,
+        env = "ALIPAY_GATEWAY_URL",
+        value_name = "ALIPAY_GATEWAY_URL",
+        default_value = "https://openapi.alipay.com/gateway.do"
+    )]
+    pub alipay_gateway_url: String,
+
+    /// WeChat Pay's API origin (Native orders are placed there).
+    #[arg(
+        long,
+        env = "WXPAY_API_URL",
+        value_name = "WXPAY_API_URL",
+        default_value = "https://api.mch.weixin.qq.com"
+    )]
+    pub wxpay_api_url: String,
+
     /// Requests per IP per window on /api (0 disables).
     #[arg(
         long,

@@ -277,6 +277,8 @@ async fn run(cfg: Config) -> Result<(), String> {
             lark_open: cfg.lark_open_url.clone(),
         },
         stripe_api_url: cfg.stripe_api_url.clone(),
+        alipay_gateway_url: cfg.alipay_gateway_url.clone(),
+        wxpay_api_url: cfg.wxpay_api_url.clone(),
     };
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;

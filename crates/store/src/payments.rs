@@ -215,6 +215,16 @@ pub fn insert_order(conn: &mut DbConn, o: &NewOrder<'_>) -> StoreResult<i64> {
     insert_returning_id!(conn, orders::table, o, orders::id)
 }
 
+/// How many of `user_id`'s orders are waiting to be paid (pending and unexpired at `now`).
+pub fn count_open_orders(conn: &mut DbConn, user_id: i64, now: i64) -> StoreResult<i64> {
+    Ok(orders::table
+        .filter(orders::user_id.eq(user_id))
+        .filter(orders::status.eq(OrderStatus::Pending.as_i32()))
+        .filter(orders::expires_at.ge(now))
+        .count()
+        .get_result(conn)?)
+}
+
 pub fn find_order(conn: &mut DbConn, trade_no: &str) -> StoreResult<OrderRow> {
     Ok(orders::table
         .filter(orders::trade_no.eq(trade_no))

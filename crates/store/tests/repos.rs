@@ -1396,6 +1396,22 @@ fn orders_are_paid_once_and_never_after_expiry() {
         order(c, "SB-A", 1_000);
         order(c, "SB-B", 1_000);
         order(c, "SB-C", 150);
+        // Waiting to be paid: all three at 120, two once SB-C's time is up, none for others.
+        assert_eq!(
+            payments::count_open_orders(c, user, 120).unwrap(),
+            3,
+            "{what}"
+        );
+        assert_eq!(
+            payments::count_open_orders(c, user, 151).unwrap(),
+            2,
+            "{what}"
+        );
+        assert_eq!(
+            payments::count_open_orders(c, user + 1, 120).unwrap(),
+            0,
+            "{what}"
+        );
         let a = payments::find_order(c, "SB-A").unwrap();
         assert_eq!(
             (a.order_amount.as_str(), a.discount.as_str()),
@@ -1417,6 +1433,11 @@ fn orders_are_paid_once_and_never_after_expiry() {
             handles.into_iter().map(|h| h.join().unwrap()).sum()
         });
         assert_eq!(winners, 1, "{what}");
+        assert_eq!(
+            payments::count_open_orders(c, user, 120).unwrap(),
+            2,
+            "{what}: a paid order is not waiting"
+        );
         let a = payments::find_order(c, "SB-A").unwrap();
         assert_eq!(
             (a.status, a.paid_at),

@@ -22,7 +22,17 @@ describe('central error handler', () => {
     expect(info).not.toHaveBeenCalled()
   })
 
-  it('500 -> server error', () => {
+  it('429 with a code the console knows -> that refusal, not rate limiting', () => {
+    handleApiError(new HttpError(429, 'too many unpaid orders', 'too many unpaid orders', 'payment_too_many_orders'))
+    expect(error).toHaveBeenCalledWith(
+      '错误：未支付的订单过多（最多 5 笔）：请先完成其中一笔的支付，或等待它们过期（30 分钟后）再下单。',
+      expect.anything(),
+    )
+    handleApiError(new HttpError(429, 'slow down', 'slow down', 'brand_new_code'))
+    expect(error).toHaveBeenLastCalledWith('错误：请求次数过多，请稍后再试！', expect.anything())
+  })
+
+    it('500 -> server error', () => {
     handleApiError(new HttpError(500, 'boom'))
     expect(error).toHaveBeenCalledWith('错误：服务器内部错误，请联系管理员！', expect.anything())
   })

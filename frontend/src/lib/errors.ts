@@ -12,9 +12,16 @@ export function handleApiError(error: unknown): void {
   const status = httpStatusOf(error)
   if (status !== undefined) {
     switch (status) {
-      case 429:
-        notify.error(i18n.t('errors:http.tooManyRequests'))
+      case 429: {
+        // A refusal the console can name (e.g. too many unpaid orders) says so; else rate limiting.
+        const code = errorCodeOf(error)
+        notify.error(
+          code && isTranslatedCode(code)
+            ? i18n.t('errors:withMessage', { message: i18n.t(`errors:codes.${code}`) })
+            : i18n.t('errors:http.tooManyRequests'),
+        )
         return
+      }
       case 500:
         notify.error(i18n.t('errors:http.serverError'))
         return

@@ -15,7 +15,9 @@ use super::users::{page_json, page_req};
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
-use crate::payment::{self, EpayConfig, GatewayConfig, Paid, Refused, StripeConfig};
+use crate::payment::{
+    self, AlipayConfig, EpayConfig, GatewayConfig, Paid, Refused, StripeConfig, WxpayConfig,
+};
 use crate::settings::View;
 use crate::AppState;
 use actix_web::http::StatusCode;
@@ -36,6 +38,10 @@ use switchboard_store::{logs, now, redemptions, user_groups, users, DbConn};
 
 /// How long an order may be paid after it was placed.
 pub const ORDER_TTL_SECS: i64 = 30 * 60;
+
+/// How many unpaid, unexpired orders one user may have waiting: a user clicking "pay" again and
+/// again, or a script, cannot fill the order table or flood a gateway with orders.
+pub const MAX_OPEN_ORDERS: i64 = 5;
 
 fn gateway_not_found() -> ApiError {
     ApiError::new(
@@ -198,6 +204,25 @@ pub struct ConfigBody {
     secret_key: Option<String>,
     /// Stripe: the webhook signing secret (blank on update: keep).
     webhook_secret: Option<String>,
+    /// Alipay: the application id; WeChat Pay: the app id the orders are placed for.
+    app_id: Option<String>,
+    /// Alipay: the application private key; WeChat Pay: the merchant API private key (blank on
+    /// update: keep).
+    private_key: Option<String>,
+    /// Alipay: Alipay's public key.
+    alipay_public_key: Option<String>,
+    /// Alipay: `qrcode` (the payer scans a code) or `page` (Alipay's web cashier).
+    mode: Option<String>,
+    /// WeChat Pay: the merchant id.
+    mch_id: Option<String>,
+    /// WeChat Pay: the merchant API certificate's serial number.
+    serial_no: Option<String>,
+    /// WeChat Pay: the APIv3 key (blank on update: keep).
+    api_v3_key: Option<String>,
+    /// WeChat Pay: the id of WeChat Pay's public key (or platform certificate serial).
+    platform_key_id: Option<String>,
+    /// WeChat Pay: WeChat Pay's public key (PEM).
+    platform_public_key: Option<String>,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -259,6 +284,13 @@ fn gateway_fields(
     let currency = b.currency.unwrap_or_default().trim().to_uppercase();
     let sort = b.sort.unwrap_or(0);
     rules::check_fees(fixed, percent, &currency, sort)?;
+    if let Some(only) = payment::only_currency(&gateway_type) {
+        if currency != only {
+            return Err(config_invalid(format!(
+                "a {gateway_type} gateway charges in {only}, not {currency}"
+            )));
+        }
+    }
     let notify_domain = b
         .notify_domain
         .unwrap_or_default()
@@ -285,6 +317,7 @@ fn gateway_fields(
             None => stored.unwrap_or_default().to_owned(),
         }
     };
+    let text = |v: Option<String>| v.unwrap_or_default().trim().to_owned();
     let cfg = match gateway_type.as_str() {
         "stripe" => {
             let old = match &stored {
@@ -300,16 +333,51 @@ fn gateway_fields(
                     .to_owned(),
             })
         }
+        "alipay" => {
+            let old = match &stored {
+                Some(GatewayConfig::Alipay(a)) => Some(a),
+                _ => None,
+            };
+            GatewayConfig::Alipay(AlipayConfig {
+                app_id: text(c.app_id),
+                private_key: keep(c.private_key, old.map(|a| a.private_key.as_str()))
+                    .trim()
+                    .to_owned(),
+                alipay_public_key: text(c.alipay_public_key),
+                mode: c
+                    .mode
+                    .map(|m| m.trim().to_owned())
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| "page".into()),
+            })
+        }
+        "wxpay" => {
+            let old = match &stored {
+                Some(GatewayConfig::Wxpay(w)) => Some(w),
+                _ => None,
+            };
+            GatewayConfig::Wxpay(WxpayConfig {
+                mch_id: text(c.mch_id),
+                app_id: text(c.app_id),
+                serial_no: text(c.serial_no).to_ascii_uppercase(),
+                private_key: keep(c.private_key, old.map(|w| w.private_key.as_str()))
+                    .trim()
+                    .to_owned(),
+                api_v3_key: keep(c.api_v3_key, old.map(|w| w.api_v3_key.as_str())),
+                platform_key_id: text(c.platform_key_id),
+                platform_public_key: text(c.platform_public_key),
+            })
+        }
         _ => {
             let old = match &stored {
                 Some(GatewayConfig::Epay(e)) => Some(e),
                 _ => None,
             };
             GatewayConfig::Epay(EpayConfig {
-                url: c.url.unwrap_or_default().trim().to_owned(),
-                pid: c.pid.unwrap_or_default().trim().to_owned(),
+                url: text(c.url),
+                pid: text(c.pid),
                 key: keep(c.key, old.map(|e| e.key.as_str())),
-                pay_type: c.pay_type.unwrap_or_default().trim().to_owned(),
+                pay_type: text(c.pay_type),
             })
         }
     };
@@ -579,69 +647,120 @@ pub async fn create_order(
     let name = format!("Top-up {amount} USD");
     let return_url = format!("{origin}/panel/topup?trade_no={trade_no}");
     let (user_id, gateway_id) = (me.id, g.id);
+    let placed_at = now();
+    let expires_at = placed_at + ORDER_TTL_SECS;
     {
         let (trade_no, q) = (trade_no.clone(), q.clone());
         state
             .db(move |c| {
-                let at = now();
-                payments::insert_order(
-                    c,
-                    &NewOrder {
-                        trade_no: &trade_no,
-                        user_id,
-                        gateway_id,
-                        amount,
-                        discount: &q.discount.normalize().to_string(),
-                        fee: &q.fee.to_string(),
-                        order_amount: &q.pay.to_string(),
-                        currency: &q.currency,
-                        quota: q.quota,
-                        status: OrderStatus::Pending.as_i32(),
-                        created_at: at,
-                        expires_at: at + ORDER_TTL_SECS,
-                    },
-                )?;
-                Ok(())
+                // Counted and inserted in one transaction; concurrent requests of one user on
+                // PostgreSQL or MySQL may still pass the count together: a cap, not a ledger.
+                switchboard_store::transaction(c, |c| {
+                    if payments::count_open_orders(c, user_id, placed_at)? >= MAX_OPEN_ORDERS {
+                        return Err(ApiError::new(
+                            StatusCode::TOO_MANY_REQUESTS,
+                            "payment_too_many_orders",
+                            format!(
+                                "you have {MAX_OPEN_ORDERS} unpaid orders waiting: pay one of \
+                                 them or wait until they expire ({} minutes after they were \
+                                 placed)",
+                                ORDER_TTL_SECS / 60
+                            ),
+                        ));
+                    }
+                    payments::insert_order(
+                        c,
+                        &NewOrder {
+                            trade_no: &trade_no,
+                            user_id,
+                            gateway_id,
+                            amount,
+                            discount: &q.discount.normalize().to_string(),
+                            fee: &q.fee.to_string(),
+                            order_amount: &q.pay.to_string(),
+                            currency: &q.currency,
+                            quota: q.quota,
+                            status: OrderStatus::Pending.as_i32(),
+                            created_at: placed_at,
+                            expires_at,
+                        },
+                    )?;
+                    Ok(())
+                })
             })
             .await?;
     }
     // The order exists before the gateway hears of it, so that no payment can arrive for an
     // order this site does not know; an order the gateway refused is marked failed.
-    let pay_url = match &cfg {
+    let notify_url = format!("{notify_base}/api/payment/notify/{}", g.uuid);
+    let money = q.pay.to_string();
+    // `pay` has two decimals and is at most 1e12 (bounded amount and rate).
+    let cents = rust_decimal::prelude::ToPrimitive::to_i64(&(q.pay * Decimal::ONE_HUNDRED).trunc())
+        .ok_or_else(|| ApiError::internal(format!("{} cents do not fit", q.pay)))?;
+    let client = || state.relay.clients.get(None).map_err(ApiError::internal);
+    let pay: Result<Value, String> = match &cfg {
         GatewayConfig::Epay(e) => payment::epay_pay_url(
             e,
             &payment::EpayOrder {
                 trade_no: &trade_no,
-                money: &q.pay.to_string(),
+                money: &money,
                 name: &name,
-                notify_url: &format!("{notify_base}/api/payment/notify/{}", g.uuid),
+                notify_url: &notify_url,
                 return_url: &return_url,
             },
-        ),
-        GatewayConfig::Stripe(s) => {
-            let client = state.relay.clients.get(None).map_err(ApiError::internal)?;
-            // `pay` has two decimals and is at most 1e12 (bounded amount and rate).
-            let cents =
-                rust_decimal::prelude::ToPrimitive::to_i64(&(q.pay * Decimal::ONE_HUNDRED).trunc())
-                    .ok_or_else(|| ApiError::internal(format!("{} cents do not fit", q.pay)))?;
-            payment::stripe_checkout(
-                &client,
-                &state.config.stripe_api_url,
-                s,
-                &payment::StripeOrder {
-                    trade_no: &trade_no,
-                    amount_cents: cents,
-                    currency: &q.currency.to_ascii_lowercase(),
-                    name: &name,
-                    success_url: &return_url,
-                    cancel_url: &format!("{origin}/panel/topup"),
-                },
-            )
-            .await
+        )
+        .map(redirect),
+        GatewayConfig::Stripe(s) => payment::stripe_checkout(
+            &client()?,
+            &state.config.stripe_api_url,
+            s,
+            &payment::StripeOrder {
+                trade_no: &trade_no,
+                amount_cents: cents,
+                currency: &q.currency.to_ascii_lowercase(),
+                name: &name,
+                success_url: &return_url,
+                cancel_url: &format!("{origin}/panel/topup"),
+            },
+        )
+        .await
+        .map(redirect),
+        GatewayConfig::Alipay(a) => {
+            let order = payment::alipay::AlipayOrder {
+                trade_no: &trade_no,
+                total_amount: &money,
+                subject: &name,
+                notify_url: &notify_url,
+                return_url: &return_url,
+                timeout_minutes: ORDER_TTL_SECS / 60,
+            };
+            let gateway = &state.config.alipay_gateway_url;
+            if a.mode == "page" {
+                payment::alipay::page_pay_url(gateway, a, &order, placed_at).map(redirect)
+            } else {
+                payment::alipay::precreate(&client()?, gateway, a, &order, now())
+                    .await
+                    .map(qrcode)
+            }
         }
+        GatewayConfig::Wxpay(w) => payment::wxpay::native(
+            &client()?,
+            &state.config.wxpay_api_url,
+            w,
+            &payment::wxpay::WxpayOrder {
+                trade_no: &trade_no,
+                total: cents,
+                description: &name,
+                notify_url: &notify_url,
+                expires_at,
+            },
+            now(),
+        )
+        .await
+        .map(qrcode),
     };
-    let pay_url = match pay_url {
-        Ok(u) => u,
+    let pay = match pay {
+        Ok(p) => p,
         Err(why) => {
             tracing::warn!(gateway = gateway_id, order = %trade_no, "the gateway did not take the order: {why}");
             let failed = trade_no.clone();
@@ -657,8 +776,18 @@ pub async fn create_order(
     };
     let mut data = quote_json(&q);
     data["trade_no"] = json!(trade_no);
-    data["pay"] = json!({"type": "redirect", "url": pay_url});
+    data["pay"] = pay;
     Ok(ok(data))
+}
+
+/// "Open this page to pay."
+fn redirect(url: String) -> Value {
+    json!({"type": "redirect", "url": url})
+}
+
+/// "Scan this code to pay": `content` is the text the QR code encodes.
+fn qrcode(content: String) -> Value {
+    json!({"type": "qrcode", "content": content})
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -702,21 +831,23 @@ pub async fn order_status(
 // Gateways: payment notifications.
 // ---------------------------------------------------------------------------------------------
 
-/// The answer a gateway expects: epay stops retrying on the body `success`, Stripe on any 2xx;
-/// anything else is retried. `None`: the notification could not be handled now (503).
+/// The answer a gateway expects: epay and Alipay stop retrying on the body `success`, Stripe on
+/// any 2xx, WeChat Pay on a 200 or 204 (a refusal is `{"code": "FAIL", "message"}`); anything
+/// else is retried. `None`: the notification could not be handled now (503).
 fn answer(gateway_type: &str, accepted: Option<bool>) -> HttpResponse {
+    let status = match accepted {
+        Some(true) => StatusCode::OK,
+        Some(false) => StatusCode::BAD_REQUEST,
+        None => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    let mut r = HttpResponse::build(status);
     match (gateway_type, accepted) {
-        (_, None) => HttpResponse::ServiceUnavailable()
-            .content_type("text/plain")
-            .body("fail"),
-        ("stripe", Some(true)) => HttpResponse::Ok().json(json!({"received": true})),
-        ("stripe", Some(false)) => HttpResponse::BadRequest().json(json!({"received": false})),
-        (_, Some(true)) => HttpResponse::Ok()
-            .content_type("text/plain")
-            .body("success"),
-        (_, Some(false)) => HttpResponse::BadRequest()
-            .content_type("text/plain")
-            .body("fail"),
+        ("stripe", Some(ok)) => r.json(json!({"received": ok})),
+        ("wxpay", Some(true)) => r.finish(),
+        ("wxpay", Some(false)) => r.json(json!({"code": "FAIL", "message": "refused"})),
+        ("wxpay", None) => r.json(json!({"code": "FAIL", "message": "try again later"})),
+        (_, Some(true)) => r.content_type("text/plain").body("success"),
+        (_, _) => r.content_type("text/plain").body("fail"),
     }
 }
 
@@ -778,23 +909,32 @@ pub async fn notify(
             return answer(&kind, None);
         }
     };
-    let verified = match &cfg {
-        GatewayConfig::Epay(c) => {
-            let mut params: BTreeMap<String, String> =
-                url::form_urlencoded::parse(req.query_string().as_bytes())
-                    .into_owned()
-                    .collect();
-            if !body.is_empty() && body.len() <= 16 * 1024 {
-                params.extend(url::form_urlencoded::parse(&body).into_owned());
-            }
-            payment::epay_verify(c, &params)
+    // epay and Alipay send a form (GET query or POSTed body).
+    let form = || {
+        let mut params: BTreeMap<String, String> =
+            url::form_urlencoded::parse(req.query_string().as_bytes())
+                .into_owned()
+                .collect();
+        if !body.is_empty() && body.len() <= 64 * 1024 {
+            params.extend(url::form_urlencoded::parse(&body).into_owned());
         }
+        params
+    };
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
+    let verified = match &cfg {
+        GatewayConfig::Epay(c) => payment::epay_verify(c, &form()),
+        GatewayConfig::Alipay(c) => payment::alipay::verify(c, &form()),
         GatewayConfig::Stripe(c) => {
-            let header = req
-                .headers()
-                .get("Stripe-Signature")
-                .and_then(|v| v.to_str().ok());
-            payment::stripe_verify(c, header, &body, now())
+            payment::stripe_verify(c, header("Stripe-Signature"), &body, now())
+        }
+        GatewayConfig::Wxpay(c) => {
+            let by = payment::wxpay::SignedBy {
+                timestamp: header("Wechatpay-Timestamp"),
+                nonce: header("Wechatpay-Nonce"),
+                signature: header("Wechatpay-Signature"),
+                serial: header("Wechatpay-Serial"),
+            };
+            payment::wxpay::verify(c, &by, &body, now())
         }
     };
     let paid: Paid = match verified {

@@ -19,6 +19,7 @@ mod oauth;
 mod openapi;
 mod options;
 mod payments;
+mod payments_cn;
 mod pricing;
 mod realtime;
 mod redemptions;

@@ -766,3 +766,37 @@ async fn a_payment_is_spendable_at_once_with_the_ledger_in_redis() {
     };
     a_payment_is_spendable_at_once(app).await;
 }
+
+#[actix_web::test]
+async fn a_user_cannot_pile_up_unpaid_orders() {
+    let app = TestApp::new().await;
+    let gw = setup(&app).await;
+    let uuid = gw["uuid"].as_str().unwrap().to_owned();
+    let (user, uid) = app.user("clicker").await;
+    let mut placed = Vec::new();
+    for _ in 0..5 {
+        placed.push(order(&user, &uuid, 2).await);
+    }
+    // The sixth unpaid order is refused, and nothing is written for it.
+    let m = user
+        .post("/api/user/order", json!({"uuid": uuid, "amount": 2}))
+        .await
+        .err(429, "payment_too_many_orders");
+    assert!(m.contains("30 minutes"), "{m}");
+    let mine = app
+        .root()
+        .get(&format!("/api/payment/order?user_id={uid}"))
+        .await;
+    assert_eq!(mine.ok()["total_count"], 5);
+    // Another user is not held back by this one.
+    let (other, _) = app.user("patient").await;
+    order(&other, &uuid, 2).await;
+    // Paying one frees a place.
+    let (trade_no, notify_url, d) = &placed[0];
+    let paid = notification(trade_no, d["order_amount"].as_str().unwrap(), "EP-CAP");
+    assert_eq!(notify(notify_url, &paid).await, (200, "success".into()));
+    order(&user, &uuid, 2).await;
+    user.post("/api/user/order", json!({"uuid": uuid, "amount": 2}))
+        .await
+        .err(429, "payment_too_many_orders");
+}

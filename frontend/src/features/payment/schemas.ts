@@ -1,8 +1,11 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
 import {
+  ALIPAY_MODES,
   CURRENCIES,
   EPAY_PAY_TYPES,
+  chargesInCnyOnly,
+  type AlipayMode,
   type Currency,
   type EpayPayType,
   type Gateway,
@@ -20,6 +23,19 @@ export const FIXED_FEE_MAX = 1_000_000
 export const STRIPE_SECRET_KEY = /^(?:sk|rk)_/
 /** A Stripe webhook signing secret. */
 export const STRIPE_WEBHOOK_SECRET = /^whsec_/
+/** An Alipay APPID: digits, at most 32. */
+export const ALIPAY_APP_ID_MAX = 32
+/** A WeChat Pay merchant id (商户号): digits, at most 32. */
+export const MCH_ID_MAX = 32
+/** A WeChat Pay AppID (e.g. wx…). */
+export const WXPAY_APP_ID_MAX = 64
+/** The merchant API certificate's serial number (hex) and the WeChat Pay public key ID. */
+export const SERIAL_NO_MAX = 64
+export const PLATFORM_KEY_ID_MAX = 128
+/** An RSA key as PEM or bare base64 (a 4096-bit PKCS#1 private key is about 3 300 characters). */
+export const PEM_MAX = 8192
+/** WeChat Pay's API v3 key: exactly 32 characters. */
+export const API_V3_KEY_LENGTH = 32
 
 /** Every field of both gateway types: only the chosen type's provider fields are checked and sent. */
 export interface GatewayFormValues {
@@ -41,10 +57,32 @@ export interface GatewayFormValues {
   /** Stripe. Create: required. Edit: blank keeps the stored one. */
   secret_key: string
   webhook_secret: string
+  /** Alipay. */
+  alipay_app_id: string
+  alipay_mode: AlipayMode
+  alipay_public_key: string
+  /** Alipay. Create: required. Edit: blank keeps the stored key. */
+  alipay_private_key: string
+  /** WeChat Pay. */
+  wxpay_mch_id: string
+  wxpay_app_id: string
+  wxpay_serial_no: string
+  wxpay_platform_key_id: string
+  wxpay_platform_public_key: string
+  /** WeChat Pay. Create: required. Edit: blank keeps the stored one. */
+  wxpay_private_key: string
+  wxpay_api_v3_key: string
 }
 
 export function gatewayFormDefaults(g?: Gateway): GatewayFormValues {
-  const secrets = { key: '', secret_key: '', webhook_secret: '' }
+  const secrets = {
+    key: '',
+    secret_key: '',
+    webhook_secret: '',
+    alipay_private_key: '',
+    wxpay_private_key: '',
+    wxpay_api_v3_key: '',
+  }
   if (!g) {
     return {
       name: '',
@@ -59,11 +97,21 @@ export function gatewayFormDefaults(g?: Gateway): GatewayFormValues {
       url: '',
       pid: '',
       pay_type: '',
+      alipay_app_id: '',
+      alipay_mode: 'page',
+      alipay_public_key: '',
+      wxpay_mch_id: '',
+      wxpay_app_id: '',
+      wxpay_serial_no: '',
+      wxpay_platform_key_id: '',
+      wxpay_platform_public_key: '',
       ...secrets,
     }
   }
   // A configuration sealed under another server secret is listed as `{}`; Stripe's is always `{}`.
   const epay = g.type === 'epay' ? g.config : {}
+  const alipay = g.type === 'alipay' ? g.config : {}
+  const wxpay = g.type === 'wxpay' ? g.config : {}
   return {
     name: g.name,
     type: g.type,
@@ -71,18 +119,42 @@ export function gatewayFormDefaults(g?: Gateway): GatewayFormValues {
     enable: g.enable,
     fixed_fee: String(g.fixed_fee),
     percent_fee: String(g.percent_fee),
-    currency: g.currency,
+    // Alipay and WeChat Pay charge in yuan only.
+    currency: chargesInCnyOnly(g.type) ? 'CNY' : g.currency,
     notify_domain: g.notify_domain,
     sort: String(g.sort),
     url: epay.url ?? '',
     pid: epay.pid ?? '',
     pay_type: epay.pay_type ?? '',
+    alipay_app_id: alipay.app_id ?? '',
+    alipay_mode: alipay.mode ?? 'page',
+    alipay_public_key: alipay.alipay_public_key ?? '',
+    wxpay_mch_id: wxpay.mch_id ?? '',
+    wxpay_app_id: wxpay.app_id ?? '',
+    wxpay_serial_no: wxpay.serial_no ?? '',
+    wxpay_platform_key_id: wxpay.platform_key_id ?? '',
+    wxpay_platform_public_key: wxpay.platform_public_key ?? '',
     ...secrets,
   }
 }
 
 const DECIMAL = /^\d+(\.\d+)?$/
 const WHOLE = /^\d+$/
+const HEX = /^[0-9a-f]+$/i
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+/**
+ * An RSA key as the server reads it: PEM (its `-----BEGIN …-----` armour lines ignored) or the
+ * bare base64 that Alipay's and WeChat Pay's consoles show, whitespace ignored.
+ */
+export function isKeyText(value: string): boolean {
+  const body = value
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('-----'))
+    .join('')
+    .replace(/\s/g, '')
+  return body !== '' && BASE64.test(body)
+}
 
 function parseHttpUrl(value: string): URL | undefined {
   try {
@@ -112,7 +184,13 @@ export function isHttpOrigin(value: string): boolean {
  * - epay: the site an http(s) address, the merchant id required (at most 64), the merchant key
  *   (at most 256);
  * - stripe: the secret key starting with `sk_` or `rk_`, the webhook signing secret with `whsec_`
- *   (each at most 256, trimmed like the server does).
+ *   (each at most 256, trimmed like the server does);
+ * - alipay: the APPID digits (at most 32), the mode `page` or `qrcode`, Alipay's public key and
+ *   the application's private key PEM or bare base64 (at most 8192);
+ * - wxpay: the merchant id digits (at most 32), the AppID (at most 64), the merchant certificate
+ *   serial number hex (at most 64), the WeChat Pay public key ID (at most 64), the WeChat Pay
+ *   public key and the merchant private key PEM or base64, the API v3 key exactly 32 characters.
+ * Alipay and WeChat Pay charge in CNY only. Keys are trimmed.
  * Secrets are required unless the gateway being edited already has this type's (`storedType`):
  * then a blank one keeps the stored value (sent as "").
  */
@@ -152,9 +230,41 @@ export function createGatewaySchema(t: TFunction, { storedType }: { storedType?:
     key: z.string(),
     secret_key: z.string(),
     webhook_secret: z.string(),
+    alipay_app_id: z.string(),
+    alipay_mode: z.enum(ALIPAY_MODES),
+    alipay_public_key: z.string(),
+    alipay_private_key: z.string(),
+    wxpay_mch_id: z.string(),
+    wxpay_app_id: z.string(),
+    wxpay_serial_no: z.string(),
+    wxpay_platform_key_id: z.string(),
+    wxpay_platform_public_key: z.string(),
+    wxpay_private_key: z.string(),
+    wxpay_api_v3_key: z.string(),
   }
   const keepsEpay = storedType === 'epay'
   const keepsStripe = storedType === 'stripe'
+  const keepsAlipay = storedType === 'alipay'
+  const keepsWxpay = storedType === 'wxpay'
+  const cny = z
+    .enum(CURRENCIES, { message: t('payment:validation.currencyRequired') })
+    .refine((v) => v === 'CNY', t('payment:validation.currencyCny'))
+  /** A required RSA key (PEM or base64), trimmed. */
+  const keyText = (required: string, invalid: string, tooLong: string) =>
+    z
+      .string()
+      .trim()
+      .min(1, required)
+      .max(PEM_MAX, tooLong)
+      .refine(isKeyText, invalid)
+  /** A write-only RSA private key: required unless the stored one is kept (blank, sent as ""). */
+  const privateKeyText = (keeps: boolean, required: string, invalid: string, tooLong: string) =>
+    z
+      .string()
+      .trim()
+      .max(PEM_MAX, tooLong)
+      .refine((v) => keeps || v !== '', required)
+      .refine((v) => v === '' || isKeyText(v), invalid)
 
   const epay = z.object({
     ...common,
@@ -197,8 +307,79 @@ export function createGatewaySchema(t: TFunction, { storedType }: { storedType?:
       .refine((v) => v === '' || STRIPE_WEBHOOK_SECRET.test(v), t('payment:validation.webhookSecret')),
   })
 
+  const alipay = z.object({
+    ...common,
+    ...unchecked,
+    type: z.literal('alipay'),
+    currency: cny,
+    alipay_app_id: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.alipayAppIdRequired'))
+      .max(ALIPAY_APP_ID_MAX, t('payment:validation.alipayAppIdTooLong', { max: ALIPAY_APP_ID_MAX }))
+      .regex(WHOLE, t('payment:validation.alipayAppId')),
+    alipay_mode: z.enum(ALIPAY_MODES),
+    alipay_public_key: keyText(
+      t('payment:validation.alipayPublicKeyRequired'),
+      t('payment:validation.keyText'),
+      t('payment:validation.keyTextTooLong', { max: PEM_MAX }),
+    ),
+    alipay_private_key: privateKeyText(
+      keepsAlipay,
+      t('payment:validation.privateKeyRequired'),
+      t('payment:validation.keyText'),
+      t('payment:validation.keyTextTooLong', { max: PEM_MAX }),
+    ),
+  })
+
+  const wxpay = z.object({
+    ...common,
+    ...unchecked,
+    type: z.literal('wxpay'),
+    currency: cny,
+    wxpay_mch_id: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.mchIdRequired'))
+      .max(MCH_ID_MAX, t('payment:validation.mchIdTooLong', { max: MCH_ID_MAX }))
+      .regex(WHOLE, t('payment:validation.mchId')),
+    wxpay_app_id: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.wxpayAppIdRequired'))
+      .max(WXPAY_APP_ID_MAX, t('payment:validation.wxpayAppIdTooLong', { max: WXPAY_APP_ID_MAX })),
+    wxpay_serial_no: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.serialNoRequired'))
+      .max(SERIAL_NO_MAX, t('payment:validation.serialNoTooLong', { max: SERIAL_NO_MAX }))
+      .regex(HEX, t('payment:validation.serialNo')),
+    wxpay_platform_key_id: z
+      .string()
+      .trim()
+      .min(1, t('payment:validation.platformKeyIdRequired'))
+      .max(PLATFORM_KEY_ID_MAX, t('payment:validation.platformKeyIdTooLong', { max: PLATFORM_KEY_ID_MAX })),
+    wxpay_platform_public_key: keyText(
+      t('payment:validation.platformPublicKeyRequired'),
+      t('payment:validation.keyText'),
+      t('payment:validation.keyTextTooLong', { max: PEM_MAX }),
+    ),
+    wxpay_private_key: privateKeyText(
+      keepsWxpay,
+      t('payment:validation.wxpayPrivateKeyRequired'),
+      t('payment:validation.keyText'),
+      t('payment:validation.keyTextTooLong', { max: PEM_MAX }),
+    ),
+    // An API v3 key never contains spaces: a pasted one is trimmed; blank is sent as "".
+    wxpay_api_v3_key: z
+      .string()
+      .trim()
+      .refine((v) => keepsWxpay || v !== '', t('payment:validation.apiV3KeyRequired'))
+      .refine((v) => v === '' || v.length === API_V3_KEY_LENGTH, t('payment:validation.apiV3Key', { length: API_V3_KEY_LENGTH })),
+  })
+
   return z
-    .discriminatedUnion('type', [epay, stripe], { message: t('payment:validation.typeRequired') })
+    .discriminatedUnion('type', [epay, stripe, alipay, wxpay], { message: t('payment:validation.typeRequired') })
     .transform((v): GatewayPayload => {
       const fields = {
         name: v.name,
@@ -212,6 +393,33 @@ export function createGatewaySchema(t: TFunction, { storedType }: { storedType?:
       }
       if (v.type === 'stripe') {
         return { ...fields, type: 'stripe', config: { secret_key: v.secret_key, webhook_secret: v.webhook_secret } }
+      }
+      if (v.type === 'alipay') {
+        return {
+          ...fields,
+          type: 'alipay',
+          config: {
+            app_id: v.alipay_app_id,
+            mode: v.alipay_mode,
+            alipay_public_key: v.alipay_public_key,
+            private_key: v.alipay_private_key,
+          },
+        }
+      }
+      if (v.type === 'wxpay') {
+        return {
+          ...fields,
+          type: 'wxpay',
+          config: {
+            mch_id: v.wxpay_mch_id,
+            app_id: v.wxpay_app_id,
+            serial_no: v.wxpay_serial_no,
+            platform_key_id: v.wxpay_platform_key_id,
+            platform_public_key: v.wxpay_platform_public_key,
+            private_key: v.wxpay_private_key,
+            api_v3_key: v.wxpay_api_v3_key,
+          },
+        }
       }
       const key = v.key.trim() === '' ? '' : v.key
       return { ...fields, type: 'epay', config: { url: v.url, pid: v.pid, pay_type: v.pay_type, key } }
@@ -232,6 +440,18 @@ export function gatewayPayloadOf(g: Gateway): GatewayPayload & { id: number } {
     sort: g.sort,
   }
   if (g.type === 'stripe') return { ...fields, type: 'stripe', config: { secret_key: '', webhook_secret: '' } }
+  if (g.type === 'alipay') {
+    const { app_id = '', mode = 'page', alipay_public_key = '' } = g.config
+    return { ...fields, type: 'alipay', config: { app_id, mode, alipay_public_key, private_key: '' } }
+  }
+  if (g.type === 'wxpay') {
+    const { mch_id = '', app_id = '', serial_no = '', platform_key_id = '', platform_public_key = '' } = g.config
+    return {
+      ...fields,
+      type: 'wxpay',
+      config: { mch_id, app_id, serial_no, platform_key_id, platform_public_key, private_key: '', api_v3_key: '' },
+    }
+  }
   const { url = '', pid = '', pay_type = '' } = g.config
   return { ...fields, type: 'epay', config: { url, pid, pay_type, key: '' } }
 }

@@ -1,6 +1,17 @@
-/** The gateway kinds the server supports: epay and Stripe Checkout. */
-export const GATEWAY_TYPES = ['epay', 'stripe'] as const
+/**
+ * The gateway kinds the server supports: epay, Stripe Checkout, Alipay (openapi, RSA2) and
+ * WeChat Pay (Native, API v3).
+ */
+export const GATEWAY_TYPES = ['epay', 'stripe', 'alipay', 'wxpay'] as const
 export type GatewayType = (typeof GATEWAY_TYPES)[number]
+
+/** The gateway kinds that charge in yuan only: the server refuses another currency for them. */
+export const CNY_ONLY_TYPES = ['alipay', 'wxpay'] as const satisfies readonly GatewayType[]
+
+/** Whether a gateway of `type` charges in CNY only. */
+export function chargesInCnyOnly(type: string): boolean {
+  return (CNY_ONLY_TYPES as readonly string[]).includes(type)
+}
 
 /** The currencies a gateway charges in. */
 export const CURRENCIES = ['CNY', 'USD'] as const
@@ -9,6 +20,13 @@ export type Currency = (typeof CURRENCIES)[number]
 /** Epay's payment method: '' lets the payer choose on the epay cashier page. */
 export const EPAY_PAY_TYPES = ['', 'alipay', 'wxpay', 'qqpay'] as const
 export type EpayPayType = (typeof EPAY_PAY_TYPES)[number]
+
+/**
+ * How Alipay is paid: `qrcode` shows a code the payer scans (当面付, alipay.trade.precreate),
+ * `page` sends the payer to Alipay's web cashier (电脑网站支付, alipay.trade.page.pay).
+ */
+export const ALIPAY_MODES = ['page', 'qrcode'] as const
+export type AlipayMode = (typeof ALIPAY_MODES)[number]
 
 export const ORDER_STATUSES = ['pending', 'paid', 'expired', 'failed'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
@@ -48,8 +66,34 @@ export interface StripeGateway extends GatewayBase {
   secrets_set: { secret_key: boolean; webhook_secret: boolean }
 }
 
+/**
+ * An Alipay gateway as listed: without its private key; `config` is `{}` when the server cannot
+ * open it. Alipay's public key is not a secret: it is listed.
+ */
+export interface AlipayGateway extends GatewayBase {
+  type: 'alipay'
+  config: { app_id?: string; mode?: AlipayMode; alipay_public_key?: string }
+  secrets_set: { private_key: boolean }
+}
+
+/**
+ * A WeChat Pay (Native, API v3) gateway as listed: without the merchant private key and the
+ * API v3 key; `config` is `{}` when the server cannot open it.
+ */
+export interface WxpayGateway extends GatewayBase {
+  type: 'wxpay'
+  config: {
+    mch_id?: string
+    app_id?: string
+    serial_no?: string
+    platform_key_id?: string
+    platform_public_key?: string
+  }
+  secrets_set: { private_key: boolean; api_v3_key: boolean }
+}
+
 /** A payment gateway as an administrator sees it (GET /api/payment): secrets are never returned. */
-export type Gateway = EpayGateway | StripeGateway
+export type Gateway = EpayGateway | StripeGateway | AlipayGateway | WxpayGateway
 
 /** What POST /api/payment takes besides `type` and `config`. */
 interface GatewayPayloadBase {
@@ -80,9 +124,42 @@ export interface StripeConfigPayload {
   webhook_secret: string
 }
 
+/**
+ * Alipay's `config` in a write: the application's RSA private key (PEM, PKCS#8 or PKCS#1, or bare
+ * base64) is required on POST; on PUT an empty one keeps the stored key.
+ */
+export interface AlipayConfigPayload {
+  app_id: string
+  mode: AlipayMode
+  alipay_public_key: string
+  private_key: string
+}
+
+/**
+ * WeChat Pay's `config` in a write: the merchant API private key (`apiclient_key.pem`) and the
+ * API v3 key (32 characters) are required on POST; on PUT an empty one keeps the stored value.
+ */
+export interface WxpayConfigPayload {
+  mch_id: string
+  app_id: string
+  /** The merchant API certificate's serial number (hex). */
+  serial_no: string
+  /** The WeChat Pay public key ID (`PUB_KEY_ID_…`) or the platform certificate's serial number. */
+  platform_key_id: string
+  /** The WeChat Pay public key (PEM) that its answers and notifications are verified with. */
+  platform_public_key: string
+  private_key: string
+  api_v3_key: string
+}
+
 /** Body of POST /api/payment (PUT adds `id`): only the chosen type's `config` fields. */
 export type GatewayPayload = GatewayPayloadBase &
-  ({ type: 'epay'; config: EpayConfigPayload } | { type: 'stripe'; config: StripeConfigPayload })
+  (
+    | { type: 'epay'; config: EpayConfigPayload }
+    | { type: 'stripe'; config: StripeConfigPayload }
+    | { type: 'alipay'; config: AlipayConfigPayload }
+    | { type: 'wxpay'; config: WxpayConfigPayload }
+  )
 
 /** A top-up order as an administrator sees it (GET /api/payment/order). */
 export interface Order {

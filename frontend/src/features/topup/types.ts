@@ -15,6 +15,7 @@ export type Currency = 'CNY' | 'USD'
 export interface PaymentGateway {
   uuid: string
   name: string
+  /** The gateway's kind: epay, stripe, alipay or wxpay. */
   type: string
   icon: string
   /** USD per order. */
@@ -39,7 +40,11 @@ export interface Quote {
   quota: number
 }
 
-/** How to pay an order: open the gateway's page, or (future gateways) show a code to scan. */
+/**
+ * How to pay an order: open the gateway's page (epay, Stripe, Alipay's web cashier), or show a
+ * code to scan with the payer's app (Alipay face-to-face `https://qr.alipay.com/…`, WeChat Pay
+ * Native `weixin://wxpay/bizpayurl?…`).
+ */
 export type PayAction = { type: 'redirect'; url: string } | { type: 'qrcode'; content: string }
 
 /** Answer of POST /api/user/order. */

@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
+import { useEffect, useMemo, type ReactNode } from 'react'
 import { useForm, useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { GatewayIcon } from '@/components/gateway-icon'
@@ -10,12 +10,21 @@ import { Input } from '@/components/ui/input'
 import { NativeSelect } from '@/components/ui/native-select'
 import { Spinner } from '@/components/ui/spinner'
 import { Switch } from '@/components/ui/switch'
+import { Textarea } from '@/components/ui/textarea'
 import { formatPercent } from '@/lib/money'
 import { notify } from '@/lib/toast'
 import { useCreateGateway } from '../api/create-gateway'
 import { useUpdateGateway } from '../api/update-gateway'
 import { createGatewaySchema, gatewayFormDefaults, isHttpOrigin, type GatewayFormValues } from '../schemas'
-import { CURRENCIES, EPAY_PAY_TYPES, GATEWAY_TYPES, type Gateway, type GatewayPayload } from '../types'
+import {
+  ALIPAY_MODES,
+  CURRENCIES,
+  EPAY_PAY_TYPES,
+  GATEWAY_TYPES,
+  chargesInCnyOnly,
+  type Gateway,
+  type GatewayPayload,
+} from '../types'
 import { StripeWebhookField } from './stripe-webhook'
 
 export interface GatewayFormDialogProps {
@@ -25,12 +34,41 @@ export interface GatewayFormDialogProps {
   gateway?: Gateway
 }
 
-type TextName = 'name' | 'icon' | 'fixed_fee' | 'percent_fee' | 'notify_domain' | 'sort' | 'url' | 'pid'
-type SecretName = 'key' | 'secret_key' | 'webhook_secret'
+type TextName =
+  | 'name'
+  | 'icon'
+  | 'fixed_fee'
+  | 'percent_fee'
+  | 'notify_domain'
+  | 'sort'
+  | 'url'
+  | 'pid'
+  | 'alipay_app_id'
+  | 'wxpay_mch_id'
+  | 'wxpay_app_id'
+  | 'wxpay_serial_no'
+  | 'wxpay_platform_key_id'
+/** Secrets typed on one line (masked). */
+type SecretName = 'key' | 'secret_key' | 'webhook_secret' | 'wxpay_api_v3_key'
+/** Keys pasted as PEM or base64 (several lines). */
+type KeyTextName = 'alipay_public_key' | 'alipay_private_key' | 'wxpay_platform_public_key' | 'wxpay_private_key'
+/** The write-only ones among them. */
+type PrivateKeyName = 'alipay_private_key' | 'wxpay_private_key'
+
+/** Each write-only form field's name in the listed gateway's `secrets_set`. */
+const SECRET_SET_NAME: Record<SecretName | PrivateKeyName, string> = {
+  key: 'key',
+  secret_key: 'secret_key',
+  webhook_secret: 'webhook_secret',
+  wxpay_api_v3_key: 'api_v3_key',
+  alipay_private_key: 'private_key',
+  wxpay_private_key: 'private_key',
+}
 
 /**
- * Create or edit a payment gateway (epay or Stripe); the provider fieldset follows the chosen
- * type. Secrets are write-only: blank when editing keeps the stored one, unless the type changes.
+ * Create or edit a payment gateway (epay, Stripe, Alipay or WeChat Pay); the provider fieldset
+ * follows the chosen type. Secrets are write-only: blank when editing keeps the stored one, unless
+ * the type changes. Alipay and WeChat Pay charge in CNY only: choosing them sets the currency.
  */
 export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDialogProps) {
   const { t } = useTranslation()
@@ -56,9 +94,10 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
   const percent = /^\d+(\.\d+)?$/.test(percentText.trim()) ? formatPercent(Number(percentText)) : undefined
   // Stored secrets are kept (blank) only while the gateway keeps its type.
   const keeps = gateway !== undefined && type === gateway.type
-  const secretsSet: Partial<Record<SecretName, boolean>> = gateway?.secrets_set ?? {}
-  const secretHint = (name: SecretName, createHint: string) =>
-    keeps ? (secretsSet[name] ? t('payment:form.keySet') : t('payment:form.keyNotSet')) : createHint
+  const secretsSet: Partial<Record<string, boolean>> = gateway?.secrets_set ?? {}
+  const secretHint = (name: SecretName | PrivateKeyName, createHint: string) =>
+    keeps ? (secretsSet[SECRET_SET_NAME[name]] ? t('payment:form.keySet') : t('payment:form.keyNotSet')) : createHint
+  const cnyOnly = chargesInCnyOnly(type)
   // The webhook address follows the callback address being typed, once it is a valid one.
   const typedDomain = notifyDomain.trim()
   const webhookDomain = typedDomain === '' || isHttpOrigin(typedDomain) ? typedDomain : (gateway?.notify_domain ?? '')
@@ -141,6 +180,212 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
     />
   )
 
+  // A key pasted as PEM or base64: several lines; a write-only one says when blank keeps it.
+  const keyTextField = (
+    name: KeyTextName,
+    label: string,
+    { placeholder, hint, hintTestId, writeOnly = false }: { placeholder: string; hint: string; hintTestId: string; writeOnly?: boolean },
+  ) => (
+    <FormField
+      control={form.control}
+      name={name}
+      render={({ field }) => (
+        <FormItem className="sm:col-span-2">
+          <FormLabel>{label}</FormLabel>
+          <FormControl>
+            <Textarea
+              rows={4}
+              autoComplete="off"
+              spellCheck={false}
+              className="font-mono text-xs"
+              placeholder={writeOnly && keeps ? t('payment:form.keyKeep') : placeholder}
+              {...field}
+            />
+          </FormControl>
+          <FormDescription data-testid={hintTestId}>{hint}</FormDescription>
+          <FormMessage />
+        </FormItem>
+      )}
+    />
+  )
+
+  // Alipay and WeChat Pay are told the notification address with each order.
+  const notifyAutoHint = (provider: string) => (
+    <p className="text-sm text-muted-foreground sm:col-span-2" data-testid="gateway-notify-auto">
+      {t('payment:form.notifyAuto', { provider })}
+    </p>
+  )
+
+  let providerFields: ReactNode
+  switch (type) {
+    case 'stripe':
+      providerFields = (
+        <fieldset
+          key="stripe"
+          className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2"
+          data-testid="gateway-stripe-fields"
+        >
+          <legend className="px-1 text-sm font-medium">{t('payment:form.stripe')}</legend>
+          {secretField('secret_key', t('payment:form.secretKey'), {
+            placeholder: 'sk_live_…',
+            hint: secretHint('secret_key', t('payment:form.secretKeyHint')),
+            hintTestId: 'gateway-secret-key-hint',
+            autoComplete: 'off',
+          })}
+          {secretField('webhook_secret', t('payment:form.webhookSecret'), {
+            placeholder: 'whsec_…',
+            hint: secretHint('webhook_secret', t('payment:form.webhookSecretHint')),
+            hintTestId: 'gateway-webhook-secret-hint',
+            autoComplete: 'off',
+          })}
+          <p className="text-sm text-muted-foreground sm:col-span-2" data-testid="gateway-stripe-currency">
+            {t('payment:form.stripeCurrencyHint', { currency })}
+          </p>
+          <div className="sm:col-span-2">
+            {gateway ? (
+              <StripeWebhookField gateway={{ uuid: gateway.uuid, notify_domain: webhookDomain }} />
+            ) : (
+              <p className="text-sm text-muted-foreground" data-testid="stripe-webhook-later">
+                {t('payment:webhook.afterCreate')}
+              </p>
+            )}
+          </div>
+        </fieldset>
+      )
+      break
+    case 'alipay':
+      providerFields = (
+        <fieldset
+          key="alipay"
+          className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2"
+          data-testid="gateway-alipay-fields"
+        >
+          <legend className="px-1 text-sm font-medium">{t('payment:form.alipay')}</legend>
+          {textField('alipay_app_id', t('payment:form.alipayAppId'), {
+            placeholder: '2021000123456789',
+            hint: t('payment:form.alipayAppIdHint'),
+          })}
+          <FormField
+            control={form.control}
+            name="alipay_mode"
+            render={({ field }) => (
+              <FormItem>
+                <FormLabel>{t('payment:form.alipayMode')}</FormLabel>
+                <FormControl>
+                  <NativeSelect {...field}>
+                    {ALIPAY_MODES.map((m) => (
+                      <option key={m} value={m}>
+                        {t(`payment:alipayModes.${m}`)}
+                      </option>
+                    ))}
+                  </NativeSelect>
+                </FormControl>
+                <FormDescription>{t('payment:form.alipayModeHint')}</FormDescription>
+                <FormMessage />
+              </FormItem>
+            )}
+          />
+          {keyTextField('alipay_public_key', t('payment:form.alipayPublicKey'), {
+            placeholder: '-----BEGIN PUBLIC KEY-----',
+            hint: t('payment:form.alipayPublicKeyHint'),
+            hintTestId: 'gateway-alipay-public-key-hint',
+          })}
+          {keyTextField('alipay_private_key', t('payment:form.alipayPrivateKey'), {
+            placeholder: '-----BEGIN PRIVATE KEY-----',
+            hint: secretHint('alipay_private_key', t('payment:form.alipayPrivateKeyHint')),
+            hintTestId: 'gateway-alipay-private-key-hint',
+            writeOnly: true,
+          })}
+          {notifyAutoHint(t('payment:types.alipay'))}
+        </fieldset>
+      )
+      break
+    case 'wxpay':
+      providerFields = (
+        <fieldset
+          key="wxpay"
+          className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2"
+          data-testid="gateway-wxpay-fields"
+        >
+          <legend className="px-1 text-sm font-medium">{t('payment:form.wxpay')}</legend>
+          {textField('wxpay_mch_id', t('payment:form.mchId'), { placeholder: '1900000109', hint: t('payment:form.mchIdHint') })}
+          {textField('wxpay_app_id', t('payment:form.wxpayAppId'), {
+            placeholder: 'wx8888888888888888',
+            hint: t('payment:form.wxpayAppIdHint'),
+          })}
+          {textField('wxpay_serial_no', t('payment:form.serialNo'), { hint: t('payment:form.serialNoHint') })}
+          {textField('wxpay_platform_key_id', t('payment:form.platformKeyId'), {
+            placeholder: 'PUB_KEY_ID_…',
+            hint: t('payment:form.platformKeyIdHint'),
+          })}
+          {keyTextField('wxpay_platform_public_key', t('payment:form.platformPublicKey'), {
+            placeholder: '-----BEGIN PUBLIC KEY-----',
+            hint: t('payment:form.platformPublicKeyHint'),
+            hintTestId: 'gateway-platform-public-key-hint',
+          })}
+          {keyTextField('wxpay_private_key', t('payment:form.wxpayPrivateKey'), {
+            placeholder: '-----BEGIN PRIVATE KEY-----',
+            hint: secretHint('wxpay_private_key', t('payment:form.wxpayPrivateKeyHint')),
+            hintTestId: 'gateway-wxpay-private-key-hint',
+            writeOnly: true,
+          })}
+          {secretField('wxpay_api_v3_key', t('payment:form.apiV3Key'), {
+            placeholder: t('payment:form.apiV3KeyPlaceholder'),
+            hint: secretHint('wxpay_api_v3_key', t('payment:form.apiV3KeyHint')),
+            hintTestId: 'gateway-api-v3-key-hint',
+            autoComplete: 'off',
+          })}
+          {notifyAutoHint(t('payment:types.wxpay'))}
+          <p className="text-sm text-muted-foreground sm:col-span-2" data-testid="gateway-wxpay-https">
+            {t('payment:form.wxpayHttps')}
+          </p>
+        </fieldset>
+      )
+      break
+    default:
+      providerFields = (
+        <fieldset
+          key="epay"
+          className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2"
+          data-testid="gateway-epay-fields"
+        >
+          <legend className="px-1 text-sm font-medium">{t('payment:form.epay')}</legend>
+          <div className="sm:col-span-2">
+            {textField('url', t('payment:form.url'), {
+              placeholder: 'https://pay.example.com',
+              hint: t('payment:form.urlHint'),
+            })}
+          </div>
+          {textField('pid', t('payment:form.pid'))}
+          <FormField
+            control={form.control}
+            name="pay_type"
+            render={({ field }) => (
+              <FormItem>
+                <FormLabel>{t('payment:form.payType')}</FormLabel>
+                <FormControl>
+                  <NativeSelect {...field}>
+                    {EPAY_PAY_TYPES.map((p) => (
+                      <option key={p || 'any'} value={p}>
+                        {t(`payment:payTypes.${p || 'any'}`)}
+                      </option>
+                    ))}
+                  </NativeSelect>
+                </FormControl>
+                <FormMessage />
+              </FormItem>
+            )}
+          />
+          {secretField('key', t('payment:form.key'), {
+            placeholder: t('payment:form.keyPlaceholder'),
+            hint: secretHint('key', t('payment:form.keyHint')),
+            hintTestId: 'gateway-key-hint',
+            autoComplete: 'new-password',
+          })}
+        </fieldset>
+      )
+  }
+
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent closeLabel={t('common:actions.close')} className="max-w-2xl" data-testid="gateway-form-dialog">
@@ -159,7 +404,14 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
                   <FormItem>
                     <FormLabel>{t('payment:form.type')}</FormLabel>
                     <FormControl>
-                      <NativeSelect {...field}>
+                      <NativeSelect
+                        {...field}
+                        onChange={(e) => {
+                          field.onChange(e)
+                          // Alipay and WeChat Pay charge in yuan only.
+                          if (chargesInCnyOnly(e.target.value)) form.setValue('currency', 'CNY')
+                        }}
+                      >
                         {GATEWAY_TYPES.map((type) => (
                           <option key={type} value={type}>
                             {t(`payment:types.${type}`)}
@@ -197,7 +449,7 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
                   <FormItem>
                     <FormLabel>{t('payment:form.currency')}</FormLabel>
                     <FormControl>
-                      <NativeSelect {...field}>
+                      <NativeSelect {...field} disabled={cnyOnly}>
                         {CURRENCIES.map((c) => (
                           <option key={c} value={c}>
                             {t(`payment:currencies.${c}`)}
@@ -205,7 +457,11 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
                         ))}
                       </NativeSelect>
                     </FormControl>
-                    <FormDescription>{t('payment:form.currencyHint')}</FormDescription>
+                    <FormDescription data-testid="gateway-currency-hint">
+                      {cnyOnly
+                        ? `${t('payment:form.cnyOnly', { type: t(`payment:types.${type}`) })} ${t('payment:form.currencyHint')}`
+                        : t('payment:form.currencyHint')}
+                    </FormDescription>
                     <FormMessage />
                   </FormItem>
                 )}
@@ -220,79 +476,7 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
               })}
             </div>
 
-            {type === 'stripe' ? (
-              <fieldset
-                key="stripe"
-                className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2"
-                data-testid="gateway-stripe-fields"
-              >
-                <legend className="px-1 text-sm font-medium">{t('payment:form.stripe')}</legend>
-                {secretField('secret_key', t('payment:form.secretKey'), {
-                  placeholder: 'sk_live_…',
-                  hint: secretHint('secret_key', t('payment:form.secretKeyHint')),
-                  hintTestId: 'gateway-secret-key-hint',
-                  autoComplete: 'off',
-                })}
-                {secretField('webhook_secret', t('payment:form.webhookSecret'), {
-                  placeholder: 'whsec_…',
-                  hint: secretHint('webhook_secret', t('payment:form.webhookSecretHint')),
-                  hintTestId: 'gateway-webhook-secret-hint',
-                  autoComplete: 'off',
-                })}
-                <p className="text-sm text-muted-foreground sm:col-span-2" data-testid="gateway-stripe-currency">
-                  {t('payment:form.stripeCurrencyHint', { currency })}
-                </p>
-                <div className="sm:col-span-2">
-                  {gateway ? (
-                    <StripeWebhookField gateway={{ uuid: gateway.uuid, notify_domain: webhookDomain }} />
-                  ) : (
-                    <p className="text-sm text-muted-foreground" data-testid="stripe-webhook-later">
-                      {t('payment:webhook.afterCreate')}
-                    </p>
-                  )}
-                </div>
-              </fieldset>
-            ) : (
-              <fieldset
-                key="epay"
-                className="grid gap-4 rounded-lg border p-3 sm:grid-cols-2"
-                data-testid="gateway-epay-fields"
-              >
-                <legend className="px-1 text-sm font-medium">{t('payment:form.epay')}</legend>
-                <div className="sm:col-span-2">
-                  {textField('url', t('payment:form.url'), {
-                    placeholder: 'https://pay.example.com',
-                    hint: t('payment:form.urlHint'),
-                  })}
-                </div>
-                {textField('pid', t('payment:form.pid'))}
-                <FormField
-                  control={form.control}
-                  name="pay_type"
-                  render={({ field }) => (
-                    <FormItem>
-                      <FormLabel>{t('payment:form.payType')}</FormLabel>
-                      <FormControl>
-                        <NativeSelect {...field}>
-                          {EPAY_PAY_TYPES.map((p) => (
-                            <option key={p || 'any'} value={p}>
-                              {t(`payment:payTypes.${p || 'any'}`)}
-                            </option>
-                          ))}
-                        </NativeSelect>
-                      </FormControl>
-                      <FormMessage />
-                    </FormItem>
-                  )}
-                />
-                {secretField('key', t('payment:form.key'), {
-                  placeholder: t('payment:form.keyPlaceholder'),
-                  hint: secretHint('key', t('payment:form.keyHint')),
-                  hintTestId: 'gateway-key-hint',
-                  autoComplete: 'new-password',
-                })}
-              </fieldset>
-            )}
+            {providerFields}
 
             {textField('notify_domain', t('payment:form.notifyDomain'), {
               placeholder: 'https://pay.example.com',

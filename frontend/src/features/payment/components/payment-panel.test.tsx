@@ -7,7 +7,17 @@ import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { mockStatus } from '@/features/site/mocks/handlers'
-import { mockGateway, mockOrder, mockStripeGateway, paymentHandlers, resetPaymentMocks } from '../mocks/handlers'
+import {
+  MOCK_ALIPAY_PUBLIC_KEY,
+  MOCK_WXPAY_PUBLIC_KEY,
+  mockAlipayGateway,
+  mockGateway,
+  mockOrder,
+  mockStripeGateway,
+  mockWxpayGateway,
+  paymentHandlers,
+  resetPaymentMocks,
+} from '../mocks/handlers'
 
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
@@ -31,7 +41,11 @@ function recordWrites() {
 
 afterEach(() => server.events.removeAllListeners())
 
-const CONFIG_INVALID = '错误：支付接口配置无效：易支付请检查接口地址、商户 ID 和商户密钥；Stripe 请检查密钥和 Webhook 签名密钥。'
+const CONFIG_INVALID =
+  '错误：支付接口配置无效：易支付请检查接口地址、商户 ID 和商户密钥；Stripe 请检查密钥和 Webhook 签名密钥；支付宝和微信支付请检查各项 ID 和密钥，以及收款币种是否为人民币。'
+
+/** An RSA private key as PEM (PKCS#8), several lines, as pasted from a key file. */
+const PRIVATE_KEY_PEM = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7test+key/w==\n-----END PRIVATE KEY-----'
 
 const wechat = mockGateway({
   id: 2,
@@ -407,6 +421,282 @@ describe('payment screen', { timeout: 30_000 }, () => {
     expect(await screen.findByText(CONFIG_INVALID)).toBeInTheDocument()
     expect(screen.queryByText(/Invalid API Key/)).not.toBeInTheDocument()
     expect(screen.getByTestId('gateway-form-dialog')).toBeInTheDocument()
+  })
+
+  it('creates an Alipay gateway: the currency is set to CNY and locked, its own fields are checked, only they are sent', async () => {
+    resetPaymentMocks([])
+    signIn()
+    const writes = recordWrites()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('gateway-create'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const field = (label: string) => within(dialog).getByLabelText(label)
+
+    // A currency chosen before the type: Alipay charges in yuan only.
+    await user.selectOptions(field('收款币种'), 'USD')
+    expect(field('收款币种')).toBeEnabled()
+    expect(within(field('类型')).getByRole('option', { name: '支付宝' })).toHaveValue('alipay')
+    expect(within(field('类型')).getByRole('option', { name: '微信支付' })).toHaveValue('wxpay')
+    await user.selectOptions(field('类型'), 'alipay')
+    expect(field('收款币种')).toHaveValue('CNY')
+    expect(field('收款币种')).toBeDisabled()
+    expect(within(dialog).getByTestId('gateway-currency-hint')).toHaveTextContent('支付宝仅支持人民币（CNY）收款。')
+    expect(within(dialog).queryByTestId('gateway-epay-fields')).not.toBeInTheDocument()
+    expect(within(dialog).getByTestId('gateway-alipay-fields')).toHaveTextContent('支付宝接口')
+    // Nothing to register: the notification address goes with each order.
+    expect(within(dialog).getByTestId('gateway-notify-auto')).toHaveTextContent('告诉支付宝，无需在其后台登记')
+    // Long keys are pasted into text areas; the mode defaults to the web cashier.
+    expect(field('支付宝公钥').tagName).toBe('TEXTAREA')
+    expect(field('应用私钥').tagName).toBe('TEXTAREA')
+    expect(field('支付产品')).toHaveValue('page')
+
+    await user.type(field('名称'), '支付宝官方')
+    await user.type(field('图标'), 'https://pay.example.com/alipay.png')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('请输入应用 APPID')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入支付宝公钥')).toBeInTheDocument()
+    expect(within(dialog).getByText('请输入应用私钥')).toBeInTheDocument()
+
+    await user.type(field('应用 APPID'), '2021-0001')
+    await user.click(field('应用私钥'))
+    await user.paste('not a key!')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('应用 APPID 须为数字')).toBeInTheDocument()
+    expect(within(dialog).getByText('密钥须为 PEM 文本（-----BEGIN …）或纯 base64 文本')).toBeInTheDocument()
+    expect(writes).toEqual([])
+
+    await user.clear(field('应用 APPID'))
+    await user.type(field('应用 APPID'), '2021000123456789')
+    await user.selectOptions(field('支付产品'), 'qrcode')
+    await user.click(field('支付宝公钥'))
+    await user.paste(` ${MOCK_ALIPAY_PUBLIC_KEY}\n`)
+    await user.clear(field('应用私钥'))
+    await user.click(field('应用私钥'))
+    await user.paste(`${PRIVATE_KEY_PEM}\n`)
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+
+    await waitFor(() =>
+      expect(writes).toEqual([
+        {
+          method: 'POST',
+          body: {
+            name: '支付宝官方',
+            type: 'alipay',
+            icon: 'https://pay.example.com/alipay.png',
+            enable: true,
+            fixed_fee: 0,
+            percent_fee: 0,
+            currency: 'CNY',
+            notify_domain: '',
+            sort: 0,
+            config: {
+              app_id: '2021000123456789',
+              mode: 'qrcode',
+              alipay_public_key: MOCK_ALIPAY_PUBLIC_KEY,
+              private_key: PRIVATE_KEY_PEM,
+            },
+          },
+        },
+      ]),
+    )
+    expect(await screen.findByText('支付方式已添加！')).toBeInTheDocument()
+    const row = await screen.findByTestId('gateway-row-1')
+    expect(row).toHaveTextContent('支付宝')
+    expect(within(row).getByTestId('gateway-currency')).toHaveTextContent('CNY')
+    expect(within(row).queryByTestId('gateway-webhook')).not.toBeInTheDocument()
+  })
+
+  it('edits an Alipay gateway with the private key left blank (sent as ""); the switch keeps it too', async () => {
+    resetPaymentMocks([mockAlipayGateway()])
+    signIn()
+    const writes = recordWrites()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+
+    const row = await screen.findByTestId('gateway-row-4')
+    expect(row).toHaveTextContent('支付宝')
+    await user.click(within(row).getByTestId('gateway-edit'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const field = (label: string) => within(dialog).getByLabelText(label)
+    expect(field('类型')).toHaveValue('alipay')
+    expect(field('收款币种')).toHaveValue('CNY')
+    expect(field('收款币种')).toBeDisabled()
+    expect(field('应用 APPID')).toHaveValue('2021000123456789')
+    expect(field('支付产品')).toHaveValue('page')
+    // Alipay's public key is not a secret: it is listed and shown.
+    expect(field('支付宝公钥')).toHaveValue(MOCK_ALIPAY_PUBLIC_KEY)
+    expect(field('应用私钥')).toHaveValue('')
+    expect(field('应用私钥')).toHaveAttribute('placeholder', '留空则保留原密钥')
+    expect(within(dialog).getByTestId('gateway-alipay-private-key-hint')).toHaveTextContent('已保存密钥；留空则保留原密钥，填写则替换。')
+
+    await user.selectOptions(field('支付产品'), 'qrcode')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    const saved = {
+      id: 4,
+      name: '支付宝官方',
+      type: 'alipay',
+      icon: 'https://pay.example.com/alipay.png',
+      enable: true,
+      fixed_fee: 0,
+      percent_fee: 0.006,
+      currency: 'CNY',
+      notify_domain: '',
+      sort: 0,
+      config: { app_id: '2021000123456789', mode: 'qrcode', alipay_public_key: MOCK_ALIPAY_PUBLIC_KEY, private_key: '' },
+    }
+    await waitFor(() => expect(writes).toEqual([{ method: 'PUT', body: saved }]))
+    expect(await screen.findByText('支付方式已保存！')).toBeInTheDocument()
+    await waitFor(() => expect(screen.queryByTestId('gateway-form-dialog')).not.toBeInTheDocument())
+
+    // Still saved: the next edit says so.
+    await user.click(within(screen.getByTestId('gateway-row-4')).getByTestId('gateway-edit'))
+    const again = await screen.findByTestId('gateway-form-dialog')
+    expect(within(again).getByLabelText('支付产品')).toHaveValue('qrcode')
+    expect(within(again).getByTestId('gateway-alipay-private-key-hint')).toHaveTextContent('已保存密钥')
+    await user.click(within(again).getByRole('button', { name: '取消' }))
+    await waitFor(() => expect(screen.queryByTestId('gateway-form-dialog')).not.toBeInTheDocument())
+
+    // The switch sends Alipay's config shape, the private key kept.
+    await user.click(within(screen.getByTestId('gateway-row-4')).getByTestId('gateway-toggle'))
+    await waitFor(() => expect(writes).toHaveLength(2))
+    expect(writes[1]).toEqual({ method: 'PUT', body: { ...saved, enable: false } })
+    expect(await screen.findByText('支付方式已停用！')).toBeInTheDocument()
+  })
+
+  it('checks a WeChat Pay gateway like the server: digits for the merchant number, a 32-character APIv3 key; then sends it', async () => {
+    resetPaymentMocks([])
+    signIn()
+    const writes = recordWrites()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('gateway-create'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const field = (label: string) => within(dialog).getByLabelText(label)
+
+    await user.selectOptions(field('类型'), 'wxpay')
+    expect(field('收款币种')).toHaveValue('CNY')
+    expect(field('收款币种')).toBeDisabled()
+    expect(within(dialog).getByTestId('gateway-currency-hint')).toHaveTextContent('微信支付仅支持人民币（CNY）收款。')
+    expect(within(dialog).getByTestId('gateway-wxpay-fields')).toHaveTextContent('微信支付接口')
+    expect(within(dialog).getByTestId('gateway-notify-auto')).toHaveTextContent('告诉微信支付，无需在其后台登记')
+    expect(within(dialog).getByTestId('gateway-wxpay-https')).toHaveTextContent('微信支付只向 https:// 地址发送通知')
+    expect(field('APIv3 密钥')).toHaveAttribute('type', 'password')
+    expect(field('商户 API 私钥').tagName).toBe('TEXTAREA')
+    expect(field('微信支付公钥').tagName).toBe('TEXTAREA')
+
+    await user.type(field('名称'), '微信支付')
+    await user.type(field('图标'), 'https://pay.example.com/wxpay.png')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    for (const message of [
+      '请输入商户号',
+      '请输入 AppID',
+      '请输入商户 API 证书序列号',
+      '请输入微信支付公钥 ID',
+      '请输入微信支付公钥',
+      '请输入商户 API 私钥',
+      '请输入 APIv3 密钥',
+    ]) {
+      expect(await within(dialog).findByText(message)).toBeInTheDocument()
+    }
+
+    await user.type(field('商户号'), '19000-0109')
+    await user.type(field('关联 AppID'), 'wx8888888888888888')
+    await user.type(field('商户 API 证书序列号'), 'not-hex')
+    await user.type(field('微信支付公钥 ID'), 'PUB_KEY_ID_0114232134912410000000000000')
+    await user.click(field('微信支付公钥'))
+    await user.paste(MOCK_WXPAY_PUBLIC_KEY)
+    await user.click(field('商户 API 私钥'))
+    await user.paste(PRIVATE_KEY_PEM)
+    await user.type(field('APIv3 密钥'), 'too-short')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('商户号须为数字')).toBeInTheDocument()
+    expect(within(dialog).getByText('证书序列号须为十六进制字符（0–9、A–F）')).toBeInTheDocument()
+    expect(within(dialog).getByText('APIv3 密钥须为 32 个字符')).toBeInTheDocument()
+    // 33 characters is not 32 either.
+    await user.clear(field('APIv3 密钥'))
+    await user.type(field('APIv3 密钥'), 'a'.repeat(33))
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    expect(await within(dialog).findByText('APIv3 密钥须为 32 个字符')).toBeInTheDocument()
+    expect(writes).toEqual([])
+
+    await user.clear(field('商户号'))
+    await user.type(field('商户号'), '1900000109')
+    await user.clear(field('商户 API 证书序列号'))
+    await user.type(field('商户 API 证书序列号'), '5157F09EFDC096DE15EBE81A47057A7232F1B8E1')
+    await user.clear(field('APIv3 密钥'))
+    await user.type(field('APIv3 密钥'), 'abcdefghijklmnopqrstuvwxyz012345')
+    await user.type(field('回调地址'), 'https://cb.example.com')
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+
+    await waitFor(() =>
+      expect(writes).toEqual([
+        {
+          method: 'POST',
+          body: {
+            name: '微信支付',
+            type: 'wxpay',
+            icon: 'https://pay.example.com/wxpay.png',
+            enable: true,
+            fixed_fee: 0,
+            percent_fee: 0,
+            currency: 'CNY',
+            notify_domain: 'https://cb.example.com',
+            sort: 0,
+            config: {
+              mch_id: '1900000109',
+              app_id: 'wx8888888888888888',
+              serial_no: '5157F09EFDC096DE15EBE81A47057A7232F1B8E1',
+              platform_key_id: 'PUB_KEY_ID_0114232134912410000000000000',
+              platform_public_key: MOCK_WXPAY_PUBLIC_KEY,
+              private_key: PRIVATE_KEY_PEM,
+              api_v3_key: 'abcdefghijklmnopqrstuvwxyz012345',
+            },
+          },
+        },
+      ]),
+    )
+    expect(await screen.findByText('支付方式已添加！')).toBeInTheDocument()
+    expect(await screen.findByTestId('gateway-row-1')).toHaveTextContent('微信支付')
+  })
+
+  it('edits a WeChat Pay gateway with both secrets left blank (sent as "")', async () => {
+    resetPaymentMocks([mockWxpayGateway({ secrets_set: { private_key: true, api_v3_key: false } })])
+    signIn()
+    const writes = recordWrites()
+    renderApp('/panel/payment')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('gateway-row-5')).getByTestId('gateway-edit'))
+    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const field = (label: string) => within(dialog).getByLabelText(label)
+    expect(field('商户号')).toHaveValue('1900000109')
+    expect(field('微信支付公钥')).toHaveValue(MOCK_WXPAY_PUBLIC_KEY)
+    expect(field('收款币种')).toBeDisabled()
+    expect(within(dialog).getByTestId('gateway-wxpay-private-key-hint')).toHaveTextContent('已保存密钥')
+    expect(within(dialog).getByTestId('gateway-api-v3-key-hint')).toHaveTextContent('尚未保存密钥，请填写。')
+    for (const label of ['商户 API 私钥', 'APIv3 密钥']) {
+      expect(field(label)).toHaveValue('')
+      expect(field(label)).toHaveAttribute('placeholder', '留空则保留原密钥')
+    }
+    await user.click(within(dialog).getByTestId('gateway-form-submit'))
+    await waitFor(() => expect(writes).toHaveLength(1))
+    expect(writes[0]).toEqual({
+      method: 'PUT',
+      body: {
+        id: 5,
+        name: '微信支付官方',
+        type: 'wxpay',
+        icon: 'https://pay.example.com/wxpay.png',
+        enable: true,
+        fixed_fee: 0,
+        percent_fee: 0.006,
+        currency: 'CNY',
+        notify_domain: 'https://cb.example.com',
+        sort: 0,
+        config: { ...mockWxpayGateway().config, private_key: '', api_v3_key: '' },
+      },
+    })
+    expect(await screen.findByText('支付方式已保存！')).toBeInTheDocument()
   })
 
   it('the orders tab lists orders and filters them by trade number, user and status', async () => {

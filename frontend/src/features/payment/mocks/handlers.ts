@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw'
-import type { EpayGateway, Gateway, GatewayPayload, Order, StripeGateway } from '../types'
+import type { AlipayGateway, EpayGateway, Gateway, GatewayPayload, Order, StripeGateway, WxpayGateway } from '../types'
 
 const NOW = 1_735_689_600 // 2025-01-01 00:00:00 UTC
 
@@ -41,6 +41,60 @@ export function mockStripeGateway(overrides: Partial<StripeGateway> = {}): Strip
     created_at: NOW,
     config: {},
     secrets_set: { secret_key: true, webhook_secret: true },
+    ...overrides,
+  }
+}
+
+/** Alipay's public key as its console shows it (bare base64), for the mocks and tests. */
+export const MOCK_ALIPAY_PUBLIC_KEY = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAv8alipay+public/key=='
+
+/** WeChat Pay's public key as it is downloaded (PEM). */
+export const MOCK_WXPAY_PUBLIC_KEY = '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwx/wechat+pay==\n-----END PUBLIC KEY-----'
+
+/** An Alipay gateway in page mode (its private key saved; Alipay's public key is listed). */
+export function mockAlipayGateway(overrides: Partial<AlipayGateway> = {}): AlipayGateway {
+  return {
+    id: 4,
+    uuid: 'gw-0004',
+    name: '支付宝官方',
+    type: 'alipay',
+    icon: 'https://pay.example.com/alipay.png',
+    enable: true,
+    fixed_fee: 0,
+    percent_fee: 0.006,
+    currency: 'CNY',
+    notify_domain: '',
+    sort: 0,
+    created_at: NOW,
+    config: { app_id: '2021000123456789', mode: 'page', alipay_public_key: MOCK_ALIPAY_PUBLIC_KEY },
+    secrets_set: { private_key: true },
+    ...overrides,
+  }
+}
+
+/** A WeChat Pay (Native, API v3) gateway (both secrets saved). */
+export function mockWxpayGateway(overrides: Partial<WxpayGateway> = {}): WxpayGateway {
+  return {
+    id: 5,
+    uuid: 'gw-0005',
+    name: '微信支付官方',
+    type: 'wxpay',
+    icon: 'https://pay.example.com/wxpay.png',
+    enable: true,
+    fixed_fee: 0,
+    percent_fee: 0.006,
+    currency: 'CNY',
+    notify_domain: 'https://cb.example.com',
+    sort: 0,
+    created_at: NOW,
+    config: {
+      mch_id: '1900000109',
+      app_id: 'wx8888888888888888',
+      serial_no: '5157F09EFDC096DE15EBE81A47057A7232F1B8E1',
+      platform_key_id: 'PUB_KEY_ID_0114232134912410000000000000',
+      platform_public_key: MOCK_WXPAY_PUBLIC_KEY,
+    },
+    secrets_set: { private_key: true, api_v3_key: true },
     ...overrides,
   }
 }
@@ -103,6 +157,23 @@ function invalid(body: GatewayPayload, creating: boolean) {
     }
     return null
   }
+  if (body.type === 'alipay' || body.type === 'wxpay') {
+    if (body.currency !== 'CNY') return refuse(400, 'payment_config_invalid', `${body.type} charges in CNY only`)
+    const { app_id: appId = '', private_key: privateKey = '' } = body.config ?? {}
+    if (!appId) return refuse(400, 'payment_config_invalid', 'config.app_id is required')
+    if (creating && !privateKey) return refuse(400, 'payment_config_invalid', 'config.private_key is required')
+    if (body.type === 'alipay') {
+      if (!['qrcode', 'page'].includes(body.config.mode)) return refuse(400, 'payment_config_invalid', 'config.mode must be qrcode or page')
+      if (!body.config.alipay_public_key) return refuse(400, 'payment_config_invalid', 'config.alipay_public_key is required')
+      return null
+    }
+    const apiV3Key = body.config.api_v3_key ?? ''
+    if (!/^\d+$/.test(body.config.mch_id ?? '')) return refuse(400, 'payment_config_invalid', 'config.mch_id must be digits')
+    if ((creating || apiV3Key) && apiV3Key.length !== 32) {
+      return refuse(400, 'payment_config_invalid', 'config.api_v3_key must be 32 characters')
+    }
+    return null
+  }
   if (body.type !== 'epay') return refuse(400, 'payment_type_unsupported', 'unsupported gateway type')
   if (!/^https?:\/\//.test(body.config?.url ?? '') || !body.config?.pid) {
     return refuse(400, 'payment_config_invalid', 'config.url must be an http(s) URL and config.pid is required')
@@ -136,6 +207,21 @@ function stored(body: GatewayPayload, base: Gateway): Gateway {
         secret_key: was.secret_key || body.config.secret_key !== '',
         webhook_secret: was.webhook_secret || body.config.webhook_secret !== '',
       },
+    }
+  }
+  if (body.type === 'alipay') {
+    const { private_key: privateKey, ...config } = body.config
+    const had = base.type === 'alipay' && base.secrets_set.private_key
+    return { ...fields, type: 'alipay', config, secrets_set: { private_key: had || privateKey !== '' } }
+  }
+  if (body.type === 'wxpay') {
+    const { private_key: privateKey, api_v3_key: apiV3Key, ...config } = body.config
+    const was = base.type === 'wxpay' ? base.secrets_set : { private_key: false, api_v3_key: false }
+    return {
+      ...fields,
+      type: 'wxpay',
+      config,
+      secrets_set: { private_key: was.private_key || privateKey !== '', api_v3_key: was.api_v3_key || apiV3Key !== '' },
     }
   }
   const { key, ...config } = body.config

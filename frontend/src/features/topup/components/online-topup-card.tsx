@@ -7,6 +7,7 @@ import { useSearchParams } from 'react-router'
 import { CopyField } from '@/components/copy-field'
 import { GatewayIcon } from '@/components/gateway-icon'
 import { ListState } from '@/components/list-kit'
+import { QrCode } from '@/components/qr-code'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
 import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
@@ -28,7 +29,11 @@ import { amountIssue, createOnlineTopupSchema, minAmountOf, type OnlineTopupValu
 import type { CreatedOrder, PaymentGateway } from '../types'
 
 /** The order being paid: just created here, or only its number when the gateway sent the payer back. */
-type WaitingOrder = Pick<CreatedOrder, 'trade_no'> & Partial<CreatedOrder>
+type WaitingOrder = Pick<CreatedOrder, 'trade_no'> &
+  Partial<CreatedOrder> & {
+    /** The type of the gateway it was placed through (e.g. alipay, wxpay): what to scan its code with. */
+    gatewayType?: string
+  }
 
 /** How long typing must pause before a quote is asked for. */
 export const QUOTE_DEBOUNCE_MS = 400
@@ -42,8 +47,8 @@ export interface OnlineTopupCardProps {
 
 /**
  * Online top-up: an amount in USD and a gateway, the quote (discount, fee, total in the
- * gateway's currency) before paying, then the gateway's page in a new tab while the order's
- * status is polled. The gateway sends the payer back to `/panel/topup?trade_no=…`: that order's
+ * gateway's currency) before paying, then the gateway's page in a new tab, or the code to scan
+ * with the payer's app (Alipay, WeChat Pay), while the order's status is polled. The gateway sends the payer back to `/panel/topup?trade_no=…`: that order's
  * status is polled too. Without an enabled gateway: the operator's top-up link, or a note.
  */
 export function OnlineTopupCard({ onPaid }: OnlineTopupCardProps) {
@@ -143,7 +148,7 @@ function OnlineTopupForm({
   onCreated,
 }: {
   gateways: PaymentGateway[]
-  onCreated: (order: CreatedOrder) => void
+  onCreated: (order: WaitingOrder) => void
 }) {
   const { t } = useTranslation()
   const { display_in_currency, quota_per_unit, payment_min_amount } = useSiteInfo()
@@ -171,7 +176,7 @@ function OnlineTopupForm({
     try {
       const created = await create.mutateAsync(body)
       if (created.pay.type === 'redirect') openPaymentPage(created.pay.url)
-      onCreated(created)
+      onCreated({ ...created, gatewayType: gateways.find((g) => g.uuid === body.uuid)?.type })
     } catch {
       // Shown by the central error handler.
     }
@@ -419,6 +424,9 @@ function PaymentWaiting({
 
   const redirectUrl = order.pay?.type === 'redirect' ? pageUrl(order.pay.url) : undefined
   const qrLink = order.pay?.type === 'qrcode' ? contentLink(order.pay.content) : undefined
+  // The app the payer scans the code with, when the gateway's type names one.
+  const scanApp = order.gatewayType === 'alipay' || order.gatewayType === 'wxpay' ? order.gatewayType : 'other'
+  const total = order.order_amount !== undefined && order.currency !== undefined ? formatMoney(order.order_amount, order.currency) : ''
   return (
     <div className="grid gap-4" data-testid="topup-waiting">
       <p className="flex items-center gap-2 text-sm font-medium" role="status">
@@ -443,6 +451,13 @@ function PaymentWaiting({
       ) : (
         <>
           <p className="text-sm text-muted-foreground">{t('topup:pay.qrcodeNote')}</p>
+          <QrCode
+            content={order.pay.content}
+            label={t(`topup:pay.qrcodeAlt.${scanApp}`, { amount: total })}
+            pendingLabel={t('topup:pay.qrcodePending')}
+            failedLabel={t('topup:pay.qrcodeFailed')}
+            testId="topup-pay-qrcode"
+          />
           {qrLink && (
             <a
               href={qrLink}

@@ -7,15 +7,17 @@ import { mockStatus } from '@/features/site/mocks/handlers'
 import { browser } from '@/lib/oauth'
 import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
+import { qrCodeImage } from '@/components/qr-code'
 import { server } from '@/test/server'
 import { POLL_INTERVAL_MS, POLL_TIMEOUT_MS } from '../api/poll-order'
-import { MOCK_PAY_URL, MOCK_TRADE_NO, mockPaymentGateway, onlineTopupHandlers } from '../mocks/handlers'
+import { MOCK_PAY_URL, MOCK_TRADE_NO, MOCK_WXPAY_CODE, mockPaymentGateway, mockQuote, onlineTopupHandlers } from '../mocks/handlers'
 
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
 
 const member = { ...mockRoot, id: 2, username: 'alice', role: 1, quota: 250_000_000, used_quota: 500_000 }
 const alipay = mockPaymentGateway()
+const wxpay = mockPaymentGateway({ uuid: 'gw-wxpay', name: '微信支付', type: 'wxpay', percent_fee: 0 })
 const paypal = mockPaymentGateway({ uuid: 'gw-paypal', name: 'PayPal', currency: 'USD', percent_fee: 0, fixed_fee: 0.3 })
 
 function signIn(gateways = [alipay, paypal], opts: { min?: number } = {}) {
@@ -221,6 +223,94 @@ describe('online top-up', { timeout: 30_000 }, () => {
 
     await user.click(screen.getByTestId('topup-order-again'))
     expect(await screen.findByTestId('topup-online-form')).toBeInTheDocument()
+  })
+
+  it('pays by scanning: shows the WeChat Pay code as a QR image with the link to copy, and polls until paid', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    signIn([wxpay])
+    const polls: string[] = []
+    server.use(
+      http.get('*/api/user/order/status', ({ request }) => {
+        polls.push(new URL(request.url).searchParams.get('trade_no') ?? '')
+        const status = polls.length < 2 ? 'pending' : 'paid'
+        return HttpResponse.json({ success: true, message: '', data: { trade_no: MOCK_TRADE_NO, status, quota: 5_000_000 } })
+      }),
+    )
+    const open = vi.spyOn(window, 'open').mockImplementation(() => null)
+    renderApp('/panel/topup')
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime })
+    await user.type(await amountField(), '10')
+    // 10 % off, no fee: 9 × 7.3.
+    expect(await screen.findByTestId('topup-quote-total')).toHaveTextContent('¥65.70')
+    await user.click(screen.getByTestId('topup-pay'))
+
+    const waiting = await screen.findByTestId('topup-waiting')
+    // The code to scan, named for the app that reads it and the amount.
+    const code = await within(waiting).findByRole('img', { name: '请使用微信扫码支付 ¥65.70' })
+    expect(code).toHaveAttribute('data-testid', 'topup-pay-qrcode')
+    expect(code).toHaveAttribute('src', await qrCodeImage(MOCK_WXPAY_CODE))
+    expect(decodeURIComponent(code.getAttribute('src') ?? '')).toMatch(/^data:image\/svg\+xml;charset=utf-8,<svg[^>]*viewBox="0 0 \d+ \d+"/)
+    expect(within(waiting).queryByTestId('topup-pay-qrcode-pending')).not.toBeInTheDocument()
+    // The content stays to copy (or to open on a phone); no page is opened.
+    expect(within(waiting).getByTestId('topup-pay-content')).toHaveValue(MOCK_WXPAY_CODE)
+    expect(within(waiting).getByTestId('topup-pay-link')).toHaveAttribute('href', MOCK_WXPAY_CODE)
+    expect(waiting).toHaveTextContent('请用对应的支付应用扫描二维码')
+    expect(open).not.toHaveBeenCalled()
+
+    await act(() => vi.advanceTimersByTimeAsync(POLL_INTERVAL_MS))
+    await waitFor(() => expect(polls).toEqual([MOCK_TRADE_NO]))
+    expect(screen.getByTestId('topup-pay-qrcode')).toBeInTheDocument()
+    await act(() => vi.advanceTimersByTimeAsync(POLL_INTERVAL_MS))
+    await waitFor(() => expect(polls).toHaveLength(2))
+    expect(await screen.findByTestId('topup-order-message')).toHaveTextContent('支付成功，已到账 $10.00。')
+    expect(screen.queryByTestId('topup-pay-qrcode')).not.toBeInTheDocument()
+  })
+
+  it('names Alipay for an Alipay code to scan', async () => {
+    const alipayQr = mockPaymentGateway({ uuid: 'gw-alipay-qr', name: '支付宝当面付', type: 'alipay' })
+    signIn([alipayQr])
+    server.use(
+      http.post('*/api/user/order', () =>
+        HttpResponse.json({
+          success: true,
+          message: '',
+          data: {
+            ...mockQuote(alipayQr, 10),
+            trade_no: MOCK_TRADE_NO,
+            pay: { type: 'qrcode', content: 'https://qr.alipay.com/bax00000000000000000000' },
+          },
+        }),
+      ),
+    )
+    renderApp('/panel/topup')
+    const user = userEvent.setup()
+    await user.type(await amountField(), '10')
+    await screen.findByTestId('topup-quote-total')
+    await user.click(screen.getByTestId('topup-pay'))
+    const code = await screen.findByRole('img', { name: '请使用支付宝扫码支付 ¥68.99' })
+    expect(code).toHaveAttribute('src', await qrCodeImage('https://qr.alipay.com/bax00000000000000000000'))
+    expect(screen.getByTestId('topup-pay-content')).toHaveValue('https://qr.alipay.com/bax00000000000000000000')
+  })
+
+  it('an order refused for too many unpaid orders says so, not "too many requests"', async () => {
+    signIn([wxpay])
+    server.use(
+      http.post('*/api/user/order', () =>
+        HttpResponse.json(
+          { success: false, message: 'too many unpaid orders', code: 'payment_too_many_orders' },
+          { status: 429 },
+        ),
+      ),
+    )
+    renderApp('/panel/topup')
+    const user = userEvent.setup()
+    await user.type(await amountField(), '10')
+    await screen.findByTestId('topup-quote-total')
+    await user.click(screen.getByTestId('topup-pay'))
+    expect(
+      await screen.findByText('错误：未支付的订单过多（最多 5 笔）：请先完成其中一笔的支付，或等待它们过期（30 分钟后）再下单。'),
+    ).toBeInTheDocument()
+    expect(screen.queryByTestId('topup-waiting')).not.toBeInTheDocument()
   })
 
   it('falls back to this tab when the new tab is blocked', async () => {

@@ -17,6 +17,8 @@ export function mockPaymentGateway(overrides: Partial<PaymentGateway> = {}): Pay
 }
 
 export const MOCK_PAY_URL = 'https://pay.example.com/submit.php?out_trade_no=SB0001'
+/** What WeChat Pay (Native) answers an order with: the payment code's content, to show as a QR code. */
+export const MOCK_WXPAY_CODE = 'weixin://wxpay/bizpayurl?pr=abc'
 export const MOCK_TRADE_NO = 'SB0001'
 const USD_RATE = 7.3
 const QUOTA_PER_USD = 500_000
@@ -50,7 +52,8 @@ const refuse = (status: number, code: string, message: string) =>
 
 /**
  * Online top-up as the server answers it, through `gateways` (enabled ones), with a minimum of
- * `min` USD. Orders stay pending; tests answer the status themselves.
+ * `min` USD: a WeChat Pay order is paid by scanning a code, the others on the gateway's page.
+ * Orders stay pending; tests answer the status themselves.
  */
 export function onlineTopupHandlers(gateways: PaymentGateway[], { min = 1 }: { min?: number } = {}) {
   const check = (uuid: string | null, amountText: string | null | undefined) => {
@@ -78,7 +81,7 @@ export function onlineTopupHandlers(gateways: PaymentGateway[], { min = 1 }: { m
       const created: CreatedOrder = {
         ...mockQuote(r.gateway, r.amount),
         trade_no: MOCK_TRADE_NO,
-        pay: { type: 'redirect', url: MOCK_PAY_URL },
+        pay: r.gateway.type === 'wxpay' ? { type: 'qrcode', content: MOCK_WXPAY_CODE } : { type: 'redirect', url: MOCK_PAY_URL },
       }
       return ok(created)
     }),

@@ -19,6 +19,7 @@ pub mod relay;
 pub mod routes;
 pub mod settings;
 pub mod spa;
+pub mod telegram;
 pub mod turnstile;
 
 use crate::error::{ApiError, ApiResult};
@@ -62,6 +63,10 @@ pub struct ApiConfig {
     pub alipay_gateway_url: String,
     /// WeChat Pay's API origin ([`payment::wxpay::WXPAY_API_URL`]; tests point it at a fake).
     pub wxpay_api_url: String,
+    /// The Telegram Bot API's origin ([`telegram::TELEGRAM_API_URL`]; tests point it at a fake).
+    pub telegram_api_url: String,
+    /// A proxy for the Bot API (`TELEGRAM_PROXY`), where Telegram is not reachable directly.
+    pub telegram_proxy: Option<String>,
 }
 
 impl ApiConfig {
@@ -89,6 +94,8 @@ impl ApiConfig {
             stripe_api_url: payment::STRIPE_API_URL.to_owned(),
             alipay_gateway_url: payment::alipay::ALIPAY_GATEWAY_URL.to_owned(),
             wxpay_api_url: payment::wxpay::WXPAY_API_URL.to_owned(),
+            telegram_api_url: telegram::TELEGRAM_API_URL.to_owned(),
+            telegram_proxy: None,
         }
     }
 }
@@ -112,6 +119,8 @@ pub struct AppState {
     pub unreadable: at_rest::Reported,
     /// Everything the relay path keeps in memory.
     pub relay: relay::RelayState,
+    /// The Telegram bot's state on this node.
+    pub telegram: telegram::BotState,
 }
 
 impl AppState {
@@ -125,6 +134,7 @@ impl AppState {
             secret_box: crypto::SecretBox::new(&config.session_secret, &config.previous_secrets),
             unreadable: at_rest::Reported::default(),
             relay: relay::RelayState::default(),
+            telegram: telegram::BotState::default(),
             pool,
             backend,
             api_limiter: IpLimiter::new(config.api_limit),

@@ -131,6 +131,7 @@ pub const CATALOGUE: &[OptionDef] = &[
     secret("TurnstileSecretKey"),
     root("TelegramBotName", TEXT, ""),
     secret("TelegramBotToken"),
+    secret("TelegramWebhookSecret"),
     root("SMTPServer", TEXT, ""),
     root("SMTPPort", int(1, 65535), "587"),
     root("SMTPAccount", TEXT, ""),

@@ -189,6 +189,20 @@ pub struct Config {
     )]
     pub wxpay_api_url: String,
 
+    /// The Telegram Bot API's origin (a local Bot API server, or a mirror).
+    #[arg(
+        long,
+        env = "TELEGRAM_API_URL",
+        value_name = "TELEGRAM_API_URL",
+        default_value = "https://api.telegram.org"
+    )]
+    pub telegram_api_url: String,
+
+    /// A proxy for the Telegram Bot API (http://, https:// or socks5://), where Telegram is not
+    /// reachable directly.
+    #[arg(long, env = "TELEGRAM_PROXY", value_name = "TELEGRAM_PROXY")]
+    pub telegram_proxy: Option<String>,
+
     /// Requests per IP per window on /api (0 disables).
     #[arg(
         long,

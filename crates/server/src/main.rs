@@ -279,6 +279,8 @@ async fn run(cfg: Config) -> Result<(), String> {
         stripe_api_url: cfg.stripe_api_url.clone(),
         alipay_gateway_url: cfg.alipay_gateway_url.clone(),
         wxpay_api_url: cfg.wxpay_api_url.clone(),
+        telegram_api_url: cfg.telegram_api_url.clone(),
+        telegram_proxy: cfg.telegram_proxy.clone().filter(|p| !p.trim().is_empty()),
     };
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;
@@ -499,6 +501,8 @@ fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
             node.clone(),
             switchboard_api::relay::tasks::POLL_EVERY,
         );
+        // The Telegram bot: one node registers its webhook or polls (a lease).
+        switchboard_api::telegram::spawn_runner(state.clone(), node.clone());
         loop {
             tick.tick().await;
             n += 1;

@@ -20,6 +20,7 @@ pub mod schema;
 pub mod sessions;
 pub mod statistics;
 pub mod tasks;
+pub mod telegram;
 mod text;
 pub mod user_groups;
 pub mod users;

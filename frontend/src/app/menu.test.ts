@@ -118,6 +118,27 @@ describe('role and flag menu items', () => {
     expect(settingIds(ROLE.user)).not.toContain('setting')
   })
 
+  it('show the Telegram bot to root alone, right after the settings', () => {
+    expect(settingIds(ROLE.root)).toEqual([
+      'user',
+      'channel',
+      'user_group',
+      'pricing',
+      'model_ownedby',
+      'redemption',
+      'payment',
+      'token',
+      'profile',
+      'setting',
+      'telegram',
+      'guides',
+      'tools',
+    ])
+    expect(settingIds(ROLE.admin)).not.toContain('telegram')
+    expect(settingIds(ROLE.user)).not.toContain('telegram')
+    expect(findMenuTrail('/panel/telegram')?.item.url).toBe('/panel/telegram')
+  })
+
   it('show a root-only item to root alone', () => {
     const menu: MenuGroup[] = [
       {

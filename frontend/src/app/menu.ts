@@ -1,7 +1,7 @@
 import { MessagesSquareIcon, BoxesIcon, ChartColumnIcon, KeyRoundIcon, LayoutDashboardIcon, ReceiptTextIcon, ScrollTextIcon, ServerIcon, SettingsIcon, TagsIcon, UserRoundIcon, type LucideIcon } from 'lucide-react'
 import { Building2Icon, NetworkIcon, TicketIcon, UsersIcon, UsersRoundIcon, WalletIcon } from 'lucide-react'
 import { ImageIcon, ListTodoIcon } from 'lucide-react'
-import { BanknoteIcon, BookOpenIcon, CreditCardIcon, SlidersHorizontalIcon, WrenchIcon } from 'lucide-react'
+import { BanknoteIcon, BookOpenIcon, BotIcon, CreditCardIcon, SlidersHorizontalIcon, WrenchIcon } from 'lucide-react'
 import type { ParseKeys } from 'i18next'
 import { isAdmin } from '@/lib/roles'
 import { ROLE, type SiteInfo } from '@/types/api'
@@ -86,6 +86,7 @@ export const MENU: MenuGroup[] = [
       { id: 'token', type: 'item', title: 'panel:menu.token', url: '/panel/token', icon: KeyRoundIcon },
       { id: 'profile', type: 'item', title: 'profile:menu', url: '/panel/profile', icon: UserRoundIcon },
       { id: 'setting', type: 'item', title: 'settings:menu', url: '/panel/setting', icon: SettingsIcon, isAdmin: true },
+      { id: 'telegram', type: 'item', title: 'telegram:menu', url: '/panel/telegram', icon: BotIcon, isRoot: true },
       { id: 'guides', type: 'item', title: 'docs:menu.guides', url: '/panel/guides', icon: BookOpenIcon },
       { id: 'tools', type: 'item', title: 'docs:menu.tools', url: '/panel/tools', icon: WrenchIcon },
     ],

@@ -29,6 +29,7 @@ const ProfileRoute = lazy(() => import('./routes/panel/profile'))
 const ModelOwnedbyRoute = lazy(() => import('./routes/panel/model-ownedby'))
 const RedemptionRoute = lazy(() => import('./routes/panel/redemption'))
 const PaymentRoute = lazy(() => import('./routes/panel/payment'))
+const TelegramRoute = lazy(() => import('./routes/panel/telegram'))
 const TopupRoute = lazy(() => import('./routes/panel/topup'))
 const UserGroupRoute = lazy(() => import('./routes/panel/user-group'))
 const UserRoute = lazy(() => import('./routes/panel/user'))
@@ -89,6 +90,7 @@ export function AppRoutes() {
           <Route path="model_ownedby" element={<ModelOwnedbyRoute />} />
           <Route path="redemption" element={<RedemptionRoute />} />
           <Route path="payment" element={<PaymentRoute />} />
+          <Route path="telegram" element={<TelegramRoute />} />
           <Route path="topup" element={<TopupRoute />} />
           <Route path="user_group" element={<UserGroupRoute />} />
           <Route path="user" element={<UserRoute />} />

@@ -9,7 +9,7 @@ export const LANGUAGES = ['zh_CN', 'zh_HK', 'en', 'ja'] as const
 export type Language = (typeof LANGUAGES)[number]
 export const DEFAULT_LANGUAGE: Language = 'zh_CN'
 
-export const NAMESPACES = ['common', 'auth', 'panel', 'errors', 'tokens', 'logs', 'channels', 'users', 'groups', 'redemptions', 'payment', 'topup', 'owners', 'dashboard', 'profile', 'pricing', 'invoices', 'analytics', 'system', 'settings', 'public', 'playground', 'tasks', 'docs'] as const
+export const NAMESPACES = ['common', 'auth', 'panel', 'errors', 'tokens', 'logs', 'channels', 'users', 'groups', 'redemptions', 'payment', 'topup', 'owners', 'dashboard', 'profile', 'pricing', 'invoices', 'analytics', 'system', 'settings', 'public', 'playground', 'tasks', 'docs', 'telegram'] as const
 export type Namespace = (typeof NAMESPACES)[number]
 
 export function isLanguage(value: unknown): value is Language {

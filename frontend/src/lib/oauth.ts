@@ -7,7 +7,7 @@ import { readString } from './storage'
 export type RedirectProvider = 'github' | 'oidc' | 'lark'
 
 /** Every third-party identity an account can be bound to (DELETE /api/user/binding/{provider}). */
-export type BindingProvider = RedirectProvider | 'wechat'
+export type BindingProvider = RedirectProvider | 'wechat' | 'telegram'
 
 /** Where the browser goes; a seam for tests (jsdom can neither navigate nor open windows). */
 export const browser = {

@@ -13,6 +13,7 @@ import { logHandlers } from '@/features/logs/mocks/handlers'
 import { ownerHandlers } from '@/features/owners/mocks/handlers'
 import { redemptionHandlers } from '@/features/redemptions/mocks/handlers'
 import { paymentHandlers } from '@/features/payment/mocks/handlers'
+import { telegramHandlers } from '@/features/telegram/mocks/handlers'
 import { topupHandlers } from '@/features/topup/mocks/handlers'
 import { groupHandlers } from '@/features/groups/mocks/handlers'
 import { userHandlers } from '@/features/users/mocks/handlers'
@@ -24,5 +25,5 @@ import { taskHandlers } from '@/features/tasks/mocks/handlers'
 /** MSW server with every feature's default handlers; tests override with server.use(...). */
 export const server = setupServer(...noticeHandlers, ...siteHandlers, ...authHandlers, ...tokenHandlers, ...logHandlers, ...ownerHandlers, ...redemptionHandlers, ...paymentHandlers, ...topupHandlers, ...groupHandlers, ...userHandlers, ...channelHandlers,
   ...accountHandlers, ...analyticsHandlers, ...dashboardHandlers, ...invoicesHandlers, ...pricingHandlers, ...profileHandlers, ...settingsHandlers, ...systemHandlers,
-  ...taskHandlers,
+  ...taskHandlers, ...telegramHandlers,
 )

@@ -23,13 +23,14 @@ import type settings from '../../public/locales/zh_CN/settings.json'
 import type publicNs from '../../public/locales/zh_CN/public.json'
 import type tasks from '../../public/locales/zh_CN/tasks.json'
 import type docs from '../../public/locales/zh_CN/docs.json'
+import type telegram from '../../public/locales/zh_CN/telegram.json'
 
 // Typed keys: `t('auth:login.title')` is checked at compile time against the zh_CN files;
 // a test checks that the other languages have exactly the same keys. Listing every namespace
 // as default lets any component use any `ns:key` without naming namespaces in useTranslation().
 declare module 'i18next' {
   interface CustomTypeOptions {
-    defaultNS: ['common', 'auth', 'panel', 'errors', 'tokens', 'logs', 'channels', 'users', 'groups', 'redemptions', 'payment', 'topup', 'owners', 'dashboard', 'profile', 'pricing', 'invoices', 'analytics', 'system', 'settings', 'public', 'playground', 'tasks', 'docs']
+    defaultNS: ['common', 'auth', 'panel', 'errors', 'tokens', 'logs', 'channels', 'users', 'groups', 'redemptions', 'payment', 'topup', 'owners', 'dashboard', 'profile', 'pricing', 'invoices', 'analytics', 'system', 'settings', 'public', 'playground', 'tasks', 'docs', 'telegram']
     resources: {
       common: typeof common
       auth: typeof auth
@@ -55,6 +56,7 @@ declare module 'i18next' {
       playground: typeof playground
       tasks: typeof tasks
       docs: typeof docs
+      telegram: typeof telegram
     }
   }
 }

@@ -16,6 +16,7 @@ pub mod redemptions;
 pub mod site;
 pub mod system;
 pub mod tasks;
+pub mod telegram;
 pub mod tokens;
 pub mod users;
 
@@ -134,7 +135,7 @@ api_routes! {
     put "/user/self" => account::update_self, User, "account", "Change own name or password", body = account::UpdateSelfBody;
     post "/user/email/code" => account::send_bind_code, User, "account", "E-mail a code that binds a (new) address to the account", body = account::EmailCodeBody;
     post "/user/email/bind" => account::bind_email, User, "account", "Bind the address a code was sent to", body = account::EmailBindBody;
-    delete "/user/binding/{provider}" => oauth::unbind, User, "oauth", "Unbind a sign-in provider (github, oidc, lark, wechat) from the account";
+    delete "/user/binding/{provider}" => oauth::unbind, User, "oauth", "Unbind a sign-in provider (github, oidc, lark, wechat) or Telegram from the account";
     post "/user/token" => account::generate_access_token, User, "account", "Generate a new access token (shown once)";
     get "/user/token" => account::generate_access_token_get, User, "account", "Generate a new access token, the GET form for access-token callers (browsers: POST)";
     // Redeem a code (before `/user/{id}`, which would take it).
@@ -244,6 +245,15 @@ api_routes! {
     get "/option" => option::list, Admin, "settings", "Every setting the caller manages (secrets write-only)", alias "/option/";
     put "/option" => option::update, Admin, "settings", "Change one setting", body = option::UpdateBody, alias "/option/";
     put "/option/batch" => option::update_batch, Admin, "settings", "Change several settings at once (all or none)", body = option::BatchBody;
+    // The Telegram bot (root): its menu, status and command registration; Telegram's webhook.
+    get "/option/telegram" => telegram::list, Root, "telegram", "The bot's custom menu", query = telegram::ListQuery, alias "/option/telegram/";
+    post "/option/telegram" => telegram::create, Root, "telegram", "Create a menu entry", body = telegram::MenuBody, alias "/option/telegram/";
+    put "/option/telegram" => telegram::update, Root, "telegram", "Update a menu entry", body = telegram::MenuBody, alias "/option/telegram/";
+    put "/option/telegram/reload" => telegram::reload, Root, "telegram", "Register the command list (built-ins and menu) with Telegram";
+    get "/option/telegram/status" => telegram::status, Root, "telegram", "The bot's status: webhook (online) or polling (offline), running, reload needed";
+    get "/option/telegram/{id}" => telegram::get, Root, "telegram", "One menu entry";
+    delete "/option/telegram/{id}" => telegram::delete, Root, "telegram", "Delete a menu entry";
+    post "/telegram/{token}" => telegram::webhook, Public, "telegram", "Telegram delivers an update (webhook mode; answered {ok})";
 }
 
 /// Runs before the handler (and before its body is read) on every non-public route: resolves

@@ -501,6 +501,17 @@ pub async fn unbind(
     AuthUser(me): AuthUser,
     path: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
+    // Telegram is bound through the bot and is not a way to sign in: unbinding it is always
+    // allowed.
+    if path.as_str() == "telegram" {
+        let user = state
+            .db(move |c| {
+                switchboard_store::telegram::set_user(c, me.id, 0)?;
+                account::load_user(c, me.id)
+            })
+            .await?;
+        return Ok(crate::error::ok(user_json(&user)));
+    }
     let p = parse_provider(&path)?;
     let k = kind(p);
     let user = state

@@ -307,13 +307,35 @@ pub async fn redeem(
         .key
         .filter(|k| !k.is_empty())
         .ok_or(DomainError::Required { field: "key" })?;
-    let code = rules::normalize_code(&key).ok_or_else(invalid_code)?;
+    let r = redeem_for(&state, me.id, &me.username, &key).await?;
+    Ok(ok(
+        json!({"quota": r.credited, "balance": r.balance, "group": r.group}),
+    ))
+}
+
+/// What a redeemed code did.
+pub struct Redeemed {
+    pub credited: i64,
+    pub balance: i64,
+    pub group: String,
+}
+
+/// Redeems `key` for the user `user_id` (named `username`): exactly once, in one transaction
+/// with the credit, the recharge log and promotion; the ledger learns it after the commit. The
+/// console's top-up and the Telegram bot's `/recharge` both come here.
+pub async fn redeem_for(
+    state: &AppState,
+    user_id: i64,
+    username: &str,
+    key: &str,
+) -> ApiResult<Redeemed> {
+    let code = rules::normalize_code(key).ok_or_else(invalid_code)?;
     let snap = state.view();
     let per_unit = switchboard_domain::options::OptionValues::int(
         &crate::settings::View(&snap),
         "QuotaPerUnit",
     );
-    let user_id = me.id;
+    let username = username.to_owned();
     let (credited, balance, group, promoted) = state
         .db(move |c| {
             switchboard_store::transaction(c, |c| {
@@ -323,7 +345,7 @@ pub async fn redeem(
                     c,
                     LogType::Recharge,
                     user_id,
-                    &me.username,
+                    &username,
                     r.quota,
                     &format!(
                         "redeemed code \"{}\" (id {}) for {}",
@@ -349,7 +371,9 @@ pub async fn redeem(
     if promoted {
         state.relay.forget_user(user_id);
     }
-    Ok(ok(
-        json!({"quota": credited, "balance": balance, "group": group}),
-    ))
+    Ok(Redeemed {
+        credited,
+        balance,
+        group,
+    })
 }

@@ -38,4 +38,5 @@ mod security;
 mod site;
 mod system;
 mod tasks;
+mod telegram;
 mod tokens;

@@ -191,6 +191,7 @@ export const SECTIONS = [
     options: [
       ['TelegramBotName', TEXT],
       ['TelegramBotToken', SECRET],
+      ['TelegramWebhookSecret', SECRET],
     ],
   },
   {
@@ -229,6 +230,14 @@ export const SECTIONS = [
 
 export type SectionId = (typeof SECTIONS)[number]['id']
 export type KnownKey = (typeof SECTIONS)[number]['options'][number][0]
+
+/** The settings explained under their input (`settings:hints.<key>`). */
+export const HINTED_KEYS = ['TelegramWebhookSecret'] as const satisfies readonly KnownKey[]
+export type HintedKey = (typeof HINTED_KEYS)[number]
+
+export function isHintedKey(key: string): key is HintedKey {
+  return (HINTED_KEYS as readonly string[]).includes(key)
+}
 
 export interface OptionDef {
   key: string

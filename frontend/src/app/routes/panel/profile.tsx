@@ -5,6 +5,7 @@ import { EmailBindingCard } from '@/features/profile/components/email-binding-ca
 import { InviteCard } from '@/features/profile/components/invite-card'
 import { PasswordForm } from '@/features/profile/components/password-form'
 import { ProfileInfoForm } from '@/features/profile/components/profile-info-form'
+import { TelegramBotCard } from '@/features/profile/components/telegram-bot-card'
 import { useUser } from '@/stores/session'
 
 export default function ProfileRoute() {
@@ -21,6 +22,7 @@ export default function ProfileRoute() {
       <ProfileInfoForm user={user} />
       <AccountBindingCard user={user} />
       <EmailBindingCard user={user} />
+      <TelegramBotCard />
       <PasswordForm />
       <InviteCard user={user} />
       <AccessTokenCard hasToken={hasToken} />

@@ -8,6 +8,9 @@ import { Spinner } from '@/components/ui/spinner'
 import { notify } from '@/lib/toast'
 import { useGenerateAccessToken } from '../api/generate-access-token'
 
+/** The card's element id: the Telegram binding steps link here (the bot asks for this token). */
+export const ACCESS_TOKEN_ID = 'access-token'
+
 /** Access token for the management API: made on request, shown once, replaces the old one. */
 export function AccessTokenCard({ hasToken }: { hasToken: boolean }) {
   const { t } = useTranslation()
@@ -25,7 +28,7 @@ export function AccessTokenCard({ hasToken }: { hasToken: boolean }) {
     })
 
   return (
-    <Card data-testid="access-token-card">
+    <Card id={ACCESS_TOKEN_ID} className="scroll-mt-20" data-testid="access-token-card">
       <CardHeader>
         <CardTitle>
           <h2>{t('profile:accessToken.title')}</h2>

@@ -16,6 +16,7 @@ import { useSiteInfo } from '@/stores/site'
 import type { User } from '@/types/api'
 import { useBindWechat, useUnbindProvider } from '../api/bindings'
 import { EMAIL_BINDING_ID } from './email-binding-card'
+import { TelegramBindDialog } from './telegram-bind-dialog'
 
 interface Row {
   method: SignInMethod
@@ -39,7 +40,8 @@ function goToEmailCard() {
  * The ways to sign in to this account (spec 2.2, account binding): e-mail (bound in its own
  * card), GitHub, OpenID Connect, Lark, WeChat and Telegram. A method the site offers can be
  * bound (GitHub, OIDC, Lark: through the provider's page, which comes back as a binding;
- * WeChat: with the official account's code); a bound one can be unbound after a confirmation.
+ * WeChat: with the official account's code; Telegram: in a chat with the site's bot, which asks
+ * for the access token); a bound one can be unbound after a confirmation.
  */
 export function AccountBindingCard({ user }: { user: User }) {
   const { t } = useTranslation()
@@ -48,6 +50,7 @@ export function AccountBindingCard({ user }: { user: User }) {
   const wechat = useBindWechat()
   const unbind = useUnbindProvider()
   const [wechatOpen, setWechatOpen] = useState(false)
+  const [telegramOpen, setTelegramOpen] = useState(false)
   const [unbinding, setUnbinding] = useState<BindingProvider | null>(null)
 
   const rows: Row[] = [
@@ -88,11 +91,20 @@ export function AccountBindingCard({ user }: { user: User }) {
         </Button>
       )
     }
-    if (method === 'telegram') {
+    // Telegram is bound in Telegram (the bot asks for the access token); unbound like the others.
+    if (method === 'telegram' && !id) {
+      if (!enabled) {
+        return (
+          <span className="text-xs text-muted-foreground" data-testid="binding-telegram-later">
+            {t('profile:binding.telegramLater')}
+          </span>
+        )
+      }
       return (
-        <span className="text-xs text-muted-foreground" data-testid="binding-telegram-later">
-          {t('profile:binding.telegramLater')}
-        </span>
+        <Button type="button" size="sm" disabled={busy} onClick={() => setTelegramOpen(true)} data-testid="binding-telegram-bind">
+          <Link2Icon />
+          {t('profile:binding.bind')}
+        </Button>
       )
     }
     if (id) {
@@ -188,6 +200,9 @@ export function AccountBindingCard({ user }: { user: User }) {
         pending={wechat.isPending}
         submitLabel={t('profile:binding.bind')}
       />
+      {site.telegram_bot.trim() !== '' && (
+        <TelegramBindDialog bot={site.telegram_bot} open={telegramOpen} onOpenChange={setTelegramOpen} />
+      )}
       <ConfirmDialog
         open={unbinding !== null}
         onOpenChange={(open) => !open && setUnbinding(null)}

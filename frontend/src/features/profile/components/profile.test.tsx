@@ -252,6 +252,79 @@ describe('account binding', () => {
     expect(within(card).getByTestId('binding-oidc-bind')).toBeDisabled()
   })
 
+  it('Telegram: an unbound user is shown the bot and the steps; binding is read back from the server', async () => {
+    signIn({ ...mockRoot, telegram_id: 0 })
+    withStatus({ telegram_bot: 'switchboard_bot' })
+    renderApp('/panel/profile')
+    const card = await screen.findByTestId('account-binding')
+    expect(within(card).getByTestId('binding-telegram-status')).toHaveTextContent('未绑定')
+    expect(within(card).queryByTestId('binding-telegram-later')).not.toBeInTheDocument()
+    // The site's bot has its own entry.
+    expect(await screen.findByTestId('telegram-bot-link')).toHaveAttribute('href', 'https://t.me/switchboard_bot')
+    expect(screen.getByTestId('telegram-bot-link')).toHaveAttribute('target', '_blank')
+    expect(screen.getByTestId('telegram-bot-card')).toHaveTextContent('打开 @switchboard_bot')
+
+    const user = userEvent.setup()
+    await user.click(await within(card).findByTestId('binding-telegram-bind'))
+    const dialog = await screen.findByTestId('telegram-bind-dialog')
+    const open = within(dialog).getByTestId('telegram-bind-open')
+    expect(open).toHaveAttribute('href', 'https://t.me/switchboard_bot')
+    expect(open).toHaveAttribute('target', '_blank')
+    expect(open).toHaveAttribute('rel', 'noopener noreferrer')
+    expect(dialog).toHaveTextContent('/bind')
+    expect(dialog).toHaveTextContent('访问令牌')
+
+    // Not bound yet in Telegram: said so, the steps stay open.
+    await user.click(within(dialog).getByTestId('telegram-bind-check'))
+    expect(await screen.findByText('还没有检测到绑定，请按上面的步骤完成后再试。')).toBeInTheDocument()
+    expect(screen.getByTestId('telegram-bind-dialog')).toBeInTheDocument()
+
+    // Bound in Telegram meanwhile: the account is read again.
+    resetAuthMocks({ ...mockRoot, telegram_id: 987654321 })
+    await user.click(within(dialog).getByTestId('telegram-bind-check'))
+    expect(await screen.findByText('Telegram 绑定成功！')).toBeInTheDocument()
+    await waitFor(() => expect(within(card).getByTestId('binding-telegram-status')).toHaveTextContent('已绑定987654321'))
+    expect(screen.queryByTestId('telegram-bind-dialog')).not.toBeInTheDocument()
+    expect(within(card).getByTestId('binding-telegram-unbind')).toBeInTheDocument()
+  })
+
+  it('Telegram: the steps lead to the access token section', async () => {
+    signIn({ ...mockRoot, telegram_id: 0 })
+    withStatus({ telegram_bot: '@switchboard_bot' })
+    renderApp('/panel/profile')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('binding-telegram-bind'))
+    const dialog = await screen.findByTestId('telegram-bind-dialog')
+    expect(within(dialog).getByTestId('telegram-bind-open')).toHaveAttribute('href', 'https://t.me/switchboard_bot')
+    await user.click(within(dialog).getByTestId('telegram-bind-token'))
+    await waitFor(() => expect(screen.queryByTestId('telegram-bind-dialog')).not.toBeInTheDocument())
+    expect(within(screen.getByTestId('access-token-card')).getByTestId('access-token-generate')).toHaveFocus()
+  })
+
+  it('Telegram: a bound user sees the id and unbinds it', async () => {
+    signIn({ ...mockRoot, telegram_id: 123456789 })
+    withStatus({ telegram_bot: 'switchboard_bot' })
+    const deleted: string[] = []
+    server.events.on('request:start', ({ request }) => {
+      if (request.method === 'DELETE') deleted.push(new URL(request.url).pathname)
+    })
+    renderApp('/panel/profile')
+    const card = await screen.findByTestId('account-binding')
+    expect(within(card).getByTestId('binding-telegram-status')).toHaveTextContent('已绑定123456789')
+    const user = userEvent.setup()
+    await user.click(await within(card).findByTestId('binding-telegram-unbind'))
+    const confirm = await screen.findByTestId('binding-unbind-confirm')
+    expect(confirm).toHaveTextContent('解除 Telegram 绑定？')
+    await user.click(within(confirm).getByTestId('binding-unbind-confirm-confirm'))
+    await waitFor(() => expect(within(card).getByTestId('binding-telegram-status')).toHaveTextContent('未绑定'))
+    expect(deleted).toEqual(['/api/user/binding/telegram'])
+    expect(await screen.findByText('已解除 Telegram 绑定')).toBeInTheDocument()
+    expect(sessionStore.get().user?.telegram_id).toBe(0)
+    // The bot is there, so it can be bound again.
+    expect(within(card).getByTestId('binding-telegram-bind')).toBeInTheDocument()
+    server.events.removeAllListeners()
+  })
+
   it('unbinds after a confirmation; the last way to sign in is refused in Chinese', async () => {
     signIn({ ...mockRoot, github_id: 'gh-42', wechat_id: 'wx-7' })
     withStatus(ALL_ON)

@@ -18,10 +18,11 @@ export const profileHandlers = [
   http.post('*/api/user/token', () => HttpResponse.json({ success: true, message: '', data: ACCESS_TOKEN })),
   http.delete('*/api/user/binding/:provider', ({ params }) => {
     const provider = String(params.provider)
-    if (!['github', 'oidc', 'lark', 'wechat'].includes(provider)) {
+    if (!['github', 'oidc', 'lark', 'wechat', 'telegram'].includes(provider)) {
       return HttpResponse.json({ success: false, message: 'unknown sign-in provider', code: 'invalid_provider' }, { status: 400 })
     }
-    const user = { ...(mockSignedIn() ?? mockRoot), [`${provider}_id`]: '' }
+    // Telegram's id is a number (0: not bound); the others are text.
+    const user = { ...(mockSignedIn() ?? mockRoot), [`${provider}_id`]: provider === 'telegram' ? 0 : '' }
     resetAuthMocks(user)
     return HttpResponse.json({ success: true, message: '', data: user })
   }),

@@ -10,7 +10,7 @@ import { Switch } from '@/components/ui/switch'
 import { Textarea } from '@/components/ui/textarea'
 import { formatAmount, parseQuotaText, renderNumber, type QuotaUnit } from '@/lib/format'
 import { LANGUAGES } from '@/lib/i18n'
-import type { KnownKey, OptionDef } from '../catalogue'
+import { isHintedKey, type KnownKey, type OptionDef } from '../catalogue'
 import { parseChatLinkRows, type ChatLinkRow, type OptionFormValues } from '../schemas'
 import type { OptionItem } from '../types'
 
@@ -209,6 +209,11 @@ export function OptionField({
               <span className="font-mono">{d.key}</span>
               {d.kind.type === 'quota' && <QuotaHint text={text} unit={unit} />}
               {d.kind.type === 'chatLinks' && <span>{t('settings:chatLinks.placeholders')}</span>}
+              {d.known && isHintedKey(d.key) && (
+                <span className="basis-full text-xs break-words" data-testid={`option-hint-${d.key}`}>
+                  {t(`settings:hints.${d.key}`)}
+                </span>
+              )}
             </FormDescription>
             <FormMessage />
           </FormItem>

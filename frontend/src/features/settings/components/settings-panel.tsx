@@ -1,5 +1,6 @@
 import { useMemo } from 'react'
 import { useTranslation } from 'react-i18next'
+import { useSearchParams } from 'react-router'
 import { ListState } from '@/components/list-kit'
 import { Card } from '@/components/ui/card'
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/components/ui/tabs'
@@ -17,7 +18,8 @@ const TABS: SettingsTab[] = ['operation', 'system', 'other']
 /**
  * Settings (administrators): three tabs, each one form of typed inputs with one Save. The
  * server lists to an administrator only what they manage; root also sees sign-in, mail,
- * secrets (write-only) and the settings that decide where the server connects.
+ * secrets (write-only) and the settings that decide where the server connects. `?tab=` opens
+ * that tab first.
  */
 export function SettingsPanel() {
   const { t } = useTranslation()
@@ -26,6 +28,9 @@ export function SettingsPanel() {
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
   const items = useMemo(() => new Map<string, OptionItem>((options.data ?? []).map((o) => [o.key, o])), [options.data])
+  // A link may open a tab (e.g. ?tab=system for the Telegram bot's token).
+  const [searchParams] = useSearchParams()
+  const wanted = searchParams.get('tab')
   const tabs = useMemo(() => {
     const keys = [...items.keys()]
     return TABS.map((tab) => ({ tab, sections: sectionsOf(tab, keys) })).filter((x) => x.sections.length > 0)
@@ -54,7 +59,7 @@ export function SettingsPanel() {
           {t('settings:adminNote')}
         </p>
       )}
-      <Tabs defaultValue={tabs[0]?.tab}>
+      <Tabs defaultValue={tabs.find((x) => x.tab === wanted)?.tab ?? tabs[0]?.tab}>
         <TabsList>
           {tabs.map(({ tab }) => (
             <TabsTrigger key={tab} value={tab} data-testid={`settings-tab-${tab}`}>

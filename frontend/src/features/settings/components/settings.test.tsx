@@ -167,6 +167,26 @@ describe('settings screen', () => {
     expect(screen.queryByText('ChatCacheEnabled')).not.toBeInTheDocument()
   })
 
+  it('the Telegram webhook secret is write-only and says when the bot runs as a webhook; ?tab= opens a tab', async () => {
+    const batches = recordBatches()
+    signIn()
+    renderApp('/panel/setting?tab=system')
+    const telegram = await screen.findByTestId('settings-section-telegram')
+    expect(telegram).toBeVisible()
+    const secret = within(telegram).getByLabelText('Webhook 密钥')
+    expect(secret).toHaveAttribute('type', 'password')
+    expect(secret).toHaveValue('')
+    expect(secret).toHaveAttribute('placeholder', '未设置')
+    expect(within(telegram).getByLabelText('机器人 Token')).toHaveAttribute('placeholder', '已设置；留空则保持不变')
+    expect(within(telegram).getByTestId('option-hint-TelegramWebhookSecret')).toHaveTextContent(
+      '{ServerAddress}/api/telegram/{机器人 Token}',
+    )
+    const user = userEvent.setup()
+    await user.type(secret, 'hook-secret')
+    await user.click(screen.getByTestId('settings-save-system'))
+    await waitFor(() => expect(batches).toEqual([[{ key: 'TelegramWebhookSecret', value: 'hook-secret' }]]))
+  })
+
   it('a refused save is explained in the reader’s language', async () => {
     server.use(
       http.put('*/api/option/batch', () =>

@@ -12,6 +12,8 @@ export const mockOptions = (): OptionItem[] => [
   { key: 'ServerAddress', value: '', root_only: true },
   { key: 'SMTPToken', value: '', secret: true, set: true, root_only: true },
   { key: 'GitHubClientSecret', value: '', secret: true, set: false, root_only: true },
+  { key: 'TelegramBotToken', value: '', secret: true, set: true, root_only: true },
+  { key: 'TelegramWebhookSecret', value: '', secret: true, set: false, root_only: true },
   { key: 'FutureOption', value: 'x' },
   { key: 'ChatCacheEnabled', value: 'false' },
 ]

@@ -19,8 +19,12 @@
 //! root's menu entries (each answered with its static reply). A command may carry its argument
 //! (`/bind <token>`); otherwise the bot asks for it and waits five minutes. That wait lives in
 //! the memory of the node that asked: behind a load balancer in webhook mode, send the argument
-//! with the command.
+//! with the command. The bot speaks the Telegram user's language when the console has it
+//! (English, Simplified and Traditional Chinese, Japanese), else the site's (`texts`).
 
+pub mod texts;
+
+use self::texts::{render, Arg, Lang, Msg};
 use crate::auth::sha256_hex;
 use crate::error::{ApiError, ApiResult};
 use crate::settings::View;
@@ -294,10 +298,12 @@ pub async fn register_commands(state: &AppState) -> ApiResult<usize> {
         ));
     }
     let menus = state.db(|c| Ok(store::all_menus(c)?)).await?;
+    // In the site's language (users see their own in /help).
+    let lang = Lang::of(None, &site_lang(state));
     let mut commands: Vec<Value> = BUILTIN
         .iter()
         .filter(|(c, _)| *c != "start")
-        .map(|(c, d)| json!({"command": c, "description": d}))
+        .map(|(c, _)| json!({"command": c, "description": texts::command_description(lang, c)}))
         .collect();
     commands.extend(
         menus
@@ -361,7 +367,11 @@ async fn bound_user(state: &AppState, from: i64) -> ApiResult<Option<users::User
         .await
 }
 
-const NOT_BOUND: &str = "This Telegram account is not bound to an account yet: send /bind\\.";
+/// The site's language (`Language`).
+fn site_lang(state: &AppState) -> String {
+    let snap = state.view();
+    View(&snap).text("Language")
+}
 
 async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), String> {
     let chat = m["chat"]["id"].as_i64().unwrap_or_default();
@@ -372,6 +382,8 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
         return Ok(());
     }
     let message_id = m["message_id"].as_i64().unwrap_or_default();
+    let lang = Lang::of(m["from"]["language_code"].as_str(), &site_lang(state));
+    let say = |msg: Msg| render(lang, msg, &[]);
     let (cmd, arg) = match parse_command(text) {
         Some(c) => c,
         None => match state.telegram.take_pending(chat) {
@@ -379,8 +391,7 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
             Some(Pending::Code) if private => ("recharge".to_owned(), text.trim().to_owned()),
             _ => {
                 if private {
-                    api.send(chat, "Send /help to see what I can do\\.", None)
-                        .await?;
+                    api.send(chat, &say(Msg::UseHelp), None).await?;
                 }
                 return Ok(());
             }
@@ -393,30 +404,35 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
         "bind" | "unbind" | "balance" | "recharge" | "apikey" | "aff"
     );
     if personal && !private {
-        api.send(
-            chat,
-            "Please talk to me in a private chat for that\\.",
-            None,
-        )
-        .await?;
+        api.send(chat, &say(Msg::PrivateOnly), None).await?;
         return Ok(());
     }
-    let reply = match cmd.as_str() {
-        "start" | "help" => help(state).await,
-        "cancel" => {
-            state.telegram.pending.remove(&chat);
-            "Cancelled\\.".to_owned()
+    let user = if personal && cmd != "bind" {
+        match bound_user(state, from).await.map_err(|e| e.to_string())? {
+            Some(u) => Some(u),
+            None => {
+                api.send(chat, &say(Msg::NotBound), None).await?;
+                return Ok(());
+            }
         }
-        "bind" if arg.is_empty() => {
+    } else {
+        None
+    };
+    let reply = match (cmd.as_str(), user) {
+        ("start" | "help", _) => help(state, lang).await,
+        ("cancel", _) => {
+            state.telegram.pending.remove(&chat);
+            say(Msg::Cancelled)
+        }
+        ("bind", _) if arg.is_empty() => {
             state
                 .telegram
                 .pending
                 .insert(chat, (Pending::AccessToken, Instant::now()));
-            "Send me your access token \\(Profile → Access token on the site\\), or /cancel\\."
-                .to_owned()
+            say(Msg::AskToken)
         }
-        "bind" => {
-            let reply = bind(state, from, &arg).await;
+        ("bind", _) => {
+            let reply = bind(state, lang, from, &arg).await;
             // The token does not stay in the chat's history.
             if message_id != 0 {
                 let _ = api
@@ -429,74 +445,63 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
             }
             reply
         }
-        "unbind" => match bound_user(state, from).await.map_err(|e| e.to_string())? {
-            None => NOT_BOUND.to_owned(),
-            Some(u) => {
-                let id = u.id;
-                state
-                    .db(move |c| Ok(store::set_user(c, id, 0)?))
-                    .await
-                    .map_err(|e| e.to_string())?;
-                format!("Unbound from *{}*\\.", esc(&u.username))
+        ("unbind", Some(u)) => {
+            let id = u.id;
+            state
+                .db(move |c| Ok(store::set_user(c, id, 0)?))
+                .await
+                .map_err(|e| e.to_string())?;
+            render(lang, Msg::Unbound, &[Arg::Bold(&u.username)])
+        }
+        ("balance", Some(u)) => render(
+            lang,
+            Msg::Balance,
+            &[
+                Arg::Bold(&u.username),
+                Arg::Text(&show_quota(state, u.quota)),
+                Arg::Text(&show_quota(state, u.used_quota)),
+                Arg::Text(&u.request_count.to_string()),
+            ],
+        ),
+        ("recharge", Some(_)) if arg.is_empty() => {
+            state
+                .telegram
+                .pending
+                .insert(chat, (Pending::Code, Instant::now()));
+            say(Msg::AskCode)
+        }
+        ("recharge", Some(u)) => {
+            match crate::routes::redemptions::redeem_for(state, u.id, &u.username, &arg).await {
+                Ok(r) => render(
+                    lang,
+                    Msg::ToppedUp,
+                    &[
+                        Arg::Text(&show_quota(state, r.credited)),
+                        Arg::Text(&show_quota(state, r.balance)),
+                    ],
+                ),
+                Err(e) if e.code == "invalid_redemption_code" => say(Msg::CodeInvalid),
+                Err(e) => render(lang, Msg::NotToppedUp, &[Arg::Text(&e.message)]),
             }
-        },
-        "balance" => match bound_user(state, from).await.map_err(|e| e.to_string())? {
-            None => NOT_BOUND.to_owned(),
-            Some(u) => format!(
-                "*{}*\nBalance: {}\nUsed: {}\nRequests: {}",
-                esc(&u.username),
-                esc(&show_quota(state, u.quota)),
-                esc(&show_quota(state, u.used_quota)),
-                u.request_count
-            ),
-        },
-        "recharge" => match bound_user(state, from).await.map_err(|e| e.to_string())? {
-            None => NOT_BOUND.to_owned(),
-            Some(_) if arg.is_empty() => {
-                state
-                    .telegram
-                    .pending
-                    .insert(chat, (Pending::Code, Instant::now()));
-                "Send me the redemption code, or /cancel\\.".to_owned()
+        }
+        ("apikey", Some(u)) => {
+            let (text, markup) = key_page(state, lang, u.id, 1)
+                .await
+                .map_err(|e| e.to_string())?;
+            api.send(chat, &text, Some(markup)).await?;
+            return Ok(());
+        }
+        ("aff", Some(u)) => {
+            let code = u.aff_code.clone().unwrap_or_default();
+            let server = BotConfig::read(state).server;
+            if server.is_empty() {
+                render(lang, Msg::InviteCode, &[Arg::Code(&code)])
+            } else {
+                let link = format!("{server}/register?aff={code}");
+                render(lang, Msg::InviteLink, &[Arg::Code(&link)])
             }
-            Some(u) => {
-                match crate::routes::redemptions::redeem_for(state, u.id, &u.username, &arg).await {
-                    Ok(r) => format!(
-                        "Topped up {}\\. Balance: {}",
-                        esc(&show_quota(state, r.credited)),
-                        esc(&show_quota(state, r.balance))
-                    ),
-                    Err(e) => format!("Not topped up: {}", esc(&e.message)),
-                }
-            }
-        },
-        "apikey" => match bound_user(state, from).await.map_err(|e| e.to_string())? {
-            None => NOT_BOUND.to_owned(),
-            Some(u) => {
-                let (text, markup) = key_page(state, u.id, 1).await.map_err(|e| e.to_string())?;
-                api.send(chat, &text, Some(markup)).await?;
-                return Ok(());
-            }
-        },
-        "aff" => match bound_user(state, from).await.map_err(|e| e.to_string())? {
-            None => NOT_BOUND.to_owned(),
-            Some(u) => {
-                let server = BotConfig::read(state).server;
-                if server.is_empty() {
-                    format!(
-                        "Your invite code: `{}`",
-                        esc_code(&u.aff_code.clone().unwrap_or_default())
-                    )
-                } else {
-                    let link = format!(
-                        "{server}/register?aff={}",
-                        u.aff_code.clone().unwrap_or_default()
-                    );
-                    format!("Your invite link:\n`{}`", esc_code(&link))
-                }
-            }
-        },
-        other => {
+        }
+        (other, _) => {
             let command = other.to_owned();
             let menu = state
                 .db(move |c| match store::find_menu_by_command(c, &command) {
@@ -516,14 +521,14 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
                         .await?;
                     return Ok(());
                 }
-                None => "Unknown command\\. Send /help to see what I can do\\.".to_owned(),
+                None => say(Msg::Unknown),
             }
         }
     };
     api.send(chat, &reply, None).await.map(|_| ())
 }
 
-async fn help(state: &AppState) -> String {
+async fn help(state: &AppState, lang: Lang) -> String {
     let menus = state
         .db(|c| Ok(store::all_menus(c)?))
         .await
@@ -533,8 +538,11 @@ async fn help(state: &AppState) -> String {
         View(&snap).text("SystemName")
     };
     let mut text = format!("*{}*\n", esc(&system));
-    for (c, d) in BUILTIN.iter().filter(|(c, _)| *c != "start") {
-        text.push_str(&format!("/{c} – {}\n", esc(d)));
+    for (c, _) in BUILTIN.iter().filter(|(c, _)| *c != "start") {
+        text.push_str(&format!(
+            "/{c} – {}\n",
+            esc(texts::command_description(lang, c))
+        ));
     }
     for m in &menus {
         text.push_str(&format!("/{} – {}\n", esc(&m.command), esc(&m.description)));
@@ -542,50 +550,44 @@ async fn help(state: &AppState) -> String {
     text
 }
 
-async fn bind(state: &AppState, from: i64, token: &str) -> String {
+async fn bind(state: &AppState, lang: Lang, from: i64, token: &str) -> String {
     let hash = sha256_hex(token.trim());
     let r = state
         .db(move |c| {
             switchboard_store::transaction(c, |c| {
                 let user = match users::find_by_access_token_hash(c, &hash) {
                     Ok(u) => u,
-                    Err(e) if e.is_not_found() => return Ok(Err("not_found")),
+                    Err(e) if e.is_not_found() => return Ok(Err(Msg::InvalidToken)),
                     Err(e) => return Err(e.into()),
                 };
                 if user.status != 1 {
-                    return Ok(Err("disabled"));
+                    return Ok(Err(Msg::Disabled));
                 }
                 match store::set_user(c, user.id, from) {
                     Ok(()) => Ok(Ok(user.username)),
-                    Err(switchboard_store::StoreError::Conflict(_)) => Ok(Err("taken")),
+                    Err(switchboard_store::StoreError::Conflict(_)) => Ok(Err(Msg::Taken)),
                     Err(e) => Err::<_, ApiError>(e.into()),
                 }
             })
         })
         .await;
     match r {
-        Ok(Ok(name)) => format!(
-            "Bound to *{}*\\. Your message with the token was deleted\\.",
-            esc(&name)
-        ),
-        Ok(Err("taken")) => {
-            "This Telegram account is bound to another account: /unbind it there first\\."
-                .to_owned()
-        }
-        Ok(Err("disabled")) => "That account is disabled\\.".to_owned(),
-        Ok(Err(_)) => {
-            "That access token is not valid: generate one under Profile → Access token and /bind again\\."
-                .to_owned()
-        }
+        Ok(Ok(name)) => render(lang, Msg::Bound, &[Arg::Bold(&name)]),
+        Ok(Err(why)) => render(lang, why, &[]),
         Err(e) => {
             tracing::warn!("telegram: binding failed: {e}");
-            "Something went wrong; try again later\\.".to_owned()
+            render(lang, Msg::Failed, &[])
         }
     }
 }
 
 /// Page `page` of the user's keys: the text and its buttons.
-async fn key_page(state: &AppState, user_id: i64, page: i64) -> ApiResult<(String, Value)> {
+async fn key_page(
+    state: &AppState,
+    lang: Lang,
+    user_id: i64,
+    page: i64,
+) -> ApiResult<(String, Value)> {
     let page = page.max(1);
     let list = state
         .db(move |c| {
@@ -606,32 +608,43 @@ async fn key_page(state: &AppState, user_id: i64, page: i64) -> ApiResult<(Strin
         .await?;
     if list.total == 0 {
         return Ok((
-            "You have no API keys yet: create one on the site\\.".to_owned(),
+            render(lang, Msg::NoKeys, &[]),
             json!({"inline_keyboard": []}),
         ));
     }
     let pages = (list.total + KEYS_PER_PAGE - 1) / KEYS_PER_PAGE;
-    let mut text = format!("*API keys* \\({page}/{pages}\\)\n");
+    let title = render(
+        lang,
+        Msg::KeysTitle,
+        &[Arg::Text(&page.to_string()), Arg::Text(&pages.to_string())],
+    );
+    let mut text = format!("*{title}*\n");
     let mut rows: Vec<Value> = Vec::new();
     for t in &list.items {
-        let status = switchboard_domain::token::effective_status(
+        use switchboard_domain::token::TokenStatus;
+        let status = match switchboard_domain::token::effective_status(
             t.status,
             t.expired_at,
             t.unlimited_quota,
             t.remain_quota,
             now(),
-        );
+        ) {
+            TokenStatus::Enabled => Msg::Enabled,
+            TokenStatus::Disabled => Msg::KeyDisabled,
+            TokenStatus::Expired => Msg::Expired,
+            TokenStatus::Exhausted => Msg::Exhausted,
+        };
         let remain = if t.unlimited_quota {
-            "unlimited".to_owned()
+            texts::template(lang, Msg::Unlimited).to_owned()
         } else {
             show_quota(state, t.remain_quota)
         };
         text.push_str(&format!(
-            "\n*{}* `{}`\n{} · remaining {}\n",
+            "\n*{}* `{}`\n{} · {}\n",
             esc(&t.name),
             esc_code(&t.key_hint),
-            esc(&format!("{status:?}").to_lowercase()),
-            esc(&remain)
+            render(lang, status, &[]),
+            render(lang, Msg::Remaining, &[Arg::Text(&remain)])
         ));
         rows.push(
             json!([{"text": format!("🔑 {}", t.name), "callback_data": format!("k:{}", t.id)}]),
@@ -655,6 +668,7 @@ async fn on_button(state: &AppState, api: &BotApi, q: &Value) -> Result<(), Stri
     let data = q["data"].as_str().unwrap_or_default();
     let chat = q["message"]["chat"]["id"].as_i64().unwrap_or_default();
     let message_id = q["message"]["message_id"].as_i64().unwrap_or_default();
+    let lang = Lang::of(q["from"]["language_code"].as_str(), &site_lang(state));
     let _ = api
         .call(
             "answerCallbackQuery",
@@ -663,10 +677,13 @@ async fn on_button(state: &AppState, api: &BotApi, q: &Value) -> Result<(), Stri
         )
         .await;
     let Some(u) = bound_user(state, from).await.map_err(|e| e.to_string())? else {
-        return api.send(chat, NOT_BOUND, None).await.map(|_| ());
+        return api
+            .send(chat, &render(lang, Msg::NotBound, &[]), None)
+            .await
+            .map(|_| ());
     };
     if let Some(page) = data.strip_prefix("p:").and_then(|p| p.parse::<i64>().ok()) {
-        let (text, markup) = key_page(state, u.id, page)
+        let (text, markup) = key_page(state, lang, u.id, page)
             .await
             .map_err(|e| e.to_string())?;
         api.call(
@@ -691,17 +708,13 @@ async fn on_button(state: &AppState, api: &BotApi, q: &Value) -> Result<(), Stri
             .map_err(|e| e.to_string())?;
         let Some(t) = t else {
             return api
-                .send(chat, "That key is gone\\.", None)
+                .send(chat, &render(lang, Msg::KeyGone, &[]), None)
                 .await
                 .map(|_| ());
         };
         let Some(key) = state.key_box.open(&t.key_ciphertext) else {
             return api
-                .send(
-                    chat,
-                    "This key cannot be shown again: create a new one on the site\\.",
-                    None,
-                )
+                .send(chat, &render(lang, Msg::KeyUnavailable, &[]), None)
                 .await
                 .map(|_| ());
         };

@@ -83,7 +83,7 @@ async fn deliver(app: &TestApp, secret: &str, update: Value) -> u16 {
 fn message(from: i64, chat_type: &str, text: &str) -> Value {
     let chat = if chat_type == "private" { from } else { -100 };
     json!({"update_id": 1, "message": {"message_id": 555, "date": 1_800_000_000, "text": text,
-           "from": {"id": from, "is_bot": false, "first_name": "A"},
+           "from": {"id": from, "is_bot": false, "first_name": "A", "language_code": "en"},
            "chat": {"id": chat, "type": chat_type}}})
 }
 
@@ -135,6 +135,23 @@ async fn the_bot_binds_answers_and_tops_up_through_the_webhook() {
         "MarkdownV2"
     );
     assert_eq!(calls(&tg, "sendMessage").await[0]["chat_id"], ALICE);
+
+    // Users are answered in their language, else the site's (zh_CN by default).
+    let mut zh = message(BOB, "private", "/balance");
+    zh["message"]["from"]["language_code"] = json!("zh-hans");
+    deliver(&app, SECRET, zh).await;
+    assert!(last_text(&tg).await.contains("尚未绑定"));
+    let mut ja = message(BOB, "private", "/balance");
+    ja["message"]["from"]["language_code"] = json!("ja");
+    deliver(&app, SECRET, ja).await;
+    assert!(last_text(&tg).await.contains("連携されていません"));
+    let mut none = message(BOB, "private", "/cancel");
+    none["message"]["from"]
+        .as_object_mut()
+        .unwrap()
+        .remove("language_code");
+    deliver(&app, SECRET, none).await;
+    assert_eq!(last_text(&tg).await, "已取消。");
 
     // Not bound yet; a wrong token is refused.
     assert!(say(&app, &tg, ALICE, "/balance")
@@ -235,7 +252,7 @@ async fn the_bot_binds_answers_and_tops_up_through_the_webhook() {
     assert_eq!(markup[5][0]["callback_data"], "p:2");
     let press = |data: String| {
         json!({"update_id": 2, "callback_query": {"id": "cb1", "data": data,
-               "from": {"id": ALICE, "is_bot": false, "first_name": "A"},
+               "from": {"id": ALICE, "is_bot": false, "first_name": "A", "language_code": "en"},
                "message": {"message_id": 77, "date": 1, "chat": {"id": ALICE, "type": "private"}}}})
     };
     assert_eq!(deliver(&app, SECRET, press("p:2".into())).await, 200);
@@ -264,7 +281,7 @@ async fn the_bot_binds_answers_and_tops_up_through_the_webhook() {
     );
     // Bob may not see Alice's key.
     let bob_press = json!({"update_id": 3, "callback_query": {"id": "cb2", "data": format!("k:{}", ids[0]),
-        "from": {"id": BOB, "is_bot": false, "first_name": "B"},
+        "from": {"id": BOB, "is_bot": false, "first_name": "B", "language_code": "en-US"},
         "message": {"message_id": 78, "date": 1, "chat": {"id": BOB, "type": "private"}}}});
     assert_eq!(deliver(&app, SECRET, bob_press).await, 200);
     assert!(last_text(&tg).await.contains("not bound"));
@@ -420,6 +437,10 @@ async fn root_edits_the_menu_and_reload_registers_it() {
         .unwrap()
         .clone();
     assert!(commands.contains(&json!({"command": "prices", "description": "Prices"})));
+    assert!(
+        commands.contains(&json!({"command": "balance", "description": "查询余额"})),
+        "built-ins in the site's language: {commands:?}"
+    );
     assert!(commands.iter().any(|c| c["command"] == "bind"));
     assert_eq!(
         root.get("/api/option/telegram/status").await.ok()["reload_needed"],

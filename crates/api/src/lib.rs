@@ -67,6 +67,8 @@ pub struct ApiConfig {
     pub telegram_api_url: String,
     /// A proxy for the Bot API (`TELEGRAM_PROXY`), where Telegram is not reachable directly.
     pub telegram_proxy: Option<String>,
+    /// When set, `/metrics` needs `Authorization: Bearer <token>` (`METRICS_TOKEN`).
+    pub metrics_token: Option<String>,
 }
 
 impl ApiConfig {
@@ -96,6 +98,7 @@ impl ApiConfig {
             wxpay_api_url: payment::wxpay::WXPAY_API_URL.to_owned(),
             telegram_api_url: telegram::TELEGRAM_API_URL.to_owned(),
             telegram_proxy: None,
+            metrics_token: None,
         }
     }
 }

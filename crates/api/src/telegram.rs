@@ -140,6 +140,11 @@ pub struct BotState {
 }
 
 impl BotState {
+    /// Whether this node receives the bot's updates (it holds the lease and the bot runs).
+    pub fn is_running(&self) -> bool {
+        self.running.load(Ordering::Relaxed)
+    }
+
     pub fn menu_changed(&self) {
         self.menu_dirty.store(true, Ordering::Relaxed);
     }

@@ -203,6 +203,11 @@ pub struct Config {
     #[arg(long, env = "TELEGRAM_PROXY", value_name = "TELEGRAM_PROXY")]
     pub telegram_proxy: Option<String>,
 
+    /// A bearer token that `/metrics` then requires (unset: open, for a scraper on a private
+    /// network).
+    #[arg(long, env = "METRICS_TOKEN", value_name = "METRICS_TOKEN")]
+    pub metrics_token: Option<String>,
+
     /// Requests per IP per window on /api (0 disables).
     #[arg(
         long,

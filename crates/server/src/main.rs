@@ -281,6 +281,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         wxpay_api_url: cfg.wxpay_api_url.clone(),
         telegram_api_url: cfg.telegram_api_url.clone(),
         telegram_proxy: cfg.telegram_proxy.clone().filter(|p| !p.trim().is_empty()),
+        metrics_token: cfg.metrics_token.clone().filter(|t| !t.trim().is_empty()),
     };
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;

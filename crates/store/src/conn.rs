@@ -193,6 +193,17 @@ impl ManageConnection for Manager {
 pub type Pool = r2d2::Pool<Manager>;
 pub type PooledConn = r2d2::PooledConnection<Manager>;
 
+/// Whether the database answers: a connection within `timeout` and `SELECT 1` on it (the
+/// readiness probe). Blocking: call it from a blocking thread.
+pub fn ping(pool: &Pool, timeout: Duration) -> crate::StoreResult<()> {
+    use diesel::RunQueryDsl;
+    let mut conn = pool
+        .get_timeout(timeout)
+        .map_err(|e| crate::StoreError::Pool(e.to_string()))?;
+    diesel::sql_query("SELECT 1").execute(&mut *conn)?;
+    Ok(())
+}
+
 /// Builds a pool for the DSN. SQLite files get their parent folder created.
 pub fn connect(dsn: &str, max_size: u32) -> StoreResult<(Pool, Backend)> {
     let dsn = Dsn::parse(dsn)?;

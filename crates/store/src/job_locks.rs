@@ -91,6 +91,15 @@ pub fn find(conn: &mut DbConn, name: &str) -> StoreResult<Option<(String, i64)>>
         .optional()?)
 }
 
+/// Every lease row (held or expired): name, holder and expiry, by name.
+pub fn all(conn: &mut DbConn) -> StoreResult<Vec<(String, String, i64)>> {
+    Ok(job_locks::table
+        .select((job_locks::name, job_locks::holder, job_locks::expires_at))
+        .order(job_locks::name.asc())
+        .limit(100)
+        .load(conn)?)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

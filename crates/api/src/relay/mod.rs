@@ -128,6 +128,8 @@ pub struct RelayState {
     started: Instant,
     /// Redis, when nodes share state.
     shared: Option<shared::Shared>,
+    /// Unix time of the last ledger flush that left nothing it could write behind (`/metrics`).
+    pub last_flush: std::sync::atomic::AtomicI64,
 }
 
 impl Default for RelayState {
@@ -145,6 +147,7 @@ impl Default for RelayState {
             limits: DashMap::new(),
             clients: ClientPool::new(),
             started: Instant::now(),
+            last_flush: std::sync::atomic::AtomicI64::new(switchboard_store::now()),
             shared: None,
         }
     }
@@ -428,7 +431,7 @@ impl RelayState {
 /// data (the pool, a lost connection) keep the whole batch queued for the next try.
 pub async fn flush_ledger(state: &AppState) -> ApiResult<usize> {
     let pool = state.pool.clone();
-    state
+    let written = state
         .relay
         .ledger
         .flush(|batch| async move {
@@ -465,7 +468,14 @@ pub async fn flush_ledger(state: &AppState) -> ApiResult<usize> {
                 Err(e) => Err((Arc::try_unwrap(batch).unwrap_or_else(|b| (*b).clone()), e)),
             }
         })
-        .await
+        .await;
+    if written.is_ok() {
+        state.relay.last_flush.store(
+            switchboard_store::now(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+    written
 }
 
 /// Reads the database values of users and keys (for the ledger's resync and reconcile).

@@ -349,6 +349,15 @@ impl Shared {
         })
     }
 
+    /// Whether Redis answers (`PING`), for the readiness probe.
+    pub async fn ping(&self) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        redis::cmd("PING")
+            .query_async::<String>(&mut c)
+            .await
+            .map(|_| ())
+    }
+
     pub fn node(&self) -> &str {
         &self.node
     }

@@ -5,6 +5,7 @@ pub mod analytics;
 pub mod channel_ops;
 pub mod channels;
 pub mod groups;
+pub mod health;
 pub mod invoices;
 pub mod logs;
 pub mod oauth;
@@ -332,6 +333,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .wrap(from_fn(api_rate_limit))
             .default_service(web::to(api_not_found)),
     )
+    .route("/healthz", web::get().to(health::healthz))
+    .route("/readyz", web::get().to(health::readyz))
+    .route("/metrics", web::get().to(health::metrics))
     .configure(crate::relay::tasks::configure)
     .service(relay_scope())
     .service(gemini_scope())

@@ -114,6 +114,17 @@ pub async fn info(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<HttpRe
         .map_err(ApiError::internal)?
         .map_err(ApiError::internal)?;
     let cpu = (f64::from(s.cpu_percent) * 10.0).round() / 10.0;
+    // Who runs each cluster-wide job now (a lease per job in `job_locks`).
+    let at = switchboard_store::now();
+    let leases: Vec<serde_json::Value> = state
+        .db(|c| Ok(switchboard_store::job_locks::all(c)?))
+        .await?
+        .into_iter()
+        .map(|(name, holder, expires_at)| {
+            json!({"name": name, "holder": holder, "expires_at": expires_at,
+                   "held": expires_at >= at})
+        })
+        .collect();
     Ok(ok(json!({
         "cpu_percent": cpu,
         "memory": {
@@ -128,6 +139,7 @@ pub async fn info(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<HttpRe
         "backend": state.backend.name(),
         "redis": state.relay.shared().is_some(),
         "pending_consume_records": state.relay.ledger.pending_len(),
+        "leases": leases,
     })))
 }
 

@@ -111,3 +111,217 @@ async fn system_log_is_root_only_keeps_the_last_lines_and_pages_after_a_seq() {
         assert_eq!(r.status, 400, "{q}: {:?}", r.body);
     }
 }
+
+#[actix_web::test]
+async fn system_info_names_the_holder_of_each_cluster_job() {
+    let app = TestApp::new().await;
+    let at = switchboard_store::now();
+    let c = &mut app.conn();
+    assert!(switchboard_store::job_locks::try_acquire(c, "telegram", "node-a", at, 60).unwrap());
+    assert!(
+        switchboard_store::job_locks::try_acquire(c, "task-poll", "node-b", at - 100, 10).unwrap()
+    );
+    let r = app.root().get("/api/system/info").await;
+    let leases = r.ok()["leases"].clone();
+    let find = |name: &str| {
+        leases
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} in {leases}"))
+    };
+    assert_eq!(
+        (
+            find("telegram")["holder"].clone(),
+            find("telegram")["held"].clone()
+        ),
+        (serde_json::json!("node-a"), serde_json::json!(true))
+    );
+    assert_eq!(
+        find("task-poll")["held"],
+        false,
+        "expired: nobody runs it now"
+    );
+}
+
+async fn probe(app: &TestApp, path: &str) -> (u16, serde_json::Value) {
+    let r = reqwest::get(app.url(path)).await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap())
+}
+
+#[actix_web::test]
+async fn health_and_readiness_probes_answer_without_a_session() {
+    let app = TestApp::new().await;
+    assert_eq!(
+        probe(&app, "/healthz").await,
+        (200, serde_json::json!({"status": "ok"}))
+    );
+    assert_eq!(
+        probe(&app, "/readyz").await,
+        (
+            200,
+            serde_json::json!({"status": "ready", "database": "ok", "redis": "off"})
+        )
+    );
+    // With the ledger in Redis, Redis is probed too.
+    let Some(app) = TestApp::with_redis(switchboard_store::testing::TestDb::sqlite()).await else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_REDIS_URL must be set in CI"
+        );
+        return;
+    };
+    let (status, body) = probe(&app, "/readyz").await;
+    assert_eq!(
+        (status, body["redis"].clone()),
+        (200, serde_json::json!("ok"))
+    );
+}
+
+/// `psql` against the PostgreSQL server the tests use.
+fn psql(admin: &str, sql: &str) {
+    let out = std::process::Command::new("psql")
+        .arg(admin)
+        .args(["-v", "ON_ERROR_STOP=1", "-qc", sql])
+        .output()
+        .expect("psql runs");
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[actix_web::test]
+async fn a_node_whose_database_goes_away_is_not_ready_until_it_is_back() {
+    let Some(db) = switchboard_store::testing::TestDb::postgres() else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_PG_DSN must be set in CI"
+        );
+        return;
+    };
+    let admin = std::env::var("TEST_PG_DSN").unwrap();
+    let name = db.dsn.rsplit('/').next().unwrap().to_owned();
+    let app = TestApp::on(db, |_| {}).await;
+    assert_eq!(probe(&app, "/readyz").await.0, 200);
+    // The database refuses connections and drops the open ones (a restart, a failover).
+    psql(
+        &admin,
+        &format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false"),
+    );
+    psql(
+        &admin,
+        &format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"),
+    );
+    let (status, body) = probe(&app, "/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["status"], "unavailable");
+    assert!(
+        body["database"]
+            .as_str()
+            .unwrap()
+            .starts_with("unavailable"),
+        "{body}"
+    );
+    assert_eq!(
+        probe(&app, "/healthz").await.0,
+        200,
+        "alive, only not ready"
+    );
+    // Back: ready again without a restart, and requests are served.
+    psql(
+        &admin,
+        &format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true"),
+    );
+    let mut status = 0;
+    for _ in 0..20 {
+        status = probe(&app, "/readyz").await.0;
+        if status == 200 {
+            break;
+        }
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert_eq!(status, 200);
+    assert_eq!(app.root().get("/api/user/self").await.status, 200);
+}
+
+/// The value of the metric line `name ` in a Prometheus text answer.
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("{name} in {text}"))
+        .parse()
+        .unwrap()
+}
+
+#[actix_web::test]
+async fn metrics_show_the_pool_and_the_ledger_flush() {
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(10_000_000, serde_json::json!({"unlimited_quota": true}))
+        .await;
+    let scrape = || async {
+        let r = reqwest::get(app.url("/metrics")).await.unwrap();
+        assert_eq!(r.status(), 200);
+        assert!(r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4"));
+        r.text().await.unwrap()
+    };
+    let before = scrape().await;
+    assert!(before.contains("# TYPE switchboard_ledger_pending_records gauge"));
+    assert!(before.contains(&format!(
+        "switchboard_build_info{{version=\"{}\",backend=\"sqlite\"}} 1",
+        switchboard_domain::VERSION
+    )));
+    assert!(metric(&before, "switchboard_db_pool_max_connections") >= 1.0);
+    assert_eq!(metric(&before, "switchboard_redis_enabled"), 0.0);
+    let chat = serde_json::json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+    for _ in 0..3 {
+        assert_eq!(
+            app.relay(&s.key, "/v1/chat/completions", chat.clone())
+                .await
+                .status,
+            200
+        );
+    }
+    // The node's flusher writes them: nothing left waiting, and a flush newer than before.
+    let flushed_before = metric(&before, "switchboard_ledger_last_flush_timestamp_seconds");
+    actix_web::rt::time::sleep(std::time::Duration::from_millis(1100)).await;
+    app.flushed().await;
+    let after = scrape().await;
+    assert_eq!(metric(&after, "switchboard_ledger_pending_records"), 0.0);
+    assert_eq!(metric(&after, "switchboard_ledger_open_reservations"), 0.0);
+    assert!(metric(&after, "switchboard_ledger_last_flush_timestamp_seconds") > flushed_before);
+    assert!(metric(&after, "switchboard_db_pool_connections") >= 1.0);
+}
+
+#[actix_web::test]
+async fn metrics_can_require_a_bearer_token() {
+    let app = TestApp::with_config(|c| c.metrics_token = Some("scrape-me".into())).await;
+    let r = reqwest::get(app.url("/metrics")).await.unwrap();
+    assert_eq!(r.status(), 401);
+    let wrong = reqwest::Client::new()
+        .get(app.url("/metrics"))
+        .bearer_auth("scrape-you")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 401);
+    let ok = reqwest::Client::new()
+        .get(app.url("/metrics"))
+        .bearer_auth("scrape-me")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    assert!(ok
+        .text()
+        .await
+        .unwrap()
+        .contains("switchboard_uptime_seconds"));
+}

@@ -6,7 +6,8 @@ import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
-import { mockLine } from '../mocks/handlers'
+import { formatTimestamp } from '@/lib/format'
+import { mockLease, mockLine, mockSystemInfo } from '../mocks/handlers'
 
 // These flows type a lot; give them room on a busy machine.
 configure({ asyncUtilTimeout: 4_000 })
@@ -62,5 +63,66 @@ describe('system info screen', () => {
     const failed = await screen.findByTestId('system-info-empty-error', {}, { timeout: 4000 })
     expect(failed).toHaveTextContent('probe failed')
     expect(within(failed).getByTestId('system-info-empty-retry')).toBeInTheDocument()
+  })
+
+  it('lists the background jobs with the node that runs each, and the idle ones', async () => {
+    server.use(
+      http.get('*/api/system/info', () =>
+        HttpResponse.json({
+          success: true,
+          message: '',
+          data: mockSystemInfo({
+            leases: [
+              mockLease({ name: 'telegram', holder: '12345-ab12CD34', expires_at: 1_735_689_630 }),
+              mockLease({ name: 'task-poll', holder: '12345-ab12CD34' }),
+              mockLease({ name: 'channel-test', holder: '67890-zz99YY88', held: false, expires_at: 1_735_689_000 }),
+              mockLease({ name: 'local-ledger' }),
+              mockLease({ name: 'invoice-2026-10', holder: '67890-zz99YY88' }),
+              mockLease({ name: 'mystery-job', held: false }),
+            ],
+          }),
+        }),
+      ),
+    )
+    signIn({ ...mockRoot, role: 10 })
+    renderApp('/panel/system_info')
+    const card = await screen.findByTestId('system-leases')
+    expect(within(card).getByRole('heading', { name: '后台任务' })).toBeInTheDocument()
+
+    const row = (name: string) => within(card).getByTestId(`system-lease-${name}`)
+    const cell = (name: string, part: string) => within(row(name)).getByTestId(`system-lease-${part}`)
+    expect(cell('telegram', 'job')).toHaveTextContent('Telegram 机器人')
+    expect(cell('task-poll', 'job')).toHaveTextContent('Midjourney / Suno 任务轮询')
+    expect(cell('channel-test', 'job')).toHaveTextContent('定时渠道测试')
+    expect(cell('local-ledger', 'job')).toHaveTextContent('单节点账本')
+    expect(cell('invoice-2026-10', 'job')).toHaveTextContent('月度账单（invoice-2026-10）')
+    expect(cell('mystery-job', 'job')).toHaveTextContent(/^mystery-job$/)
+
+    const holder = cell('telegram', 'holder')
+    expect(holder).toHaveTextContent('12345-ab12CD34')
+    expect(holder).toHaveClass('font-mono')
+    expect(cell('telegram', 'state')).toHaveTextContent('运行中')
+    expect(cell('telegram', 'state')).toHaveAttribute('title', '运行于节点 12345-ab12CD34')
+    expect(cell('telegram', 'expires')).toHaveTextContent(formatTimestamp(1_735_689_630))
+
+    expect(cell('channel-test', 'holder')).toHaveTextContent('67890-zz99YY88')
+    expect(cell('channel-test', 'state')).toHaveTextContent('空闲（已过期）')
+    expect(cell('channel-test', 'state')).toHaveAttribute('title', '租约已过期，目前没有节点运行此任务。')
+    expect(cell('channel-test', 'expires')).toHaveTextContent(formatTimestamp(1_735_689_000))
+    expect(cell('mystery-job', 'state')).toHaveTextContent('空闲（已过期）')
+    expect(within(card).queryByTestId('system-leases-empty')).not.toBeInTheDocument()
+  })
+
+  it('says so when no cluster job has run yet, also for a node that does not report leases', async () => {
+    const infos = [mockSystemInfo({ leases: [] }), { ...mockSystemInfo(), leases: undefined }]
+    for (const data of infos) {
+      server.use(http.get('*/api/system/info', () => HttpResponse.json({ success: true, message: '', data })))
+      signIn()
+      const { unmount } = renderApp('/panel/system_info')
+      const card = await screen.findByTestId('system-leases')
+      expect(within(card).getByTestId('system-leases-empty')).toHaveTextContent('尚无集群任务运行过')
+      expect(within(card).queryByTestId('system-lease-telegram')).not.toBeInTheDocument()
+      unmount()
+    }
   })
 })

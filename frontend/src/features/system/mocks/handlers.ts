@@ -1,5 +1,13 @@
 import { http, HttpResponse } from 'msw'
-import type { LogLine, SystemInfo } from '../types'
+import type { Lease, LogLine, SystemInfo } from '../types'
+
+export const mockLease = (o: Partial<Lease> = {}): Lease => ({
+  name: 'telegram',
+  holder: '12345-ab12CD34',
+  expires_at: 1_735_689_630,
+  held: true,
+  ...o,
+})
 
 export const mockSystemInfo = (o: Partial<SystemInfo> = {}): SystemInfo => ({
   cpu_percent: 12.5,
@@ -11,6 +19,11 @@ export const mockSystemInfo = (o: Partial<SystemInfo> = {}): SystemInfo => ({
   backend: 'sqlite',
   redis: false,
   pending_consume_records: 0,
+  leases: [
+    mockLease(),
+    mockLease({ name: 'task-poll' }),
+    mockLease({ name: 'channel-test', holder: '67890-zz99YY88', held: false, expires_at: 1_735_689_000 }),
+  ],
   ...o,
 })
 

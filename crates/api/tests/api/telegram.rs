@@ -568,3 +568,32 @@ async fn without_a_webhook_secret_the_bot_polls_on_one_node() {
         )
     );
 }
+
+#[actix_web::test]
+async fn a_busy_bot_is_not_rate_limited_like_a_browser() {
+    let tg = fake_telegram().await;
+    let uri = tg.uri();
+    let app = TestApp::with_config(|c| {
+        c.telegram_api_url = uri;
+        c.api_limit = switchboard_api::limiter::Limit {
+            requests: 40,
+            window: std::time::Duration::from_secs(60),
+        };
+    })
+    .await;
+    configure(&app, SECRET).await;
+    // Far more updates than the per-address limit, all from one address (Telegram's).
+    for _ in 0..60 {
+        assert_eq!(
+            deliver(&app, SECRET, message(ALICE, "private", "/help")).await,
+            200
+        );
+    }
+    assert_eq!(calls(&tg, "sendMessage").await.len(), 60);
+    // The rest of /api is still limited for that address.
+    let mut statuses = Vec::new();
+    for _ in 0..60 {
+        statuses.push(app.client().get("/api/status").await.status);
+    }
+    assert!(statuses.contains(&429), "{statuses:?}");
+}

@@ -27,6 +27,10 @@ pub enum OptionKind {
     JsonObject,
     /// JSON text whose top level is an array.
     JsonArray,
+    /// Empty, or 1 to `max` characters of `A-Z a-z 0-9 _ -` (Telegram's webhook secret).
+    Token {
+        max: usize,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -131,7 +135,13 @@ pub const CATALOGUE: &[OptionDef] = &[
     secret("TurnstileSecretKey"),
     root("TelegramBotName", TEXT, ""),
     secret("TelegramBotToken"),
-    secret("TelegramWebhookSecret"),
+    OptionDef {
+        key: "TelegramWebhookSecret",
+        kind: OptionKind::Token { max: 256 },
+        default: "",
+        secret: true,
+        root_only: true,
+    },
     root("SMTPServer", TEXT, ""),
     root("SMTPPort", int(1, 65535), "587"),
     root("SMTPAccount", TEXT, ""),
@@ -233,6 +243,20 @@ pub fn normalize(key: &str, value: &Value) -> Result<String, DomainError> {
             Ok(n.to_string())
         }
         OptionKind::Text => Ok(text),
+        OptionKind::Token { max } => {
+            let ok = text.len() <= max
+                && text
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if ok {
+                Ok(text)
+            } else {
+                Err(DomainError::invalid(
+                    field,
+                    format!("must be at most {max} characters of A-Z, a-z, 0-9, _ and -"),
+                ))
+            }
+        }
         OptionKind::Url => validate::normalize_url(field, &text),
         OptionKind::JsonObject => match validate::json_text(field, &text)? {
             Value::Object(_) => Ok(text),
@@ -344,6 +368,14 @@ mod tests {
         assert!(normalize("RechargeDiscount", &json!("[1]")).is_err());
         assert!(normalize("RechargeDiscount", &json!("{oops")).is_err());
         assert!(normalize("ChatLinks", &json!("{}")).is_err());
+        // Telegram accepts only these characters in a webhook secret.
+        assert_eq!(
+            normalize("TelegramWebhookSecret", &json!("a-Z_9")).unwrap(),
+            "a-Z_9"
+        );
+        assert_eq!(normalize("TelegramWebhookSecret", &json!("")).unwrap(), "");
+        assert!(normalize("TelegramWebhookSecret", &json!("has space")).is_err());
+        assert!(normalize("TelegramWebhookSecret", &json!("x".repeat(257))).is_err());
         assert!(normalize("ChannelDisableThreshold", &json!("NaN")).is_err());
         assert_eq!(
             normalize("Nope", &json!("1")),

@@ -27,6 +27,12 @@ pub const CURRENCIES: &[&str] = &["CNY", "USD"];
 /// Gateway types this release speaks.
 pub const GATEWAY_TYPES: &[&str] = &["epay", "stripe", "alipay", "wxpay"];
 
+/// The currency a gateway type charges in, when the type has only one (Alipay and WeChat Pay
+/// charge in yuan).
+pub fn only_currency(gateway_type: &str) -> Option<&'static str> {
+    matches!(gateway_type, "alipay" | "wxpay").then_some("CNY")
+}
+
 /// What a top-up costs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quote {
@@ -188,6 +194,14 @@ mod tests {
 
     /// Spec section 9's formula, case by case: (amount × discount + amount × discount × fee
     /// rate) × exchange rate, to the cent, plus the fixed fee where one is set.
+    #[test]
+    fn alipay_and_wechat_pay_charge_in_yuan_only() {
+        assert_eq!(only_currency("alipay"), Some("CNY"));
+        assert_eq!(only_currency("wxpay"), Some("CNY"));
+        assert_eq!(only_currency("epay"), None);
+        assert_eq!(only_currency("stripe"), None);
+    }
+
     #[test]
     fn quotes_follow_the_spec_formula() {
         let cases = [

@@ -79,7 +79,7 @@ pub async fn metrics(state: web::Data<AppState>, req: actix_web::HttpRequest) ->
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or_default();
-        if !crate::payment::constant_time_eq(given.as_bytes(), token.as_bytes()) {
+        if !crate::crypto::constant_time_eq(given.as_bytes(), token.as_bytes()) {
             return HttpResponse::Unauthorized()
                 .content_type("text/plain")
                 .body("metrics need the bearer token (METRICS_TOKEN)\n");

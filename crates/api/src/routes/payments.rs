@@ -284,7 +284,7 @@ fn gateway_fields(
     let currency = b.currency.unwrap_or_default().trim().to_uppercase();
     let sort = b.sort.unwrap_or(0);
     rules::check_fees(fixed, percent, &currency, sort)?;
-    if let Some(only) = payment::only_currency(&gateway_type) {
+    if let Some(only) = rules::only_currency(&gateway_type) {
         if currency != only {
             return Err(config_invalid(format!(
                 "a {gateway_type} gateway charges in {only}, not {currency}"

@@ -4,9 +4,9 @@
 
 use super::users::{page_json, page_req};
 use crate::auth::RootUser;
+use crate::crypto::constant_time_eq;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
-use crate::payment::constant_time_eq;
 use crate::telegram::{self, BotApi, BotConfig, Mode, BUILTIN};
 use crate::AppState;
 use actix_web::http::StatusCode;

@@ -76,6 +76,44 @@ pub enum Msg {
     Exhausted,
 }
 
+impl Msg {
+    /// Every message (the test that each language has each placeholder walks it).
+    pub const ALL: [Msg; 29] = {
+        use Msg::*;
+        [
+            NotBound,
+            UseHelp,
+            PrivateOnly,
+            Cancelled,
+            AskToken,
+            Bound,
+            Taken,
+            Disabled,
+            InvalidToken,
+            Failed,
+            Unbound,
+            Balance,
+            AskCode,
+            ToppedUp,
+            CodeInvalid,
+            NotToppedUp,
+            NoKeys,
+            KeysTitle,
+            Remaining,
+            Unlimited,
+            KeyGone,
+            KeyUnavailable,
+            InviteCode,
+            InviteLink,
+            Unknown,
+            Enabled,
+            KeyDisabled,
+            Expired,
+            Exhausted,
+        ]
+    };
+}
+
 /// The template of `m` in `lang` (plain text; `{n}` placeholders).
 pub fn template(lang: Lang, m: Msg) -> &'static str {
     use Msg::*;
@@ -343,39 +381,7 @@ mod tests {
 
     #[test]
     fn every_message_has_its_placeholders_in_every_language() {
-        use Msg::*;
-        let all = [
-            NotBound,
-            UseHelp,
-            PrivateOnly,
-            Cancelled,
-            AskToken,
-            Bound,
-            Taken,
-            Disabled,
-            InvalidToken,
-            Failed,
-            Unbound,
-            Balance,
-            AskCode,
-            ToppedUp,
-            CodeInvalid,
-            NotToppedUp,
-            NoKeys,
-            KeysTitle,
-            Remaining,
-            Unlimited,
-            KeyGone,
-            KeyUnavailable,
-            InviteCode,
-            InviteLink,
-            Unknown,
-            Enabled,
-            KeyDisabled,
-            Expired,
-            Exhausted,
-        ];
-        for m in all {
+        for m in Msg::ALL {
             let holes = |l: Lang| {
                 (0..4)
                     .filter(|n| template(l, m).contains(&format!("{{{n}}}")))

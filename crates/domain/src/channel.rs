@@ -68,6 +68,9 @@ pub const TYPE_OPENAI: i32 = 1;
 pub const TYPE_AZURE: i32 = 3;
 pub const TYPE_CUSTOM: i32 = 8;
 pub const TYPE_ANTHROPIC: i32 = 14;
+pub const TYPE_ZHIPU: i32 = 16;
+pub const TYPE_ALI: i32 = 17;
+pub const TYPE_OPENROUTER: i32 = 20;
 pub const TYPE_GEMINI: i32 = 25;
 pub const TYPE_AWS_BEDROCK: i32 = 32;
 pub const TYPE_DEEPSEEK: i32 = 28;
@@ -80,6 +83,9 @@ pub const TYPE_XAI: i32 = 49;
 pub const TYPE_MIDJOURNEY: i32 = 34;
 /// A Suno API server (one-hub's Suno id; new-api's 36 is Cohere in one-hub's numbering).
 pub const TYPE_SUNO: i32 = 41;
+/// Kling's video API (one-hub's Kling id). The key is `ACCESS_KEY|SECRET_KEY` (a signed token is
+/// made per call) or a ready bearer token.
+pub const TYPE_KLING: i32 = 53;
 
 const fn ct(
     id: i32,
@@ -109,14 +115,19 @@ pub const CHANNEL_TYPES: &[ChannelType] = &[
     // Baidu Qianfan and Zhipu speak OpenAI's protocol under their own version path
     // ([`api_version_path`]).
     ct(15, "Baidu Qianfan", "https://qianfan.baidubce.com", true),
-    ct(16, "Zhipu", "https://open.bigmodel.cn", true),
+    ct(TYPE_ZHIPU, "Zhipu", "https://open.bigmodel.cn", true),
     ct(
-        17,
+        TYPE_ALI,
         "Ali DashScope",
         "https://dashscope.aliyuncs.com/compatible-mode",
         true,
     ),
-    ct(20, "OpenRouter", "https://openrouter.ai/api", true),
+    ct(
+        TYPE_OPENROUTER,
+        "OpenRouter",
+        "https://openrouter.ai/api",
+        true,
+    ),
     ct(
         TYPE_GEMINI,
         "Google Gemini",
@@ -137,6 +148,7 @@ pub const CHANNEL_TYPES: &[ChannelType] = &[
     ct(47, "Jina", "https://api.jina.ai", false),
     // Not in the one-hub list: the next free id after it.
     ct(TYPE_XAI, "xAI", "https://api.x.ai", true),
+    ct(TYPE_KLING, "Kling", "https://api.klingai.com", false),
 ];
 
 /// The path that stands for OpenAI's `/v1` at an OpenAI-compatible vendor: Baidu Qianfan's
@@ -607,14 +619,20 @@ pub fn validate_channel_key(channel_type: i32, key: &str) -> Result<(), DomainEr
 }
 
 /// The `config` keys that do not decide where a channel's requests go (Azure's `api-version` is
-/// a query parameter of the same host; only-chat, voice mapping and other parameters choose
-/// requests or change their bodies). Every other key counts as part of the destination
-/// (Vertex AI's `region` picks the host), including keys a later version may read.
+/// a query parameter of the same host; only-chat, voice mapping, other parameters and the
+/// provider switches choose requests or change their bodies). Every other key counts as part of
+/// the destination (Vertex AI's `region` picks the host), including keys a later version may
+/// read.
 pub const NON_DESTINATION_CONFIG_KEYS: &[&str] = &[
     AZURE_API_VERSION_KEY,
     crate::channel_settings::ONLY_CHAT_KEY,
     crate::channel_settings::VOICE_MAPPING_KEY,
     crate::channel_settings::CUSTOM_PARAMETER_KEY,
+    crate::channel_settings::WEB_SEARCH_KEY,
+    crate::channel_settings::CODE_EXECUTION_KEY,
+    crate::channel_settings::PLUGIN_KEY,
+    crate::channel_settings::KNOWLEDGE_ID_KEY,
+    crate::channel_settings::KNOWLEDGE_TEMPLATE_KEY,
 ];
 
 /// The fields that decide where a channel's key is sent, in the order checked.

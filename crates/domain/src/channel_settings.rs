@@ -9,13 +9,19 @@
 //! | other parameters | `config.custom_parameter` (object) | each top-level key is set in the upstream JSON body, replacing the client's value; `null` removes the key; not applied to multipart bodies; the keys of [`RESERVED_PARAMETERS`] are refused |
 //! | API version | `config.api_version` | Azure OpenAI's `api-version` query parameter |
 //! | region | `config.region` | Vertex AI's region (the host is built from it) |
+//! | provider switches | `config.web_search`, `config.code_execution` (booleans), `config.plugin` (object), `config.knowledge_id`, `config.knowledge_template` (strings) | the provider's own search, code execution, plugin and knowledge-base fields, added to chat requests; each only for the types of [`switches_for`] |
 //!
 //! Voice mapping and other parameters rewrite OpenAI-shaped JSON bodies, so they are accepted only
 //! for the types served by the OpenAI-compatible and Azure adapters ([`speaks_openai`]).
+//!
+//! The provider switches are offered only where the provider really has the feature behind a
+//! request field (`docs/providers.md` lists what each becomes); `switchboard_relay::switches`
+//! writes the fields.
 
 use crate::channel::{
     channel_type, is_region_name, validate_azure_api_version, validate_model_name,
-    AZURE_API_VERSION_KEY, TYPE_AZURE, TYPE_MIDJOURNEY, TYPE_SUNO,
+    AZURE_API_VERSION_KEY, CHANNEL_TYPES, TYPE_ALI, TYPE_ANTHROPIC, TYPE_AZURE, TYPE_GEMINI,
+    TYPE_MIDJOURNEY, TYPE_OPENROUTER, TYPE_SUNO, TYPE_VERTEX_AI, TYPE_ZHIPU,
 };
 use crate::DomainError;
 use serde_json::{Map, Value};
@@ -28,6 +34,35 @@ pub const VOICE_MAPPING_KEY: &str = "voice_mapping";
 pub const CUSTOM_PARAMETER_KEY: &str = "custom_parameter";
 /// `config` key: the cloud region (Vertex AI).
 pub const REGION_KEY: &str = "region";
+/// `config` key: turn on the provider's web search for chat requests (boolean).
+pub const WEB_SEARCH_KEY: &str = "web_search";
+/// `config` key: turn on the provider's code execution for chat requests (boolean).
+pub const CODE_EXECUTION_KEY: &str = "code_execution";
+/// `config` key: the provider plugins added to chat requests (object of plugin id -> options).
+pub const PLUGIN_KEY: &str = "plugin";
+/// `config` key: the provider knowledge base searched for chat requests (string id).
+pub const KNOWLEDGE_ID_KEY: &str = "knowledge_id";
+/// `config` key: the prompt template of that knowledge base (string).
+pub const KNOWLEDGE_TEMPLATE_KEY: &str = "knowledge_template";
+/// Every provider switch, in the order a form shows them.
+pub const SWITCHES: [&str; 5] = [
+    WEB_SEARCH_KEY,
+    CODE_EXECUTION_KEY,
+    PLUGIN_KEY,
+    KNOWLEDGE_ID_KEY,
+    KNOWLEDGE_TEMPLATE_KEY,
+];
+/// Largest plugin object, as compact JSON.
+pub const PLUGIN_MAX_BYTES: usize = 4096;
+/// Longest plugin id.
+pub const PLUGIN_ID_MAX: usize = 64;
+/// Longest knowledge-base id.
+pub const KNOWLEDGE_ID_MAX: usize = 128;
+/// Longest knowledge-base prompt template, in characters.
+pub const KNOWLEDGE_TEMPLATE_MAX: usize = 4000;
+/// The placeholders a knowledge-base prompt template must contain (Zhipu replaces them with the
+/// retrieved passages and the user's question; without them one of the two is lost).
+pub const KNOWLEDGE_PLACEHOLDERS: [&str; 2] = ["{{knowledge}}", "{{question}}"];
 
 /// The voices of OpenAI's `/v1/audio/speech` a channel may map (spec section 3).
 pub const TTS_VOICES: [&str; 6] = ["alloy", "echo", "fable", "onyx", "nova", "shimmer"];
@@ -60,12 +95,56 @@ pub fn speaks_openai(channel_type_id: i32) -> bool {
 
 /// Whether a channel of this type serves chat at all (only-chat makes no sense elsewhere).
 pub fn serves_chat(channel_type_id: i32) -> bool {
-    !matches!(channel_type_id, TYPE_MIDJOURNEY | TYPE_SUNO)
+    !matches!(
+        channel_type_id,
+        TYPE_MIDJOURNEY | TYPE_SUNO | crate::channel::TYPE_KLING
+    )
+}
+
+/// The provider switches ([`SWITCHES`]) a channel type supports, i.e. the ones whose provider
+/// has the feature behind a field of its chat request (`docs/providers.md` says which):
+///
+/// - Anthropic: `web_search` (the web search server tool), `code_execution` (the code execution
+///   server tool);
+/// - Google Gemini and Vertex AI (Gemini models): `web_search` (`googleSearch`),
+///   `code_execution` (`codeExecution`);
+/// - Zhipu: `web_search` (the `web_search` tool), `knowledge_id` and `knowledge_template` (the
+///   `retrieval` tool);
+/// - Ali DashScope: `web_search` (`enable_search`);
+/// - OpenRouter: `web_search` (the `openrouter:web_search` server tool), `plugin` (`plugins`).
+///
+/// Every other type supports none (an empty slice).
+pub fn switches_for(channel_type_id: i32) -> &'static [&'static str] {
+    match channel_type_id {
+        TYPE_ANTHROPIC | TYPE_GEMINI | TYPE_VERTEX_AI => &[WEB_SEARCH_KEY, CODE_EXECUTION_KEY],
+        TYPE_ZHIPU => &[WEB_SEARCH_KEY, KNOWLEDGE_ID_KEY, KNOWLEDGE_TEMPLATE_KEY],
+        TYPE_ALI => &[WEB_SEARCH_KEY],
+        TYPE_OPENROUTER => &[WEB_SEARCH_KEY, PLUGIN_KEY],
+        _ => &[],
+    }
+}
+
+/// Whether channels of this type support the provider switch `key` (see [`switches_for`]).
+pub fn supports_switch(channel_type_id: i32, key: &str) -> bool {
+    switches_for(channel_type_id).contains(&key)
+}
+
+/// The names of the channel types that support the switch `key`, for refusals.
+fn types_with(key: &str) -> String {
+    CHANNEL_TYPES
+        .iter()
+        .filter(|t| supports_switch(t.id, key))
+        .map(|t| t.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Checks the known settings of a channel's `config` object (already trimmed); other keys are
 /// left alone. Each refusal has its own code: `invalid_region`, `invalid_api_version`,
-/// `invalid_only_chat`, `invalid_voice_mapping`, `invalid_custom_parameter`.
+/// `invalid_only_chat`, `invalid_voice_mapping`, `invalid_custom_parameter`, and for the
+/// provider switches `invalid_web_search`, `invalid_code_execution`, `invalid_plugin`,
+/// `invalid_knowledge`. A switch that is off (`false`, `{}`, `""`) is accepted on every type;
+/// one that is on only on the types of [`switches_for`].
 pub fn validate_config(
     channel_type_id: i32,
     config: &Map<String, Value>,
@@ -99,6 +178,156 @@ pub fn validate_config(
     }
     if let Some(v) = config.get(CUSTOM_PARAMETER_KEY) {
         validate_custom_parameter(channel_type_id, v)?;
+    }
+    if let Some(v) = config.get(WEB_SEARCH_KEY) {
+        let bad =
+            |reason: String| DomainError::invalid_coded("invalid_web_search", "web_search", reason);
+        validate_flag(channel_type_id, WEB_SEARCH_KEY, v).map_err(bad)?;
+    }
+    if let Some(v) = config.get(CODE_EXECUTION_KEY) {
+        let bad = |reason: String| {
+            DomainError::invalid_coded("invalid_code_execution", "code_execution", reason)
+        };
+        validate_flag(channel_type_id, CODE_EXECUTION_KEY, v).map_err(bad)?;
+    }
+    if let Some(v) = config.get(PLUGIN_KEY) {
+        validate_plugin(channel_type_id, v)?;
+    }
+    validate_knowledge(channel_type_id, config)?;
+    Ok(())
+}
+
+/// A boolean switch: `true` only where the type supports it.
+fn validate_flag(channel_type_id: i32, key: &str, v: &Value) -> Result<(), String> {
+    match v {
+        Value::Bool(true) if !supports_switch(channel_type_id, key) => Err(format!(
+            "this channel type has no {key} switch (offered for {})",
+            types_with(key)
+        )),
+        Value::Bool(_) => Ok(()),
+        _ => Err("must be true or false".into()),
+    }
+}
+
+fn validate_plugin(channel_type_id: i32, v: &Value) -> Result<(), DomainError> {
+    let bad = |reason: String| DomainError::invalid_coded("invalid_plugin", "plugin", reason);
+    let Value::Object(map) = v else {
+        return Err(bad(
+            "must be a JSON object of plugin id -> options object".into()
+        ));
+    };
+    if map.is_empty() {
+        return Ok(());
+    }
+    if !supports_switch(channel_type_id, PLUGIN_KEY) {
+        return Err(bad(format!(
+            "this channel type takes no plugins (offered for {})",
+            types_with(PLUGIN_KEY)
+        )));
+    }
+    for (id, options) in map {
+        let id_ok = !id.is_empty()
+            && id.len() <= PLUGIN_ID_MAX
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b));
+        if !id_ok {
+            return Err(bad(format!(
+                "'{id}' is not a plugin id (1 to {PLUGIN_ID_MAX} of letters, digits, -, _, . and :)"
+            )));
+        }
+        match options {
+            Value::Object(o) if o.contains_key("id") => {
+                return Err(bad(format!(
+                    "the options of '{id}' cannot set id (the key is the plugin id)"
+                )))
+            }
+            Value::Object(_) => {}
+            _ => {
+                return Err(bad(format!(
+                    "the options of '{id}' must be a JSON object ({{}} for none)"
+                )))
+            }
+        }
+    }
+    if v.to_string().len() > PLUGIN_MAX_BYTES {
+        return Err(bad(format!("at most {PLUGIN_MAX_BYTES} bytes of JSON")));
+    }
+    Ok(())
+}
+
+/// `knowledge_id` and `knowledge_template`: strings, empty for none; set only where the type
+/// supports them; a template needs a knowledge base and both [`KNOWLEDGE_PLACEHOLDERS`].
+fn validate_knowledge(
+    channel_type_id: i32,
+    config: &Map<String, Value>,
+) -> Result<(), DomainError> {
+    let id = config.get(KNOWLEDGE_ID_KEY);
+    let template = config.get(KNOWLEDGE_TEMPLATE_KEY);
+    let bad = |field: &'static str, reason: String| {
+        DomainError::invalid_coded("invalid_knowledge", field, reason)
+    };
+    let text = |field: &'static str, v: Option<&Value>| -> Result<String, DomainError> {
+        match v {
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err(bad(field, "must be a string".into())),
+        }
+    };
+    let id = text(KNOWLEDGE_ID_KEY, id)?;
+    let template = text(KNOWLEDGE_TEMPLATE_KEY, template)?;
+    if id.is_empty() && template.is_empty() {
+        return Ok(());
+    }
+    if !supports_switch(channel_type_id, KNOWLEDGE_ID_KEY) {
+        let field = if id.is_empty() {
+            KNOWLEDGE_TEMPLATE_KEY
+        } else {
+            KNOWLEDGE_ID_KEY
+        };
+        return Err(bad(
+            field,
+            format!(
+                "this channel type has no knowledge base (offered for {})",
+                types_with(KNOWLEDGE_ID_KEY)
+            ),
+        ));
+    }
+    if id.is_empty() {
+        return Err(bad(
+            KNOWLEDGE_TEMPLATE_KEY,
+            "a prompt template needs a knowledge base id".into(),
+        ));
+    }
+    let id_ok = id.len() <= KNOWLEDGE_ID_MAX
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if !id_ok {
+        return Err(bad(
+            KNOWLEDGE_ID_KEY,
+            format!("a knowledge base id has 1 to {KNOWLEDGE_ID_MAX} letters, digits, -, _ and ."),
+        ));
+    }
+    if !template.is_empty() {
+        if template.chars().count() > KNOWLEDGE_TEMPLATE_MAX {
+            return Err(bad(
+                KNOWLEDGE_TEMPLATE_KEY,
+                format!("at most {KNOWLEDGE_TEMPLATE_MAX} characters"),
+            ));
+        }
+        if let Some(missing) = KNOWLEDGE_PLACEHOLDERS
+            .iter()
+            .find(|p| !template.contains(**p))
+        {
+            return Err(bad(
+                KNOWLEDGE_TEMPLATE_KEY,
+                format!(
+                    "the template must contain {} (it lacks {missing})",
+                    KNOWLEDGE_PLACEHOLDERS.join(" and ")
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -315,6 +544,173 @@ mod tests {
             Err("invalid_custom_parameter"),
             "Gemini bodies are translated, not OpenAI's"
         );
+    }
+
+    #[test]
+    fn switches_by_type() {
+        assert_eq!(switches_for(14), ["web_search", "code_execution"]);
+        assert_eq!(switches_for(25), ["web_search", "code_execution"]);
+        assert_eq!(switches_for(42), ["web_search", "code_execution"]);
+        assert_eq!(
+            switches_for(16),
+            ["web_search", "knowledge_id", "knowledge_template"]
+        );
+        assert_eq!(switches_for(17), ["web_search"]);
+        assert_eq!(switches_for(20), ["web_search", "plugin"]);
+        for none in [1, 3, 8, 15, 28, 32, 34, 36, 41, 49, 9999] {
+            assert!(switches_for(none).is_empty(), "type {none}");
+        }
+        // Every switch named is a known one, and every known one is offered somewhere.
+        for t in crate::channel::CHANNEL_TYPES {
+            assert!(switches_for(t.id).iter().all(|k| SWITCHES.contains(k)));
+        }
+        for k in SWITCHES {
+            assert!(!types_with(k).is_empty(), "{k}");
+        }
+        assert_eq!(
+            types_with(PLUGIN_KEY),
+            "OpenRouter",
+            "the names a refusal lists"
+        );
+    }
+
+    #[test]
+    fn flag_switches_accepted_and_refused_by_type() {
+        for (key, code) in [
+            ("web_search", "invalid_web_search"),
+            ("code_execution", "invalid_code_execution"),
+        ] {
+            for ty in [1, 3, 8, 14, 16, 17, 20, 25, 28, 32, 42] {
+                let on = check(ty, json!({key: true}));
+                if supports_switch(ty, key) {
+                    assert_eq!(on, Ok(()), "{key} on type {ty}");
+                } else {
+                    assert_eq!(on, Err(code), "{key} on type {ty}");
+                }
+                // Off is accepted everywhere (a form may send it for every type).
+                assert_eq!(check(ty, json!({key: false})), Ok(()), "{key} off on {ty}");
+            }
+            for wrong in [
+                json!("true"),
+                json!(1),
+                json!({}),
+                json!(null),
+                json!([true]),
+            ] {
+                assert_eq!(check(25, json!({key: wrong})), Err(code), "{key}: {wrong}");
+            }
+        }
+        assert_eq!(check(17, json!({"web_search": true})), Ok(()));
+        assert_eq!(
+            check(17, json!({"code_execution": true})),
+            Err("invalid_code_execution"),
+            "DashScope's chat has no code execution switch"
+        );
+        let e = validate_config(1, json!({"web_search": true}).as_object().unwrap())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("Google Gemini") && e.contains("Zhipu"), "{e}");
+    }
+
+    #[test]
+    fn plugin_rules() {
+        assert_eq!(
+            check(
+                20,
+                json!({"plugin": {"file-parser": {"pdf": {"engine": "pdf-text"}}, "web": {}}})
+            ),
+            Ok(())
+        );
+        // Empty is off: accepted on every type.
+        assert_eq!(check(1, json!({"plugin": {}})), Ok(()));
+        assert_eq!(check(17, json!({"plugin": {}})), Ok(()));
+        for (ty, bad) in [
+            (17, json!({"plugin": {"code_interpreter": {}}})),
+            (1, json!({"plugin": {"web": {}}})),
+            (25, json!({"plugin": {"web": {}}})),
+            (20, json!({"plugin": ["web"]})),
+            (20, json!({"plugin": "web"})),
+            (20, json!({"plugin": {"web": true}})),
+            (20, json!({"plugin": {"web": null}})),
+            (20, json!({"plugin": {"web": {"id": "other"}}})),
+            (20, json!({"plugin": {"": {}}})),
+            (20, json!({"plugin": {"a b": {}}})),
+            (20, json!({"plugin": {"x".repeat(PLUGIN_ID_MAX + 1): {}}})),
+            (
+                20,
+                json!({"plugin": {"web": {"search_prompt": "x".repeat(PLUGIN_MAX_BYTES)}}}),
+            ),
+        ] {
+            assert_eq!(check(ty, bad.clone()), Err("invalid_plugin"), "{ty}: {bad}");
+        }
+    }
+
+    #[test]
+    fn knowledge_rules() {
+        let template = "Use {{knowledge}} to answer {{question}}";
+        assert_eq!(
+            check(16, json!({"knowledge_id": "1748261416034889728"})),
+            Ok(())
+        );
+        assert_eq!(
+            check(
+                16,
+                json!({"knowledge_id": "kb-1", "knowledge_template": template})
+            ),
+            Ok(())
+        );
+        // Empty is off: accepted on every type.
+        assert_eq!(
+            check(1, json!({"knowledge_id": "", "knowledge_template": ""})),
+            Ok(())
+        );
+        assert_eq!(check(25, json!({"knowledge_id": null})), Ok(()));
+        for (ty, bad) in [
+            (1, json!({"knowledge_id": "kb-1"})),
+            (17, json!({"knowledge_id": "kb-1"})),
+            (14, json!({"knowledge_template": template})),
+            (16, json!({"knowledge_id": 17})),
+            (16, json!({"knowledge_id": ["kb"]})),
+            (16, json!({"knowledge_id": "a b"})),
+            (
+                16,
+                json!({"knowledge_id": "x".repeat(KNOWLEDGE_ID_MAX + 1)}),
+            ),
+            (16, json!({"knowledge_template": template})),
+            (
+                16,
+                json!({"knowledge_id": "kb", "knowledge_template": "only {{knowledge}}"}),
+            ),
+            (
+                16,
+                json!({"knowledge_id": "kb", "knowledge_template": "only {{question}}"}),
+            ),
+            (16, json!({"knowledge_id": "kb", "knowledge_template": 3})),
+            (
+                16,
+                json!({"knowledge_id": "kb",
+                    "knowledge_template": format!("{template}{}", "x".repeat(KNOWLEDGE_TEMPLATE_MAX))}),
+            ),
+        ] {
+            assert_eq!(
+                check(ty, bad.clone()),
+                Err("invalid_knowledge"),
+                "{ty}: {bad}"
+            );
+        }
+        // The refusal names the field at fault.
+        let e = validate_config(
+            16,
+            json!({"knowledge_template": template}).as_object().unwrap(),
+        );
+        assert!(matches!(
+            e,
+            Err(DomainError::InvalidCoded {
+                field: "knowledge_template",
+                ..
+            })
+        ));
     }
 
     #[test]

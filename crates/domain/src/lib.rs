@@ -15,6 +15,7 @@ pub mod price;
 pub mod quota;
 pub mod ratelimit;
 pub mod redemption;
+pub mod response_cache;
 pub mod task;
 pub mod token;
 pub mod user;

@@ -191,6 +191,11 @@ pub const CATALOGUE: &[OptionDef] = &[
     // Chat cache and Midjourney.
     def("ChatCacheEnabled", BOOL, "false"),
     def("ChatCacheExpireMinute", int(1, 100_000), "5"),
+    // What a cache hit costs, as a share of what the original answer cost (0: free).
+    def("ChatCacheRatio", float(0.0, 1.0), "0"),
+    // Most answers kept (the oldest go first), and the largest answer kept, in KiB.
+    def("ChatCacheMaxEntries", int(100, 10_000_000), "10000"),
+    def("ChatCacheMaxEntryKB", int(1, 16_384), "512"),
     def("MjNotifyEnabled", BOOL, "false"),
 ];
 

@@ -55,7 +55,9 @@ impl FromStr for PriceType {
 }
 
 /// Multipliers applied to detailed token counts before pricing (`tokens += n * (ratio - 1)`).
-/// Stored as JSON text; missing fields take the defaults (1, 1.25, 0.1, 1, 1, 1).
+/// Stored as JSON text; missing fields take the defaults (cache write 1.25, cache read 0.1,
+/// every other ratio 1). The key names are one-hub's (`input_text_tokens`, ...), so its price
+/// lists carry over.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ExtraRatios {
@@ -68,6 +70,17 @@ pub struct ExtraRatios {
     pub input_audio_tokens: f64,
     pub output_audio_tokens: f64,
     pub reasoning_tokens: f64,
+    /// Text tokens of the prompt (`prompt_tokens_details.text_tokens`, Gemini's `TEXT`
+    /// modality): models that price text apart from the image or audio they also take.
+    pub input_text_tokens: f64,
+    /// Text tokens of the answer (`completion_tokens_details.text_tokens`).
+    pub output_text_tokens: f64,
+    /// Image tokens of the prompt (`prompt_tokens_details.image_tokens`, gpt-image-1's
+    /// `input_tokens_details.image_tokens`, Gemini's `IMAGE` modality).
+    pub input_image_tokens: f64,
+    /// Image tokens of the answer (image generation: gpt-image-1's output tokens, Gemini's
+    /// `IMAGE` modality of the candidates).
+    pub output_image_tokens: f64,
 }
 
 impl Default for ExtraRatios {
@@ -79,6 +92,10 @@ impl Default for ExtraRatios {
             input_audio_tokens: 1.0,
             output_audio_tokens: 1.0,
             reasoning_tokens: 1.0,
+            input_text_tokens: 1.0,
+            output_text_tokens: 1.0,
+            input_image_tokens: 1.0,
+            output_image_tokens: 1.0,
         }
     }
 }
@@ -105,6 +122,10 @@ impl ExtraRatios {
             ("input_audio_tokens", self.input_audio_tokens),
             ("output_audio_tokens", self.output_audio_tokens),
             ("reasoning_tokens", self.reasoning_tokens),
+            ("input_text_tokens", self.input_text_tokens),
+            ("output_text_tokens", self.output_text_tokens),
+            ("input_image_tokens", self.input_image_tokens),
+            ("output_image_tokens", self.output_image_tokens),
         ] {
             if !v.is_finite() || v < 0.0 {
                 return Err(DomainError::invalid(
@@ -209,8 +230,9 @@ pub fn validate_price(price: &Price) -> Result<(), DomainError> {
 }
 
 /// Token counts of one request, with OpenAI semantics: `prompt_tokens` INCLUDES the cached,
-/// cache-write, cache-read and input-audio tokens; `completion_tokens` INCLUDES the reasoning
-/// and output-audio tokens. The detail fields are subsets, never additions. Providers that report
+/// cache-write, cache-read, input-audio, input-text and input-image tokens; `completion_tokens`
+/// INCLUDES the reasoning, output-audio, output-text and output-image tokens. The detail fields
+/// are subsets, never additions. Providers that report
 /// them separately (Anthropic's `input_tokens` excludes cache reads and writes) must be converted
 /// to this shape by the relay. `cached_tokens` (OpenAI style) and `cached_read_tokens` (Anthropic
 /// style) are different buckets: a provider fills one or the other for the same tokens.
@@ -225,6 +247,10 @@ pub struct Usage {
     pub input_audio_tokens: i64,
     pub output_audio_tokens: i64,
     pub reasoning_tokens: i64,
+    pub input_text_tokens: i64,
+    pub output_text_tokens: i64,
+    pub input_image_tokens: i64,
+    pub output_image_tokens: i64,
 }
 
 impl Usage {
@@ -293,12 +319,16 @@ fn adjusted_counts(usage: &Usage, extra: &ExtraRatios) -> (Decimal, Decimal) {
         adjustment(usage.cached_write_tokens, extra.cached_write_tokens),
         adjustment(usage.cached_read_tokens, extra.cached_read_tokens),
         adjustment(usage.input_audio_tokens, extra.input_audio_tokens),
+        adjustment(usage.input_text_tokens, extra.input_text_tokens),
+        adjustment(usage.input_image_tokens, extra.input_image_tokens),
     ]
     .into_iter()
     .fold(count(usage.prompt_tokens), add);
     let completion = [
         adjustment(usage.reasoning_tokens, extra.reasoning_tokens),
         adjustment(usage.output_audio_tokens, extra.output_audio_tokens),
+        adjustment(usage.output_text_tokens, extra.output_text_tokens),
+        adjustment(usage.output_image_tokens, extra.output_image_tokens),
     ]
     .into_iter()
     .fold(count(usage.completion_tokens), add);
@@ -315,8 +345,8 @@ fn ceil_quota(d: Decimal) -> i64 {
 ///
 /// - `tokens`: `ceil((adj_prompt * input + adj_completion * output) * group_ratio)`, where the
 ///   adjusted counts apply the extra ratios (`prompt += n * (ratio - 1)` for cached, cache-write,
-///   cache-read and input-audio tokens; `completion += n * (ratio - 1)` for reasoning and
-///   output-audio tokens). At least 1 when the input ratio and the group ratio are not zero and
+///   cache-read, input-audio, input-text and input-image tokens; `completion += n * (ratio - 1)`
+///   for reasoning, output-audio, output-text and output-image tokens). At least 1 when the input ratio and the group ratio are not zero and
 ///   any tokens were used; 0 when no tokens were used.
 /// - `times`: `ceil(1000 * input * group_ratio)` per call, whatever the tokens.
 ///
@@ -1026,6 +1056,63 @@ mod tests {
         // prompt 100 + 10*8 = 180; completion 25 + 10*2 + 5*3 = 60
         assert_eq!(cost(&r, &u, 1.0), 240);
 
+        // text and image ratios: each bucket moves the charge by exactly its own factor
+        let base = Price::tokens("gpt-image-1", 1, 2.5, 20.0);
+        let u = Usage {
+            prompt_tokens: 150,
+            input_text_tokens: 50,
+            input_image_tokens: 100,
+            completion_tokens: 300,
+            output_text_tokens: 40,
+            output_image_tokens: 260,
+            ..Usage::default()
+        };
+        let plain = cost(&base, &u, 1.0);
+        assert_eq!(plain, 150 * 5 / 2 + 300 * 20);
+        let with = |extra: ExtraRatios| cost(&base.clone().with_extra(extra), &u, 1.0);
+        let d = ExtraRatios::default();
+        // input text x2: +50 tokens at 2.5
+        assert_eq!(
+            with(ExtraRatios {
+                input_text_tokens: 2.0,
+                ..d
+            }) - plain,
+            125
+        );
+        // input image x4: +300 tokens at 2.5
+        assert_eq!(
+            with(ExtraRatios {
+                input_image_tokens: 4.0,
+                ..d
+            }) - plain,
+            750
+        );
+        // output text x0.5: -20 tokens at 20
+        assert_eq!(
+            with(ExtraRatios {
+                output_text_tokens: 0.5,
+                ..d
+            }) - plain,
+            -400
+        );
+        // output image x2: +260 tokens at 20
+        assert_eq!(
+            with(ExtraRatios {
+                output_image_tokens: 2.0,
+                ..d
+            }) - plain,
+            5200
+        );
+        // all four at once add up
+        let all = ExtraRatios {
+            input_text_tokens: 2.0,
+            input_image_tokens: 4.0,
+            output_text_tokens: 0.5,
+            output_image_tokens: 2.0,
+            ..d
+        };
+        assert_eq!(with(all) - plain, 125 + 750 - 400 + 5200);
+
         // inconsistent details never make a negative count
         let u = Usage {
             prompt_tokens: 10,
@@ -1453,7 +1540,7 @@ mod tests {
         fn price_text_round_trips(
             input in 0.0f64..1e6,
             output in 0.0f64..1e6,
-            extra in proptest::array::uniform6(0.0f64..100.0),
+            extra in proptest::array::uniform10(0.0f64..100.0),
             times in any::<bool>(),
             max_output in 0i64..1_000_000,
             text in "\\PC{0,40}",
@@ -1467,6 +1554,10 @@ mod tests {
                 input_audio_tokens: extra[3],
                 output_audio_tokens: extra[4],
                 reasoning_tokens: extra[5],
+                input_text_tokens: extra[6],
+                output_text_tokens: extra[7],
+                input_image_tokens: extra[8],
+                output_image_tokens: extra[9],
             };
             prop_assert_eq!(ExtraRatios::parse(&extra.to_json()), Ok(extra));
             let mut price = if times { Price::times("m*", 1, input) } else { Price::tokens("m", 1, input, output) };

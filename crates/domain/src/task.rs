@@ -143,6 +143,81 @@ pub fn suno_model(action: &str) -> String {
     format!("suno_{}", action.to_ascii_lowercase())
 }
 
+/// The action of a Kling video route (`/kling/v1/videos/{kind}`), upper case as task actions
+/// are stored (`TEXT2VIDEO`, `IMAGE2VIDEO`; Kling's path is the lower-case word).
+pub fn kling_action(kind: &str) -> Option<&'static str> {
+    match kind {
+        "text2video" => Some("TEXT2VIDEO"),
+        "image2video" => Some("IMAGE2VIDEO"),
+        _ => None,
+    }
+}
+
+/// What prices a Kling video request: its model, mode and length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KlingVideo {
+    /// `model_name` (default `kling-v1`).
+    pub model: String,
+    /// `std` or `pro` (default `std`).
+    pub mode: String,
+    /// Seconds: 5 or 10 (default 5).
+    pub seconds: i64,
+}
+
+impl KlingVideo {
+    /// The per-call price name, one-hub's: `kling-video_{model}_{mode}_{seconds}`.
+    pub fn per_call_model(&self) -> String {
+        format!("kling-video_{}_{}_{}", self.model, self.mode, self.seconds)
+    }
+
+    /// The per-second price name: `kling-video_{model}_{mode}` (charged once per second).
+    pub fn per_second_model(&self) -> String {
+        format!("kling-video_{}_{}", self.model, self.mode)
+    }
+}
+
+/// Reads and checks a Kling video request body: `model_name` (letters, digits, `-`, `.`, `_`,
+/// at most 64), `mode` (`std`/`pro`), `duration` (`"5"`/`"10"`, or the number), and what the
+/// action needs (`prompt` for `TEXT2VIDEO`, `image` for `IMAGE2VIDEO`). The reason when refused.
+pub fn kling_video(action: &str, body: &Value) -> Result<KlingVideo, String> {
+    let text = |k: &str| match body.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.trim().to_owned()).filter(|s| !s.is_empty())),
+        Some(_) => Err(format!("{k} must be a string")),
+    };
+    let model = text("model_name")?.unwrap_or_else(|| "kling-v1".into());
+    let model_ok = model.len() <= 64
+        && model
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
+    if !model_ok {
+        return Err("model_name must be letters, digits, '-', '.' or '_' (at most 64)".into());
+    }
+    let mode = text("mode")?.unwrap_or_else(|| "std".into());
+    if mode != "std" && mode != "pro" {
+        return Err("mode must be std or pro".into());
+    }
+    let seconds = match body.get("duration") {
+        None | Some(Value::Null) => 5,
+        Some(Value::String(s)) => s.trim().parse::<i64>().unwrap_or(0),
+        Some(Value::Number(n)) => n.as_i64().unwrap_or(0),
+        Some(_) => 0,
+    };
+    if seconds != 5 && seconds != 10 {
+        return Err("duration must be 5 or 10".into());
+    }
+    match action {
+        "TEXT2VIDEO" if text("prompt")?.is_none() => return Err("prompt is required".into()),
+        "IMAGE2VIDEO" if text("image")?.is_none() => return Err("image is required".into()),
+        _ => {}
+    }
+    Ok(KlingVideo {
+        model,
+        mode,
+        seconds,
+    })
+}
+
 /// Whether a midjourney-proxy submit answer accepted the task: code 1 (submitted), 21 (the task
 /// exists already, e.g. a modal waiting) or 22 (queued).
 pub fn mj_submit_accepted(code: i64) -> bool {
@@ -160,7 +235,7 @@ pub fn is_final_status(status: &str) -> bool {
 pub fn normalize_status(s: &str) -> String {
     let u = s.trim().to_ascii_uppercase();
     match u.as_str() {
-        "COMPLETE" | "COMPLETED" | "SUCCEEDED" | "SUCCESS" => "SUCCESS".into(),
+        "COMPLETE" | "COMPLETED" | "SUCCEEDED" | "SUCCEED" | "SUCCESS" => "SUCCESS".into(),
         "FAILED" | "FAIL" | "ERROR" | "FAILURE" | "CANCEL" | "CANCELLED" => "FAILURE".into(),
         "RUNNING" | "PROCESSING" | "STREAMING" | "IN_PROGRESS" => "IN_PROGRESS".into(),
         "PENDING" | "QUEUED" | "QUEUE" => "QUEUED".into(),
@@ -193,6 +268,50 @@ pub fn normalize_progress(v: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kling_requests() {
+        use serde_json::json;
+        let v = kling_video("TEXT2VIDEO", &json!({"prompt": "a cat"})).unwrap();
+        assert_eq!(
+            (v.model.as_str(), v.mode.as_str(), v.seconds),
+            ("kling-v1", "std", 5)
+        );
+        assert_eq!(v.per_call_model(), "kling-video_kling-v1_std_5");
+        assert_eq!(v.per_second_model(), "kling-video_kling-v1_std");
+        let v = kling_video(
+            "TEXT2VIDEO",
+            &json!({"prompt": "x", "model_name": "kling-v2-master", "mode": "pro", "duration": "10"}),
+        )
+        .unwrap();
+        assert_eq!(v.per_call_model(), "kling-video_kling-v2-master_pro_10");
+        assert_eq!(
+            kling_video("TEXT2VIDEO", &json!({"prompt": "x", "duration": 10}))
+                .unwrap()
+                .seconds,
+            10
+        );
+        for bad in [
+            json!({}),
+            json!({"prompt": " "}),
+            json!({"prompt": "x", "duration": "7"}),
+            json!({"prompt": "x", "duration": true}),
+            json!({"prompt": "x", "mode": "max"}),
+            json!({"prompt": "x", "model_name": "a b"}),
+            json!({"prompt": "x", "model_name": 3}),
+            json!({"prompt": 3}),
+        ] {
+            assert!(kling_video("TEXT2VIDEO", &bad).is_err(), "{bad}");
+        }
+        assert!(kling_video("IMAGE2VIDEO", &json!({"prompt": "x"})).is_err());
+        assert!(kling_video("IMAGE2VIDEO", &json!({"image": "https://x/y.png"})).is_ok());
+        assert_eq!(kling_action("text2video"), Some("TEXT2VIDEO"));
+        assert_eq!(kling_action("video-extend"), None);
+        assert_eq!(normalize_status("succeed"), "SUCCESS");
+        assert_eq!(normalize_status("submitted"), "SUBMITTED");
+        assert_eq!(normalize_status("processing"), "IN_PROGRESS");
+        assert_eq!(normalize_status("failed"), "FAILURE");
+    }
     use serde_json::json;
 
     #[test]

@@ -32,6 +32,7 @@
 //! | `sk-mock-spaced` | chat streams written with spaces after `:` and `,` (`"choices": []`), as Python servers (vLLM, LiteLLM) write JSON |
 //! | `sk-mock-long` | chat answers as long as allowed: [`LONG_ANSWER`] completion tokens, or the request's `max_tokens` / `max_completion_tokens` when lower (`finish_reason` `length`); streams send [`LONG_CHUNKS`] content chunks |
 //! | `sk-mock-longslow` | `sk-mock-long` streamed with 100 ms between chunks (about 4 s) |
+//! | `sk-mock-big` | non-streamed chat answers with [`BIG_CONTENT_BYTES`] of content (usage as normal) |
 //! | `sk-mock-stall` | Realtime: a response stops after its first delta until `response.cancel` (see `realtime.rs`) |
 //! | `co-...` | rerank answers in Cohere's shape (`meta.billed_units.search_units`, no `usage`) |
 //! | anything else | normal answers |
@@ -469,7 +470,12 @@ enum Mode {
     Long {
         slow: bool,
     },
+    /// Non-streamed chat answers whose content is [`BIG_CONTENT_BYTES`] of text.
+    Big,
 }
+
+/// The content length of an `sk-mock-big` chat answer.
+pub const BIG_CONTENT_BYTES: usize = 4096;
 
 /// Completion tokens of an `sk-mock-long` answer when the request sets no lower limit.
 pub const LONG_ANSWER: i64 = 8000;
@@ -511,6 +517,7 @@ fn mode(key: &str) -> Mode {
         "sk-mock-spaced" => Mode::Spaced,
         "sk-mock-long" => Mode::Long { slow: false },
         "sk-mock-longslow" => Mode::Long { slow: true },
+        "sk-mock-big" => Mode::Big,
         _ => Mode::Normal,
     }
 }
@@ -965,6 +972,9 @@ fn chat(ctx: &Ctx) -> Value {
         }],
         "service_tier": "default"
     });
+    if ctx.mode == Mode::Big {
+        v["choices"][0]["message"]["content"] = json!("mock ".repeat(BIG_CONTENT_BYTES / 5));
+    }
     if ctx.usage() {
         v["usage"] = chat_usage_of(ctx);
     }
@@ -1306,8 +1316,26 @@ fn images(ctx: &Ctx) -> Value {
             }
         })
         .collect();
-    json!({"created": ctx.created, "data": data})
+    let mut v = json!({"created": ctx.created, "data": data});
+    // gpt-image models report token usage, as OpenAI's do: the prompt split into text and image
+    // tokens (an edit's input image), the output all image tokens.
+    if ctx.model.starts_with("gpt-image") {
+        let output = IMAGE_OUTPUT_TOKENS * n as i64;
+        v["usage"] = json!({
+            "total_tokens": IMAGE_TEXT_TOKENS + IMAGE_INPUT_TOKENS + output,
+            "input_tokens": IMAGE_TEXT_TOKENS + IMAGE_INPUT_TOKENS,
+            "output_tokens": output,
+            "input_tokens_details": {"text_tokens": IMAGE_TEXT_TOKENS, "image_tokens": IMAGE_INPUT_TOKENS}
+        });
+    }
+    v
 }
+
+/// Usage of a `gpt-image*` generation: text and image tokens of the prompt, image tokens per
+/// picture of the answer.
+pub const IMAGE_TEXT_TOKENS: i64 = 40;
+pub const IMAGE_INPUT_TOKENS: i64 = 10;
+pub const IMAGE_OUTPUT_TOKENS: i64 = 1056;
 
 fn speech() -> HttpResponse {
     // An ID3v2.4 header with an empty tag, then padding: enough to look like an MP3 file.

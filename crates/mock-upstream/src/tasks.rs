@@ -11,8 +11,15 @@
 //!   in the prompt: `{code: "error"}`); `POST /suno/fetch {ids}` and `GET /suno/fetch/{id}`
 //!   advance the same way (`IN_PROGRESS`, then `SUCCESS` with the clips in `data`, or `FAILURE`).
 //!
-//! The midjourney-proxy key arrives as `mj-api-secret`, Suno's as `Authorization: Bearer`; both
-//! are recorded in [`crate::Recorded::authorization`].
+//! - Kling: `POST /v1/videos/{text2video|image2video}` answers `{code: 0, message: "SUCCEED",
+//!   data: {task_id, task_status: "submitted", ...}}` (`refuse` in the prompt: HTTP 400
+//!   `{code: 1301, message: ...}`; a bearer token that is not a three-part JWT: 401
+//!   `{code: 1000}`); `GET /v1/videos/{action}/{id}` advances it: `processing`, then `succeed`
+//!   with `task_result.videos[0].url` (`GET /mock-videos/{id}.mp4`), or `failed` with a
+//!   `task_status_msg` when the prompt contains `fail`.
+//!
+//! The midjourney-proxy key arrives as `mj-api-secret`, Suno's and Kling's as
+//! `Authorization: Bearer`; all are recorded in [`crate::Recorded::authorization`].
 
 use crate::{Recorded, Shared, PNG_1X1_B64};
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -84,7 +91,101 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
         .route("/mock-images/{name}", web::get().to(image))
         .route("/suno/submit/{kind}", web::post().to(suno_submit))
         .route("/suno/fetch", web::post().to(suno_fetch_many))
-        .route("/suno/fetch/{id}", web::get().to(suno_fetch_one));
+        .route("/suno/fetch/{id}", web::get().to(suno_fetch_one))
+        .route("/v1/videos/{action}", web::post().to(kling_submit))
+        .route("/v1/videos/{action}/{id}", web::get().to(kling_fetch))
+        .route("/mock-videos/{name}", web::get().to(video));
+}
+
+/// Kling's answer to a token it does not take.
+fn kling_unauthorized() -> HttpResponse {
+    HttpResponse::Unauthorized()
+        .json(json!({"code": 1000, "message": "Authentication failed", "request_id": "mock"}))
+}
+
+/// Whether the request carries a bearer token shaped like Kling's (a three-part JWT).
+fn kling_authorized(req: &HttpRequest) -> bool {
+    req.headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|t| t.split('.').count() == 3 && t.split('.').all(|p| !p.is_empty()))
+}
+
+async fn kling_submit(
+    req: HttpRequest,
+    body: Bytes,
+    path: web::Path<String>,
+    shared: web::Data<Shared>,
+    tasks: web::Data<Tasks>,
+) -> HttpResponse {
+    let v = record(&shared, &req, &body);
+    if !kling_authorized(&req) {
+        return kling_unauthorized();
+    }
+    let action = path.into_inner();
+    if action != "text2video" && action != "image2video" {
+        return HttpResponse::NotFound()
+            .json(json!({"code": 1202, "message": "unknown action", "request_id": "mock"}));
+    }
+    let prompt = prompt_of(&v);
+    if prompt.contains("refuse") {
+        return HttpResponse::BadRequest().json(json!({"code": 1301,
+            "message": "The prompt violates the content policy", "request_id": "mock"}));
+    }
+    let id = tasks.create("kling-", &action, &prompt);
+    let ms = now_ms();
+    HttpResponse::Ok().json(
+        json!({"code": 0, "message": "SUCCEED", "request_id": "mock",
+        "data": {"task_id": id, "task_status": "submitted", "created_at": ms, "updated_at": ms}}),
+    )
+}
+
+fn kling_view(base: &str, id: &str, t: &mut MockTask) -> Value {
+    t.fetches += 1;
+    let mut data = json!({"task_id": id, "created_at": t.submit_ms, "updated_at": now_ms()});
+    match (t.fetches, t.fail) {
+        (1, _) => data["task_status"] = json!("processing"),
+        (_, true) => {
+            data["task_status"] = json!("failed");
+            data["task_status_msg"] = json!("The video could not be generated (mock)");
+        }
+        (_, false) => {
+            data["task_status"] = json!("succeed");
+            data["task_result"] = json!({"videos": [{"id": format!("{id}-v"),
+                "url": format!("{base}/mock-videos/{id}.mp4"), "duration": "5"}]});
+        }
+    }
+    data
+}
+
+async fn kling_fetch(
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    shared: web::Data<Shared>,
+    tasks: web::Data<Tasks>,
+) -> HttpResponse {
+    record(&shared, &req, &Bytes::new());
+    if !kling_authorized(&req) {
+        return kling_unauthorized();
+    }
+    let base = base(&req);
+    let (_, id) = path.into_inner();
+    let mut g = tasks.lock();
+    match g.get_mut(&id) {
+        Some(t) => HttpResponse::Ok().json(json!({"code": 0, "message": "SUCCEED",
+            "request_id": "mock", "data": kling_view(&base, &id, t)})),
+        None => HttpResponse::NotFound()
+            .json(json!({"code": 1203, "message": "task not found", "request_id": "mock"})),
+    }
+}
+
+/// A few bytes that start like an MP4 file (an `ftyp` box).
+async fn video(req: HttpRequest, shared: web::Data<Shared>) -> HttpResponse {
+    record(&shared, &req, &Bytes::new());
+    let mut mp4 = b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2".to_vec();
+    mp4.resize(64, 0);
+    HttpResponse::Ok().content_type("video/mp4").body(mp4)
 }
 
 fn record(shared: &Shared, req: &HttpRequest, body: &Bytes) -> Value {

@@ -23,6 +23,7 @@ pub mod remote;
 pub mod request;
 pub mod sse;
 pub mod stream;
+pub mod switches;
 pub mod tokenizer;
 pub mod translate;
 pub mod usage;

@@ -401,6 +401,15 @@ impl Provider {
                 usage: crate::providers::rerank::usage_of(&body),
                 body,
             }),
+            Provider::OpenAiCompatible(_) | Provider::Azure(_)
+                if req.endpoint == Endpoint::ImagesGenerations =>
+            {
+                Ok(Answer {
+                    usage: crate::usage::from_openai_bytes(&body)
+                        .map(crate::usage::of_image_answer),
+                    body,
+                })
+            }
             Provider::OpenAiCompatible(_) | Provider::Azure(_) => Ok(Answer {
                 usage: crate::usage::from_openai_bytes(&body),
                 body,

@@ -12,7 +12,11 @@ pub use switchboard_domain::price::Usage;
 ///   `prompt_cache_hit_tokens`, Moonshot's top-level `cached_tokens`);
 /// - the Responses API: `usage.input_tokens`, `output_tokens`,
 ///   `input_tokens_details.cached_tokens`, `output_tokens_details.reasoning_tokens`, at the top
-///   level of a response or under `response` in stream events (`response.completed`, ...).
+///   level of a response or under `response` in stream events (`response.completed`, ...);
+///   gpt-image-1's image answers report the same shape;
+/// - in both shapes, the modality split where the upstream gives it: `text_tokens` and
+///   `image_tokens` of the prompt and completion details (priced with the text and image extra
+///   ratios).
 ///
 /// Prompt and completion counts are the upstream's totals: cached, audio and reasoning tokens
 /// are parts of them, kept for pricing (which adds only their extra ratio, never the count
@@ -30,6 +34,10 @@ pub fn from_openai(v: &Value) -> Option<Usage> {
             input_audio_tokens: int(usage, &["input_tokens_details", "audio_tokens"]),
             reasoning_tokens: int(usage, &["output_tokens_details", "reasoning_tokens"]),
             output_audio_tokens: int(usage, &["output_tokens_details", "audio_tokens"]),
+            input_text_tokens: int(usage, &["input_tokens_details", "text_tokens"]),
+            input_image_tokens: int(usage, &["input_tokens_details", "image_tokens"]),
+            output_text_tokens: int(usage, &["output_tokens_details", "text_tokens"]),
+            output_image_tokens: int(usage, &["output_tokens_details", "image_tokens"]),
             ..Usage::default()
         });
     }
@@ -55,8 +63,22 @@ pub fn from_openai(v: &Value) -> Option<Usage> {
         input_audio_tokens: int(usage, &["prompt_tokens_details", "audio_tokens"]),
         reasoning_tokens: int(usage, &["completion_tokens_details", "reasoning_tokens"]),
         output_audio_tokens: int(usage, &["completion_tokens_details", "audio_tokens"]),
+        input_text_tokens: int(usage, &["prompt_tokens_details", "text_tokens"]),
+        input_image_tokens: int(usage, &["prompt_tokens_details", "image_tokens"]),
+        output_text_tokens: int(usage, &["completion_tokens_details", "text_tokens"]),
+        output_image_tokens: int(usage, &["completion_tokens_details", "image_tokens"]),
         ..Usage::default()
     })
+}
+
+/// The usage of an image generation answer: what the answer's tokens are when the upstream
+/// does not split them (gpt-image-1 reports `output_tokens` without details, and every one of
+/// them is an image token, as OpenAI documents).
+pub fn of_image_answer(mut u: Usage) -> Usage {
+    if u.output_image_tokens == 0 && u.output_text_tokens == 0 {
+        u.output_image_tokens = u.completion_tokens;
+    }
+    u
 }
 
 /// [`from_openai`] on a raw response body, without building the whole document: only the
@@ -176,6 +198,38 @@ mod tests {
         assert_eq!(from_openai_bytes(nested).map(|u| u.prompt_tokens), Some(5));
         assert_eq!(from_openai_bytes(b"not json"), None);
         assert_eq!(from_openai_bytes(b"[1]"), None);
+    }
+
+    #[test]
+    fn text_and_image_buckets() {
+        let chat = json!({"usage": {"prompt_tokens": 300, "completion_tokens": 20,
+            "prompt_tokens_details": {"text_tokens": 45, "image_tokens": 255, "cached_tokens": 0},
+            "completion_tokens_details": {"text_tokens": 20}}});
+        let u = from_openai(&chat).unwrap();
+        assert_eq!(
+            (
+                u.input_text_tokens,
+                u.input_image_tokens,
+                u.output_text_tokens,
+                u.output_image_tokens
+            ),
+            (45, 255, 20, 0)
+        );
+        // gpt-image-1: input split, output all image tokens
+        let image = br#"{"created":1,"data":[{"b64_json":"x"}],"usage":{"total_tokens":4210,
+            "input_tokens":50,"output_tokens":4160,
+            "input_tokens_details":{"text_tokens":40,"image_tokens":10}}}"#;
+        let u = of_image_answer(from_openai_bytes(image).unwrap());
+        assert_eq!(
+            (u.prompt_tokens, u.input_text_tokens, u.input_image_tokens),
+            (50, 40, 10)
+        );
+        assert_eq!((u.completion_tokens, u.output_image_tokens), (4160, 4160));
+        // an answer that splits its output keeps the split
+        let split = br#"{"usage":{"input_tokens":5,"output_tokens":100,
+            "output_tokens_details":{"text_tokens":30,"image_tokens":70}}}"#;
+        let u = of_image_answer(from_openai_bytes(split).unwrap());
+        assert_eq!((u.output_text_tokens, u.output_image_tokens), (30, 70));
     }
 
     #[test]

@@ -423,6 +423,8 @@ fn gemini_answer_translation_is_golden() {
         completion_tokens: 70,
         cached_tokens: 64,
         reasoning_tokens: 40,
+        // promptTokensDetails: TEXT 120
+        input_text_tokens: 120,
         ..Usage::default()
     };
     assert_eq!(p.response_usage(&body), Some(usage));

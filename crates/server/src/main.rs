@@ -570,6 +570,12 @@ fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
                     Ok(n) => tracing::info!(deleted = n, "old logs removed (LogCleanupDays)"),
                     Err(e) => tracing::warn!("log cleanup failed: {e}"),
                 }
+                // Expired answers of the response cache (idempotent: any node may run it).
+                match switchboard_api::relay::cache::purge(&state).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::debug!(removed = n, "response cache purged"),
+                    Err(e) => tracing::warn!("response cache purge failed: {e}"),
+                }
             }
         }
     });

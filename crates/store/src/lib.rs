@@ -16,6 +16,7 @@ pub mod options;
 pub mod payments;
 pub mod prices;
 pub mod redemptions;
+pub mod response_cache;
 pub mod schema;
 pub mod sessions;
 pub mod statistics;

@@ -29,6 +29,8 @@ pub struct LogRow {
     pub request_id: Option<String>,
     pub content: String,
     pub metadata: String,
+    /// Answered from the response cache (no upstream call).
+    pub cache_hit: bool,
 }
 
 /// Records an event that is not a relay request (management, recharge, system): who it concerns,
@@ -95,6 +97,10 @@ pub struct ConsumeRecord {
     pub source_ip: String,
     pub content: String,
     pub metadata: String,
+    /// Answered from the response cache. Absent in records queued by a release without the
+    /// cache (dead letters, Redis queues): false.
+    #[serde(default)]
+    pub cache_hit: bool,
 }
 
 /// Writes a batch of consume records in one transaction: the log rows, the users' balances and
@@ -166,7 +172,7 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
         let mut per_user: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
         let mut per_token: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
         let mut per_channel: BTreeMap<i64, i64> = BTreeMap::new();
-        let mut per_day: BTreeMap<(i64, i64, i64, &str), [i64; 5]> = BTreeMap::new();
+        let mut per_day: BTreeMap<(i64, i64, i64, &str), [i64; 6]> = BTreeMap::new();
         // Only consumption moves balances, counters and the rollup; an error log is a row only.
         for r in fresh
             .iter()
@@ -192,6 +198,7 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
             s[2] += i64::from(r.prompt_tokens);
             s[3] += i64::from(r.completion_tokens);
             s[4] += i64::from(r.use_time_ms);
+            s[5] += i64::from(r.cache_hit);
         }
         for (id, (q, n)) in per_user {
             diesel::update(users::table.find(id))
@@ -229,6 +236,7 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
                     statistics::prompt_tokens.eq(statistics::prompt_tokens + s[2]),
                     statistics::completion_tokens.eq(statistics::completion_tokens + s[3]),
                     statistics::request_time_ms.eq(statistics::request_time_ms + s[4]),
+                    statistics::cache_hits.eq(statistics::cache_hits + s[5]),
                 ))
                 .execute(c)?;
             if n == 0 {
@@ -243,6 +251,7 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
                         statistics::prompt_tokens.eq(s[2]),
                         statistics::completion_tokens.eq(s[3]),
                         statistics::request_time_ms.eq(s[4]),
+                        statistics::cache_hits.eq(s[5]),
                     ))
                     .execute(c)?;
             }
@@ -831,6 +840,7 @@ mod tests {
             source_ip: "1".repeat(100),
             content: format!("line\n\0{}", "c".repeat(70_000)),
             metadata: "{\"a\":\"\0\"}".into(),
+            cache_hit: false,
         }
     }
 

@@ -176,6 +176,7 @@ diesel::table! {
         request_id -> Nullable<Text>,
         content -> Text,
         metadata -> Text,
+        cache_hit -> Bool,
     }
 }
 
@@ -235,6 +236,7 @@ diesel::table! {
         prompt_tokens -> BigInt,
         completion_tokens -> BigInt,
         request_time_ms -> BigInt,
+        cache_hits -> BigInt,
     }
 }
 
@@ -402,3 +404,15 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_gateways,
     orders,
 );
+
+diesel::table! {
+    response_cache (cache_key) {
+        cache_key -> Text,
+        user_id -> BigInt,
+        model_name -> Text,
+        body -> Text,
+        usage_json -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+    }
+}

@@ -19,6 +19,8 @@ pub struct DailyModelUsage {
     pub quota: i64,
     pub prompt_tokens: i64,
     pub completion_tokens: i64,
+    /// Requests answered from the response cache (part of `request_count`).
+    pub cache_hits: i64,
 }
 
 /// Usage per day and model for days `from_day..=to_day` (day starts), ordered by day then model;
@@ -42,17 +44,18 @@ pub fn daily_by_model(
             sql::<BigInt>(&sum_bigint_sql(b, "quota")),
             sql::<BigInt>(&sum_bigint_sql(b, "prompt_tokens")),
             sql::<BigInt>(&sum_bigint_sql(b, "completion_tokens")),
+            sql::<BigInt>(&sum_bigint_sql(b, "cache_hits")),
         ))
         .order((statistics::day.asc(), statistics::model_name.asc()))
         .into_boxed::<<DbConn as diesel::Connection>::Backend>();
     if let Some(u) = user_id {
         q = q.filter(statistics::user_id.eq(u));
     }
-    let rows: Vec<(i64, String, i64, i64, i64, i64)> = q.load(conn)?;
+    let rows: Vec<(i64, String, i64, i64, i64, i64, i64)> = q.load(conn)?;
     Ok(rows
         .into_iter()
         .map(
-            |(day, model_name, request_count, quota, prompt_tokens, completion_tokens)| {
+            |(day, model_name, request_count, quota, prompt_tokens, completion_tokens, hits)| {
                 DailyModelUsage {
                     day,
                     model_name,
@@ -60,6 +63,7 @@ pub fn daily_by_model(
                     quota,
                     prompt_tokens,
                     completion_tokens,
+                    cache_hits: hits,
                 }
             },
         )

@@ -12,6 +12,7 @@ use switchboard_domain::log::LogType;
 
 pub const PLATFORM_MIDJOURNEY: &str = "midjourney";
 pub const PLATFORM_SUNO: &str = "suno";
+pub const PLATFORM_KLING: &str = "kling";
 
 /// Statuses of a task that is not finished yet (the poller's work list). `MODAL` waits for more
 /// input from the client; it is polled like the others and times out like them.

@@ -204,6 +204,15 @@ impl Drop for TestDb {
     }
 }
 
+/// Makes every answer of the response cache expired (as time passing would).
+pub fn expire_response_cache(conn: &mut crate::DbConn) {
+    use diesel::prelude::*;
+    diesel::update(crate::schema::response_cache::table)
+        .set(crate::schema::response_cache::expires_at.eq(crate::now() - 1))
+        .execute(conn)
+        .unwrap_or_else(|e| panic!("expire response cache: {e}"));
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -117,6 +117,7 @@ fn record(a: &Account, rid: &str, quota: i64) -> ConsumeRecord {
         source_ip: "127.0.0.1".into(),
         content: String::new(),
         metadata: "{\"group_ratio\":1}".into(),
+        cache_hit: false,
     }
 }
 

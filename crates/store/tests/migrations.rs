@@ -34,19 +34,20 @@ const TABLES: &[(&str, i64)] = &[
     ("channels", 27),
     ("abilities", 7),
     ("redemptions", 9),
-    ("logs", 20),
+    ("logs", 21),
     ("user_groups", 12),
     ("prices", 11),
     ("model_owners", 5),
     ("payment_gateways", 14),
     ("orders", 15),
-    ("statistics", 10),
+    ("statistics", 11),
     ("invoices", 12),
     ("tasks", 22),
     ("midjourneys", 20),
     ("telegram_menus", 5),
     ("job_locks", 3),
     ("dead_letters", 10),
+    ("response_cache", 7),
 ];
 
 #[derive(QueryableByName)]
@@ -470,6 +471,7 @@ macro_rules! roundtrip_all {
             request_id: Option<String> = Some(s("req-1")),
             content: String = s("ok"),
             metadata: String = s("{}"),
+            cache_hit: bool = true,
         });
         roundtrip!(conn, user_groups {
             id: i64 = 900_000_001,
@@ -549,6 +551,17 @@ macro_rules! roundtrip_all {
             prompt_tokens: i64 = 5_000_000_000,
             completion_tokens: i64 = 6,
             request_time_ms: i64 = 7,
+            cache_hits: i64 = 8,
+        });
+        roundtrip!(conn, response_cache {
+            cache_key: String = s(&"ab".repeat(32)),
+            user_id: i64 = 900_000_007,
+            model_name: String = s("gpt-4o"),
+            // Larger than MySQL's TEXT (64 KiB): the column is MEDIUMTEXT there.
+            body: String = "x".repeat(70_000),
+            usage_json: String = s("{\"prompt_tokens\":1}"),
+            created_at: i64 = 1_700_000_000,
+            expires_at: i64 = 1_700_000_300,
         });
         roundtrip!(conn, invoices {
             id: i64 = 900_000_001,
@@ -811,6 +824,8 @@ const INDEXES: &[&str] = &[
     "idx_redemptions_name",
     "uq_redemptions_code",
     "idx_redemptions_status",
+    "idx_response_cache_created_at",
+    "idx_response_cache_expires_at",
     "uq_logs_request_id",
     "idx_logs_created_at_id",
     "idx_logs_user_id_created_at",

@@ -566,6 +566,7 @@ fn settle_batch_applies_each_request_once() {
             source_ip: "127.0.0.1".into(),
             content: String::new(),
             metadata: "{}".into(),
+            cache_hit: false,
         };
         let batch = vec![
             rec("r1", 30, 86_400 * 3 + 5),
@@ -1060,6 +1061,7 @@ fn logs_filter_page_by_offset_and_keyset_sum_and_delete_in_batches() {
                 source_ip: format!("10.0.0.{}", i % 4),
                 content: String::new(),
                 metadata: "{}".into(),
+                cache_hit: false,
             });
         }
         // Inserted out of time order, as several ledger flushes could.
@@ -1201,6 +1203,7 @@ fn statistics_sum_per_day_and_model() {
                 source_ip: String::new(),
                 content: String::new(),
                 metadata: "{}".into(),
+                cache_hit: false,
             };
         let d = 86_400;
         let big = 5_000_000_000_000;
@@ -1283,6 +1286,7 @@ fn rollup_statistics_equal_the_log_sums() {
                 source_ip: String::new(),
                 content: String::new(),
                 metadata: "{}".into(),
+                cache_hit: false,
             });
         }
         for chunk in batch.chunks(100) {

@@ -144,6 +144,8 @@ export interface LogEntry {
   use_time_ms: number
   first_response_ms: number
   is_stream: boolean
+  /** Answered from the response cache: no upstream call (channel_id 0). */
+  cache_hit: boolean
   source_ip: string
   request_id: string
   content: string

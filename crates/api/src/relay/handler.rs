@@ -144,6 +144,7 @@ pub(super) async fn authenticate_key(
                 models: switchboard_domain::token::parse_model_list(&t.models),
                 subnet,
                 api_rate: t.api_rate,
+                cache_enabled: t.cache_enabled,
                 heartbeat_after: t.heartbeat_enabled.then(|| {
                     Duration::from_secs(
                         u64::try_from(t.heartbeat_timeout.clamp(30, 90)).unwrap_or(30),
@@ -425,6 +426,12 @@ pub(super) struct LogMeta<'a> {
     pub price_type: switchboard_domain::price::PriceType,
     pub usage: &'a Usage,
     pub usage_estimated: bool,
+    /// Answered from the response cache: what the answer costs at full price, of which the
+    /// request was charged `ChatCacheRatio` (the difference is the saving).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_full_quota: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_saved_quota: Option<i64>,
 }
 
 /// The per-request facts needed to bill it.
@@ -451,6 +458,10 @@ struct Billing {
     started: Instant,
     request_id: String,
     reservation: Option<Reservation>,
+    /// Where a cacheable request's answer is kept once the upstream gave it.
+    cache: Option<super::cache::Slot>,
+    /// The `X-Switchboard-Cache` header's value, when the cache is on for the request.
+    cache_header: Option<&'static str>,
 }
 
 impl Billing {
@@ -477,10 +488,32 @@ impl Billing {
         estimated: bool,
         first_response: Option<Duration>,
     ) -> i64 {
+        self.settle_as(channel_id, usage, estimated, first_response, None)
+    }
+
+    /// Settles a request answered from the response cache: its kept usage priced today, times
+    /// the cache ratio; no channel.
+    fn settle_hit(&mut self, usage: Usage, ratio: f64) -> i64 {
+        let elapsed = self.started.elapsed();
+        self.settle_as(0, usage, false, Some(elapsed), Some(ratio))
+    }
+
+    fn settle_as(
+        &mut self,
+        channel_id: i64,
+        usage: Usage,
+        estimated: bool,
+        first_response: Option<Duration>,
+        cache_ratio: Option<f64>,
+    ) -> i64 {
         let Some(r) = self.reservation.take() else {
             return 0;
         };
-        let quota = price::cost_units(&self.price, &usage, self.group_ratio, self.units);
+        let full = price::cost_units(&self.price, &usage, self.group_ratio, self.units);
+        let quota = match cache_ratio {
+            Some(ratio) => switchboard_domain::response_cache::hit_quota(full, ratio),
+            None => full,
+        };
         let meta = LogMeta {
             group_ratio: self.group_ratio,
             input_ratio: self.price.input,
@@ -488,6 +521,8 @@ impl Billing {
             price_type: self.price.price_type,
             usage: &usage,
             usage_estimated: estimated,
+            cache_full_quota: cache_ratio.map(|_| full),
+            cache_saved_quota: cache_ratio.map(|_| full - quota),
         };
         let record = ConsumeRecord {
             request_id: Some(self.request_id.clone()),
@@ -510,6 +545,7 @@ impl Billing {
             source_ip: self.ip.clone(),
             content: String::new(),
             metadata: serde_json::to_string(&meta).unwrap_or_default(),
+            cache_hit: cache_ratio.is_some(),
         };
         // Redis mode applies the settlement later: a non-streamed answer awaits it before it
         // returns (`answer`), a stream kicks it when it ends (`MeteredStream::finish`).
@@ -558,6 +594,7 @@ impl Billing {
             source_ip: self.ip.clone(),
             content,
             metadata: meta.to_string(),
+            cache_hit: false,
         });
     }
 
@@ -1037,6 +1074,8 @@ async fn relay_parsed(
         ginfo.ratio,
         pre_consumed,
     );
+    // Decided on the client's own body, before the balance rule may lower its output limit.
+    let cache = super::cache::decide(&o, &token, &group, &model, endpoint, &rreq.body);
     let reservation = edge::reserve(&state, &token, bounds).await?;
     // The balance rule: the answer may not cost more than the reservation covers. When the
     // balance did not cover the worst case, the upstream is told to stop there.
@@ -1050,8 +1089,13 @@ async fn relay_parsed(
         );
         rreq.limit_output(covered.max(1));
     }
+    let (cache, cache_header) = match cache {
+        super::cache::Decision::Off => (None, None),
+        super::cache::Decision::Skip => (None, Some("skip")),
+        super::cache::Decision::Use(slot) => (Some(slot), Some("miss")),
+    };
     // Gives the reservation back when dropped unsettled (any refusal below).
-    let billing = Billing {
+    let mut billing = Billing {
         state: state.clone(),
         token: Arc::clone(&token),
         tolerance: o.int("OverdraftTolerance"),
@@ -1069,7 +1113,22 @@ async fn relay_parsed(
         started: Instant::now(),
         request_id: super::request_id(),
         reservation: Some(reservation),
+        cache,
+        cache_header,
     };
+    if let Some(slot) = &billing.cache {
+        if let Some(hit) = super::cache::lookup(&state, slot).await {
+            let ratio = slot.ratio;
+            billing.cache = None;
+            billing.settle_hit(hit.usage, ratio);
+            billing.state.relay.ledger.apply_queued().await;
+            return Ok(HttpResponse::Ok()
+                .insert_header((header::CONTENT_TYPE, "application/json"))
+                .insert_header(("X-Request-Id", billing.request_id.clone()))
+                .insert_header((super::cache::HEADER, "hit"))
+                .body(hit.body));
+        }
+    }
     let client_wants_usage = rreq
         .body
         .pointer("/stream_options/include_usage")
@@ -1252,6 +1311,7 @@ async fn answer(
     });
     let request_id = billing.request_id.clone();
     let heartbeat_after = billing.token.heartbeat_after;
+    let billing_header = billing.cache_header;
     if billing.is_stream && is_sse {
         let tap = provider.map(|p| p.stream_tap()).unwrap_or_default();
         let translator = provider.and_then(|p| p.stream_translator(&rreq));
@@ -1275,6 +1335,9 @@ async fn answer(
             .insert_header((header::CACHE_CONTROL, "no-cache"))
             .insert_header(("X-Accel-Buffering", "no"))
             .insert_header(("X-Request-Id", request_id));
+        if let Some(v) = billing_header {
+            res.insert_header((super::cache::HEADER, v));
+        }
         return Ok(match heartbeat_after {
             Some(after) => res.streaming(super::heartbeat::Heartbeat::new(stream, after)),
             None => res.streaming(stream),
@@ -1324,12 +1387,28 @@ async fn answer(
         }
     };
     billing.settle(ch.id, usage, estimated, Some(first));
+    if let Some(slot) = billing.cache.take() {
+        if status == StatusCode::OK {
+            let model = billing.model.clone();
+            super::cache::keep(
+                &billing.state,
+                slot,
+                billing.token.user_id,
+                &model,
+                &body,
+                &usage,
+            );
+        }
+    }
     // The client's next request sees this one settled (Redis mode applies it before answering).
     billing.state.relay.ledger.apply_queued().await;
-    Ok(HttpResponse::build(status)
-        .insert_header((header::CONTENT_TYPE, content_type))
-        .insert_header(("X-Request-Id", request_id))
-        .body(body))
+    let mut res = HttpResponse::build(status);
+    res.insert_header((header::CONTENT_TYPE, content_type))
+        .insert_header(("X-Request-Id", request_id));
+    if let Some(v) = billing_header {
+        res.insert_header((super::cache::HEADER, v));
+    }
+    Ok(res.body(body))
 }
 
 /// An answer that arrived but cannot be relayed (cut off, or not in the family's shape).

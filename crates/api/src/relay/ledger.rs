@@ -976,6 +976,7 @@ mod tests {
             source_ip: String::new(),
             content: String::new(),
             metadata: "{\"group_ratio\":1.0}".into(),
+            cache_hit: false,
         }
     }
 

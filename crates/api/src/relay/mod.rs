@@ -7,6 +7,7 @@
 //! channels and the ledger. The database is touched only on a cache miss and by the batched
 //! ledger flush.
 
+pub mod cache;
 pub mod edge;
 pub mod handler;
 pub mod heartbeat;
@@ -79,6 +80,9 @@ pub struct AuthToken {
     pub models: Vec<String>,
     pub subnet: IpAllowList,
     pub api_rate: i32,
+    /// The key's response-cache toggle (answers come from the cache only when the site's
+    /// `ChatCacheEnabled` is on too).
+    pub cache_enabled: bool,
     /// Seconds of upstream silence after which a stream gets keep-alive comments (every
     /// [`heartbeat::EVERY`]); `None` when the key's heartbeat is off.
     pub heartbeat_after: Option<Duration>,
@@ -612,6 +616,7 @@ mod tests {
             models: Vec::new(),
             subnet: Default::default(),
             api_rate: 0,
+            cache_enabled: false,
             heartbeat_after: None,
             user_id: 1,
             username: "u".into(),

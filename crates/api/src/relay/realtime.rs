@@ -616,6 +616,8 @@ impl Turns {
             price_type: self.price.price_type,
             usage: &usage,
             usage_estimated: estimated,
+            cache_full_quota: None,
+            cache_saved_quota: None,
         };
         let record = ConsumeRecord {
             request_id: Some(format!("{}-{}", self.session_id, self.turn)),
@@ -637,6 +639,7 @@ impl Turns {
             source_ip: self.ip.clone(),
             content: String::new(),
             metadata: serde_json::to_string(&meta).unwrap_or_default(),
+            cache_hit: false,
         };
         // The real cost, capped by the balance rule: the reservation plus what nobody else
         // holds.

@@ -709,6 +709,37 @@ impl Shared {
             .await
     }
 
+    /// The response cache's key of `digest` (`switchboard_domain::response_cache::key`).
+    pub fn cache_key(&self, digest: &str) -> String {
+        format!("{}rc:{digest}", self.prefix)
+    }
+
+    /// A kept answer of the response cache (Redis expires it).
+    pub async fn cache_get(&self, digest: &str) -> redis::RedisResult<Option<Vec<u8>>> {
+        let mut c = self.conn.clone();
+        redis::cmd("GET")
+            .arg(self.cache_key(digest))
+            .query_async(&mut c)
+            .await
+    }
+
+    /// Keeps an answer of the response cache for `ttl_secs`.
+    pub async fn cache_put(
+        &self,
+        digest: &str,
+        value: &[u8],
+        ttl_secs: u64,
+    ) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        redis::cmd("SET")
+            .arg(self.cache_key(digest))
+            .arg(value)
+            .arg("EX")
+            .arg(ttl_secs.max(1))
+            .query_async(&mut c)
+            .await
+    }
+
     /// One account's hash field (tests and diagnostics).
     pub async fn field(&self, account: Account, field: &str) -> redis::RedisResult<Option<i64>> {
         let mut c = self.conn.clone();

@@ -1,5 +1,6 @@
-//! Async tasks: Midjourney (a midjourney-proxy server behind a "Midjourney Proxy" channel) and
-//! Suno (a Suno API server behind a "Suno API" channel). See `docs/tasks.md`.
+//! Async tasks: Midjourney (a midjourney-proxy server behind a "Midjourney Proxy" channel), Suno
+//! (a Suno API server behind a "Suno API" channel) and Kling video (Kling's API behind a "Kling"
+//! channel). See `docs/tasks.md`.
 //!
 //! - Submit: authenticate the key like `/v1`, name the model from the action
 //!   (`mj_imagine`, `mj_turbo_upscale`, `suno_music`), reserve its per-call price, pick a channel
@@ -26,7 +27,7 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use switchboard_domain::channel::{TYPE_MIDJOURNEY, TYPE_SUNO};
+use switchboard_domain::channel::{TYPE_KLING, TYPE_MIDJOURNEY, TYPE_SUNO};
 use switchboard_domain::log::LogType;
 use switchboard_domain::price::{self, ReserveBounds, Usage};
 use switchboard_domain::task::{self as dtask, MjMode};
@@ -37,7 +38,7 @@ use switchboard_relay::refusal::{Protocol, Refusal};
 use switchboard_store::logs::ConsumeRecord;
 use switchboard_store::now;
 use switchboard_store::tasks::{
-    self, NewTask, TaskProgress, TaskRow, PLATFORM_MIDJOURNEY, PLATFORM_SUNO,
+    self, NewTask, TaskProgress, TaskRow, PLATFORM_KLING, PLATFORM_MIDJOURNEY, PLATFORM_SUNO,
 };
 
 /// A task not finished after this long is failed (and refunded) by the poller.
@@ -57,6 +58,7 @@ const MAX_ANSWER: usize = 16 * 1024 * 1024;
 enum Platform {
     Midjourney(MjMode),
     Suno,
+    Kling,
 }
 
 impl Platform {
@@ -64,6 +66,7 @@ impl Platform {
         match self {
             Platform::Midjourney(_) => PLATFORM_MIDJOURNEY,
             Platform::Suno => PLATFORM_SUNO,
+            Platform::Kling => PLATFORM_KLING,
         }
     }
 
@@ -71,7 +74,8 @@ impl Platform {
     fn protocol(self) -> Protocol {
         match self {
             Platform::Midjourney(_) => Protocol::Midjourney,
-            Platform::Suno => Protocol::Suno,
+            // Kling's clients read one-hub's task error shape, `{code, message}`: Suno's.
+            Platform::Suno | Platform::Kling => Protocol::Suno,
         }
     }
 
@@ -79,6 +83,7 @@ impl Platform {
         match self {
             Platform::Midjourney(_) => TYPE_MIDJOURNEY,
             Platform::Suno => TYPE_SUNO,
+            Platform::Kling => TYPE_KLING,
         }
     }
 }
@@ -116,7 +121,35 @@ fn upstream_path(p: Platform, rest: &str) -> String {
         Platform::Midjourney(MjMode::Default) => format!("/mj{rest}"),
         Platform::Midjourney(m) => format!("{}/mj{rest}", m.prefix()),
         Platform::Suno => format!("/suno{rest}"),
+        Platform::Kling => format!("/v1/videos{rest}"),
     }
+}
+
+/// How long a Kling API token made from the channel's key pair is valid.
+const KLING_TOKEN_SECS: i64 = 1800;
+
+/// The bearer token of a Kling channel: with a key `ACCESS_KEY|SECRET_KEY`, a JWT (HS256) Kling
+/// asks for, `iss` the access key, valid from 5 s ago for [`KLING_TOKEN_SECS`], signed with the
+/// secret key; any other key is sent as it is (a token made elsewhere).
+fn kling_token(key: &str, now: i64) -> String {
+    use base64::Engine as _;
+    use hmac::{Hmac, Mac};
+    let Some((access, secret)) = key.split_once('|') else {
+        return key.to_owned();
+    };
+    let b64 = |b: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b);
+    let header = b64(br#"{"alg":"HS256","typ":"JWT"}"#);
+    let claims = b64(
+        json!({"iss": access.trim(), "exp": now + KLING_TOKEN_SECS, "nbf": now - 5})
+            .to_string()
+            .as_bytes(),
+    );
+    let signing = format!("{header}.{claims}");
+    let Ok(mut mac) = Hmac::<sha2::Sha256>::new_from_slice(secret.trim().as_bytes()) else {
+        return key.to_owned();
+    };
+    mac.update(signing.as_bytes());
+    format!("{signing}.{}", b64(&mac.finalize().into_bytes()))
 }
 
 /// One call to a task upstream: the status and the body (2xx), or why it failed.
@@ -149,6 +182,7 @@ async fn call(
     rb = match p {
         Platform::Midjourney(_) => rb.header("mj-api-secret", &ch.target.key),
         Platform::Suno => rb.bearer_auth(&ch.target.key),
+        Platform::Kling => rb.bearer_auth(kling_token(&ch.target.key, now())),
     };
     if let Some(b) = body {
         rb = rb.header("content-type", "application/json").body(b);
@@ -241,6 +275,16 @@ pub async fn mj_submit(
     submit(state, req, body, kind, Platform::Midjourney(mode)).await
 }
 
+/// `POST /kling/v1/videos/{text2video|image2video}`.
+pub async fn kling_submit(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Bytes,
+    kind: String,
+) -> HttpResponse {
+    submit(state, req, body, kind, Platform::Kling).await
+}
+
 /// `POST /suno/submit/{music|lyrics}`.
 pub async fn suno_submit(
     state: web::Data<AppState>,
@@ -289,6 +333,7 @@ async fn submit_task(
     let action = match p {
         Platform::Midjourney(_) => dtask::mj_action(&kind, &parsed),
         Platform::Suno => dtask::suno_action(&kind),
+        Platform::Kling => dtask::kling_action(&kind),
     };
     let action = action.ok_or_else(|| {
         task_refusal(
@@ -300,11 +345,22 @@ async fn submit_task(
             ),
         )
     })?;
+    // A video: its model, mode and length decide the price (and are checked before any charge).
+    let video = match p {
+        Platform::Kling => Some(
+            dtask::kling_video(action, &parsed)
+                .map_err(|m| task_refusal(400, "invalid_request", &format!("{m}.")))?,
+        ),
+        _ => None,
+    };
     // An action on an earlier task must reach the channel that holds that task.
     let pin = origin_pin(&state, &token, p, &kind, &parsed)
         .await?
         .unwrap_or(pin);
-    let models = task_models(p, action);
+    let models = match &video {
+        Some(v) => vec![v.per_call_model(), v.per_second_model()],
+        None => task_models(p, action),
+    };
     let names: Vec<&str> = models.iter().map(String::as_str).collect();
     let (chosen, admitted) = admit_any(&state, &token, &names, pin, |ch| {
         ch.channel_type == p.channel_type()
@@ -318,7 +374,13 @@ async fn submit_task(
         price,
     } = admitted;
     let model = models[chosen].clone();
-    let amount = price::reservation(&price, 0, None, ginfo.ratio, 0);
+    // A video priced by its per-second row (no per-call row for its length) costs that price
+    // once per second.
+    let units = match &video {
+        Some(v) if state.relay.prices().lookup(&v.per_call_model()).is_none() => v.seconds,
+        _ => 1,
+    };
+    let amount = price::cost_units(&price, &Usage::default(), ginfo.ratio, units);
     let bounds = ReserveBounds {
         min: amount,
         max: amount,
@@ -327,7 +389,10 @@ async fn submit_task(
     let started = Instant::now();
     let snap = state.view();
     let o = View(&snap);
-    let path = upstream_path(p, &format!("/submit/{kind}"));
+    let path = match p {
+        Platform::Kling => upstream_path(p, &format!("/{kind}")),
+        _ => upstream_path(p, &format!("/submit/{kind}")),
+    };
     let source = edge::Source {
         state: &state,
         snapshot: &snapshot,
@@ -364,7 +429,7 @@ async fn submit_task(
         state.relay.ledger.apply_queued().await;
         return Ok(relayed(answer));
     };
-    let quota = price::cost(&price, &Usage::default(), ginfo.ratio);
+    let quota = amount;
     let request_id = super::request_id();
     let record = ConsumeRecord {
         request_id: Some(request_id.clone()),
@@ -391,17 +456,24 @@ async fn submit_task(
             "output_ratio": price.output,
             "price_type": price.price_type,
             "task_id": task_id,
+            "units": units,
         })
         .to_string(),
+        cache_hit: false,
     };
     // A per-call price: the reservation is the charge.
     state.relay.ledger.settle(reservation, record, 0);
     state.relay.ledger.apply_queued().await;
-    let mode = match p {
-        Platform::Midjourney(m) => m.as_str(),
-        Platform::Suno => "",
+    let mode = match (p, &video) {
+        (Platform::Midjourney(m), _) => m.as_str(),
+        (Platform::Kling, Some(v)) => v.mode.as_str(),
+        _ => "",
     };
-    let props = json!({"model": model, "mode": mode, "group": group, "request_id": request_id, "kind": kind});
+    let mut props = json!({"model": model, "mode": mode, "group": group, "request_id": request_id, "kind": kind});
+    if let Some(v) = &video {
+        props["seconds"] = json!(v.seconds);
+        props["video_model"] = json!(v.model);
+    }
     let row = SubmittedTask {
         task_id,
         platform: p.name(),
@@ -473,6 +545,8 @@ fn task_models(p: Platform, action: &'static str) -> Vec<String> {
             }
         }
         Platform::Suno => vec![dtask::suno_model(action)],
+        // Decided from the body (see `submit_task`).
+        Platform::Kling => Vec::new(),
     }
 }
 
@@ -542,6 +616,12 @@ fn accepted_task_id(p: Platform, v: &Value) -> Option<String> {
             }
             v.get("data")
         }
+        Platform::Kling => {
+            if v.get("code").and_then(Value::as_i64) != Some(0) {
+                return None;
+            }
+            v.get("data")?.get("task_id")
+        }
     }?;
     let s = match id {
         Value::String(s) => s.clone(),
@@ -589,6 +669,53 @@ pub fn suno_task_json(t: &TaskRow) -> Value {
         "progress": t.progress,
         "data": upstream.get("data").cloned().unwrap_or(Value::Null),
     })
+}
+
+/// A task as a Kling client reads it: Kling's own answer, `{code: 0, message, request_id,
+/// data: {task_id, task_status, task_status_msg, created_at, updated_at, task_result}}`, from
+/// the upstream's last word on it (times in milliseconds, as Kling sends them).
+pub fn kling_task_json(t: &TaskRow) -> Value {
+    let mut data = match serde_json::from_str::<Value>(&t.data) {
+        Ok(Value::Object(o)) => o,
+        _ => Map::new(),
+    };
+    let status = match t.status.as_str() {
+        "SUCCESS" => "succeed",
+        "FAILURE" => "failed",
+        "IN_PROGRESS" => "processing",
+        _ => "submitted",
+    };
+    data.insert("task_id".into(), json!(t.task_id));
+    data.insert("task_status".into(), json!(status));
+    if !t.fail_reason.is_empty() {
+        data.insert("task_status_msg".into(), json!(t.fail_reason));
+    }
+    data.entry("created_at")
+        .or_insert(json!(t.submit_time * 1000));
+    data.entry("updated_at")
+        .or_insert(json!(t.updated_at * 1000));
+    json!({"code": 0, "message": "SUCCEED", "request_id": t.task_id, "data": data})
+}
+
+/// `GET /kling/v1/videos/{action}/{id}`: the caller's video task.
+pub async fn kling_fetch(state: web::Data<AppState>, req: HttpRequest, id: String) -> HttpResponse {
+    let p = Platform::Kling;
+    let (token, _) = match auth(&state, &req, p).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    match own_tasks(&state, PLATFORM_KLING, token.user_id, vec![id]).await {
+        Ok(rows) => match rows.first() {
+            Some(t) => HttpResponse::Ok().json(kling_task_json(t)),
+            None => task_error(p, 404, "task_not_found", "No such task."),
+        },
+        Err(_) => task_error(
+            p,
+            500,
+            "internal_error",
+            "internal error while reading the task",
+        ),
+    }
 }
 
 /// `GET /mj[-mode]/task/{id}/fetch`: the caller's task.
@@ -840,6 +967,14 @@ fn progress_from(p: Platform, t: &TaskRow, v: &Value) -> TaskProgress {
             secs(v.get("start_time")),
             secs(v.get("finish_time")),
         ),
+        // Kling reports no progress; its times are the task's creation and last change.
+        Platform::Kling => (
+            s("task_status"),
+            None,
+            s("task_status_msg"),
+            0,
+            secs(v.get("updated_at")),
+        ),
     };
     let status = status
         .map(|x| dtask::normalize_status(&x))
@@ -861,6 +996,17 @@ fn progress_from(p: Platform, t: &TaskRow, v: &Value) -> TaskProgress {
     if let Platform::Midjourney(_) = p {
         out.image_url = s("imageUrl").filter(|u| !u.is_empty());
         out.prompt_en = s("promptEn").filter(|u| !u.is_empty());
+    }
+    if p == Platform::Kling {
+        // The result's address (the first video) is kept where Midjourney keeps its image.
+        out.image_url = v
+            .pointer("/task_result/videos/0/url")
+            .and_then(Value::as_str)
+            .filter(|u| !u.is_empty())
+            .map(str::to_owned);
+        if status.as_deref() == Some("IN_PROGRESS") && t.progress == "0%" {
+            out.progress = Some("50%".into());
+        }
     }
     if status.as_deref() == Some("FAILURE") && out.fail_reason.is_none() {
         out.fail_reason = Some("the upstream reported a failure".into());
@@ -906,6 +1052,9 @@ async fn fetch_batch(
     p: Platform,
     batch: &[&TaskRow],
 ) -> Option<BTreeMap<String, Value>> {
+    if p == Platform::Kling {
+        return kling_fetch_batch(state, ch, batch).await;
+    }
     let ids: Vec<&str> = batch.iter().map(|t| t.task_id.as_str()).collect();
     let (path, body) = match p {
         Platform::Midjourney(_) => (
@@ -916,6 +1065,7 @@ async fn fetch_batch(
             upstream_path(p, "/fetch"),
             json!({"ids": ids, "action": batch.first().map(|t| t.action.as_str()).unwrap_or("")}),
         ),
+        Platform::Kling => return None,
     };
     let body = serde_json::to_vec(&body).ok()?;
     let (_, answer) = match call(state, ch, p, reqwest::Method::POST, &path, Some(body)).await {
@@ -929,6 +1079,7 @@ async fn fetch_batch(
     let (list, key) = match p {
         Platform::Midjourney(_) => (v.as_array().cloned()?, "id"),
         Platform::Suno => (v.get("data").and_then(Value::as_array).cloned()?, "task_id"),
+        Platform::Kling => return None,
     };
     Some(
         list.into_iter()
@@ -942,6 +1093,41 @@ async fn fetch_batch(
             })
             .collect(),
     )
+}
+
+/// Kling has no fetch by several ids: each task is asked for on its own
+/// (`GET /v1/videos/{action}/{task_id}`); the answers (Kling's `data` objects) by task id. `None`
+/// when no call succeeded.
+async fn kling_fetch_batch(
+    state: &AppState,
+    ch: &ChannelInfo,
+    batch: &[&TaskRow],
+) -> Option<BTreeMap<String, Value>> {
+    let p = Platform::Kling;
+    let mut out = BTreeMap::new();
+    for t in batch {
+        let path = upstream_path(
+            p,
+            &format!("/{}/{}", t.action.to_ascii_lowercase(), t.task_id),
+        );
+        let answer = match call(state, ch, p, reqwest::Method::GET, &path, None).await {
+            Ok((_, a)) => a,
+            Err(f) => {
+                tracing::warn!(channel = ch.id, task = %t.task_id, "fetching a video task failed: {}", f.message);
+                continue;
+            }
+        };
+        let Ok(v) = serde_json::from_slice::<Value>(&answer) else {
+            continue;
+        };
+        if v.get("code").and_then(Value::as_i64) != Some(0) {
+            continue;
+        }
+        if let Some(data) = v.get("data").filter(|d| d.is_object()) {
+            out.insert(t.task_id.clone(), data.clone());
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// One pass over every unfinished task (see the module documentation). Safe to run on several
@@ -963,6 +1149,8 @@ pub async fn poll_tasks(state: &AppState) -> ApiResult<PollSummary> {
         for t in &rows {
             let (platform, sub) = if t.platform == PLATFORM_SUNO {
                 (PLATFORM_SUNO, t.action.clone())
+            } else if t.platform == PLATFORM_KLING {
+                (PLATFORM_KLING, t.action.clone())
             } else {
                 (PLATFORM_MIDJOURNEY, mode_of(t).as_str().to_owned())
             };
@@ -976,6 +1164,8 @@ pub async fn poll_tasks(state: &AppState) -> ApiResult<PollSummary> {
             for batch in list.chunks(FETCH_BATCH) {
                 let p = if platform == PLATFORM_SUNO {
                     Platform::Suno
+                } else if platform == PLATFORM_KLING {
+                    Platform::Kling
                 } else {
                     Platform::Midjourney(
                         batch.first().map(|t| mode_of(t)).unwrap_or(MjMode::Default),
@@ -1090,7 +1280,8 @@ pub fn spawn_poller(state: web::Data<AppState>, holder: String, every: Duration)
     });
 }
 
-/// Registers the task relay routes: `/mj`, `/mj-fast`, `/mj-turbo`, `/mj-relax` and `/suno`.
+/// Registers the task relay routes: `/mj`, `/mj-fast`, `/mj-turbo`, `/mj-relax`, `/suno` and
+/// `/kling`.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     for mode in MjMode::ALL {
         cfg.service(
@@ -1159,6 +1350,29 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             )
             .default_service(web::to(|| async {
                 task_error(Platform::Suno, 404, "not_found", "No such Suno route.")
+            })),
+    );
+    cfg.service(
+        web::scope("/kling/v1/videos")
+            .app_data(web::PayloadConfig::new(64 << 20))
+            .route(
+                "/{kind}",
+                web::post().to(
+                    |s: web::Data<AppState>, r: HttpRequest, b: Bytes, k: web::Path<String>| {
+                        kling_submit(s, r, b, k.into_inner())
+                    },
+                ),
+            )
+            .route(
+                "/{kind}/{id}",
+                web::get().to(
+                    |s: web::Data<AppState>, r: HttpRequest, path: web::Path<(String, String)>| {
+                        kling_fetch(s, r, path.into_inner().1)
+                    },
+                ),
+            )
+            .default_service(web::to(|| async {
+                task_error(Platform::Kling, 404, "not_found", "No such Kling route.")
             })),
     );
 }

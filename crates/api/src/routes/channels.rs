@@ -126,6 +126,22 @@ pub(crate) fn not_found() -> ApiError {
     ApiError::not_found("channel not found")
 }
 
+/// The provider switches each channel type supports (`config.web_search`, `code_execution`,
+/// `plugin`, `knowledge_id`, `knowledge_template`; see
+/// [`switchboard_domain::channel_settings::switches_for`]), so that a form offers only those:
+/// `[{"type": 14, "name": "Anthropic", "switches": ["web_search", "code_execution"]}, ...]`,
+/// the types without any left out.
+pub async fn switches(_a: AdminUser) -> ApiResult<HttpResponse> {
+    use switchboard_domain::channel::CHANNEL_TYPES;
+    use switchboard_domain::channel_settings::switches_for;
+    let data: Vec<Value> = CHANNEL_TYPES
+        .iter()
+        .filter(|t| !switches_for(t.id).is_empty())
+        .map(|t| json!({"type": t.id, "name": t.name, "switches": switches_for(t.id)}))
+        .collect();
+    Ok(ok(data))
+}
+
 pub async fn get(
     state: web::Data<AppState>,
     AdminUser(me): AdminUser,

@@ -172,6 +172,7 @@ pub fn log_json(l: &LogRow, channel: Option<&str>) -> Value {
         "use_time_ms": l.use_time_ms,
         "first_response_ms": l.first_response_ms,
         "is_stream": l.is_stream,
+        "cache_hit": l.cache_hit,
         "source_ip": l.source_ip,
         "request_id": l.request_id,
         "content": l.content,
@@ -439,18 +440,19 @@ pub struct DashboardQuery {
     days: Option<String>,
 }
 
-fn add(acc: &mut [i64; 4], s: &[i64; 4]) {
+fn add(acc: &mut [i64; 5], s: &[i64; 5]) {
     for (a, x) in acc.iter_mut().zip(s) {
         *a += x;
     }
 }
 
-fn usage_json(day: Option<i64>, model: Option<&str>, s: &[i64; 4]) -> Value {
+fn usage_json(day: Option<i64>, model: Option<&str>, s: &[i64; 5]) -> Value {
     let mut v = json!({
         "request_count": s[0],
         "quota": s[1],
         "prompt_tokens": s[2],
         "completion_tokens": s[3],
+        "cache_hits": s[4],
     });
     if let Some(d) = day {
         v["day"] = json!(d);
@@ -463,7 +465,8 @@ fn usage_json(day: Option<i64>, model: Option<&str>, s: &[i64; 4]) -> Value {
 
 /// `GET /api/user/dashboard?days=7`: the user's usage over the last `days` UTC days (today
 /// included; 1..=90) from the daily rollup: `series` per day and model, `by_day` (every day, zeros
-/// included), `by_model` and `totals`.
+/// included), `by_model` and `totals`; each with `cache_hits`, the requests of `request_count`
+/// answered from the response cache.
 pub async fn dashboard(
     state: web::Data<AppState>,
     AuthUser(me): AuthUser,
@@ -481,10 +484,10 @@ pub async fn dashboard(
     let rows = state
         .db(move |c| Ok(statistics::daily_by_model(c, Some(me.id), from, today)?))
         .await?;
-    let mut by_day: BTreeMap<i64, [i64; 4]> =
-        (0..days).map(|i| (from + i * DAY_SECS, [0; 4])).collect();
-    let mut by_model: BTreeMap<&str, [i64; 4]> = BTreeMap::new();
-    let mut totals = [0i64; 4];
+    let mut by_day: BTreeMap<i64, [i64; 5]> =
+        (0..days).map(|i| (from + i * DAY_SECS, [0; 5])).collect();
+    let mut by_model: BTreeMap<&str, [i64; 5]> = BTreeMap::new();
+    let mut totals = [0i64; 5];
     let mut series = Vec::with_capacity(rows.len());
     for r in &rows {
         let s = [
@@ -492,6 +495,7 @@ pub async fn dashboard(
             r.quota,
             r.prompt_tokens,
             r.completion_tokens,
+            r.cache_hits,
         ];
         add(by_day.entry(r.day).or_default(), &s);
         add(by_model.entry(r.model_name.as_str()).or_default(), &s);

@@ -191,6 +191,7 @@ api_routes! {
     put "/channel/batch/del_model" => channel_ops::batch_remove_model, Admin, "channels", "Remove a model from channels", body = channel_ops::BatchValueBody;
     post "/channel/copy/{id}" => channel_ops::copy, Admin, "channels", "Copy a channel", query = channel_ops::CopyQuery;
     get "/channel/tags" => channel_ops::tags, Admin, "channels", "Channel tags with their counts";
+    get "/channel/switches" => channels::switches, Admin, "channels", "The provider switches each channel type supports";
     put "/channel/tag" => channel_ops::update_tag, Admin, "channels", "Edit every channel of a tag", body = channel_ops::TagBody;
     delete "/channel/tag/{tag}/disabled" => channel_ops::delete_tag_disabled, Admin, "channels", "Delete the disabled channels of a tag";
     get "/channel/{id}" => channels::get, Admin, "channels", "One channel (the key for root only)";

@@ -23,7 +23,13 @@ use switchboard_store::prices::{self, PriceFields, PriceRow};
 pub const CUSTOM_OWNER_MIN_ID: i64 = 1000;
 
 fn price_json(r: &PriceRow) -> Value {
-    let extra: Value = serde_json::from_str(&r.extra_ratios).unwrap_or_else(|_| json!({}));
+    // Every ratio is named, rows stored before a ratio existed included (they read it as its
+    // default); text that no longer parses is shown as stored.
+    let extra: Value = ExtraRatios::parse(&r.extra_ratios)
+        .ok()
+        .and_then(|e| serde_json::to_value(e).ok())
+        .or_else(|| serde_json::from_str(&r.extra_ratios).ok())
+        .unwrap_or_else(|| json!({}));
     json!({
         "model": r.model,
         "type": r.price_type,

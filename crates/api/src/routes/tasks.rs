@@ -12,7 +12,9 @@ use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use switchboard_store::tasks::{self, TaskFilter, TaskRow, PLATFORM_MIDJOURNEY, PLATFORM_SUNO};
+use switchboard_store::tasks::{
+    self, TaskFilter, TaskRow, PLATFORM_KLING, PLATFORM_MIDJOURNEY, PLATFORM_SUNO,
+};
 
 /// Query of the task lists.
 #[derive(Deserialize, Default, schemars::JsonSchema)]
@@ -22,7 +24,7 @@ pub struct TaskQuery {
     size: Option<String>,
     /// The upstream's task id.
     task_id: Option<String>,
-    /// `/api/task` only: `suno` (the default there) or `midjourney`.
+    /// `/api/task` only: `suno` (the default there), `kling` (video) or `midjourney`.
     platform: Option<String>,
     /// `IMAGINE`, `UPSCALE`, `MUSIC`, `LYRICS`, ...
     action: Option<String>,
@@ -71,11 +73,11 @@ fn filter(q: &TaskQuery, own: Option<i64>, platform: Option<&str>) -> ApiResult<
         Some(p) => p.to_owned(),
         None => match text(&q.platform).map(|p| p.to_ascii_lowercase()) {
             None => PLATFORM_SUNO.to_owned(),
-            Some(p) if p == PLATFORM_SUNO || p == PLATFORM_MIDJOURNEY => p,
+            Some(p) if p == PLATFORM_SUNO || p == PLATFORM_MIDJOURNEY || p == PLATFORM_KLING => p,
             Some(_) => {
                 return Err(ApiError::bad_request(
                     "invalid_platform",
-                    "platform must be suno or midjourney",
+                    "platform must be suno, kling or midjourney",
                 ))
             }
         },

@@ -299,6 +299,7 @@ async fn csv_export_has_the_rows_with_quoted_model_names() {
             source_ip: "127.0.0.1".into(),
             content: String::new(),
             metadata: "{}".into(),
+            cache_hit: false,
         }],
     )
     .unwrap();

@@ -336,3 +336,194 @@ async fn an_only_chat_channel_serves_no_realtime_session() {
         .expect("the same channel serves it without only-chat");
     drop(ws);
 }
+
+#[actix_web::test]
+async fn provider_switches_are_offered_and_refused_by_type() {
+    let app = TestApp::new().await;
+    let root = app.root();
+    let url = "https://up.example";
+    // The console's list: only the types with a switch, each with its own.
+    let r = root.get("/api/channel/switches").await;
+    let list = r.ok().as_array().unwrap().clone();
+    let of = |ty: i64| {
+        list.iter()
+            .find(|x| x["type"] == ty)
+            .map(|x| x["switches"].clone())
+    };
+    assert_eq!(of(25), Some(json!(["web_search", "code_execution"])));
+    assert_eq!(of(42), Some(json!(["web_search", "code_execution"])));
+    assert_eq!(of(14), Some(json!(["web_search", "code_execution"])));
+    assert_eq!(
+        of(16),
+        Some(json!(["web_search", "knowledge_id", "knowledge_template"]))
+    );
+    assert_eq!(of(17), Some(json!(["web_search"])));
+    assert_eq!(of(20), Some(json!(["web_search", "plugin"])));
+    assert_eq!(of(1), None, "OpenAI channels have none");
+    assert!(list.iter().all(|x| x["name"].is_string()));
+    let (user, _) = app.user("switch-user").await;
+    assert_eq!(user.get("/api/channel/switches").await.status, 403);
+
+    for (extra, code) in [
+        (
+            json!({"config": {"web_search": true}}),
+            "invalid_web_search",
+        ),
+        (
+            json!({"type": 17, "config": {"code_execution": true}}),
+            "invalid_code_execution",
+        ),
+        (
+            json!({"type": 25, "config": {"web_search": "on"}}),
+            "invalid_web_search",
+        ),
+        (
+            json!({"type": 17, "config": {"plugin": {"code_interpreter": {}}}}),
+            "invalid_plugin",
+        ),
+        (
+            json!({"type": 20, "config": {"plugin": {"web": true}}}),
+            "invalid_plugin",
+        ),
+        (
+            json!({"type": 25, "config": {"knowledge_id": "kb-1"}}),
+            "invalid_knowledge",
+        ),
+        (
+            json!({"type": 16, "config": {"knowledge_id": "kb-1", "knowledge_template": "no placeholders"}}),
+            "invalid_knowledge",
+        ),
+    ] {
+        let r = root
+            .post("/api/channel", body("bad", url, "m1", extra.clone()))
+            .await;
+        assert_eq!(r.body["success"], false, "{extra}");
+        r.err(400, code);
+    }
+
+    // Accepted where offered; an administrator toggles them without a new key (they do not
+    // move the key), and a type change that leaves one unsupported is refused.
+    let r = root
+        .post(
+            "/api/channel",
+            body(
+                "zhipu",
+                url,
+                "glm-4-plus",
+                json!({"type": 16, "config": {"web_search": true, "knowledge_id": "kb-1"}}),
+            ),
+        )
+        .await;
+    let id = r.ok()["ids"][0].as_i64().unwrap();
+    let (admin, _) = app.admin("switch-admin").await;
+    let r = admin
+        .put(
+            "/api/channel",
+            json!({"id": id, "config": {"web_search": false, "knowledge_id": "kb-2"}}),
+        )
+        .await;
+    assert_eq!(
+        r.ok()["config"],
+        json!({"web_search": false, "knowledge_id": "kb-2"})
+    );
+    root.put(
+        "/api/channel",
+        json!({"id": id, "type": 17, "key": "sk-new"}),
+    )
+    .await
+    .err(400, "invalid_knowledge");
+}
+
+#[actix_web::test]
+async fn gemini_switches_reach_the_upstream_as_its_tools() {
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let up = MockUpstream::start();
+    app.root()
+        .post(
+            "/api/channel",
+            json!({"name": "gemini-switches", "type": 25, "key": "AIza-ok", "base_url": up.base_url,
+                "models": "gemini-2.5-pro", "group": "default",
+                "config": {"web_search": true, "code_execution": true}}),
+        )
+        .await
+        .ok();
+    let r = app
+        .relay(
+            &s.key,
+            "/v1/chat/completions",
+            chat("gemini-2.5-pro", false),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let seen = up.requests();
+    assert_eq!(
+        seen[0].path,
+        "/v1beta/models/gemini-2.5-pro:generateContent"
+    );
+    assert_eq!(
+        seen[0].body["tools"],
+        json!([{"googleSearch": {}}, {"codeExecution": {}}])
+    );
+}
+
+#[actix_web::test]
+async fn zhipu_switches_reach_the_upstream_as_its_tools() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let zhipu = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/paas/v4/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "chatcmpl-zhipu", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "Hello"}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}
+        })))
+        .mount(&zhipu)
+        .await;
+    app.root()
+        .post(
+            "/api/channel",
+            body(
+                "zhipu",
+                &zhipu.uri(),
+                "gpt-4o-mini",
+                json!({"type": 16, "config": {"web_search": true, "knowledge_id": "1748261416034889728",
+                    "knowledge_template": "From {{knowledge}} answer {{question}}"}}),
+            ),
+        )
+        .await
+        .ok();
+    let client_tool = json!({"type": "function", "function": {"name": "get_weather",
+        "parameters": {"type": "object", "properties": {}}}});
+    let mut req = chat("gpt-4o-mini", false);
+    req["tools"] = json!([client_tool.clone()]);
+    let r = app.relay(&s.key, "/v1/chat/completions", req).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["choices"][0]["message"]["content"], "Hello");
+    assert!(
+        s.upstream.requests().is_empty(),
+        "the Zhipu channel (priority 5) served it"
+    );
+
+    let seen = zhipu.received_requests().await.unwrap();
+    assert_eq!(seen.len(), 1);
+    let sent: Value = serde_json::from_slice(&seen[0].body).unwrap();
+    assert_eq!(
+        sent["tools"],
+        json!([
+            client_tool,
+            {"type": "web_search", "web_search": {"enable": true}},
+            {"type": "retrieval", "retrieval": {"knowledge_id": "1748261416034889728",
+                "prompt_template": "From {{knowledge}} answer {{question}}"}}
+        ])
+    );
+    assert_eq!(sent["messages"][0]["content"], "Say hello");
+}

@@ -34,6 +34,7 @@ fn poisoned(user_id: i64, token_id: i64, rid: &str, quota: i64) -> ConsumeRecord
         source_ip: "1".repeat(100),
         content: String::new(),
         metadata: "{}".into(),
+        cache_hit: false,
     }
 }
 

@@ -51,6 +51,7 @@ fn record(
         source_ip: String::new(),
         content: String::new(),
         metadata: String::new(),
+        cache_hit: false,
     }
 }
 

@@ -601,6 +601,7 @@ async fn dashboard_scenario(app: TestApp) {
             source_ip: "127.0.0.1".into(),
             content: String::new(),
             metadata: "{}".into(),
+            cache_hit: false,
         }],
     )
     .unwrap();

@@ -476,3 +476,80 @@ async fn sync_rejects_bad_input_and_failing_servers() {
         .clone();
     assert_eq!(d["inserted"], 1);
 }
+
+/// Issue #18, part 4: the text and image extra ratios price an image model's tokens, each by
+/// exactly its own factor, through the relay (the mock reports gpt-image-1's usage shape).
+#[actix_web::test]
+async fn text_and_image_ratios_price_an_image_models_tokens() {
+    use switchboard_mock_upstream::{IMAGE_INPUT_TOKENS, IMAGE_OUTPUT_TOKENS, IMAGE_TEXT_TOKENS};
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(100_000_000, json!({"unlimited_quota": true}))
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-ok", "gpt-image-test", 0)
+        .await;
+    let set = |extra: serde_json::Value| {
+        json!({"model": "gpt-image-test", "type": "tokens", "channel_type": 1,
+            "input": 2.5, "output": 20, "extra_ratios": extra})
+    };
+    app.root().post("/api/prices", set(json!({}))).await.ok();
+    // Every ratio is listed, the new ones at 1 by default.
+    let listed = app.root().get("/api/prices").await;
+    let row = listed
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["model"] == "gpt-image-test")
+        .cloned()
+        .unwrap();
+    for k in [
+        "input_text_tokens",
+        "output_text_tokens",
+        "input_image_tokens",
+        "output_image_tokens",
+    ] {
+        assert_eq!(row["extra_ratios"][k], 1.0, "{k}");
+    }
+    let mut charges = Vec::new();
+    for extra in [
+        json!({}),
+        json!({"input_text_tokens": 2}),
+        json!({"input_image_tokens": 3}),
+        json!({"output_image_tokens": 0.5}),
+        json!({"input_text_tokens": 2, "input_image_tokens": 3, "output_image_tokens": 0.5}),
+    ] {
+        let r = app
+            .root()
+            .put(
+                "/api/prices",
+                json!({"model": "gpt-image-test", "price": set(extra.clone())}),
+            )
+            .await;
+        r.ok();
+        let r = app
+            .relay(
+                &s.key,
+                "/v1/images/generations",
+                json!({"model": "gpt-image-test", "prompt": "a cat", "n": 2}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{extra}: {:?}", r.body);
+        app.flushed().await;
+        let logs = switchboard_store::logs::recent_for_user(&mut app.conn(), s.user_id, 1).unwrap();
+        charges.push(logs[0].quota);
+    }
+    let prompt = IMAGE_TEXT_TOKENS + IMAGE_INPUT_TOKENS;
+    let output = 2 * IMAGE_OUTPUT_TOKENS;
+    // input 2.5, output 20: 50 * 2.5 + 2112 * 20 = 42365 (whole: no rounding to hide a factor).
+    let base = prompt * 5 / 2 + output * 20;
+    assert_eq!(charges[0], base);
+    // text tokens x2: +40 at 2.5; image input x3: +20 at 2.5; image output x0.5: -1056 at 20.
+    assert_eq!(charges[1] - base, IMAGE_TEXT_TOKENS * 5 / 2);
+    assert_eq!(charges[2] - base, 2 * IMAGE_INPUT_TOKENS * 5 / 2);
+    assert_eq!(charges[3] - base, -(output / 2) * 20);
+    assert_eq!(
+        charges[4] - base,
+        IMAGE_TEXT_TOKENS * 5 / 2 + 2 * IMAGE_INPUT_TOKENS * 5 / 2 - (output / 2) * 20
+    );
+}

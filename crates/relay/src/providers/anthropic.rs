@@ -50,14 +50,20 @@ impl Anthropic {
         if !self.supports(req.endpoint) {
             return Err(RelayError::UnsupportedEndpoint(req.endpoint.path().into()));
         }
-        let body = if req.endpoint == Endpoint::Messages {
-            json_body(target, req, raw_body)?
+        let (body, beta) = if req.endpoint == Endpoint::Messages {
+            (json_body(target, req, raw_body)?, None)
         } else {
-            serde_json::to_vec(&request_body(target, req)?).map_err(|e| {
+            let mut body = request_body(target, req)?;
+            // The channel's provider switches: server tools (chat requests only).
+            let beta = body
+                .as_object_mut()
+                .and_then(|o| crate::switches::apply_anthropic(target, o));
+            let bytes = serde_json::to_vec(&body).map_err(|e| {
                 RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
-            })?
+            })?;
+            (bytes, beta)
         };
-        post(client, target, "/v1/messages", body, !req.stream)
+        post(client, target, "/v1/messages", body, !req.stream, beta)
     }
 
     /// `POST {base}/v1/messages/count_tokens` with the client's Messages body (model mapped).
@@ -69,7 +75,14 @@ impl Anthropic {
         raw_body: Option<&[u8]>,
     ) -> Result<reqwest::RequestBuilder, RelayError> {
         let body = json_body(target, req, raw_body)?;
-        post(client, target, "/v1/messages/count_tokens", body, true)
+        post(
+            client,
+            target,
+            "/v1/messages/count_tokens",
+            body,
+            true,
+            None,
+        )
     }
 
     /// GET `{base}/v1/models`: the ids in `data[].id`.
@@ -93,18 +106,23 @@ impl Anthropic {
 }
 
 /// `POST {base}{path}` with a JSON body, the key and the channel's headers; `timed`: bounded by
-/// the channel's timeout (not streams).
+/// the channel's timeout (not streams); `beta`: a flag added to `anthropic-beta` (after the
+/// channel's custom headers, keeping the flags of a custom `anthropic-beta`).
 fn post(
     client: &reqwest::Client,
     target: &ChannelTarget,
     path: &'static str,
     body: Vec<u8>,
     timed: bool,
+    beta: Option<&str>,
 ) -> Result<reqwest::RequestBuilder, RelayError> {
     let url = target.url(path, || path.to_owned())?;
     let mut headers = auth_headers(target)?;
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     apply_custom_headers(&mut headers, target)?;
+    if let Some(flag) = beta {
+        crate::switches::add_anthropic_beta(&mut headers, flag);
+    }
     let builder = client.post(url).headers(headers).body(body);
     Ok(if timed && !target.timeout.is_zero() {
         builder.timeout(target.timeout)

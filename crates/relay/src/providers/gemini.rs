@@ -72,11 +72,16 @@ impl Gemini {
             ),
             Endpoint::ChatCompletions => ("generateContent", to_vec(&chat_body(target, req)?)?),
             Endpoint::Embeddings => ("batchEmbedContents", to_vec(&embeddings_body(model, req)?)?),
-            // Gemini clients: their body as it is (the model is in the path).
-            Endpoint::GenerateContent if req.stream => {
-                ("streamGenerateContent?alt=sse", to_vec(&req.body)?)
-            }
-            Endpoint::GenerateContent => ("generateContent", to_vec(&req.body)?),
+            // Gemini clients: their body as it is (the model is in the path), with the
+            // channel's switches' tools.
+            Endpoint::GenerateContent if req.stream => (
+                "streamGenerateContent?alt=sse",
+                to_vec(native_body(target, req).as_ref())?,
+            ),
+            Endpoint::GenerateContent => (
+                "generateContent",
+                to_vec(native_body(target, req).as_ref())?,
+            ),
             other => return Err(RelayError::UnsupportedEndpoint(other.path().into())),
         };
         let url = parse_url(&format!(
@@ -129,8 +134,25 @@ fn invalid(msg: impl Into<String>) -> RelayError {
     RelayError::InvalidRequest(msg.into())
 }
 
-/// The `generateContent` request for an OpenAI chat request.
-pub fn chat_body(_target: &ChannelTarget, req: &RelayRequest) -> Result<Value, RelayError> {
+/// A Gemini client's body with the tools of the channel's switches
+/// ([`crate::switches::gemini_tools`]); borrowed unchanged when they add none.
+fn native_body<'a>(target: &ChannelTarget, req: &'a RelayRequest) -> Cow<'a, Value> {
+    let Some(obj) = req.body.as_object() else {
+        return Cow::Borrowed(&req.body);
+    };
+    match crate::switches::gemini_tools(target, obj) {
+        None => Cow::Borrowed(&req.body),
+        Some(tools) => {
+            let mut patched = obj.clone();
+            patched.insert("tools".into(), tools);
+            Cow::Owned(Value::Object(patched))
+        }
+    }
+}
+
+/// The `generateContent` request for an OpenAI chat request (with the tools of the channel's
+/// switches, [`crate::switches::apply_gemini`]).
+pub fn chat_body(target: &ChannelTarget, req: &RelayRequest) -> Result<Value, RelayError> {
     let obj = req
         .body
         .as_object()
@@ -293,6 +315,8 @@ pub fn chat_body(_target: &ChannelTarget, req: &RelayRequest) -> Result<Value, R
     if let (Some(mode), true) = (mode, body.contains_key("tools")) {
         body.insert("toolConfig".into(), json!({"functionCallingConfig": mode}));
     }
+    // After the tool config, which concerns the client's functions only.
+    crate::switches::apply_gemini(target, &mut body);
     Ok(Value::Object(body))
 }
 
@@ -474,13 +498,49 @@ pub fn usage_from(m: &Value) -> Option<Usage> {
     }
     let get = |k: &str| m.get(k).and_then(Value::as_i64).unwrap_or(0).max(0);
     let thoughts = get("thoughtsTokenCount");
+    let prompt = modalities(m.get("promptTokensDetails"));
+    let answer = modalities(m.get("candidatesTokensDetails"));
     Some(Usage {
         prompt_tokens: get("promptTokenCount").saturating_add(get("toolUsePromptTokenCount")),
         completion_tokens: get("candidatesTokenCount").saturating_add(thoughts),
         cached_tokens: get("cachedContentTokenCount"),
         reasoning_tokens: thoughts,
+        input_text_tokens: prompt.text,
+        input_image_tokens: prompt.image,
+        input_audio_tokens: prompt.audio,
+        output_text_tokens: answer.text,
+        output_image_tokens: answer.image,
+        output_audio_tokens: answer.audio,
         ..Usage::default()
     })
+}
+
+/// Token counts per modality of a `ModalityTokenCount` list (`promptTokensDetails`,
+/// `candidatesTokensDetails`); video and document tokens are priced as plain tokens.
+#[derive(Default)]
+struct Modalities {
+    text: i64,
+    image: i64,
+    audio: i64,
+}
+
+fn modalities(list: Option<&Value>) -> Modalities {
+    let mut m = Modalities::default();
+    for item in list.and_then(Value::as_array).into_iter().flatten() {
+        let n = item
+            .get("tokenCount")
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+            .max(0);
+        let slot = match item.get("modality").and_then(Value::as_str) {
+            Some("TEXT") => &mut m.text,
+            Some("IMAGE") => &mut m.image,
+            Some("AUDIO") => &mut m.audio,
+            _ => continue,
+        };
+        *slot = slot.saturating_add(n);
+    }
+    m
 }
 
 /// The usage of a `generateContent` response body.
@@ -501,6 +561,9 @@ struct Pieces<'a> {
     calls: Vec<(Option<Cow<'a, str>>, Cow<'a, str>, String)>,
 }
 
+/// The parts of one candidate. The code execution tool's parts (the code the model ran and its
+/// output) become fenced blocks of the text (` ```python ` and ` ```output `), which is how an
+/// OpenAI-shaped answer can show them.
 fn pieces<'a>(candidate: Option<&wire::Candidate<'a>>) -> Pieces<'a> {
     let mut p = Pieces::default();
     for part in candidate.map(wire::Candidate::parts).unwrap_or_default() {
@@ -511,6 +574,13 @@ fn pieces<'a>(candidate: Option<&wire::Candidate<'a>>) -> Pieces<'a> {
                 p.text.push_str(t);
             }
         }
+        if let Some(code) = part.executable_code() {
+            let language = code.language.as_str().unwrap_or("").to_ascii_lowercase();
+            fenced(&mut p.text, &language, code.code.as_str().unwrap_or(""));
+        }
+        if let Some(result) = part.code_execution_result() {
+            fenced(&mut p.text, "output", result.output.as_str().unwrap_or(""));
+        }
         if let Some(fc) = part.call() {
             let args = fc.args_json();
             p.calls
@@ -518,6 +588,22 @@ fn pieces<'a>(candidate: Option<&wire::Candidate<'a>>) -> Pieces<'a> {
         }
     }
     p
+}
+
+/// Appends a fenced block to `text`, on lines of its own (it starts with a line break unless
+/// `text` ends with one: in a stream, the text before it came in an earlier event).
+fn fenced(text: &mut String, info: &str, body: &str) {
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("```");
+    text.push_str(info);
+    text.push('\n');
+    text.push_str(body);
+    if !body.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("```\n");
 }
 
 /// A Gemini answer in OpenAI's shape: `generateContent` as a `chat.completion`,

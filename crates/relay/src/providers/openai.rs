@@ -171,7 +171,13 @@ pub(crate) fn json_body(
         None
     };
     let params = target.custom_parameters();
-    if model.is_none() && !include_usage && voice.is_none() && params.is_none() {
+    let switched = crate::switches::openai_fields(target, req.endpoint, obj);
+    if model.is_none()
+        && !include_usage
+        && voice.is_none()
+        && params.is_none()
+        && switched.is_empty()
+    {
         if let Some(raw) = raw_body {
             return Ok(raw.to_vec());
         }
@@ -182,29 +188,36 @@ pub(crate) fn json_body(
         include_usage,
         voice,
         params,
+        switched: &switched,
     })
     .map_err(|e| RelayError::InvalidRequest(format!("cannot serialise the request: {e}")))
 }
 
 /// A JSON object serialised with `model` replaced, `stream_options.include_usage` set, the TTS
-/// `voice` replaced (the channel's voice mapping) and the channel's other parameters applied:
-/// each top-level key set to its value (replacing the client's), `null` removing it; `model`,
-/// `stream` and `stream_options` are never taken from them.
+/// `voice` replaced (the channel's voice mapping), the channel's provider switches written
+/// ([`crate::switches::openai_fields`]: keys set to their whole new value) and the channel's
+/// other parameters applied last: each top-level key set to its value (replacing the client's
+/// and the switches'), `null` removing it; `model`, `stream` and `stream_options` are never
+/// taken from them.
 struct Patched<'a> {
     obj: &'a Map<String, Value>,
     model: Option<&'a str>,
     include_usage: bool,
     voice: Option<&'a str>,
     params: Option<&'a Map<String, Value>>,
+    switched: &'a [(&'static str, Value)],
 }
 
 impl Patched<'_> {
-    /// The channel's value for body key `k` (`Some(Null)`: leave the key out).
+    /// The channel's value for body key `k` (`Some(Null)`: leave the key out): its other
+    /// parameter, else the value its switches give the key.
     fn param(&self, k: &str) -> Option<&Value> {
         if switchboard_domain::channel_settings::RESERVED_PARAMETERS.contains(&k) {
             return None;
         }
-        self.params?.get(k)
+        self.params
+            .and_then(|p| p.get(k))
+            .or_else(|| self.switched.iter().find(|(s, _)| *s == k).map(|(_, v)| v))
     }
 }
 
@@ -247,6 +260,12 @@ impl Serialize for Patched<'_> {
         for (k, p) in self.params.into_iter().flatten() {
             if !p.is_null() && !self.obj.contains_key(k) && self.param(k).is_some() {
                 map.serialize_entry(k, p)?;
+            }
+        }
+        for (k, v) in self.switched {
+            let set_by_params = self.params.is_some_and(|p| p.contains_key(*k));
+            if !self.obj.contains_key(*k) && !set_by_params {
+                map.serialize_entry(k, v)?;
             }
         }
         map.end()

@@ -125,7 +125,8 @@ impl<'a> Candidate<'a> {
     }
 }
 
-/// A part: text (a thought when `thought` is true) and/or a function call.
+/// A part: text (a thought when `thought` is true) and/or a function call, or the code the
+/// code execution tool ran and its result.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Part<'a> {
@@ -136,6 +137,25 @@ pub struct Part<'a> {
     /// Present (any JSON, `null` included) when the part calls a function.
     #[serde(default, borrow, deserialize_with = "present_raw")]
     pub function_call: Option<&'a RawValue>,
+    /// `{"language", "code"}`: code the model wrote for the code execution tool.
+    #[serde(default, borrow)]
+    pub executable_code: Option<&'a RawValue>,
+    /// `{"outcome", "output"}`: what running it gave.
+    #[serde(default, borrow)]
+    pub code_execution_result: Option<&'a RawValue>,
+}
+
+/// An `executableCode` or a `codeExecutionResult` (the members either has).
+#[derive(Debug, Default, Deserialize)]
+pub struct CodeExecution<'a> {
+    #[serde(default, borrow)]
+    pub language: Str<'a>,
+    #[serde(default, borrow)]
+    pub code: Str<'a>,
+    #[serde(default, borrow)]
+    pub outcome: Str<'a>,
+    #[serde(default, borrow)]
+    pub output: Str<'a>,
 }
 
 /// A `functionCall`.
@@ -153,6 +173,16 @@ impl<'a> Part<'a> {
     /// The function call, when the part has one (fields of a malformed one are empty).
     pub fn call(&self) -> Option<FunctionCall<'a>> {
         self.function_call.map(|raw| nested(Some(raw)))
+    }
+
+    /// The executed code, when the part has some.
+    pub fn executable_code(&self) -> Option<CodeExecution<'a>> {
+        self.executable_code.map(|raw| nested(Some(raw)))
+    }
+
+    /// The code execution result, when the part has one.
+    pub fn code_execution_result(&self) -> Option<CodeExecution<'a>> {
+        self.code_execution_result.map(|raw| nested(Some(raw)))
     }
 }
 

@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest'
 import { channelConfig, mergeMapping, shortenFetchedModels, TTS_VOICES, type TtsVoice } from './schemas'
 
 const noVoices = Object.fromEntries(TTS_VOICES.map((v) => [v, ''])) as Record<TtsVoice, string>
-const form = { api_version: '', region: '', only_chat: false, voices: noVoices, custom_parameter: '' }
+const form = {
+  api_version: '',
+  region: '',
+  only_chat: false,
+  voices: noVoices,
+  custom_parameter: '',
+  web_search: false,
+  code_execution: false,
+  plugin: '',
+  knowledge_id: '',
+  knowledge_template: '',
+}
 
 describe('channel config', () => {
   it('keeps unknown keys and destination keys the form does not show, and drops settings the type refuses', () => {
@@ -18,6 +29,38 @@ describe('channel config', () => {
       channelConfig(3, { ...form, api_version: '2025-01-01-preview', voices: { ...noVoices, nova: 'n2' }, custom_parameter: '{"top_p":1}' }),
     ).toEqual({ api_version: '2025-01-01-preview', voice_mapping: { nova: 'n2' }, custom_parameter: { top_p: 1 } })
     expect(channelConfig(3, form, { api_version: '2024-10-21' })).toEqual({})
+  })
+})
+
+describe('provider switches in the config', () => {
+  const previous = { web_search: true, code_execution: true, plugin: { web: {} }, knowledge_id: 'kb', knowledge_template: 't', custom_key: 1 }
+
+  it('keeps the switches the type supports when on, and leaves off ones out', () => {
+    expect(channelConfig(14, { ...form, web_search: true, code_execution: true }, null, ['web_search', 'code_execution'])).toEqual({
+      web_search: true,
+      code_execution: true,
+    })
+    expect(channelConfig(14, { ...form, web_search: true }, { code_execution: true }, ['web_search', 'code_execution'])).toEqual({
+      web_search: true,
+    })
+    expect(
+      channelConfig(20, { ...form, plugin: '{"file-parser": {"pdf": {"engine": "pdf-text"}}}' }, null, ['web_search', 'plugin']),
+    ).toEqual({ plugin: { 'file-parser': { pdf: { engine: 'pdf-text' } } } })
+    expect(channelConfig(20, { ...form, plugin: '{}' }, { plugin: { web: {} } }, ['web_search', 'plugin'])).toEqual({})
+    expect(
+      channelConfig(16, { ...form, knowledge_id: 'kb-1', knowledge_template: 'K {{knowledge}} Q {{question}}' }, null, [
+        'web_search',
+        'knowledge_id',
+        'knowledge_template',
+      ]),
+    ).toEqual({ knowledge_id: 'kb-1', knowledge_template: 'K {{knowledge}} Q {{question}}' })
+  })
+
+  it('drops the switches the (new) type lacks, and keeps them as they were while the list is unknown', () => {
+    const on = { ...form, web_search: true, code_execution: true, plugin: '{"web": {}}', knowledge_id: 'kb', knowledge_template: 't' }
+    expect(channelConfig(17, on, previous, ['web_search'])).toEqual({ web_search: true, custom_key: 1 })
+    expect(channelConfig(1, on, previous, [])).toEqual({ custom_key: 1 })
+    expect(channelConfig(1, form, previous)).toEqual(previous)
   })
 })
 

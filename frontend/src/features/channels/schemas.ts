@@ -1,6 +1,6 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
-import { needsBaseUrl, speaksOpenAi, usesRegion, type Channel } from './types'
+import { needsBaseUrl, speaksOpenAi, SWITCH_KEYS, usesRegion, type Channel, type SwitchKey } from './types'
 
 /** The voices of `/v1/audio/speech` a channel may map to its upstream's voices (spec section 3). */
 export const TTS_VOICES = ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer'] as const
@@ -20,6 +20,24 @@ const DISABLED_STREAM_MAX = 200
 const VOICE_NAME_MAX = 100
 /** Vertex AI's region when the channel's config names none (the server's default). */
 export const VERTEX_DEFAULT_REGION = 'us-central1'
+/** The provider switches' limits (the server's, crates/domain/src/channel_settings.rs). */
+export const PLUGIN_MAX_BYTES = 4096
+export const PLUGIN_ID_MAX = 64
+export const KNOWLEDGE_ID_MAX = 128
+export const KNOWLEDGE_TEMPLATE_MAX = 4000
+/**
+ * The placeholders a knowledge-base prompt template must contain. Kept out of the translations
+ * (i18next would read them as its own placeholders) and passed in as values.
+ */
+export const KNOWLEDGE_PLACEHOLDERS = ['{{knowledge}}', '{{question}}'] as const
+/** An example of OpenRouter plugins (the plugin box's placeholder). */
+export const PLUGIN_EXAMPLE = '{\n  "file-parser": { "pdf": { "engine": "pdf-text" } }\n}'
+
+/**
+ * The switches a type supports (GET /api/channel/switches); `undefined` while that list is not
+ * known (not loaded yet, or it failed), when the form leaves the channel's switches as they are.
+ */
+export type SwitchesOf = (type: number) => readonly SwitchKey[] | undefined
 
 /** What the channel form edits (text inputs; the schema turns them into the payload). */
 export interface ChannelFormValues {
@@ -49,6 +67,15 @@ export interface ChannelFormValues {
   voices: Record<TtsVoice, string>
   /** `config.custom_parameter` as JSON text. */
   custom_parameter: string
+  /** Provider switches (`config.<key>`), used only for the types that support them. */
+  web_search: boolean
+  code_execution: boolean
+  /** `config.plugin` as JSON text (empty: off). */
+  plugin: string
+  /** `config.knowledge_id` (empty: off). */
+  knowledge_id: string
+  /** `config.knowledge_template` (empty: the provider's default template). */
+  knowledge_template: string
 }
 
 /** Body of POST /api/channel (and of PUT /api/channel with an `id`; `key` left out keeps it). */
@@ -128,6 +155,11 @@ export function channelFormDefaults(channel?: Channel): ChannelFormValues {
       only_chat: false,
       voices: noVoices(),
       custom_parameter: '',
+      web_search: false,
+      code_execution: false,
+      plugin: '',
+      knowledge_id: '',
+      knowledge_template: '',
     }
   }
   const config = channel.config ?? {}
@@ -151,6 +183,11 @@ export function channelFormDefaults(channel?: Channel): ChannelFormValues {
     only_chat: config.only_chat === true,
     voices: voicesOf(config),
     custom_parameter: prettyJson(config.custom_parameter),
+    web_search: config.web_search === true,
+    code_execution: config.code_execution === true,
+    plugin: prettyJson(config.plugin),
+    knowledge_id: typeof config.knowledge_id === 'string' ? config.knowledge_id : '',
+    knowledge_template: typeof config.knowledge_template === 'string' ? config.knowledge_template : '',
   }
 }
 
@@ -190,7 +227,12 @@ const stripSlash = (url: string) => url.replace(/\/+$/, '')
  * headers valid JSON objects of strings; priority >= 0; weight >= 1; the `*` wildcard only at
  * the end of a model name; the test model without wildcard; URLs http(s), trailing slash stripped.
  */
-export function createChannelSchema(t: TFunction, editing: boolean, previousConfig?: Record<string, unknown> | null) {
+export function createChannelSchema(
+  t: TFunction,
+  editing: boolean,
+  previousConfig?: Record<string, unknown> | null,
+  switchesOf: SwitchesOf = () => undefined,
+) {
   const required = (field: string) => t('channels:validation.required', { field })
   return z
     .object({
@@ -213,6 +255,11 @@ export function createChannelSchema(t: TFunction, editing: boolean, previousConf
       only_chat: z.boolean(),
       voices: z.object(Object.fromEntries(TTS_VOICES.map((v) => [v, z.string().trim()])) as Record<TtsVoice, z.ZodString>),
       custom_parameter: z.string().trim(),
+      web_search: z.boolean(),
+      code_execution: z.boolean(),
+      plugin: z.string().trim(),
+      knowledge_id: z.string().trim(),
+      knowledge_template: z.string().trim(),
     })
     .superRefine((v, ctx) => {
       const issue = (path: keyof ChannelFormValues, message: string) =>
@@ -273,6 +320,24 @@ export function createChannelSchema(t: TFunction, editing: boolean, previousConf
         else if (new TextEncoder().encode(JSON.stringify(params)).length > CUSTOM_PARAMETER_MAX_BYTES)
           issue('custom_parameter', t('channels:validation.customParameterSize', { max: CUSTOM_PARAMETER_MAX_BYTES }))
       }
+      // Provider switches: checked only where the type has them (the others are not sent).
+      const switches = switchesOf(type) ?? []
+      if (switches.includes('plugin')) {
+        const message = checkPlugin(v.plugin, t)
+        if (message) issue('plugin', message)
+      }
+      if (switches.includes('knowledge_id')) {
+        if (v.knowledge_id.length > KNOWLEDGE_ID_MAX || !/^[A-Za-z0-9._-]*$/.test(v.knowledge_id))
+          issue('knowledge_id', t('channels:validation.knowledgeId', { max: KNOWLEDGE_ID_MAX }))
+      }
+      if (switches.includes('knowledge_template') && v.knowledge_template) {
+        const [knowledgeMark, questionMark] = KNOWLEDGE_PLACEHOLDERS
+        if (!v.knowledge_id) issue('knowledge_template', t('channels:validation.knowledgeTemplateNeedsId'))
+        else if ([...v.knowledge_template].length > KNOWLEDGE_TEMPLATE_MAX)
+          issue('knowledge_template', t('channels:validation.knowledgeTemplateMax', { max: KNOWLEDGE_TEMPLATE_MAX }))
+        else if (KNOWLEDGE_PLACEHOLDERS.some((p) => !v.knowledge_template.includes(p)))
+          issue('knowledge_template', t('channels:validation.knowledgeTemplatePlaceholders', { knowledgeMark, questionMark }))
+      }
     })
     .transform((v): ChannelPayload => {
       const payload: ChannelPayload = {
@@ -296,7 +361,7 @@ export function createChannelSchema(t: TFunction, editing: boolean, previousConf
         .filter(Boolean)
         .join('\n')
       if (key) payload.key = key
-      const config = channelConfig(payload.type, v, previousConfig)
+      const config = channelConfig(payload.type, v, previousConfig, switchesOf(payload.type))
       if (editing || Object.keys(config).length > 0) payload.config = config
       const noStream = splitList(v.disabled_stream)
       if (editing || noStream.length > 0) payload.disabled_stream = noStream
@@ -304,16 +369,48 @@ export function createChannelSchema(t: TFunction, editing: boolean, previousConf
     })
 }
 
+/** Why the plugin text is refused (the server's rules), or null. Empty is off. */
+function checkPlugin(text: string, t: TFunction): string | null {
+  const plugins = parseObject(text)
+  if (!plugins) return t('channels:validation.plugin')
+  for (const [id, options] of Object.entries(plugins)) {
+    if (id.length > PLUGIN_ID_MAX || !/^[A-Za-z0-9._:-]+$/.test(id)) return t('channels:validation.pluginId', { id, max: PLUGIN_ID_MAX })
+    if (typeof options !== 'object' || options === null || Array.isArray(options) || 'id' in options)
+      return t('channels:validation.pluginOptions', { id })
+  }
+  if (new TextEncoder().encode(JSON.stringify(plugins)).length > PLUGIN_MAX_BYTES)
+    return t('channels:validation.pluginSize', { max: PLUGIN_MAX_BYTES })
+  return null
+}
+
 /**
  * The channel's `config` as saved: the settings it had (unknown keys, and a region or API version
  * the form does not show for this type, are kept as they were), with the form's settings for this
  * type set or, when empty, removed. Voice mapping and other parameters exist only for the types
  * whose requests are OpenAI-shaped bodies; only-chat is kept only when on.
+ *
+ * Provider switches: with the type's list known (`switches`), each switch is kept only when the
+ * type supports it and it is on (off ones are left out), so a change of type drops the ones the
+ * new type lacks (the server refuses a type change that leaves one on). While the list is not
+ * known they stay as they were.
  */
 export function channelConfig(
   type: number,
-  v: Pick<ChannelFormValues, 'api_version' | 'region' | 'only_chat' | 'voices' | 'custom_parameter'>,
+  v: Pick<
+    ChannelFormValues,
+    | 'api_version'
+    | 'region'
+    | 'only_chat'
+    | 'voices'
+    | 'custom_parameter'
+    | 'web_search'
+    | 'code_execution'
+    | 'plugin'
+    | 'knowledge_id'
+    | 'knowledge_template'
+  >,
   previous?: Record<string, unknown> | null,
+  switches?: readonly SwitchKey[],
 ): Record<string, unknown> {
   const config: Record<string, unknown> = { ...(previous ?? {}) }
   const put = (key: string, value: unknown) => {
@@ -328,6 +425,19 @@ export function channelConfig(
   put('voice_mapping', openAi && Object.keys(voices).length > 0 ? voices : undefined)
   const params = parseObject(v.custom_parameter)
   put('custom_parameter', openAi && params && Object.keys(params).length > 0 ? params : undefined)
+  if (switches) {
+    const has = (key: SwitchKey) => switches.includes(key)
+    for (const key of SWITCH_KEYS) if (!has(key)) delete config[key]
+    if (has('web_search')) put('web_search', v.web_search ? true : undefined)
+    if (has('code_execution')) put('code_execution', v.code_execution ? true : undefined)
+    if (has('plugin')) {
+      const plugins = parseObject(v.plugin)
+      put('plugin', plugins && Object.keys(plugins).length > 0 ? plugins : undefined)
+    }
+    const knowledgeId = v.knowledge_id.trim()
+    if (has('knowledge_id')) put('knowledge_id', knowledgeId || undefined)
+    if (has('knowledge_template')) put('knowledge_template', (knowledgeId && v.knowledge_template.trim()) || undefined)
+  }
   return config
 }
 

@@ -99,6 +99,24 @@ export function channelTypeName(typeId: number): string {
   return CHANNEL_TYPES.find((x) => x.id === typeId)?.name ?? `#${typeId}`
 }
 
+/**
+ * The provider switches: keys of a channel's `config` that turn on the provider's own features
+ * for chat requests, in the order the form shows them (the server's order).
+ */
+export const SWITCH_KEYS = ['web_search', 'code_execution', 'plugin', 'knowledge_id', 'knowledge_template'] as const
+export type SwitchKey = (typeof SWITCH_KEYS)[number]
+
+export function isSwitchKey(key: string): key is SwitchKey {
+  return (SWITCH_KEYS as readonly string[]).includes(key)
+}
+
+/** A row of GET /api/channel/switches: a channel type with at least one switch. */
+export interface ChannelTypeSwitches {
+  type: number
+  name: string
+  switches: string[]
+}
+
 export interface ChannelTag {
   tag: string
   count: number

@@ -4,6 +4,8 @@ export interface Usage {
   quota: number
   prompt_tokens: number
   completion_tokens: number
+  /** Requests of `request_count` answered from the response cache. */
+  cache_hits: number
 }
 
 /** GET /api/user/dashboard?days=N. Days are UTC midnights in unix seconds. */

@@ -18,6 +18,20 @@ describe('cost breakdown', () => {
     expect(parseCostMeta(JSON.stringify({ ...META, uncapped_quota: 900 })).uncappedQuota).toBe(900)
   })
 
+  it('reads the text and image token details and what a cache hit cost and saved', () => {
+    const m = parseCostMeta({
+      ...META,
+      usage: { ...META.usage, input_text_tokens: 42, output_text_tokens: 7, input_image_tokens: 1258, output_image_tokens: 0 },
+      cache_full_quota: 1500,
+      cache_saved_quota: 1200,
+    })
+    expect(m.usage).toEqual({ cached_read_tokens: 400, reasoning_tokens: 50, input_text_tokens: 42, output_text_tokens: 7, input_image_tokens: 1258 })
+    expect(m).toMatchObject({ cacheFullQuota: 1500, cacheSavedQuota: 1200 })
+    // A free hit saves everything; logs that were not cache hits carry neither.
+    expect(parseCostMeta({ ...META, cache_full_quota: 90, cache_saved_quota: 90 })).toMatchObject({ cacheFullQuota: 90, cacheSavedQuota: 90 })
+    expect(parseCostMeta(META)).toMatchObject({ cacheFullQuota: undefined, cacheSavedQuota: undefined })
+  })
+
   it('prices input and output tokens times the group ratio', () => {
     const lines = costLines({ prompt_tokens: 1000, completion_tokens: 200 }, parseCostMeta(META))
     expect(lines.map((l) => [l.id, l.amount, l.ratio, l.quota])).toEqual([

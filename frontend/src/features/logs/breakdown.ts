@@ -10,6 +10,10 @@ export interface CostMeta {
   usageEstimated: boolean
   /** The cost before the balance rule capped it (only when it did). */
   uncappedQuota?: number
+  /** Answered from the response cache: what the answer costs at full price. */
+  cacheFullQuota?: number
+  /** Answered from the response cache: what the cache saved (full price minus the charge). */
+  cacheSavedQuota?: number
   /** Error logs: what the client was answered. */
   status?: number
   code?: string
@@ -22,6 +26,10 @@ export const USAGE_FIELDS = [
   'reasoning_tokens',
   'input_audio_tokens',
   'output_audio_tokens',
+  'input_text_tokens',
+  'output_text_tokens',
+  'input_image_tokens',
+  'output_image_tokens',
 ] as const
 export type UsageField = (typeof USAGE_FIELDS)[number]
 
@@ -57,6 +65,8 @@ export function parseCostMeta(metadata: unknown): CostMeta {
     usage,
     usageEstimated: m.usage_estimated === true,
     uncappedQuota: num(m.uncapped_quota),
+    cacheFullQuota: num(m.cache_full_quota),
+    cacheSavedQuota: num(m.cache_saved_quota),
     status: num(m.status),
     code: typeof m.code === 'string' && m.code ? m.code : undefined,
   }

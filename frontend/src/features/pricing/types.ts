@@ -1,6 +1,9 @@
 export type PriceType = 'tokens' | 'times'
 
-/** Multipliers of detailed token counts (defaults 1, 1.25, 0.1, 1, 1, 1). */
+/**
+ * Multipliers of detailed token counts (`tokens += n * (ratio - 1)`); defaults 1, 1.25, 0.1 and
+ * 1 for the rest. GET /api/prices lists all ten.
+ */
 export interface ExtraRatios {
   cached_tokens: number
   cached_write_tokens: number
@@ -8,6 +11,14 @@ export interface ExtraRatios {
   input_audio_tokens: number
   output_audio_tokens: number
   reasoning_tokens: number
+  /** Text tokens of the prompt. */
+  input_text_tokens: number
+  /** Text tokens of the answer. */
+  output_text_tokens: number
+  /** Image tokens of the prompt. */
+  input_image_tokens: number
+  /** Image tokens of the answer (image generation). */
+  output_image_tokens: number
 }
 
 export const EXTRA_RATIO_KEYS = [
@@ -17,6 +28,10 @@ export const EXTRA_RATIO_KEYS = [
   'input_audio_tokens',
   'output_audio_tokens',
   'reasoning_tokens',
+  'input_text_tokens',
+  'output_text_tokens',
+  'input_image_tokens',
+  'output_image_tokens',
 ] as const satisfies readonly (keyof ExtraRatios)[]
 
 export const DEFAULT_EXTRA_RATIOS: ExtraRatios = {
@@ -26,6 +41,10 @@ export const DEFAULT_EXTRA_RATIOS: ExtraRatios = {
   input_audio_tokens: 1,
   output_audio_tokens: 1,
   reasoning_tokens: 1,
+  input_text_tokens: 1,
+  output_text_tokens: 1,
+  input_image_tokens: 1,
+  output_image_tokens: 1,
 }
 
 /** A row of GET /api/prices. Ratios: 1 = $0.002 per 1K tokens (or per call for `times`). */

@@ -94,6 +94,19 @@ export const SECTIONS = [
     ],
   },
   {
+    // The response cache: identical non-streamed chat requests of keys with the cache toggle
+    // on are answered from an earlier answer (same ranges as the server's catalogue).
+    id: 'cache',
+    tab: 'operation',
+    options: [
+      ['ChatCacheEnabled', BOOL],
+      ['ChatCacheExpireMinute', int(1, 100_000)],
+      ['ChatCacheRatio', float(0, 1)],
+      ['ChatCacheMaxEntries', int(100, 10_000_000)],
+      ['ChatCacheMaxEntryKB', int(1, 16_384)],
+    ],
+  },
+  {
     id: 'logs',
     tab: 'operation',
     options: [
@@ -232,7 +245,14 @@ export type SectionId = (typeof SECTIONS)[number]['id']
 export type KnownKey = (typeof SECTIONS)[number]['options'][number][0]
 
 /** The settings explained under their input (`settings:hints.<key>`). */
-export const HINTED_KEYS = ['TelegramWebhookSecret'] as const satisfies readonly KnownKey[]
+export const HINTED_KEYS = [
+  'TelegramWebhookSecret',
+  'ChatCacheEnabled',
+  'ChatCacheExpireMinute',
+  'ChatCacheRatio',
+  'ChatCacheMaxEntries',
+  'ChatCacheMaxEntryKB',
+] as const satisfies readonly KnownKey[]
 export type HintedKey = (typeof HINTED_KEYS)[number]
 
 export function isHintedKey(key: string): key is HintedKey {
@@ -253,10 +273,10 @@ export interface Section {
 
 /**
  * Settings the server keeps (for data imported from the one-api family) whose feature is not
- * built yet: the response cache and Midjourney callbacks (issue #18). A switch that does
- * nothing would mislead, so the console does not offer them.
+ * built yet: Midjourney callbacks (issue #18). A switch that does nothing would mislead, so the
+ * console does not offer them.
  */
-export const NOT_YET_BUILT = new Set(['ChatCacheEnabled', 'ChatCacheExpireMinute', 'MjNotifyEnabled'])
+export const NOT_YET_BUILT = new Set(['MjNotifyEnabled'])
 
 /**
  * The sections of a tab with the keys the server lists; keys the console does not know go to

@@ -27,6 +27,8 @@ export interface TokenFormValues {
   api_rate: string
   heartbeat_enabled: boolean
   heartbeat_timeout: string
+  /** Answer identical non-streamed chat requests from the response cache (when the site has it on). */
+  cache_enabled: boolean
 }
 
 /** Body of POST /api/token (and the editable fields of PUT /api/token). */
@@ -42,6 +44,7 @@ export interface TokenPayload {
   api_rate: number
   heartbeat_enabled: boolean
   heartbeat_timeout: number
+  cache_enabled: boolean
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -76,6 +79,7 @@ export function tokenFormDefaults(token?: Token, unit: QuotaUnit = UNITS): Token
       api_rate: '0',
       heartbeat_enabled: false,
       heartbeat_timeout: String(HEARTBEAT_MIN),
+      cache_enabled: false,
     }
   }
   return {
@@ -90,6 +94,7 @@ export function tokenFormDefaults(token?: Token, unit: QuotaUnit = UNITS): Token
     api_rate: String(token.api_rate ?? 0),
     heartbeat_enabled: token.heartbeat_enabled,
     heartbeat_timeout: String(token.heartbeat_timeout || HEARTBEAT_MIN),
+    cache_enabled: token.cache_enabled,
   }
 }
 
@@ -115,6 +120,7 @@ export function createTokenSchema(t: TFunction, now: () => number = Date.now, un
       api_rate: z.string().trim(),
       heartbeat_enabled: z.boolean(),
       heartbeat_timeout: z.string().trim(),
+      cache_enabled: z.boolean(),
     })
     .superRefine((v, ctx) => {
       if (!v.unlimited_quota && Number.isNaN(parseQuotaText(v.remain_quota, unit))) {
@@ -157,6 +163,7 @@ export function createTokenSchema(t: TFunction, now: () => number = Date.now, un
         api_rate: Number(v.api_rate || '0'),
         heartbeat_enabled: v.heartbeat_enabled,
         heartbeat_timeout: Number(v.heartbeat_timeout),
+        cache_enabled: v.cache_enabled,
       }),
     )
 }

@@ -21,4 +21,9 @@ export const channelKeys = {
   lists: () => [...channelKeys.all, 'list'] as const,
   list: (params: ChannelListParams) => [...channelKeys.lists(), params] as const,
   tags: () => [...channelKeys.all, 'tags'] as const,
+  /**
+   * The provider switches of each type: fixed by the server's version, so outside `all` (saving
+   * a channel does not refetch them).
+   */
+  switches: () => ['channel-switches'] as const,
 }

@@ -1,6 +1,6 @@
 import { zodResolver } from '@hookform/resolvers/zod'
 import { DownloadIcon } from 'lucide-react'
-import { useEffect, useMemo, useState, type ReactNode } from 'react'
+import { Fragment, useEffect, useMemo, useState, type ReactNode } from 'react'
 import { useForm, useWatch, type ControllerRenderProps } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
@@ -15,12 +15,16 @@ import { notify } from '@/lib/toast'
 import { useUser } from '@/stores/session'
 import { ROLE } from '@/types/api'
 import { useFetchUpstreamModels } from '../api/fetch-models'
+import { useChannelSwitches } from '../api/get-switches'
 import { useCreateChannels, useUpdateChannel } from '../api/save-channel'
 import {
   AZURE_DEFAULT_API_VERSION,
   channelFormDefaults,
   createChannelSchema,
+  KNOWLEDGE_PLACEHOLDERS,
+  KNOWLEDGE_TEMPLATE_MAX,
   mergeMapping,
+  PLUGIN_EXAMPLE,
   shortenFetchedModels,
   splitList,
   type AffixMode,
@@ -48,7 +52,13 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
   // Only root reads keys, so only root moves a stored key to a new destination (the server
   // refuses it otherwise with `destination_needs_root`).
   const isRoot = useUser()?.role === ROLE.root
-  const schema = useMemo(() => createChannelSchema(t, editing, channel?.config), [t, editing, channel])
+  // The provider switches of each type, read when a form first opens and kept.
+  const switches = useChannelSwitches(open)
+  const switchMap = switches.data
+  const schema = useMemo(
+    () => createChannelSchema(t, editing, channel?.config, (typeId) => (switchMap ? (switchMap.get(typeId) ?? []) : undefined)),
+    [t, editing, channel, switchMap],
+  )
   const form = useForm<ChannelFormValues, unknown, ChannelPayload>({
     resolver: zodResolver(schema),
     defaultValues: channelFormDefaults(channel),
@@ -64,6 +74,8 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
 
   const [typeText, keyText] = useWatch({ control: form.control, name: ['type', 'key'] })
   const type = CHANNEL_TYPES.find((x) => x.id === Number(typeText))
+  const typeSwitches = switchMap?.get(Number(typeText)) ?? []
+  const [knowledgeMark, questionMark] = KNOWLEDGE_PLACEHOLDERS
   const keyCount = keyText.split('\n').filter((k) => k.trim()).length
 
   const onSubmit = form.handleSubmit(async (payload) => {
@@ -371,6 +383,95 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
                 </>
               )}
             </fieldset>
+            {(switches.isPending || switches.isError || typeSwitches.length > 0) && (
+              <fieldset className="grid gap-4 rounded-md border p-3" data-testid="channel-form-switches">
+                <legend className="px-1 text-sm font-medium">{t('channels:form.switches.title')}</legend>
+                {switches.isPending ? (
+                  <p className="flex items-center gap-2 text-sm text-muted-foreground" role="status" data-testid="channel-form-switches-loading">
+                    <Spinner />
+                    {t('common:state.loading')}
+                  </p>
+                ) : switches.isError ? (
+                  <p className="text-sm text-muted-foreground" data-testid="channel-form-switches-error">
+                    {t('channels:form.switches.loadFailed')}
+                  </p>
+                ) : (
+                  <>
+                    <p className="text-sm text-muted-foreground">{t('channels:form.switches.hint')}</p>
+                    {typeSwitches.map((key) => {
+                      switch (key) {
+                        case 'web_search':
+                        case 'code_execution':
+                          return (
+                            <FormField
+                              key={key}
+                              control={form.control}
+                              name={key}
+                              render={({ field: f }) => (
+                                <FormItem>
+                                  <div className="flex items-center gap-2">
+                                    <FormControl>
+                                      <Switch checked={f.value} onCheckedChange={f.onChange} data-testid={`channel-switch-${key}`} />
+                                    </FormControl>
+                                    <FormLabel>{t(`channels:form.switches.${key === 'web_search' ? 'webSearch' : 'codeExecution'}`)}</FormLabel>
+                                  </div>
+                                  <FormDescription>
+                                    {t(`channels:form.switches.${key === 'web_search' ? 'webSearchHint' : 'codeExecutionHint'}`)}
+                                  </FormDescription>
+                                </FormItem>
+                              )}
+                            />
+                          )
+                        case 'plugin':
+                          return (
+                            <Fragment key={key}>
+                              {field(
+                                'plugin',
+                                t('channels:form.switches.plugin'),
+                                (p) => (
+                                  <Textarea rows={3} spellCheck={false} className="font-mono text-xs" placeholder={PLUGIN_EXAMPLE} data-testid="channel-switch-plugin" {...p} />
+                                ),
+                                t('channels:form.switches.pluginHint'),
+                              )}
+                            </Fragment>
+                          )
+                        case 'knowledge_id':
+                          return (
+                            <Fragment key={key}>
+                              {field(
+                                'knowledge_id',
+                                t('channels:form.switches.knowledgeId'),
+                                (p) => <Input autoComplete="off" spellCheck={false} className="font-mono" data-testid="channel-switch-knowledge_id" {...p} />,
+                                t('channels:form.switches.knowledgeIdHint'),
+                              )}
+                            </Fragment>
+                          )
+                        case 'knowledge_template':
+                          return (
+                            <Fragment key={key}>
+                              {field(
+                                'knowledge_template',
+                                t('channels:form.switches.knowledgeTemplate'),
+                                (p) => (
+                                  <Textarea
+                                    rows={4}
+                                    spellCheck={false}
+                                    data-testid="channel-switch-knowledge_template"
+                                    {...p}
+                                  />
+                                ),
+                                t('channels:form.switches.knowledgeTemplateHint', { knowledgeMark, questionMark, max: KNOWLEDGE_TEMPLATE_MAX }),
+                              )}
+                            </Fragment>
+                          )
+                        default:
+                          return null
+                      }
+                    })}
+                  </>
+                )}
+              </fieldset>
+            )}
             <DialogFooter>
               <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
                 {t('common:actions.cancel')}

@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw'
-import type { Channel } from '../types'
+import type { Channel, ChannelTypeSwitches } from '../types'
 
 const NOW = 1_735_689_600
 
@@ -31,6 +31,16 @@ export function mockChannel(overrides: Partial<Channel> = {}): Channel {
   }
 }
 
+/** GET /api/channel/switches as the server answers it (the types with at least one switch). */
+export const MOCK_SWITCHES: ChannelTypeSwitches[] = [
+  { type: 14, name: 'Anthropic', switches: ['web_search', 'code_execution'] },
+  { type: 16, name: 'Zhipu', switches: ['web_search', 'knowledge_id', 'knowledge_template'] },
+  { type: 17, name: 'Ali DashScope', switches: ['web_search'] },
+  { type: 20, name: 'OpenRouter', switches: ['web_search', 'plugin'] },
+  { type: 25, name: 'Google Gemini', switches: ['web_search', 'code_execution'] },
+  { type: 42, name: 'Vertex AI', switches: ['web_search', 'code_execution'] },
+]
+
 /** A fake channel store with the list filters and the operations of the channels screen. */
 let channels: Channel[] = []
 let nextId = 1
@@ -45,6 +55,7 @@ const notFound = () => HttpResponse.json({ success: false, message: 'channel not
 const find = (id: unknown) => channels.find((c) => c.id === Number(id))
 
 export const channelHandlers = [
+  http.get('*/api/channel/switches', () => ok(MOCK_SWITCHES)),
   http.get('*/api/channel', ({ request }) => {
     const url = new URL(request.url)
     const q = (k: string) => url.searchParams.get(k) ?? ''

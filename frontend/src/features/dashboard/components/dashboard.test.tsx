@@ -7,6 +7,7 @@ import { usageLevel, usagePercent } from '@/lib/format'
 import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
+import { cacheHitRate, formatCacheHitRate } from '../cache-hit-rate'
 import { mockDashboard, PLAYGROUND_KEY } from '../mocks/handlers'
 
 // These flows type a lot; give them room on a busy machine.
@@ -26,6 +27,18 @@ describe('usage colour', () => {
     expect(usageLevel(60)).toBe('orange')
     expect(usageLevel(84.9)).toBe('orange')
     expect(usageLevel(85)).toBe('red')
+  })
+})
+
+describe('cache hit rate', () => {
+  it('is the share of the requests answered from the cache, and no rate without requests', () => {
+    expect(cacheHitRate({ request_count: 17, cache_hits: 2 })).toBeCloseTo(11.76, 2)
+    expect(cacheHitRate({ request_count: 4, cache_hits: 4 })).toBe(100)
+    expect(cacheHitRate({ request_count: 4, cache_hits: 0 })).toBe(0)
+    expect(cacheHitRate({ request_count: 0, cache_hits: 0 })).toBeNull()
+    expect(formatCacheHitRate(cacheHitRate({ request_count: 17, cache_hits: 2 }))).toBe('11.8%')
+    expect(formatCacheHitRate(0)).toBe('0.0%')
+    expect(formatCacheHitRate(null)).toBe('—')
   })
 })
 
@@ -53,6 +66,9 @@ describe('dashboard screen', () => {
     expect(screen.getByTestId('usage-percent')).toHaveTextContent('75.0%')
     expect(screen.getByTestId('usage-bar')).toHaveAttribute('data-level', 'orange')
     expect(rows[0]).toHaveTextContent('$2.00')
+    expect(screen.getByTestId('stat-cache-hit')).toHaveTextContent('缓存命中率')
+    expect(screen.getByTestId('stat-cache-hit-rate')).toHaveTextContent('11.8%')
+    expect(screen.getByTestId('stat-cache-hit-hint')).toHaveTextContent('17 次请求中有 2 次由缓存应答')
 
     const user = userEvent.setup()
     await user.selectOptions(screen.getByTestId('dashboard-days'), '30')
@@ -68,6 +84,26 @@ describe('dashboard screen', () => {
     signIn()
     renderApp('/panel/dashboard')
     expect(await screen.findByTestId('dashboard-empty')).toHaveTextContent('这段时间还没有使用记录')
+  })
+
+  it('shows a dash for the cache hit rate of a period without requests, 0 % without hits', async () => {
+    const zero = { request_count: 0, quota: 0, prompt_tokens: 0, completion_tokens: 0, cache_hits: 0 }
+    let totals = zero
+    server.use(
+      http.get('*/api/user/dashboard', () =>
+        HttpResponse.json({ success: true, message: '', data: mockDashboard({ series: [], by_model: [], totals }) }),
+      ),
+    )
+    signIn()
+    const view = renderApp('/panel/dashboard')
+    expect(await screen.findByTestId('stat-cache-hit-rate')).toHaveTextContent('—')
+    expect(screen.getByTestId('stat-cache-hit-hint')).toHaveTextContent('这段时间没有请求')
+    view.unmount()
+
+    totals = { ...zero, request_count: 3, quota: 900 }
+    renderApp('/panel/dashboard')
+    await waitFor(() => expect(screen.getByTestId('stat-cache-hit-rate')).toHaveTextContent('0.0%'))
+    expect(screen.getByTestId('stat-cache-hit-hint')).toHaveTextContent('3 次请求中有 0 次由缓存应答')
   })
 
   it('quick start creates the playground key and shows how to call the API', async () => {

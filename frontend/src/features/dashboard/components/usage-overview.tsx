@@ -8,6 +8,7 @@ import { formatDay, renderQuota } from '@/lib/format'
 import { useSiteInfo } from '@/stores/site'
 import type { User } from '@/types/api'
 import { useDashboard } from '../api/get-dashboard'
+import { cacheHitRate, formatCacheHitRate } from '../cache-hit-rate'
 import { QuotaUsageBar } from './quota-usage-bar'
 
 export const DAY_CHOICES = [7, 14, 30, 90] as const
@@ -22,6 +23,7 @@ export function UsageOverview({ user }: { user: User }) {
   const data = dashboard.data
 
   const hasUsage = (data?.by_model.length ?? 0) > 0
+  const hitRate = data ? cacheHitRate(data.totals) : null
 
   return (
     <div className="grid grid-cols-1 gap-4">
@@ -43,6 +45,23 @@ export function UsageOverview({ user }: { user: User }) {
                   {renderQuota(data.totals.quota, display)}
                 </span>
                 <span className="text-muted-foreground"> · {t('dashboard:usage.requestsN', { count: data.totals.request_count })}</span>
+              </p>
+            )}
+            {data && (
+              <p className="text-sm" data-testid="stat-cache-hit">
+                <span className="text-muted-foreground">{t('dashboard:stats.cacheHitRate')}: </span>
+                <span className="font-semibold tabular-nums" data-testid="stat-cache-hit-rate">
+                  {formatCacheHitRate(hitRate)}
+                </span>
+                <span className="text-muted-foreground" data-testid="stat-cache-hit-hint">
+                  {' · '}
+                  {hitRate === null
+                    ? t('dashboard:stats.cacheHitNoRequests')
+                    : t('dashboard:stats.cacheHitHint', {
+                        hits: (data.totals.cache_hits ?? 0).toLocaleString(),
+                        total: data.totals.request_count.toLocaleString(),
+                      })}
+                </span>
               </p>
             )}
           </div>

@@ -4,19 +4,23 @@ import type { Dashboard, Usage } from '../types'
 export const DAY = 86_400
 export const TODAY = 1_735_689_600 // 2025-01-01 UTC
 
-const usage = (quota: number, request_count: number): Usage => ({
+const usage = (quota: number, request_count: number, cache_hits = 0): Usage => ({
   quota,
   request_count,
   prompt_tokens: request_count * 100,
   completion_tokens: request_count * 20,
+  cache_hits,
 })
 
-/** Seven days, two models: gpt-4o-mini on the last two days, claude on the last one. */
+/**
+ * Seven days, two models: gpt-4o-mini on the last two days (2 of today's 5 requests answered
+ * from the cache), claude on the last one.
+ */
 export function mockDashboard(overrides: Partial<Dashboard> = {}): Dashboard {
   const start = TODAY - 6 * DAY
   const series = [
     { day: TODAY - DAY, model_name: 'gpt-4o-mini', ...usage(500_000, 10) },
-    { day: TODAY, model_name: 'gpt-4o-mini', ...usage(250_000, 5) },
+    { day: TODAY, model_name: 'gpt-4o-mini', ...usage(250_000, 5, 2) },
     { day: TODAY, model_name: 'claude-3-5-haiku', ...usage(1_000_000, 2) },
   ]
   return {
@@ -27,14 +31,14 @@ export function mockDashboard(overrides: Partial<Dashboard> = {}): Dashboard {
     by_day: Array.from({ length: 7 }, (_, i) => {
       const day = start + i * DAY
       if (day === TODAY - DAY) return { day, ...usage(500_000, 10) }
-      if (day === TODAY) return { day, ...usage(1_250_000, 7) }
+      if (day === TODAY) return { day, ...usage(1_250_000, 7, 2) }
       return { day, ...usage(0, 0) }
     }),
     by_model: [
       { model_name: 'claude-3-5-haiku', ...usage(1_000_000, 2) },
-      { model_name: 'gpt-4o-mini', ...usage(750_000, 15) },
+      { model_name: 'gpt-4o-mini', ...usage(750_000, 15, 2) },
     ],
-    totals: usage(1_750_000, 17),
+    totals: usage(1_750_000, 17, 2),
     ...overrides,
   }
 }

@@ -9,7 +9,7 @@ import { formatAmount, formatDuration, formatTimestamp, renderQuota, type QuotaD
 import { notify, notifyCopied } from '@/lib/toast'
 import type { LogEntry } from '@/types/api'
 import { costLines, parseCostMeta, USAGE_FIELDS } from '../breakdown'
-import { LogTypeBadge } from './log-type-badge'
+import { CacheHitBadge, LogTypeBadge } from './log-type-badge'
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -53,6 +53,7 @@ export function LogDetailSheet({
             <div className="flex items-center gap-2">
               <SheetTitle className="text-lg font-semibold">{t('logs:detail.title')}</SheetTitle>
               <LogTypeBadge log={log} />
+              <CacheHitBadge log={log} />
             </div>
             <SheetDescription className="text-sm text-muted-foreground">{formatTimestamp(log.created_at)}</SheetDescription>
             <dl className="divide-y">
@@ -145,6 +146,16 @@ export function LogDetailSheet({
                   {meta.usageEstimated && (
                     <p className="text-xs text-amber-700 dark:text-amber-300" data-testid="log-usage-estimated">
                       {t('logs:detail.estimated')}
+                    </p>
+                  )}
+                  {(log.cache_hit || meta.cacheFullQuota !== undefined) && (
+                    <p className="text-xs text-emerald-700 dark:text-emerald-300" data-testid="log-cache-hit-cost">
+                      {meta.cacheFullQuota !== undefined
+                        ? t('logs:detail.cacheHit', {
+                            full: money(meta.cacheFullQuota),
+                            saved: money(meta.cacheSavedQuota ?? Math.max(0, meta.cacheFullQuota - log.quota)),
+                          })
+                        : t('logs:detail.cacheHitNoPrice')}
                     </p>
                   )}
                   {meta.uncappedQuota !== undefined && (

@@ -191,6 +191,62 @@ describe('logs screen: totals, address bar, columns, detail, errors, phones', ()
     expect(within(sheet).getByTestId('log-detail-quota')).toHaveTextContent('61 额度单位')
   })
 
+  it('marks cache hits in the user\'s list and explains their cost in the detail', async () => {
+    serve(
+      '/api/log/self',
+      [
+        mockLog({
+          id: 12,
+          quota: 300,
+          cache_hit: true,
+          metadata: metaOf({
+            usage: { prompt_tokens: 120, completion_tokens: 30, input_text_tokens: 100, input_image_tokens: 20, output_image_tokens: 30 },
+            cache_full_quota: 1500,
+            cache_saved_quota: 1200,
+          }),
+        }),
+        mockLog({ id: 11, metadata: metaOf() }),
+      ],
+      [],
+    )
+    resetAuthMocks(plainUser)
+    setUser(plainUser)
+    renderApp('/panel/log')
+    const hit = await screen.findByTestId('log-row-12')
+    expect(within(hit).getByTestId('log-cache-hit')).toHaveTextContent('缓存命中')
+    expect(within(screen.getByTestId('log-row-11')).queryByTestId('log-cache-hit')).not.toBeInTheDocument()
+
+    await userEvent.setup().click(within(hit).getByTestId('log-detail-open'))
+    const sheet = await screen.findByTestId('log-detail')
+    expect(within(sheet).getByTestId('log-cache-hit')).toBeInTheDocument()
+    expect(within(sheet).getByTestId('log-cache-hit-cost')).toHaveTextContent('缓存命中：原价 $0.003，节省 $0.0024')
+    expect(within(sheet).getByTestId('log-detail-quota')).toHaveTextContent('$0.0006')
+    expect(within(sheet).getByTestId('log-usage-input_text_tokens')).toHaveTextContent('输入文本 tokens100')
+    expect(within(sheet).getByTestId('log-usage-input_image_tokens')).toHaveTextContent('输入图片 tokens20')
+    expect(within(sheet).getByTestId('log-usage-output_image_tokens')).toHaveTextContent('输出图片 tokens30')
+    expect(within(sheet).queryByTestId('log-usage-output_text_tokens')).not.toBeInTheDocument()
+  })
+
+  it('marks cache hits in the administrator\'s list too (no channel)', async () => {
+    serve(
+      '/api/log',
+      [
+        mockLog({ id: 21, quota: 0, cache_hit: true, channel_id: 0, channel_name: '', metadata: metaOf({ cache_full_quota: 500, cache_saved_quota: 500 }) }),
+        mockLog({ id: 22, channel_id: 3, channel_name: 'openai-main' }),
+      ],
+      [],
+    )
+    resetAuthMocks(mockRoot)
+    setUser(mockRoot)
+    renderApp('/panel/log')
+    const hit = await screen.findByTestId('log-row-21')
+    expect(within(hit).getByTestId('log-cache-hit')).toHaveTextContent('缓存命中')
+    expect(within(screen.getByTestId('log-row-22')).queryByTestId('log-cache-hit')).not.toBeInTheDocument()
+    await userEvent.setup().click(within(hit).getByTestId('log-detail-open'))
+    const sheet = await screen.findByTestId('log-detail')
+    expect(within(sheet).getByTestId('log-cache-hit-cost')).toHaveTextContent('缓存命中：原价 $0.001，节省 $0.001')
+  })
+
   it('shows failed calls as error logs with their status and reason', async () => {
     serve(
       '/api/log/self',
@@ -267,7 +323,7 @@ describe('logs screen: totals, address bar, columns, detail, errors, phones', ()
       removeEventListener: () => {},
     })) as unknown as typeof window.matchMedia
     try {
-      serve('/api/log/self', [mockLog({ id: 6, quota: 50, metadata: metaOf() })], [])
+      serve('/api/log/self', [mockLog({ id: 6, quota: 50, metadata: metaOf() }), mockLog({ id: 7, cache_hit: true })], [])
       resetAuthMocks(plainUser)
       setUser(plainUser)
       renderApp('/panel/log')
@@ -275,6 +331,8 @@ describe('logs screen: totals, address bar, columns, detail, errors, phones', ()
       expect(screen.queryByTestId('logs-table')).not.toBeInTheDocument()
       expect(card).toHaveTextContent('gpt-4o-mini')
       expect(within(card).getByTestId('log-quota')).toHaveTextContent('$0.0001')
+      expect(within(card).queryByTestId('log-cache-hit')).not.toBeInTheDocument()
+      expect(within(screen.getByTestId('log-card-7')).getByTestId('log-cache-hit')).toHaveTextContent('缓存命中')
       await userEvent.setup().click(within(card).getByRole('button'))
       expect(await screen.findByTestId('log-detail')).toBeInTheDocument()
     } finally {

@@ -31,7 +31,7 @@ import { logMessage } from '../log-message'
 import { columnsFor, ESSENTIAL, loadVisible, resetVisible, saveVisible, type LogColumn } from '../columns'
 import { fromLocalInput, paramsFromSearch, searchFromParams, toLocalInput } from '../url-state'
 import { LogDetailSheet } from './log-detail-sheet'
-import { LOG_TYPES, LogTypeBadge } from './log-type-badge'
+import { CacheHitBadge, LOG_TYPES, LogTypeBadge } from './log-type-badge'
 
 /** Form state of the filters: times as datetime-local text. */
 interface FilterDraft {
@@ -167,7 +167,16 @@ export function LogsPanel({ admin }: { admin: boolean }) {
       render: (l) => (l.channel_id ? `${l.channel_id} ${l.channel_name ?? ''}`.trim() : '-'),
     },
     type: { head: t('logs:columns.type'), render: (l) => <LogTypeBadge log={l} /> },
-    model: { head: t('logs:columns.model'), render: (l) => <span className="break-all">{l.model_name || '-'}</span> },
+    model: {
+      head: t('logs:columns.model'),
+      // The model column is never hidden, so the cache mark always shows.
+      render: (l) => (
+        <span className="flex flex-wrap items-center gap-1.5">
+          <span className="break-all">{l.model_name || '-'}</span>
+          <CacheHitBadge log={l} />
+        </span>
+      ),
+    },
     token: { head: t('logs:columns.token'), render: (l) => l.token_name || '-' },
     group: { head: t('logs:columns.group'), render: (l) => l.group || '-' },
     promptTokens: { head: t('logs:columns.promptTokens'), right: true, render: (l) => renderNumber(l.prompt_tokens) },
@@ -311,7 +320,10 @@ export function LogsPanel({ admin }: { admin: boolean }) {
                   <li key={l.id} data-testid={`log-card-${l.id}`}>
                     <button type="button" className="grid w-full gap-1 p-4 text-left" onClick={() => setDetail(l)}>
                       <span className="flex items-center justify-between gap-2">
-                        <LogTypeBadge log={l} />
+                        <span className="flex items-center gap-1.5">
+                          <LogTypeBadge log={l} />
+                          <CacheHitBadge log={l} />
+                        </span>
                         <span className="font-medium tabular-nums" data-testid="log-quota">
                           {money(l.quota)}
                         </span>

@@ -18,6 +18,7 @@ export function mockLog(overrides: Partial<LogEntry> = {}): LogEntry {
     use_time_ms: 842,
     first_response_ms: 300,
     is_stream: false,
+    cache_hit: false,
     source_ip: '127.0.0.1',
     request_id: 'req-1',
     content: 'model price 0.15/0.6',

@@ -153,6 +153,10 @@ describe('pricing editor', () => {
           input_audio_tokens: 1,
           output_audio_tokens: 1,
           reasoning_tokens: 1,
+          input_text_tokens: 1,
+          output_text_tokens: 1,
+          input_image_tokens: 1,
+          output_image_tokens: 1,
         },
         locked: true,
         max_output_tokens: 0,
@@ -217,6 +221,54 @@ describe('pricing editor', () => {
     await waitFor(() =>
       expect(batches).toEqual([{ prices: [{ model: 'm1', type: 'tokens', channel_type: 1, input: 1, output: 2 }] }]),
     )
+  })
+
+  it('edits the text and image ratios: loads them, refuses a negative one, submits all ten', async () => {
+    resetPricingMocks([
+      mockPrice({ model: 'gpt-image-1', input: 2.5, output: 20, extra_ratios: { input_image_tokens: 4, output_text_tokens: 0.5 } }),
+    ])
+    const puts: { model: string; price: { extra_ratios: Record<string, number> } }[] = []
+    server.use(
+      http.put('*/api/prices', async ({ request }) => {
+        puts.push((await request.json()) as (typeof puts)[number])
+        return HttpResponse.json({ success: true, message: '', data: mockPrice() })
+      }),
+    )
+    signIn()
+    renderApp('/panel/pricing')
+    const user = userEvent.setup()
+    const row = await screen.findByTestId('price-row-gpt-image-1')
+    await user.click(within(row).getByTestId('price-edit'))
+    const dialog = await screen.findByTestId('price-form-dialog')
+    expect(within(dialog).getByLabelText('输入文本')).toHaveValue(1)
+    expect(within(dialog).getByLabelText('输出文本')).toHaveValue(0.5)
+    expect(within(dialog).getByLabelText('输入图片')).toHaveValue(4)
+    expect(within(dialog).getByLabelText('输出图片')).toHaveValue(1)
+
+    await user.clear(within(dialog).getByLabelText('输出图片'))
+    await user.type(within(dialog).getByLabelText('输出图片'), '-1')
+    await user.click(within(dialog).getByTestId('price-form-submit'))
+    expect(await within(dialog).findByText('请输入不小于 0 的数字')).toBeInTheDocument()
+    expect(puts).toHaveLength(0)
+
+    await user.clear(within(dialog).getByLabelText('输出图片'))
+    await user.type(within(dialog).getByLabelText('输出图片'), '8')
+    await user.clear(within(dialog).getByLabelText('输入文本'))
+    await user.type(within(dialog).getByLabelText('输入文本'), '0')
+    await user.click(within(dialog).getByTestId('price-form-submit'))
+    await waitFor(() => expect(puts).toHaveLength(1))
+    expect(puts[0]?.price.extra_ratios).toEqual({
+      cached_tokens: 1,
+      cached_write_tokens: 1.25,
+      cached_read_tokens: 0.1,
+      input_audio_tokens: 1,
+      output_audio_tokens: 1,
+      reasoning_tokens: 1,
+      input_text_tokens: 0,
+      output_text_tokens: 0.5,
+      input_image_tokens: 4,
+      output_image_tokens: 8,
+    })
   })
 
   it('syncs from a price server: preview with dry_run, then apply', async () => {

@@ -1,6 +1,7 @@
 import { http, HttpResponse } from 'msw'
-import type { AvailableModel, ModelOwner, Price } from '../types'
+import { DEFAULT_EXTRA_RATIOS, type AvailableModel, type ModelOwner, type Price } from '../types'
 
+/** A row as GET /api/prices returns it (all ten extra ratios listed). */
 export function mockPrice(overrides: Partial<Price> = {}): Price {
   return {
     model: 'gpt-4o-mini',
@@ -8,10 +9,10 @@ export function mockPrice(overrides: Partial<Price> = {}): Price {
     channel_type: 1,
     input: 0.075,
     output: 0.3,
-    extra_ratios: {},
     locked: false,
     updated_at: 1_735_689_600,
     ...overrides,
+    extra_ratios: { ...DEFAULT_EXTRA_RATIOS, ...overrides.extra_ratios },
   }
 }
 

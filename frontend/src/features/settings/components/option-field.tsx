@@ -140,6 +140,11 @@ export function OptionField({
               <div className="grid gap-0.5">
                 <FormLabel>{label}</FormLabel>
                 <span className="font-mono text-[11px] text-muted-foreground">{d.key}</span>
+                {d.known && isHintedKey(d.key) && (
+                  <FormDescription className="text-xs break-words" data-testid={`option-hint-${d.key}`}>
+                    {t(`settings:hints.${d.key}`)}
+                  </FormDescription>
+                )}
               </div>
             </FormItem>
           )

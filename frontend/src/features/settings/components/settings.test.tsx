@@ -164,7 +164,7 @@ describe('settings screen', () => {
     const unknown = await screen.findByTestId('settings-section-unknown')
     expect(within(unknown).getByLabelText('FutureOption')).toHaveValue('x')
     // A setting whose feature is not built yet is not offered at all (a dead switch misleads).
-    expect(screen.queryByText('ChatCacheEnabled')).not.toBeInTheDocument()
+    expect(screen.queryByText('MjNotifyEnabled')).not.toBeInTheDocument()
   })
 
   it('the Telegram webhook secret is write-only and says when the bot runs as a webhook; ?tab= opens a tab', async () => {
@@ -185,6 +185,60 @@ describe('settings screen', () => {
     await user.type(secret, 'hook-secret')
     await user.click(screen.getByTestId('settings-save-system'))
     await waitFor(() => expect(batches).toEqual([[{ key: 'TelegramWebhookSecret', value: 'hook-secret' }]]))
+  })
+
+  it('the response cache settings sit together with help texts and the server\'s ranges', async () => {
+    const batches = recordBatches()
+    signIn()
+    renderApp('/panel/setting')
+    const cache = await screen.findByTestId('settings-section-cache')
+    expect(within(cache).getByRole('heading', { name: '响应缓存' })).toBeInTheDocument()
+    const enabled = within(cache).getByRole('switch', { name: '启用响应缓存' })
+    expect(enabled).not.toBeChecked()
+    expect(within(cache).getByLabelText('缓存有效期（分钟）')).toHaveValue(5)
+    const ratio = within(cache).getByLabelText('缓存命中计费比例')
+    const entries = within(cache).getByLabelText('最多缓存条数')
+    const size = within(cache).getByLabelText('单条回答上限（KiB）')
+    expect(ratio).toHaveValue(0)
+    expect(entries).toHaveValue(10000)
+    expect(size).toHaveValue(512)
+    expect(within(cache).getByTestId('option-hint-ChatCacheEnabled')).toHaveTextContent('X-Switchboard-Cache: hit')
+    expect(within(cache).getByTestId('option-hint-ChatCacheRatio')).toHaveTextContent('0 为免费')
+    expect(within(cache).getByTestId('option-hint-ChatCacheMaxEntries')).toHaveTextContent('Redis 会自行过期')
+    expect(within(cache).getByTestId('option-hint-ChatCacheMaxEntryKB')).toHaveTextContent('KiB')
+    expect(within(cache).getByTestId('option-hint-ChatCacheExpireMinute')).toBeInTheDocument()
+
+    const user = userEvent.setup()
+    await user.click(enabled)
+    await user.clear(ratio)
+    await user.type(ratio, '1.5')
+    await user.clear(entries)
+    await user.type(entries, '50')
+    await user.clear(size)
+    await user.type(size, '16385')
+    await user.click(screen.getByTestId('settings-save-operation'))
+    expect(await within(cache).findByText('取值范围为 0 到 1')).toBeInTheDocument()
+    expect(within(cache).getByText('取值范围为 100 到 10000000')).toBeInTheDocument()
+    expect(within(cache).getByText('取值范围为 1 到 16384')).toBeInTheDocument()
+    expect(batches).toEqual([])
+
+    await user.clear(ratio)
+    await user.type(ratio, '0.25')
+    await user.clear(entries)
+    await user.type(entries, '50000')
+    await user.clear(size)
+    await user.type(size, '1024')
+    await user.click(screen.getByTestId('settings-save-operation'))
+    await waitFor(() =>
+      expect(batches).toEqual([
+        [
+          { key: 'ChatCacheEnabled', value: true },
+          { key: 'ChatCacheRatio', value: '0.25' },
+          { key: 'ChatCacheMaxEntries', value: '50000' },
+          { key: 'ChatCacheMaxEntryKB', value: '1024' },
+        ],
+      ]),
+    )
   })
 
   it('a refused save is explained in the reader’s language', async () => {

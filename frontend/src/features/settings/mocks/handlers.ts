@@ -16,6 +16,11 @@ export const mockOptions = (): OptionItem[] => [
   { key: 'TelegramWebhookSecret', value: '', secret: true, set: false, root_only: true },
   { key: 'FutureOption', value: 'x' },
   { key: 'ChatCacheEnabled', value: 'false' },
+  { key: 'ChatCacheExpireMinute', value: '5' },
+  { key: 'ChatCacheRatio', value: '0' },
+  { key: 'ChatCacheMaxEntries', value: '10000' },
+  { key: 'ChatCacheMaxEntryKB', value: '512' },
+  { key: 'MjNotifyEnabled', value: 'false' },
 ]
 
 let options: OptionItem[] = mockOptions()

@@ -285,6 +285,21 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
                 )}
               />
             </div>
+            <FormField
+              control={form.control}
+              name="cache_enabled"
+              render={({ field }) => (
+                <FormItem className="flex items-start gap-2">
+                  <FormControl>
+                    <Switch checked={field.value} onCheckedChange={field.onChange} data-testid="token-form-cache" />
+                  </FormControl>
+                  <div className="grid gap-1">
+                    <FormLabel>{t('tokens:form.cache')}</FormLabel>
+                    <FormDescription>{t('tokens:form.cacheHint')}</FormDescription>
+                  </div>
+                </FormItem>
+              )}
+            />
             <DialogFooter>
               <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
                 {t('common:actions.cancel')}

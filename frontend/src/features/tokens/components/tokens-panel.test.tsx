@@ -127,6 +127,11 @@ describe('tokens screen', { timeout: 20_000 }, () => {
     await user.type(within(dialog).getByLabelText('每分钟请求数上限'), '30')
     await user.clear(within(dialog).getByLabelText('心跳起始时间（秒）'))
     await user.type(within(dialog).getByLabelText('心跳起始时间（秒）'), '60')
+    // The response cache toggle: off by default, explained by its help text.
+    const cache = within(dialog).getByRole('switch', { name: '响应缓存' })
+    expect(cache).not.toBeChecked()
+    expect(within(dialog).getByText(/相同非流式聊天请求直接由缓存应答（响应头 X-Switchboard-Cache: hit）/)).toBeInTheDocument()
+    await user.click(cache)
     await user.click(within(dialog).getByTestId('token-form-submit'))
 
     const keyDialog = await screen.findByTestId('token-key-dialog')
@@ -141,6 +146,7 @@ describe('tokens screen', { timeout: 20_000 }, () => {
       api_rate: 30,
       heartbeat_enabled: true,
       heartbeat_timeout: 60,
+      cache_enabled: true,
     })
     expect(within(keyDialog).getByTestId('token-full-key')).toHaveValue(fullKeyOf(7))
     expect(screen.queryByTestId('token-form-dialog')).not.toBeInTheDocument()
@@ -223,7 +229,7 @@ describe('tokens screen', { timeout: 20_000 }, () => {
         return HttpResponse.json({ success: true, message: '', data: null })
       }),
     )
-    resetTokenMocks([mockToken({ id: 5, name: 'five', remain_quota: 42 })])
+    resetTokenMocks([mockToken({ id: 5, name: 'five', remain_quota: 42, cache_enabled: true })])
     signIn()
     renderApp('/panel/token')
     const user = userEvent.setup()
@@ -240,8 +246,14 @@ describe('tokens screen', { timeout: 20_000 }, () => {
     expect(within(dialog).getByLabelText('额度')).toHaveValue(0.000084)
     await user.clear(within(dialog).getByLabelText('名称'))
     await user.type(within(dialog).getByLabelText('名称'), 'renamed')
+    // The key's cache toggle is edited too: it was on, switched off here.
+    const cache = within(dialog).getByRole('switch', { name: '响应缓存' })
+    expect(cache).toBeChecked()
+    await user.click(cache)
     await user.click(within(dialog).getByTestId('token-form-submit'))
-    await waitFor(() => expect(puts[1]).toMatchObject({ id: 5, name: 'renamed', remain_quota: 42, expired_at: -1 }))
+    await waitFor(() =>
+      expect(puts[1]).toMatchObject({ id: 5, name: 'renamed', remain_quota: 42, expired_at: -1, cache_enabled: false }),
+    )
 
     await user.click(within(await screen.findByTestId('token-row-5')).getByTestId('token-delete'))
     const confirm = await screen.findByTestId('token-delete-dialog')

@@ -1,0 +1,250 @@
+import { configure, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { http, HttpResponse } from 'msw'
+import { describe, expect, it } from 'vitest'
+import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { setUser } from '@/stores/session'
+import { renderApp } from '@/test/render'
+import { server } from '@/test/server'
+import { channelHandlers, mockChannel, MOCK_SWITCHES, resetChannelMocks } from '../mocks/handlers'
+
+// The screen is a lazy route: on a busy machine its first render can take more than a second.
+configure({ asyncUtilTimeout: 5_000 })
+
+function signIn() {
+  resetAuthMocks(mockRoot)
+  setUser(mockRoot)
+  server.use(...channelHandlers)
+}
+
+/** Records the bodies of POST and PUT /api/channel (answered as the server would). */
+function recordSaves() {
+  const saved: { method: string; body: Record<string, unknown> }[] = []
+  server.use(
+    http.post('*/api/channel', async ({ request }) => {
+      saved.push({ method: 'POST', body: (await request.json()) as Record<string, unknown> })
+      return HttpResponse.json({ success: true, message: '', data: { ids: [9], count: 1 } }, { status: 201 })
+    }),
+    http.put('*/api/channel', async ({ request }) => {
+      const body = (await request.json()) as Record<string, unknown>
+      saved.push({ method: 'PUT', body })
+      return HttpResponse.json({ success: true, message: '', data: mockChannel(body) })
+    }),
+  )
+  return saved
+}
+
+const switchIds = (dialog: HTMLElement) =>
+  within(dialog)
+    .queryAllByTestId(/^channel-switch-/)
+    .map((el) => el.getAttribute('data-testid'))
+
+describe('channel form: provider switches', { timeout: 30_000 }, () => {
+  it('offers only the switches the selected type supports, read once from /api/channel/switches', async () => {
+    resetChannelMocks([])
+    signIn()
+    let reads = 0
+    server.use(
+      http.get('*/api/channel/switches', () => {
+        reads++
+        return HttpResponse.json({ success: true, message: '', data: MOCK_SWITCHES })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    const type = within(dialog).getByTestId('channel-form-type')
+    // OpenAI has none: no section once the list is in.
+    await waitFor(() => expect(reads).toBe(1))
+    await waitFor(() => expect(within(dialog).queryByTestId('channel-form-switches')).toBeNull())
+
+    await user.selectOptions(type, '14')
+    const section = within(dialog).getByTestId('channel-form-switches')
+    expect(section).toHaveTextContent('供应商开关')
+    expect(switchIds(dialog)).toEqual(['channel-switch-web_search', 'channel-switch-code_execution'])
+    expect(within(section).getByRole('switch', { name: '联网搜索' })).not.toBeChecked()
+    expect(section).toHaveTextContent('Anthropic：网页搜索服务端工具')
+
+    await user.selectOptions(type, '17')
+    expect(switchIds(dialog)).toEqual(['channel-switch-web_search'])
+    await user.selectOptions(type, '20')
+    expect(switchIds(dialog)).toEqual(['channel-switch-web_search', 'channel-switch-plugin'])
+    await user.selectOptions(type, '16')
+    expect(switchIds(dialog)).toEqual(['channel-switch-web_search', 'channel-switch-knowledge_id', 'channel-switch-knowledge_template'])
+    // The placeholders reach the screen as written (not eaten by i18next's own {{...}}).
+    expect(within(dialog).getByText(/须包含 \{\{knowledge\}\} 和 \{\{question\}\} 两个占位符，最多 4000 个字符/)).toBeInTheDocument()
+    await user.selectOptions(type, '25')
+    expect(switchIds(dialog)).toEqual(['channel-switch-web_search', 'channel-switch-code_execution'])
+    await user.selectOptions(type, '28')
+    expect(within(dialog).queryByTestId('channel-form-switches')).toBeNull()
+
+    // Kept: opening the form again does not read the list again.
+    await user.click(within(dialog).getByRole('button', { name: '取消' }))
+    await waitFor(() => expect(screen.queryByTestId('channel-form-dialog')).toBeNull())
+    await user.click(screen.getByTestId('channel-create'))
+    await user.selectOptions(within(await screen.findByTestId('channel-form-dialog')).getByTestId('channel-form-type'), '42')
+    expect(switchIds(screen.getByTestId('channel-form-dialog'))).toEqual(['channel-switch-web_search', 'channel-switch-code_execution'])
+    expect(reads).toBe(1)
+  })
+
+  it('writes the switches that are on into the config of a new channel', async () => {
+    resetChannelMocks([])
+    signIn()
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    await user.type(within(dialog).getByLabelText('名称'), 'claude')
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '14')
+    await user.type(within(dialog).getByLabelText('密钥'), 'sk-ant')
+    await user.type(within(dialog).getByLabelText('模型'), 'claude-sonnet-4-0')
+    await user.click(await within(dialog).findByRole('switch', { name: '联网搜索' }))
+    await user.click(within(dialog).getByRole('switch', { name: '代码执行' }))
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body).toMatchObject({ type: 14, config: { web_search: true, code_execution: true } })
+
+    // Off switches are left out: only web search this time.
+    await user.click(screen.getByTestId('channel-create'))
+    const again = await screen.findByTestId('channel-form-dialog')
+    await user.type(within(again).getByLabelText('名称'), 'gemini')
+    await user.selectOptions(within(again).getByTestId('channel-form-type'), '25')
+    await user.type(within(again).getByLabelText('密钥'), 'AIza')
+    await user.type(within(again).getByLabelText('模型'), 'gemini-2.5-flash')
+    await user.click(await within(again).findByRole('switch', { name: '联网搜索' }))
+    await user.click(within(again).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(2))
+    expect(saved[1]?.body.config).toEqual({ web_search: true })
+  })
+
+  it('editing: shows the stored switches, and a change of type drops those the new type lacks', async () => {
+    resetChannelMocks([
+      mockChannel({ id: 7, type: 14, name: 'claude', models: 'claude-*', config: { web_search: true, code_execution: true, custom_key: 'kept' } }),
+    ])
+    signIn()
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-7')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    expect(await within(dialog).findByRole('switch', { name: '联网搜索' })).toBeChecked()
+    expect(within(dialog).getByRole('switch', { name: '代码执行' })).toBeChecked()
+
+    // OpenAI has neither: the section goes; DashScope has web search only.
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '1')
+    expect(within(dialog).queryByTestId('channel-form-switches')).toBeNull()
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '17')
+    expect(switchIds(dialog)).toEqual(['channel-switch-web_search'])
+    expect(within(dialog).getByRole('switch', { name: '联网搜索' })).toBeChecked()
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body).toMatchObject({ id: 7, type: 17 })
+    expect(saved[0]?.body.config).toEqual({ web_search: true, custom_key: 'kept' })
+  })
+
+  it('switching a stored switch off leaves it out of the config', async () => {
+    resetChannelMocks([mockChannel({ id: 8, type: 25, name: 'gemini', models: 'gemini-*', config: { web_search: true, code_execution: true } })])
+    signIn()
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-8')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    await user.click(await within(dialog).findByRole('switch', { name: '代码执行' }))
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body.config).toEqual({ web_search: true })
+  })
+
+  it('checks OpenRouter plugins as the server does and sends them as an object', async () => {
+    resetChannelMocks([])
+    signIn()
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    await user.type(within(dialog).getByLabelText('名称'), 'openrouter')
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '20')
+    await user.type(within(dialog).getByLabelText('密钥'), 'sk-or')
+    await user.type(within(dialog).getByLabelText('模型'), 'openai/gpt-4o')
+    const plugin = await within(dialog).findByLabelText('插件')
+    const enter = async (text: string) => {
+      await user.clear(plugin)
+      await user.click(plugin)
+      await user.paste(text)
+      await user.click(within(dialog).getByTestId('channel-form-submit'))
+    }
+    await enter('["web"]')
+    expect(await within(dialog).findByText('插件须为 JSON 对象：插件 ID → 选项对象')).toBeInTheDocument()
+    await enter('{"bad id": {}}')
+    expect(await within(dialog).findByText('“bad id”不是有效的插件 ID：1 到 64 个字母、数字、-、_、. 或 :')).toBeInTheDocument()
+    await enter('{"web": {"id": "other"}}')
+    expect(await within(dialog).findByText('“web”的选项须为 JSON 对象（没有选项时写 {}），且不能包含 id')).toBeInTheDocument()
+    await enter(`{"web": {"note": "${'x'.repeat(4100)}"}}`)
+    expect(await within(dialog).findByText('插件 JSON 最多 4096 字节')).toBeInTheDocument()
+    expect(saved).toEqual([])
+
+    await enter('{"file-parser": {"pdf": {"engine": "pdf-text"}}}')
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body.config).toEqual({ plugin: { 'file-parser': { pdf: { engine: 'pdf-text' } } } })
+  })
+
+  it('checks the Zhipu knowledge base and its template, placeholders included', async () => {
+    resetChannelMocks([])
+    signIn()
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    await user.type(within(dialog).getByLabelText('名称'), 'zhipu')
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '16')
+    await user.type(within(dialog).getByLabelText('密钥'), 'k')
+    await user.type(within(dialog).getByLabelText('模型'), 'glm-4-plus')
+    const id = await within(dialog).findByLabelText('知识库 ID')
+    const template = within(dialog).getByLabelText('知识库提示模板')
+    const setTemplate = async (text: string) => {
+      await user.clear(template)
+      await user.click(template)
+      await user.paste(text)
+    }
+    await setTemplate('Answer from {{knowledge}}')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('提示模板需要先填写知识库 ID')).toBeInTheDocument()
+    await user.type(id, 'kb 1')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('知识库 ID 只能包含字母、数字、-、_ 和 .，最多 128 个')).toBeInTheDocument()
+    expect(within(dialog).getByText('提示模板须同时包含 {{knowledge}} 和 {{question}}')).toBeInTheDocument()
+    expect(saved).toEqual([])
+
+    await user.clear(id)
+    await user.type(id, 'kb-1.v2')
+    await setTemplate('From {{knowledge}} answer {{question}}')
+    await user.click(within(dialog).getByRole('switch', { name: '联网搜索' }))
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body.config).toEqual({
+      web_search: true,
+      knowledge_id: 'kb-1.v2',
+      knowledge_template: 'From {{knowledge}} answer {{question}}',
+    })
+  })
+
+  it('says so when the list cannot be read, and keeps the stored switches', async () => {
+    resetChannelMocks([mockChannel({ id: 4, type: 14, name: 'claude', models: 'claude-*', config: { web_search: true } })])
+    signIn()
+    server.use(http.get('*/api/channel/switches', () => HttpResponse.json({ success: false, message: 'boom' }, { status: 500 })))
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-4')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    expect(await within(dialog).findByTestId('channel-form-switches-error')).toHaveTextContent('供应商开关列表加载失败')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body.config).toEqual({ web_search: true })
+  })
+})

@@ -354,6 +354,8 @@ async fn run(cfg: Config) -> Result<(), String> {
         Duration::from_millis(cfg.ledger_flush_ms),
     );
     switchboard_api::relay::spawn_applier(state.clone());
+    // Other nodes' changes to channels, prices, settings, keys and users (Redis pub/sub).
+    switchboard_api::coherence::spawn_subscriber(state.clone());
     if redis.is_none() {
         let st = state.clone();
         let node = node.clone();

@@ -1279,7 +1279,7 @@ pub(super) async fn disable_channel(state: &web::Data<AppState>, id: i64, reason
     match changed {
         Ok(true) => {
             tracing::warn!(channel = id, "channel disabled automatically: {reason}");
-            if let Err(e) = state.relay.reload_channels(state).await {
+            if let Err(e) = state.relay.channels_changed(state).await {
                 tracing::error!("reloading channels failed: {e}");
             }
         }

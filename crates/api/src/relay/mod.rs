@@ -258,16 +258,41 @@ impl RelayState {
         self.tokens.insert(digest, (t, Instant::now()));
     }
 
-    /// A key changed or was deleted: drop it from the cache and the ledger.
+    /// A key changed or was deleted: drop it from the cache and the ledger, here and (through
+    /// Redis) on the other nodes.
     pub fn forget_token(&self, id: i64, digest: &str) {
         self.tokens.remove(digest);
         self.ledger.forget_token(id);
+        crate::coherence::publish_via(
+            self.shared(),
+            crate::coherence::Change::Token {
+                id,
+                digest: digest.to_owned(),
+            },
+        );
     }
 
-    /// A key was edited: drop it from the cache; its balance moves by `delta` (the change of its
-    /// remaining quota) and takes the new unlimited flag.
+    /// Another node changed a key: drop it from this node's cache (its balance lives in Redis).
+    pub fn forget_token_here(&self, _id: i64, digest: &str) {
+        self.tokens.remove(digest);
+    }
+
+    /// Another node's change this node may have missed: every key is read again.
+    pub fn forget_all_tokens_here(&self) {
+        self.tokens.clear();
+    }
+
+    /// A key was edited: drop it from the cache (here and on the other nodes); its balance moves
+    /// by `delta` (the change of its remaining quota) and takes the new unlimited flag.
     pub async fn token_changed(&self, id: i64, digest: &str, delta: i64, unlimited: bool) {
         self.tokens.remove(digest);
+        crate::coherence::publish_via(
+            self.shared(),
+            crate::coherence::Change::Token {
+                id,
+                digest: digest.to_owned(),
+            },
+        );
         self.ledger
             .credit(
                 ledger::Credit::Token {
@@ -279,10 +304,20 @@ impl RelayState {
             .await;
     }
 
-    /// A user changed (status, group, role, quota): drop every cached key.
+    /// A user changed (status, group, role, quota): drop every cached key, here and on the
+    /// other nodes.
     pub fn forget_user(&self, user_id: i64) {
         self.tokens.retain(|_, v| v.0.user_id != user_id);
         self.ledger.forget_user(user_id);
+        crate::coherence::publish_via(
+            self.shared(),
+            crate::coherence::Change::User { id: user_id },
+        );
+    }
+
+    /// Another node changed a user: drop this node's cached keys of theirs.
+    pub fn forget_user_here(&self, user_id: i64) {
+        self.tokens.retain(|_, v| v.0.user_id != user_id);
     }
 
     pub fn is_frozen(&self, channel_id: i64) -> bool {
@@ -362,6 +397,21 @@ impl RelayState {
                 }
             }
         }
+    }
+
+    /// A channel changed on this node: the snapshot is rebuilt here and on the other nodes.
+    pub async fn channels_changed(&self, state: &AppState) -> ApiResult<()> {
+        let done = self.reload_channels(state).await;
+        crate::coherence::publish_via(self.shared(), crate::coherence::Change::Channels);
+        done
+    }
+
+    /// A price, model owner or group changed on this node: prices and groups are reloaded here
+    /// and on the other nodes.
+    pub async fn pricing_changed(&self, state: &AppState) -> ApiResult<()> {
+        let done = self.reload_pricing(state).await;
+        crate::coherence::publish_via(self.shared(), crate::coherence::Change::Pricing);
+        done
     }
 
     /// Rebuilds the channel snapshot from the database (after any channel change on this node,

@@ -24,6 +24,8 @@ use std::sync::LazyLock;
 
 #[derive(Clone)]
 pub struct Shared {
+    /// For the pub/sub connection of [`Shared::subscribe_changes`].
+    client: redis::Client,
     conn: ConnectionManager,
     prefix: String,
     node: String,
@@ -341,8 +343,9 @@ impl Shared {
             .set_response_timeout(Some(std::time::Duration::from_secs(2)))
             .set_number_of_retries(2)
             .set_max_delay(std::time::Duration::from_millis(500));
-        let conn = ConnectionManager::new_with_config(client, config).await?;
+        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
         Ok(Shared {
+            client,
             conn,
             prefix: prefix.to_owned(),
             node: node.to_owned(),
@@ -707,6 +710,29 @@ impl Shared {
             .arg(500)
             .invoke_async(&mut c)
             .await
+    }
+
+    /// The channel the nodes tell each other about their changes on (`crate::coherence`).
+    fn changes(&self) -> String {
+        format!("{}changes", self.prefix)
+    }
+
+    /// Publishes a change message to the other nodes.
+    pub async fn publish_change(&self, msg: &str) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        redis::cmd("PUBLISH")
+            .arg(self.changes())
+            .arg(msg)
+            .query_async::<i64>(&mut c)
+            .await
+            .map(|_| ())
+    }
+
+    /// A pub/sub connection subscribed to the change messages.
+    pub async fn subscribe_changes(&self) -> redis::RedisResult<redis::aio::PubSub> {
+        let mut p = self.client.get_async_pubsub().await?;
+        p.subscribe(self.changes()).await?;
+        Ok(p)
     }
 
     /// The response cache's key of `digest` (`switchboard_domain::response_cache::key`).

@@ -211,7 +211,7 @@ async fn run_test(
             .await?;
         if changed {
             tracing::warn!(channel = id, status = s, "channel status changed by a test");
-            state.relay.reload_channels(state).await?;
+            state.relay.channels_changed(state).await?;
         }
     }
     Ok(Tested {
@@ -470,7 +470,7 @@ pub async fn batch_delete(
     let deleted = state
         .db(move |c| Ok(channels::delete_many(c, &ids)?))
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok(json!({ "deleted": deleted })))
 }
 
@@ -480,7 +480,7 @@ pub async fn delete_disabled(state: web::Data<AppState>, _a: AdminUser) -> ApiRe
     let deleted = state
         .db(|c| Ok(channels::delete_disabled(c, None)?))
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok(json!({ "deleted": deleted })))
 }
 
@@ -551,7 +551,7 @@ pub async fn update_tag(
     if updated == 0 {
         return Err(ApiError::not_found("no channel has this tag"));
     }
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok(json!({ "updated": updated })))
 }
 
@@ -566,7 +566,7 @@ pub async fn delete_tag_disabled(
     let deleted = state
         .db(move |c| Ok(channels::delete_disabled(c, Some(&tag))?))
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok(json!({ "deleted": deleted })))
 }
 
@@ -630,7 +630,7 @@ pub async fn batch_azure_api(
             )?)
         })
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok(json!({"updated": changed.len(), "ids": changed})))
 }
 
@@ -670,7 +670,7 @@ pub async fn batch_remove_model(
             Ok((changed, kept))
         })
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok(
         json!({"updated": changed.len(), "ids": changed, "kept": kept}),
     ))
@@ -713,7 +713,7 @@ pub async fn copy(
             Ok::<_, ApiError>(channels::copy(c, id, &name, &key)?)
         })
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(HttpResponse::Created()
         .json(json!({"success": true, "message": "", "data": {"id": new_id}})))
 }

@@ -356,7 +356,7 @@ pub async fn create(
             })
         })
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(HttpResponse::Created()
         .json(json!({"success": true, "message": "", "data": {"ids": ids, "count": ids.len()}})))
 }
@@ -452,7 +452,7 @@ pub async fn update(
             Ok(channels::find(c, id)?)
         })
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok(channel_json(&row, root.then_some(&**state))))
 }
 
@@ -473,7 +473,7 @@ pub async fn delete(
             })
         })
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok_message("channel deleted"))
 }
 
@@ -508,6 +508,6 @@ pub async fn set_status(
             })
         })
         .await?;
-    state.relay.reload_channels(&state).await?;
+    state.relay.channels_changed(&state).await?;
     Ok(ok(json!({"id": b.id, "status": b.status})))
 }

@@ -208,7 +208,7 @@ pub async fn create(
             })
         })
         .await?;
-    state.relay.reload_pricing(&state).await?;
+    state.relay.pricing_changed(&state).await?;
     Ok(HttpResponse::Created()
         .json(json!({"success": true, "message": "", "data": group_json(&row)})))
 }
@@ -263,7 +263,7 @@ pub async fn update(
             })
         })
         .await?;
-    state.relay.reload_pricing(&state).await?;
+    state.relay.pricing_changed(&state).await?;
     Ok(ok(group_json(&row)))
 }
 
@@ -302,7 +302,7 @@ pub async fn set_status(
             load(c, b.id)
         })
         .await?;
-    state.relay.reload_pricing(&state).await?;
+    state.relay.pricing_changed(&state).await?;
     Ok(ok(group_json(&row)))
 }
 
@@ -324,6 +324,6 @@ pub async fn delete(
             })
         })
         .await?;
-    state.relay.reload_pricing(&state).await?;
+    state.relay.pricing_changed(&state).await?;
     Ok(ok_message("user group deleted"))
 }

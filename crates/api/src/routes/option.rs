@@ -95,6 +95,7 @@ pub async fn update(
         .db(move |c| Ok(store_options::set(c, &key, &sealed)?))
         .await?;
     state.settings.set(&body.key, &value);
+    crate::coherence::publish(&state, crate::coherence::Change::Settings);
     tracing::info!(key = %body.key, operator = me.id, "setting changed");
     Ok(ok(shown(&body.key, value)))
 }
@@ -144,6 +145,7 @@ pub async fn update_batch(
         .db(move |c| Ok(store_options::set_many(c, &rows)?))
         .await?;
     state.settings.set_many(&changes);
+    crate::coherence::publish(&state, crate::coherence::Change::Settings);
     let keys: Vec<&str> = changes.iter().map(|(k, _)| k.as_str()).collect();
     tracing::info!(keys = ?keys, operator = me.id, "settings changed");
     let out: Vec<Value> = changes.into_iter().map(|(k, v)| shown(&k, v)).collect();

@@ -132,7 +132,7 @@ pub async fn create(
             Ok(prices::find(c, &f.model)?)
         })
         .await?;
-    state.relay.reload_pricing(&state).await?;
+    state.relay.pricing_changed(&state).await?;
     Ok(HttpResponse::Created()
         .json(json!({"success": true, "message": "", "data": price_json(&row)})))
 }
@@ -166,7 +166,7 @@ pub async fn update(
             Ok(prices::find(c, &f.model)?)
         })
         .await?;
-    state.relay.reload_pricing(&state).await?;
+    state.relay.pricing_changed(&state).await?;
     Ok(ok(price_json(&row)))
 }
 
@@ -214,7 +214,7 @@ pub async fn batch(
             })
         })
         .await?;
-    state.relay.reload_pricing(&state).await?;
+    state.relay.pricing_changed(&state).await?;
     Ok(ok(json!({"count": n})))
 }
 
@@ -237,7 +237,7 @@ pub async fn delete(
     let n = state
         .db(move |c| Ok(prices::delete_many(c, &models)?))
         .await?;
-    state.relay.reload_pricing(&state).await?;
+    state.relay.pricing_changed(&state).await?;
     Ok(ok(json!({"deleted": n})))
 }
 
@@ -394,7 +394,7 @@ pub async fn sync(
         })
         .await?;
     if !dry_run {
-        state.relay.reload_pricing(&state).await?;
+        state.relay.pricing_changed(&state).await?;
     }
     let mut data = json!({
         "inserted": counts.0,

@@ -10,6 +10,7 @@ mod balance;
 mod channel_ops;
 mod channel_settings;
 mod channels;
+mod coherence;
 mod dead_letters;
 mod groups;
 mod invoices;

@@ -44,6 +44,21 @@ impl TestApp {
         Some(Self::build(db, Some(shared), |_| {}).await)
     }
 
+    /// A node of a cluster: the app on `db` (share one database with `TestDb::shared`) with its
+    /// ledger, limits and change messages in Redis under `prefix`, named `node`. `None` without
+    /// `TEST_REDIS_URL`.
+    pub async fn node(db: TestDb, prefix: &str, node: &str) -> Option<TestApp> {
+        let url = std::env::var("TEST_REDIS_URL")
+            .ok()
+            .filter(|u| !u.is_empty())?;
+        let shared = switchboard_api::relay::shared::Shared::connect(&url, prefix, node)
+            .await
+            .unwrap();
+        // The nodes of a cluster share the server secret (it seals the channel keys).
+        let secret = format!("cluster-secret-{prefix}").into_bytes();
+        Some(Self::build(db, Some(shared), |c| c.session_secret = secret).await)
+    }
+
     async fn build(
         db: TestDb,
         shared: Option<switchboard_api::relay::shared::Shared>,
@@ -86,6 +101,7 @@ impl TestApp {
                 let addr = server.addrs()[0];
                 let server = server.run();
                 switchboard_api::relay::spawn_applier(flusher_state.clone());
+                switchboard_api::coherence::spawn_subscriber(flusher_state.clone());
                 switchboard_api::relay::spawn_flusher(
                     flusher_state,
                     std::time::Duration::from_millis(20),

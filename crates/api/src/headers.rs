@@ -6,10 +6,12 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 
 /// The console's Content-Security-Policy: its own scripts only (no inline script), inline styles
-/// (the component library sets some), images from anywhere over HTTPS (logos, avatars), frames
-/// from itself and HTTPS (the About page may frame the operator's URL), and nobody may frame it.
+/// (the component library sets some), images from anywhere over HTTPS (logos, avatars), audio
+/// and video from HTTPS (the tasks screen plays Suno songs and Kling videos from the providers'
+/// storage), frames from itself and HTTPS (the About page may frame the operator's URL), and
+/// nobody may frame it.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data: https:; \
-     style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; \
+     media-src 'self' https:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; \
      frame-src 'self' https:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; \
      object-src 'none'";
 
@@ -17,7 +19,7 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' da
 /// console may also load Cloudflare's widget script (its frame is already admitted by
 /// `frame-src https:`). Nothing else changes.
 pub const CONTENT_SECURITY_POLICY_TURNSTILE: &str =
-    "default-src 'self'; img-src 'self' data: https:; \
+    "default-src 'self'; img-src 'self' data: https:; media-src 'self' https:; \
      style-src 'self' 'unsafe-inline'; script-src 'self' https://challenges.cloudflare.com; \
      connect-src 'self'; frame-src 'self' https:; frame-ancestors 'none'; base-uri 'self'; \
      form-action 'self'; object-src 'none'";

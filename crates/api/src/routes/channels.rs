@@ -68,6 +68,9 @@ pub fn channel_json(c: &ChannelRow, with_key: Option<&AppState>) -> Value {
             .unwrap_or_else(|| json!([])),
         "created_at": c.created_at,
         "updated_at": c.updated_at,
+        // one-api's names of the same fields.
+        "created_time": c.created_at,
+        "balance_updated_time": c.balance_updated_at,
         "destination_by_root": c.destination_by_root,
     });
     if let Some(state) = with_key {

@@ -70,12 +70,13 @@ pub struct RouteDoc {
 /// The `/api` routes, in registration order (literal paths before `{id}` ones that would take
 /// them). Each line registers the route *and* documents it, so the OpenAPI document
 /// (`/api/openapi.json`) cannot name a route the server lacks or miss one it has. Optional
-/// parts: `query = Type`, `body = Type` (their JSON Schemas), `alias "path"` (an extra path, such
-/// as the trailing-slash form old clients use, that is registered but not documented).
+/// parts: `query = Type`, `body = Type` (their JSON Schemas). Every route also answers in its
+/// trailing-slash form (`POST /api/user/`, `GET /api/model_ownedby/`), as one-api's router does
+/// and scripts written for it call; that form is registered but not documented.
 macro_rules! api_routes {
     ($(
         $method:ident $path:literal => $handler:path, $access:ident, $tag:literal, $summary:literal
-        $(, query = $query:ty)? $(, body = $body:ty)? $(, alias $alias:literal)? ;
+        $(, query = $query:ty)? $(, body = $body:ty)? ;
     )*) => {
         /// Every documented `/api` route.
         pub fn api_routes() -> Vec<RouteDoc> {
@@ -95,7 +96,7 @@ macro_rules! api_routes {
             scope
                 $(
                     .route($path, api_routes!(@gate $access, web::$method().to($handler)))
-                    $(.route($alias, api_routes!(@gate $access, web::$method().to($handler))))?
+                    .route(concat!($path, "/"), api_routes!(@gate $access, web::$method().to($handler)))
                 )*
         }
     };
@@ -148,18 +149,18 @@ api_routes! {
     post "/user/order" => payments::create_order, User, "payments", "Place a top-up order: where to pay it", body = payments::OrderBody;
     // Usage logs and the user's dashboard (before `/user/{id}`).
     get "/user/dashboard" => logs::dashboard, User, "logs", "The user's dashboard series", query = logs::DashboardQuery;
-    get "/log/self" => logs::list_self, User, "logs", "The user's own logs", query = logs::LogQuery, alias "/log/self/";
+    get "/log/self" => logs::list_self, User, "logs", "The user's own logs", query = logs::LogQuery;
     get "/log/self/stat" => logs::stat_self, User, "logs", "Statistics of the user's own logs", query = logs::LogQuery;
     get "/log/stat" => logs::stat_all, Admin, "logs", "Statistics of all logs", query = logs::LogQuery;
     get "/log/dead_letters" => logs::dead_letters, Admin, "logs", "Consume records the database refused, parked (newest first)", query = logs::DeadLetterQuery;
-    get "/log" => logs::list_all, Admin, "logs", "All logs", query = logs::LogQuery, alias "/log/";
-    delete "/log" => logs::delete_before, Root, "logs", "Delete logs before a time", query = logs::DeleteQuery, alias "/log/";
+    get "/log" => logs::list_all, Admin, "logs", "All logs", query = logs::LogQuery;
+    delete "/log" => logs::delete_before, Root, "logs", "Delete logs before a time", query = logs::DeleteQuery;
     // Monthly invoices: the user's own (before `/user/{id}`).
     get "/user/invoice" => invoices::list_self, User, "invoices", "The user's monthly invoices", query = invoices::ListQuery;
     get "/user/invoice/detail" => invoices::detail_self, User, "invoices", "One invoice by month", query = invoices::DateQuery;
     get "/user/invoice/pdf" => invoices::pdf_self, User, "invoices", "One invoice as PDF", query = invoices::DateQuery;
     // User administration (admin).
-    get "/user" => users::list, Admin, "users", "Users", query = users::ListQuery, alias "/user/";
+    get "/user" => users::list, Admin, "users", "Users", query = users::ListQuery;
     post "/user" => users::create, Admin, "users", "Create a user", body = users::CreateBody;
     put "/user" => users::update, Admin, "users", "Update a user", body = users::UpdateBody;
     post "/user/manage" => users::manage, Admin, "users", "Enable, disable, delete, promote or demote a user", body = users::ManageBody;
@@ -167,18 +168,18 @@ api_routes! {
     get "/user/{id}" => users::get, Admin, "users", "One user";
     delete "/user/{id}" => users::delete, Admin, "users", "Delete a user";
     // API keys (the signed-in user's own; admins search all).
-    get "/token" => tokens::list, User, "tokens", "The user's API keys (masked)", query = tokens::ListQuery, alias "/token/";
-    post "/token" => tokens::create, User, "tokens", "Create an API key (the full key is in this answer only)", body = tokens::TokenBody, alias "/token/";
-    put "/token" => tokens::update, User, "tokens", "Update an API key", body = tokens::TokenBody, alias "/token/";
+    get "/token" => tokens::list, User, "tokens", "The user's API keys (masked)", query = tokens::ListQuery;
+    post "/token" => tokens::create, User, "tokens", "Create an API key (the full key is in this answer only)", body = tokens::TokenBody;
+    put "/token" => tokens::update, User, "tokens", "Update an API key", body = tokens::TokenBody;
     get "/token/search" => tokens::admin_search, Admin, "tokens", "Search every user's keys (masked)", query = tokens::ListQuery;
     post "/token/playground" => tokens::playground, User, "tokens", "The user's playground key (made on first use)";
     get "/token/{id}" => tokens::get, User, "tokens", "One of the user's keys (masked)";
     get "/token/{id}/key" => tokens::reveal_key, User, "tokens", "The full key of one of the user's keys";
     delete "/token/{id}" => tokens::delete, User, "tokens", "Delete one of the user's keys";
     // Channels (admin; keys to root only).
-    get "/channel" => channels::list, Admin, "channels", "Channels (keys never listed)", query = channels::ListQuery, alias "/channel/";
-    post "/channel" => channels::create, Admin, "channels", "Create channels (one per key line)", body = channels::ChannelBody, alias "/channel/";
-    put "/channel" => channels::update, Admin, "channels", "Update a channel", body = channels::ChannelBody, alias "/channel/";
+    get "/channel" => channels::list, Admin, "channels", "Channels (keys never listed)", query = channels::ListQuery;
+    post "/channel" => channels::create, Admin, "channels", "Create channels (one per key line)", body = channels::ChannelBody;
+    put "/channel" => channels::update, Admin, "channels", "Update a channel", body = channels::ChannelBody;
     put "/channel/status" => channels::set_status, Admin, "channels", "Enable or disable a channel", body = channels::StatusBody;
     // Channel operations (before `/channel/{id}` so literal paths win).
     get "/channel/test" => channel_ops::test_all_route, Admin, "channels", "Test every channel";
@@ -209,23 +210,23 @@ api_routes! {
     put "/model_ownedby" => pricing::update_owner, Admin, "pricing", "Update a model owner", body = pricing::OwnerBody;
     delete "/model_ownedby/{id}" => pricing::delete_owner, Admin, "pricing", "Delete a model owner";
     // Redemption codes and user groups (admin; redeem is `/user/topup`).
-    get "/payment" => payments::list, Admin, "payments", "Payment gateways", query = payments::ListQuery, alias "/payment/";
-    post "/payment" => payments::create, Admin, "payments", "Create a payment gateway", body = payments::GatewayBody, alias "/payment/";
-    put "/payment" => payments::update, Admin, "payments", "Update a payment gateway (a blank key keeps the stored one)", body = payments::GatewayBody, alias "/payment/";
+    get "/payment" => payments::list, Admin, "payments", "Payment gateways", query = payments::ListQuery;
+    post "/payment" => payments::create, Admin, "payments", "Create a payment gateway", body = payments::GatewayBody;
+    put "/payment" => payments::update, Admin, "payments", "Update a payment gateway (a blank key keeps the stored one)", body = payments::GatewayBody;
     get "/payment/order" => payments::orders, Admin, "payments", "The order log", query = payments::OrderQuery;
     get "/payment/notify/{uuid}" => payments::notify, Public, "payments", "A gateway reports a payment (answered in the gateway's own format)";
     post "/payment/notify/{uuid}" => payments::notify_post, Public, "payments", "A gateway reports a payment (a POSTed form)";
     get "/payment/{id}" => payments::get, Admin, "payments", "One payment gateway";
     delete "/payment/{id}" => payments::delete, Admin, "payments", "Delete a payment gateway";
-    get "/redemption" => redemptions::list, Admin, "redemptions", "Redemption codes", query = redemptions::ListQuery, alias "/redemption/";
-    post "/redemption" => redemptions::create, Admin, "redemptions", "Create codes in a batch", body = redemptions::CreateBody, alias "/redemption/";
-    put "/redemption" => redemptions::update, Admin, "redemptions", "Update a code", body = redemptions::UpdateBody, alias "/redemption/";
+    get "/redemption" => redemptions::list, Admin, "redemptions", "Redemption codes", query = redemptions::ListQuery;
+    post "/redemption" => redemptions::create, Admin, "redemptions", "Create codes in a batch", body = redemptions::CreateBody;
+    put "/redemption" => redemptions::update, Admin, "redemptions", "Update a code", body = redemptions::UpdateBody;
     delete "/redemption/invalid" => redemptions::delete_invalid, Admin, "redemptions", "Delete used and disabled codes";
     get "/redemption/{id}" => redemptions::get, Admin, "redemptions", "One code";
     delete "/redemption/{id}" => redemptions::delete, Admin, "redemptions", "Delete a code";
-    get "/user_group" => groups::list, Admin, "groups", "User groups", query = groups::ListQuery, alias "/user_group/";
-    post "/user_group" => groups::create, Admin, "groups", "Create a group", body = groups::GroupBody, alias "/user_group/";
-    put "/user_group" => groups::update, Admin, "groups", "Update a group", body = groups::GroupBody, alias "/user_group/";
+    get "/user_group" => groups::list, Admin, "groups", "User groups", query = groups::ListQuery;
+    post "/user_group" => groups::create, Admin, "groups", "Create a group", body = groups::GroupBody;
+    put "/user_group" => groups::update, Admin, "groups", "Update a group", body = groups::GroupBody;
     put "/user_group/status" => groups::set_status, Admin, "groups", "Enable or disable a group", body = groups::StatusBody;
     get "/user_group/{id}" => groups::get, Admin, "groups", "One group";
     delete "/user_group/{id}" => groups::delete, Admin, "groups", "Delete a group";
@@ -238,19 +239,19 @@ api_routes! {
     get "/system/log" => system::log, Root, "system", "Recent server log lines", query = system::LogQuery;
     // Async tasks: Midjourney and Suno (the relay itself is under /mj and /suno).
     get "/mj/self" => tasks::list_mj_self, User, "tasks", "The user's Midjourney tasks", query = tasks::TaskQuery;
-    get "/mj" => tasks::list_mj_all, Admin, "tasks", "Every Midjourney task", query = tasks::TaskQuery, alias "/mj/";
+    get "/mj" => tasks::list_mj_all, Admin, "tasks", "Every Midjourney task", query = tasks::TaskQuery;
     get "/task/self" => tasks::list_self, User, "tasks", "The user's async tasks (Suno by default)", query = tasks::TaskQuery;
-    get "/task" => tasks::list_all, Admin, "tasks", "Every async task (Suno by default)", query = tasks::TaskQuery, alias "/task/";
+    get "/task" => tasks::list_all, Admin, "tasks", "Every async task (Suno by default)", query = tasks::TaskQuery;
     // Invoice generation (root).
     post "/invoice/generate" => invoices::generate, Root, "invoices", "Generate or regenerate a month's invoices", body = invoices::GenerateBody;
     // Settings (administrators; the root-only ones to root alone).
-    get "/option" => option::list, Admin, "settings", "Every setting the caller manages (secrets write-only)", alias "/option/";
-    put "/option" => option::update, Admin, "settings", "Change one setting", body = option::UpdateBody, alias "/option/";
+    get "/option" => option::list, Admin, "settings", "Every setting the caller manages (secrets write-only)";
+    put "/option" => option::update, Admin, "settings", "Change one setting", body = option::UpdateBody;
     put "/option/batch" => option::update_batch, Admin, "settings", "Change several settings at once (all or none)", body = option::BatchBody;
     // The Telegram bot (root): its menu, status and command registration; Telegram's webhook.
-    get "/option/telegram" => telegram::list, Root, "telegram", "The bot's custom menu", query = telegram::ListQuery, alias "/option/telegram/";
-    post "/option/telegram" => telegram::create, Root, "telegram", "Create a menu entry", body = telegram::MenuBody, alias "/option/telegram/";
-    put "/option/telegram" => telegram::update, Root, "telegram", "Update a menu entry", body = telegram::MenuBody, alias "/option/telegram/";
+    get "/option/telegram" => telegram::list, Root, "telegram", "The bot's custom menu", query = telegram::ListQuery;
+    post "/option/telegram" => telegram::create, Root, "telegram", "Create a menu entry", body = telegram::MenuBody;
+    put "/option/telegram" => telegram::update, Root, "telegram", "Update a menu entry", body = telegram::MenuBody;
     put "/option/telegram/reload" => telegram::reload, Root, "telegram", "Register the command list (built-ins and menu) with Telegram";
     get "/option/telegram/status" => telegram::status, Root, "telegram", "The bot's status: webhook (online) or polling (offline), running, reload needed";
     get "/option/telegram/{id}" => telegram::get, Root, "telegram", "One menu entry";

@@ -31,6 +31,9 @@ pub fn redemption_json(r: &RedemptionRow) -> Value {
         "quota": r.quota,
         "created_at": r.created_at,
         "redeemed_at": r.redeemed_at,
+        // one-api's names of the same fields.
+        "created_time": r.created_at,
+        "redeemed_time": r.redeemed_at,
         "used_user_id": r.used_user_id,
     })
 }

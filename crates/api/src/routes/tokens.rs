@@ -38,6 +38,10 @@ pub fn token_json(t: &TokenRow) -> Value {
         "created_at": t.created_at,
         "accessed_at": t.accessed_at,
         "expired_at": t.expired_at,
+        // one-api's names of the same fields (scripts written for it read these).
+        "created_time": t.created_at,
+        "accessed_time": t.accessed_at,
+        "expired_time": t.expired_at,
         "remain_quota": t.remain_quota,
         "unlimited_quota": t.unlimited_quota,
         "used_quota": t.used_quota,
@@ -222,6 +226,8 @@ pub struct TokenBody {
     name: Option<String>,
     remain_quota: Option<i64>,
     unlimited_quota: Option<bool>,
+    /// Unix seconds, -1 never. one-api's name `expired_time` is accepted too.
+    #[serde(alias = "expired_time")]
     expired_at: Option<i64>,
     group: Option<String>,
     models: Option<String>,

@@ -330,6 +330,8 @@ fn assert_security_headers(what: &str, h: &reqwest::header::HeaderMap) {
     let csp = get("content-security-policy");
     for part in [
         "default-src 'self'",
+        // The tasks screen plays Kling videos and Suno songs from the providers' HTTPS storage.
+        "media-src 'self' https:;",
         "script-src 'self';",
         "frame-ancestors 'none'",
     ] {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { channelConfig, mergeMapping, shortenFetchedModels, TTS_VOICES, type TtsVoice } from './schemas'
+import { keyFormat, needsBaseUrl, servesChat, speaksOpenAi } from './types'
 
 const noVoices = Object.fromEntries(TTS_VOICES.map((v) => [v, ''])) as Record<TtsVoice, string>
 const form = {
@@ -29,6 +30,19 @@ describe('channel config', () => {
       channelConfig(3, { ...form, api_version: '2025-01-01-preview', voices: { ...noVoices, nova: 'n2' }, custom_parameter: '{"top_p":1}' }),
     ).toEqual({ api_version: '2025-01-01-preview', voice_mapping: { nova: 'n2' }, custom_parameter: { top_p: 1 } })
     expect(channelConfig(3, form, { api_version: '2024-10-21' })).toEqual({})
+  })
+
+  it('the task types (Midjourney Proxy, Suno API, Kling) serve no chat and take no OpenAI settings', () => {
+    const on = { ...form, only_chat: true, voices: { ...noVoices, alloy: 'x' }, custom_parameter: '{"a":1}' }
+    for (const type of [34, 41, 53]) {
+      expect(servesChat(type)).toBe(false)
+      expect(speaksOpenAi(type)).toBe(false)
+      expect(channelConfig(type, on, { only_chat: true, custom_key: 1 })).toEqual({ custom_key: 1 })
+    }
+    expect(servesChat(1)).toBe(true)
+    expect(keyFormat(53)).toBe('kling')
+    expect(keyFormat(1)).toBeUndefined()
+    expect(needsBaseUrl(53)).toBe(false)
   })
 })
 

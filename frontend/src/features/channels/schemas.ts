@@ -1,6 +1,6 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
-import { needsBaseUrl, speaksOpenAi, SWITCH_KEYS, usesRegion, type Channel, type SwitchKey } from './types'
+import { needsBaseUrl, servesChat, speaksOpenAi, SWITCH_KEYS, usesRegion, type Channel, type SwitchKey } from './types'
 
 /** The voices of `/v1/audio/speech` a channel may map to its upstream's voices (spec section 3). */
 export const TTS_VOICES = ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer'] as const
@@ -387,7 +387,8 @@ function checkPlugin(text: string, t: TFunction): string | null {
  * The channel's `config` as saved: the settings it had (unknown keys, and a region or API version
  * the form does not show for this type, are kept as they were), with the form's settings for this
  * type set or, when empty, removed. Voice mapping and other parameters exist only for the types
- * whose requests are OpenAI-shaped bodies; only-chat is kept only when on.
+ * whose requests are OpenAI-shaped bodies; only-chat is kept only when on, and only for the types
+ * that serve chat (not the task types).
  *
  * Provider switches: with the type's list known (`switches`), each switch is kept only when the
  * type supports it and it is on (off ones are left out), so a change of type drops the ones the
@@ -419,7 +420,7 @@ export function channelConfig(
   }
   if (type === AZURE) put('api_version', v.api_version || undefined)
   if (usesRegion(type)) put('region', v.region || undefined)
-  put('only_chat', v.only_chat ? true : undefined)
+  put('only_chat', servesChat(type) && v.only_chat ? true : undefined)
   const openAi = speaksOpenAi(type)
   const voices = Object.fromEntries(TTS_VOICES.filter((x) => v.voices[x]).map((x) => [x, v.voices[x]]))
   put('voice_mapping', openAi && Object.keys(voices).length > 0 ? voices : undefined)

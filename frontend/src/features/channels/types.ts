@@ -67,13 +67,36 @@ export const CHANNEL_TYPES: readonly ChannelType[] = [
   { id: 30, name: 'Mistral', defaultBaseUrl: 'https://api.mistral.ai' },
   { id: 31, name: 'Groq', defaultBaseUrl: 'https://api.groq.com/openai' },
   { id: 32, name: 'AWS Bedrock', defaultBaseUrl: '' },
+  { id: 34, name: 'Midjourney Proxy', defaultBaseUrl: '' },
   { id: 36, name: 'Cohere', defaultBaseUrl: 'https://api.cohere.ai' },
   { id: 39, name: 'Ollama', defaultBaseUrl: 'http://localhost:11434' },
+  { id: 41, name: 'Suno API', defaultBaseUrl: '' },
   { id: 42, name: 'Vertex AI', defaultBaseUrl: '' },
   { id: 45, name: 'SiliconFlow', defaultBaseUrl: 'https://api.siliconflow.cn' },
   { id: 47, name: 'Jina', defaultBaseUrl: 'https://api.jina.ai' },
   { id: 49, name: 'xAI', defaultBaseUrl: 'https://api.x.ai' },
+  { id: 53, name: 'Kling', defaultBaseUrl: 'https://api.klingai.com' },
 ]
+
+/** The async-task types (docs/tasks.md): Midjourney Proxy, Suno API and Kling video. */
+export const TASK_CHANNEL_TYPES: readonly number[] = [34, 41, 53]
+
+/** Kling video (docs/tasks.md): its key is `ACCESS_KEY|SECRET_KEY` (or a ready bearer token). */
+export const KLING = 53
+
+/** Model names a Kling channel serves: per call `kling-video_{model}_{mode}_{seconds}`, per second `kling-video_{model}_{mode}`. */
+export const KLING_MODELS = [
+  'kling-video_kling-v1_std_5',
+  'kling-video_kling-v1_std_10',
+  'kling-video_kling-v1_pro_5',
+  'kling-video_kling-v1_pro_10',
+] as const
+
+/** Types whose key is not a single API key, with the hint saying how to write it (`channels:form.keyFormat.*`). */
+export type KeyFormat = 'kling'
+export function keyFormat(typeId: number): KeyFormat | undefined {
+  return typeId === KLING ? 'kling' : undefined
+}
 
 /** Bedrock and Vertex AI derive their endpoint from the key; other types without a default need a base URL. */
 export function needsBaseUrl(typeId: number): boolean {
@@ -84,10 +107,16 @@ export function needsBaseUrl(typeId: number): boolean {
 /**
  * Types whose requests are OpenAI-shaped JSON bodies the server sends on (the OpenAI-compatible
  * adapter and Azure): the only ones that take a voice mapping and other parameters. Anthropic,
- * Gemini, Bedrock, Cohere, Vertex AI and Jina have bodies of their own.
+ * Gemini, Bedrock, Cohere, Vertex AI and Jina have bodies of their own, and so have the task
+ * types (Midjourney Proxy 34, Suno API 41, Kling 53).
  */
 export function speaksOpenAi(typeId: number): boolean {
-  return ![14, 25, 32, 34, 36, 41, 42, 47].includes(typeId)
+  return ![14, 25, 32, 34, 36, 41, 42, 47, 53].includes(typeId)
+}
+
+/** Whether a channel of this type serves chat at all: the task types do not, so chat-only means nothing there (the server refuses it). */
+export function servesChat(typeId: number): boolean {
+  return !TASK_CHANNEL_TYPES.includes(typeId)
 }
 
 /** Vertex AI builds its host from the channel's region. */

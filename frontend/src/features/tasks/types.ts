@@ -1,5 +1,32 @@
 /** Platforms of the async tasks (docs/tasks.md). */
-export type TaskPlatform = 'midjourney' | 'suno'
+export type TaskPlatform = 'midjourney' | 'suno' | 'kling'
+
+/** Suno's actions (translated as `tasks:action.*`). */
+export const SUNO_ACTIONS = ['MUSIC', 'LYRICS'] as const
+/** Kling video's actions (translated as `tasks:action.*`). */
+export const KLING_ACTIONS = ['TEXT2VIDEO', 'IMAGE2VIDEO'] as const
+/** Midjourney's actions (shown as they are). */
+export const MJ_ACTIONS = [
+  'IMAGINE',
+  'UPSCALE',
+  'VARIATION',
+  'REROLL',
+  'BLEND',
+  'DESCRIBE',
+  'SHORTEN',
+  'ZOOM',
+  'PAN',
+  'MODAL',
+  'INPAINT',
+  'HIGH_VARIATION',
+  'LOW_VARIATION',
+  'CUSTOM_ZOOM',
+] as const
+
+/** The actions with a translated label. */
+export type TranslatedAction = (typeof SUNO_ACTIONS)[number] | (typeof KLING_ACTIONS)[number]
+const TRANSLATED_ACTIONS: readonly string[] = [...SUNO_ACTIONS, ...KLING_ACTIONS]
+export const isTranslatedAction = (a: string): a is TranslatedAction => TRANSLATED_ACTIONS.includes(a)
 
 /**
  * One async task as GET /api/mj, /api/mj/self, /api/task and /api/task/self list it.
@@ -46,6 +73,34 @@ export function taskDuration(task: Pick<Task, 'submit_time' | 'start_time' | 'fi
   const from = task.start_time || task.submit_time
   if (!task.finish_time || !from || task.finish_time < from) return undefined
   return task.finish_time - from
+}
+
+/** `value` if it is an absolute http(s) URL, else undefined (never a javascript:, data: or relative address). */
+export function httpUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^https?:\/\//i.test(value.trim())) return undefined
+  try {
+    const url = new URL(value.trim())
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The video of a Kling task: its `image_url` (where the server keeps the first video's address),
+ * else the first video of `data.task_result.videos`; only http(s) addresses count.
+ */
+export function klingVideoUrl(task: Pick<Task, 'image_url' | 'data'>): string | undefined {
+  const fromUrl = httpUrl(task.image_url)
+  if (fromUrl) return fromUrl
+  const data = task.data
+  if (!data || typeof data !== 'object') return undefined
+  const result = (data as { task_result?: unknown }).task_result
+  if (!result || typeof result !== 'object') return undefined
+  const videos = (result as { videos?: unknown }).videos
+  if (!Array.isArray(videos) || videos.length === 0) return undefined
+  const first: unknown = videos[0]
+  return first && typeof first === 'object' ? httpUrl((first as { url?: unknown }).url) : undefined
 }
 
 /** Every `*_url` string (http or https) inside a task's data, e.g. a Suno clip's audio_url and image_url. */

@@ -33,7 +33,7 @@ import {
   type ChannelFormValues,
   type ChannelPayload,
 } from '../schemas'
-import { CHANNEL_TYPES, needsBaseUrl, speaksOpenAi, usesRegion, type Channel } from '../types'
+import { CHANNEL_TYPES, KLING, KLING_MODELS, keyFormat, needsBaseUrl, servesChat, speaksOpenAi, usesRegion, type Channel } from '../types'
 
 /** The form fields edited as text. */
 type TextField = { [K in keyof ChannelFormValues]: ChannelFormValues[K] extends string ? K : never }[keyof ChannelFormValues]
@@ -77,6 +77,8 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
   const typeSwitches = switchMap?.get(Number(typeText)) ?? []
   const [knowledgeMark, questionMark] = KNOWLEDGE_PLACEHOLDERS
   const keyCount = keyText.split('\n').filter((k) => k.trim()).length
+  // A type whose key is not a single API key says how to write it.
+  const typeKeyFormat = type ? keyFormat(type.id) : undefined
 
   const onSubmit = form.handleSubmit(async (payload) => {
     try {
@@ -173,15 +175,28 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
                   autoComplete="off"
                   spellCheck={false}
                   className="font-mono text-xs"
-                  placeholder={editing ? t('channels:form.keyKeepPlaceholder') : t('channels:form.keyPlaceholder')}
+                  placeholder={
+                    editing
+                      ? t('channels:form.keyKeepPlaceholder')
+                      : typeKeyFormat === 'kling'
+                        ? 'ACCESS_KEY|SECRET_KEY'
+                        : t('channels:form.keyPlaceholder')
+                  }
                   {...p}
                 />
               ),
-              editing
-                ? t('channels:form.keyKeepHint')
-                : keyCount > 1
-                  ? t('channels:form.keyBatchHint', { count: keyCount })
-                  : t('channels:form.keyHint'),
+              <>
+                {editing
+                  ? t('channels:form.keyKeepHint')
+                  : keyCount > 1
+                    ? t('channels:form.keyBatchHint', { count: keyCount })
+                    : t('channels:form.keyHint')}
+                {typeKeyFormat && (
+                  <span className="mt-1 block" data-testid="channel-form-key-format">
+                    {t(`channels:form.keyFormat.${typeKeyFormat}`)}
+                  </span>
+                )}
+              </>,
             )}
             {editing && !isRoot && (
               <p
@@ -244,7 +259,14 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
                     </Button>
                   </div>
                   <FormControl>
-                    <Textarea rows={3} autoComplete="off" spellCheck={false} className="font-mono text-xs" placeholder="gpt-4o-mini,gpt-4o,claude-*" {...f} />
+                    <Textarea
+                      rows={3}
+                      autoComplete="off"
+                      spellCheck={false}
+                      className="font-mono text-xs"
+                      placeholder={type?.id === KLING ? KLING_MODELS.join(',') : 'gpt-4o-mini,gpt-4o,claude-*'}
+                      {...f}
+                    />
                   </FormControl>
                   <FormDescription>
                     {editing ? t('channels:form.modelsHint') : `${t('channels:form.modelsHint')} ${t('channels:form.fetchModelsSaveFirst')}`}
@@ -327,21 +349,23 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
             )}
             <fieldset className="grid gap-4 rounded-md border p-3" data-testid="channel-form-relaying">
               <legend className="px-1 text-sm font-medium">{t('channels:form.relaying')}</legend>
-              <FormField
-                control={form.control}
-                name="only_chat"
-                render={({ field: f }) => (
-                  <FormItem>
-                    <div className="flex items-center gap-2">
-                      <FormControl>
-                        <Switch checked={f.value} onCheckedChange={f.onChange} data-testid="channel-form-only-chat" />
-                      </FormControl>
-                      <FormLabel>{t('channels:form.onlyChat')}</FormLabel>
-                    </div>
-                    <FormDescription>{t('channels:form.onlyChatHint')}</FormDescription>
-                  </FormItem>
-                )}
-              />
+              {(!type || servesChat(type.id)) && (
+                <FormField
+                  control={form.control}
+                  name="only_chat"
+                  render={({ field: f }) => (
+                    <FormItem>
+                      <div className="flex items-center gap-2">
+                        <FormControl>
+                          <Switch checked={f.value} onCheckedChange={f.onChange} data-testid="channel-form-only-chat" />
+                        </FormControl>
+                        <FormLabel>{t('channels:form.onlyChat')}</FormLabel>
+                      </div>
+                      <FormDescription>{t('channels:form.onlyChatHint')}</FormDescription>
+                    </FormItem>
+                  )}
+                />
+              )}
               {field(
                 'disabled_stream',
                 t('channels:form.disabledStream'),

@@ -414,6 +414,61 @@ describe('channels screen', { timeout: 20_000 }, () => {
     expect(await screen.findByText(/^错误：声音映射无效/)).toBeInTheDocument()
   })
 
+  it('Kling (53): says how to write its key, suggests its model names and offers no chat or OpenAI settings', async () => {
+    resetChannelMocks([])
+    signIn()
+    let posted: Record<string, unknown> | undefined
+    server.use(
+      http.post('*/api/channel', async ({ request }) => {
+        posted = (await request.json()) as Record<string, unknown>
+        return HttpResponse.json({ success: true, message: '', data: { ids: [1], count: 1 } }, { status: 201 })
+      }),
+    )
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    const type = within(dialog).getByTestId('channel-form-type')
+    // OpenAI: a plain key, chat-only offered.
+    expect(within(dialog).queryByTestId('channel-form-key-format')).toBeNull()
+    expect(within(dialog).getByTestId('channel-form-only-chat')).toBeInTheDocument()
+    expect(within(type).getByRole('option', { name: 'Kling' })).toHaveValue('53')
+    await user.selectOptions(type, '53')
+    expect(within(dialog).getByTestId('channel-form-key-format')).toHaveTextContent(
+      '可灵：填写可灵控制台的 Access Key 和 Secret Key，用竖线隔开：ACCESS_KEY|SECRET_KEY',
+    )
+    expect(within(dialog).getByLabelText('密钥')).toHaveAttribute('placeholder', 'ACCESS_KEY|SECRET_KEY')
+    expect(within(dialog).getByLabelText('模型')).toHaveAttribute(
+      'placeholder',
+      'kling-video_kling-v1_std_5,kling-video_kling-v1_std_10,kling-video_kling-v1_pro_5,kling-video_kling-v1_pro_10',
+    )
+    expect(within(dialog).getByText('留空使用默认地址 https://api.klingai.com。')).toBeInTheDocument()
+    // A task type: no chat-only, voices or other parameters.
+    expect(within(dialog).queryByTestId('channel-form-only-chat')).toBeNull()
+    expect(within(dialog).queryByTestId('channel-form-voices')).toBeNull()
+    expect(within(dialog).queryByLabelText('额外参数')).toBeNull()
+    await user.type(within(dialog).getByLabelText('名称'), 'kling')
+    await user.type(within(dialog).getByLabelText('密钥'), 'ak-1|sk-1')
+    await user.type(within(dialog).getByLabelText('模型'), 'kling-video_kling-v1_std_5,kling-video_kling-v1_pro')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(posted).toBeDefined())
+    expect(posted).toMatchObject({
+      name: 'kling',
+      type: 53,
+      key: 'ak-1|sk-1',
+      base_url: '',
+      models: 'kling-video_kling-v1_std_5,kling-video_kling-v1_pro',
+    })
+    expect(posted?.config).toBeUndefined()
+    // Back to OpenAI: the Kling hint goes away.
+    await user.click(await screen.findByTestId('channel-create'))
+    const again = await screen.findByTestId('channel-form-dialog')
+    await user.selectOptions(within(again).getByTestId('channel-form-type'), '53')
+    expect(within(again).getByTestId('channel-form-key-format')).toBeInTheDocument()
+    await user.selectOptions(within(again).getByTestId('channel-form-type'), '1')
+    expect(within(again).queryByTestId('channel-form-key-format')).toBeNull()
+  })
+
   it('tests a channel, updates the balance, toggles and deletes it', async () => {
     resetChannelMocks([fast, claude])
     signIn()

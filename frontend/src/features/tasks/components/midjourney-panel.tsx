@@ -3,27 +3,11 @@ import { DataPagination } from '@/components/data-pagination'
 import { ListState } from '@/components/list-kit'
 import { Card, CardContent } from '@/components/ui/card'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
+import { MJ_ACTIONS } from '../types'
 import { TaskDuration, TaskProgress, TaskStatusButton, TaskTime } from './task-bits'
 import { TaskFilterForm } from './task-filters'
 import { TaskResultDialog } from './task-result-dialog'
 import { useTaskList } from './use-task-list'
-
-const MJ_ACTIONS = [
-  'IMAGINE',
-  'UPSCALE',
-  'VARIATION',
-  'REROLL',
-  'BLEND',
-  'DESCRIBE',
-  'SHORTEN',
-  'ZOOM',
-  'PAN',
-  'MODAL',
-  'INPAINT',
-  'HIGH_VARIATION',
-  'LOW_VARIATION',
-  'CUSTOM_ZOOM',
-] as const
 
 /** The image of a task through the gateway's proxy (the upstream's URL may not be reachable). */
 export const mjImageUrl = (taskId: string) => `/mj/image/${encodeURIComponent(taskId)}`

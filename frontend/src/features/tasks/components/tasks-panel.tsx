@@ -7,18 +7,25 @@ import { Card, CardContent } from '@/components/ui/card'
 import { Label } from '@/components/ui/label'
 import { NativeSelect } from '@/components/ui/native-select'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
-import type { TaskPlatform } from '../types'
+import { isTranslatedAction, KLING_ACTIONS, MJ_ACTIONS, SUNO_ACTIONS, type TaskPlatform } from '../types'
 import { TaskDuration, TaskProgress, TaskStatusButton, TaskTime } from './task-bits'
 import { TaskFilterForm } from './task-filters'
 import { TaskResultDialog } from './task-result-dialog'
 import { useTaskList } from './use-task-list'
 
-const PLATFORMS: readonly TaskPlatform[] = ['suno', 'midjourney']
-const SUNO_ACTIONS = ['MUSIC', 'LYRICS'] as const
-type SunoAction = (typeof SUNO_ACTIONS)[number]
-const isSunoAction = (a: string): a is SunoAction => (SUNO_ACTIONS as readonly string[]).includes(a)
+const PLATFORMS: readonly TaskPlatform[] = ['suno', 'kling', 'midjourney']
+/** The actions the action filter offers for each platform. */
+const PLATFORM_ACTIONS: Record<TaskPlatform, readonly string[]> = {
+  suno: SUNO_ACTIONS,
+  kling: KLING_ACTIONS,
+  midjourney: MJ_ACTIONS,
+}
+const isPlatform = (p: string): p is TaskPlatform => (PLATFORMS as readonly string[]).includes(p)
 
-/** Async tasks (Suno music and lyrics by default): everyone's for administrators, else the user's own. */
+/**
+ * Async tasks (Suno music and lyrics by default, Kling videos, Midjourney images): everyone's for
+ * administrators, else the user's own.
+ */
 export function TasksPanel({ admin }: { admin: boolean }) {
   const { t } = useTranslation()
   const id = useId()
@@ -26,8 +33,8 @@ export function TasksPanel({ admin }: { admin: boolean }) {
   const list = useTaskList('task', admin, platform)
   const { rows, total } = list
 
-  const actionLabel = (a: string) => (isSunoAction(a) ? t(`tasks:action.${a}`) : a || '-')
-  const platformLabel = (p: string) => (p === 'suno' || p === 'midjourney' ? t(`tasks:platform.${p}`) : p)
+  const actionLabel = (a: string) => (isTranslatedAction(a) ? t(`tasks:action.${a}`) : a || '-')
+  const platformLabel = (p: string) => (isPlatform(p) ? t(`tasks:platform.${p}`) : p)
 
   return (
     <div className="grid grid-cols-1 gap-4">
@@ -37,7 +44,7 @@ export function TasksPanel({ admin }: { admin: boolean }) {
         onChange={list.setDraft}
         onSearch={list.search}
         onReset={list.reset}
-        actions={SUNO_ACTIONS.map((a) => ({ value: a, label: t(`tasks:action.${a}`) }))}
+        actions={PLATFORM_ACTIONS[platform].map((a) => ({ value: a, label: actionLabel(a) }))}
         extra={
           <div className="grid gap-1.5">
             <Label htmlFor={`${id}-platform`}>{t('tasks:filters.platform')}</Label>
@@ -45,8 +52,10 @@ export function TasksPanel({ admin }: { admin: boolean }) {
               id={`${id}-platform`}
               value={platform}
               onChange={(e) => {
-                setPlatform(e.target.value as TaskPlatform)
-                list.firstPage()
+                if (!isPlatform(e.target.value)) return
+                setPlatform(e.target.value)
+                // The action filter of the last platform means nothing on this one.
+                list.clearAction()
               }}
               data-testid="task-filter-platform"
             >

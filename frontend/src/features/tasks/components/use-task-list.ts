@@ -26,7 +26,10 @@ export function useTaskList(kind: TaskKind, admin: boolean, platform?: TaskPlatf
     },
     setPage: (page: number) => setParams((p) => ({ ...p, page })),
     setSize: (size: number) => setParams((p) => ({ ...p, size, page: 1 })),
-    /** Back to page 1 (e.g. after the platform changed). */
-    firstPage: () => setParams((p) => ({ ...p, page: 1 })),
+    /** Back to page 1 without an action filter (the platform changed: its actions are others). */
+    clearAction: () => {
+      setDraft((d) => ({ ...d, action: '' }))
+      setParams((p) => ({ ...p, action: '', page: 1 }))
+    },
   }
 }

@@ -72,7 +72,7 @@ async fn send(
     }
 }
 
-async fn post(app: &TestApp, key: &str, path: &str, body: Value) -> Resp {
+pub(crate) async fn post(app: &TestApp, key: &str, path: &str, body: Value) -> Resp {
     send(
         app,
         Some(("Authorization", key)),
@@ -83,7 +83,7 @@ async fn post(app: &TestApp, key: &str, path: &str, body: Value) -> Resp {
     .await
 }
 
-async fn get(app: &TestApp, key: &str, path: &str) -> Resp {
+pub(crate) async fn get(app: &TestApp, key: &str, path: &str) -> Resp {
     send(
         app,
         Some(("Authorization", key)),

@@ -2,6 +2,7 @@
 //! upstream over HTTP, a real database; the poller called directly.
 
 use crate::common::{RelaySetup, Resp, TestApp};
+use crate::tasks::{get, post};
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
@@ -44,29 +45,9 @@ async fn kling_setup(app: &TestApp, quota: i64) -> RelaySetup {
     s
 }
 
-async fn send(
-    app: &TestApp,
-    key: &str,
-    method: reqwest::Method,
-    path: &str,
-    body: Option<Value>,
-) -> Resp {
-    let mut rb = reqwest::Client::new()
-        .request(method, app.url(path))
-        .header("Authorization", format!("Bearer {key}"));
-    if let Some(b) = body {
-        rb = rb.json(&b);
-    }
-    let r = rb.send().await.unwrap();
-    let status = r.status().as_u16();
-    let headers = r.headers().clone();
-    let text = r.text().await.unwrap();
-    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-    Resp {
-        status,
-        body,
-        headers,
-    }
+/// Submits a text-to-video task.
+async fn text2video(app: &TestApp, key: &str, body: Value) -> Resp {
+    post(app, key, "/kling/v1/videos/text2video", body).await
 }
 
 async fn consumed(app: &TestApp, user_id: i64) -> Vec<logs::LogRow> {
@@ -108,12 +89,10 @@ fn assert_kling_token(authorization: &str) {
 async fn a_video_is_submitted_charged_polled_to_success_and_fetched() {
     let app = TestApp::new().await;
     let s = kling_setup(&app, 1_000_000).await;
-    let r = send(
+    let r = text2video(
         &app,
         &s.key,
-        reqwest::Method::POST,
-        "/kling/v1/videos/text2video",
-        Some(json!({"prompt": "a cat surfing", "duration": "5"})),
+        json!({"prompt": "a cat surfing", "duration": "5"}),
     )
     .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
@@ -139,16 +118,16 @@ async fn a_video_is_submitted_charged_polled_to_success_and_fetched() {
 
     // Answered from the database: submitted, then processing, then the video.
     let path = format!("/kling/v1/videos/text2video/{id}");
-    let f = send(&app, &s.key, reqwest::Method::GET, &path, None).await;
+    let f = get(&app, &s.key, &path).await;
     assert_eq!(f.status, 200, "{:?}", f.body);
     assert_eq!(f.body["data"]["task_status"], "submitted");
     let sum = poll_tasks(&app.state).await.unwrap();
     assert_eq!(sum.updated, 1);
-    let f = send(&app, &s.key, reqwest::Method::GET, &path, None).await;
+    let f = get(&app, &s.key, &path).await;
     assert_eq!(f.body["data"]["task_status"], "processing");
     let sum = poll_tasks(&app.state).await.unwrap();
     assert_eq!((sum.updated, sum.finished, sum.refunded), (1, 1, 0));
-    let f = send(&app, &s.key, reqwest::Method::GET, &path, None).await;
+    let f = get(&app, &s.key, &path).await;
     assert_eq!(f.body["data"]["task_status"], "succeed");
     let url = f.body["data"]["task_result"]["videos"][0]["url"]
         .as_str()
@@ -178,7 +157,7 @@ async fn a_video_is_submitted_charged_polled_to_success_and_fetched() {
     let other = app
         .relay_setup(1_000, json!({"unlimited_quota": true}))
         .await;
-    let f = send(&app, &other.key, reqwest::Method::GET, &path, None).await;
+    let f = get(&app, &other.key, &path).await;
     assert_eq!(f.status, 404);
     assert_eq!(f.body["code"], "task_not_found");
 }
@@ -188,22 +167,19 @@ async fn per_second_prices_charge_each_second() {
     let app = TestApp::new().await;
     let s = kling_setup(&app, 1_000_000).await;
     // pro has only a per-second row: 10 s x 1000 x 20.
-    let r = send(
+    let r = text2video(
         &app,
         &s.key,
-        reqwest::Method::POST,
-        "/kling/v1/videos/text2video",
-        Some(json!({"prompt": "waves", "mode": "pro", "duration": "10"})),
+        json!({"prompt": "waves", "mode": "pro", "duration": "10"}),
     )
     .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     // std 10 s: no per-call row for 10 s, the std per-second row: 10 x 1000 x 15.
-    let r = send(
+    let r = post(
         &app,
         &s.key,
-        reqwest::Method::POST,
         "/kling/v1/videos/image2video",
-        Some(json!({"image": "https://example.com/a.png", "duration": 10})),
+        json!({"image": "https://example.com/a.png", "duration": 10}),
     )
     .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
@@ -227,14 +203,7 @@ async fn per_second_prices_charge_each_second() {
 async fn a_failed_video_is_refunded_exactly_once() {
     let app = TestApp::new().await;
     let s = kling_setup(&app, 1_000_000).await;
-    let r = send(
-        &app,
-        &s.key,
-        reqwest::Method::POST,
-        "/kling/v1/videos/text2video",
-        Some(json!({"prompt": "this will fail"})),
-    )
-    .await;
+    let r = text2video(&app, &s.key, json!({"prompt": "this will fail"})).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     assert_eq!(quota_of(&app, s.user_id).await, 1_000_000 - 70_000);
     poll_tasks(&app.state).await.unwrap();
@@ -249,14 +218,7 @@ async fn a_failed_video_is_refunded_exactly_once() {
     }
     assert_eq!(quota_of(&app, s.user_id).await, 1_000_000);
     let id = r.body["data"]["task_id"].as_str().unwrap();
-    let f = send(
-        &app,
-        &s.key,
-        reqwest::Method::GET,
-        &format!("/kling/v1/videos/text2video/{id}"),
-        None,
-    )
-    .await;
+    let f = get(&app, &s.key, &format!("/kling/v1/videos/text2video/{id}")).await;
     assert_eq!(f.body["data"]["task_status"], "failed");
     assert_eq!(
         f.body["data"]["task_status_msg"],
@@ -297,14 +259,7 @@ async fn bad_video_requests_are_refused_before_any_charge() {
             "model_not_found",
         ),
     ] {
-        let r = send(
-            &app,
-            &s.key,
-            reqwest::Method::POST,
-            path,
-            Some(body.clone()),
-        )
-        .await;
+        let r = post(&app, &s.key, path, body.clone()).await;
         assert!(r.status >= 400, "{path} {body}: {:?}", r.body);
         assert_eq!(r.body["code"], code, "{path} {body}: {:?}", r.body);
     }
@@ -325,38 +280,17 @@ async fn bad_video_requests_are_refused_before_any_charge() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 401);
-    let r = send(
-        &app,
-        "sk-nope",
-        reqwest::Method::POST,
-        "/kling/v1/videos/text2video",
-        Some(json!({"prompt": "x"})),
-    )
-    .await;
+    let r = text2video(&app, "sk-nope", json!({"prompt": "x"})).await;
     assert_eq!(r.status, 401);
     // Refused by Kling: relayed, nothing charged.
-    let r = send(
-        &app,
-        &s.key,
-        reqwest::Method::POST,
-        "/kling/v1/videos/text2video",
-        Some(json!({"prompt": "please refuse this"})),
-    )
-    .await;
+    let r = text2video(&app, &s.key, json!({"prompt": "please refuse this"})).await;
     assert_eq!(r.status, 400, "{:?}", r.body);
     assert!(consumed(&app, s.user_id).await.is_empty());
     assert_eq!(quota_of(&app, s.user_id).await, 1_000_000);
     // A user short of the price is refused before Kling is asked.
     let poor = app.relay_setup(10, json!({"unlimited_quota": true})).await;
     let before = s.upstream.requests().len();
-    let r = send(
-        &app,
-        &poor.key,
-        reqwest::Method::POST,
-        "/kling/v1/videos/text2video",
-        Some(json!({"prompt": "x"})),
-    )
-    .await;
+    let r = text2video(&app, &poor.key, json!({"prompt": "x"})).await;
     assert_eq!(r.status, 402, "{:?}", r.body);
     assert_eq!(r.body["code"], "insufficient_user_quota");
     assert_eq!(s.upstream.requests().len(), before);

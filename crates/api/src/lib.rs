@@ -11,6 +11,7 @@ pub mod error;
 pub mod extract;
 pub mod headers;
 pub mod invoice_pdf;
+pub mod jobs;
 pub mod limiter;
 pub mod log_buffer;
 pub mod mail;

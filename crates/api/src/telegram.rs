@@ -774,19 +774,15 @@ fn chat_links(state: &AppState, key: &str, server: &str) -> Vec<(String, String)
 
 /// The runner's lease: taken or renewed for `holder`.
 async fn hold_lease(state: &AppState, holder: &str) -> bool {
-    let holder = holder.to_owned();
-    state
-        .db(move |c| {
-            Ok(switchboard_store::job_locks::acquire_or_renew(
-                c,
-                LEASE,
-                &holder,
-                now(),
-                LEASE_TTL_SECS,
-            )?)
-        })
-        .await
-        .unwrap_or(false)
+    crate::jobs::acquire(
+        state,
+        LEASE,
+        holder,
+        LEASE_TTL_SECS,
+        crate::jobs::Lease::Held,
+    )
+    .await
+    .unwrap_or(false)
 }
 
 /// One step of the runner on this node: with the lease, registers the webhook (webhook mode)

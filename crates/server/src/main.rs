@@ -567,16 +567,18 @@ fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
                     Ok(n) => tracing::info!(invoices = n, "monthly invoices generated"),
                     Err(e) => tracing::warn!("monthly invoice generation failed: {e}"),
                 }
-                match switchboard_api::routes::logs::cleanup_logs(&state).await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(deleted = n, "old logs removed (LogCleanupDays)"),
-                    Err(e) => tracing::warn!("log cleanup failed: {e}"),
-                }
-                // Expired answers of the response cache (idempotent: any node may run it).
-                match switchboard_api::relay::cache::purge(&state).await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::debug!(removed = n, "response cache purged"),
-                    Err(e) => tracing::warn!("response cache purge failed: {e}"),
+                // Old logs and expired cached answers: one node per period (a lease).
+                match switchboard_api::jobs::clean_up(&state, &node).await {
+                    Ok(Some((logs, cache))) => {
+                        if logs > 0 {
+                            tracing::info!(deleted = logs, "old logs removed (LogCleanupDays)");
+                        }
+                        if cache > 0 {
+                            tracing::debug!(removed = cache, "response cache purged");
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => tracing::warn!("log and cache clean-up failed: {e}"),
                 }
             }
         }

@@ -174,7 +174,7 @@ pub(super) fn keep(
 
 /// Removes expired answers from the database and keeps it within `ChatCacheMaxEntries`
 /// (maintenance; nothing to do when Redis holds the cache).
-pub async fn purge(state: &web::Data<AppState>) -> crate::error::ApiResult<usize> {
+pub async fn purge(state: &AppState) -> crate::error::ApiResult<usize> {
     if state.relay.ledger.shared().is_some() {
         return Ok(0);
     }

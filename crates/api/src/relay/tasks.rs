@@ -1241,22 +1241,12 @@ pub async fn poll_tasks_once(
     holder: &str,
     every: Duration,
 ) -> ApiResult<Option<PollSummary>> {
-    let holder = holder.to_owned();
     let ttl = i64::try_from(every.as_secs())
         .unwrap_or(15)
         .saturating_sub(1)
         .max(1);
-    let mine = state
-        .db(move |c| {
-            Ok(switchboard_store::job_locks::try_acquire(
-                c,
-                "task-poll",
-                &holder,
-                now(),
-                ttl,
-            )?)
-        })
-        .await?;
+    let mine =
+        crate::jobs::acquire(state, "task-poll", holder, ttl, crate::jobs::Lease::Period).await?;
     if !mine {
         return Ok(None);
     }

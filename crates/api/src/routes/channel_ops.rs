@@ -356,19 +356,15 @@ pub async fn scheduled_test_all(
     minutes: i64,
     holder: &str,
 ) -> ApiResult<Option<TestSummary>> {
-    let holder = holder.to_owned();
     let ttl = minutes.saturating_mul(60).saturating_sub(1).max(1);
-    let mine = state
-        .db(move |c| {
-            Ok(switchboard_store::job_locks::try_acquire(
-                c,
-                "channel-test",
-                &holder,
-                switchboard_store::now(),
-                ttl,
-            )?)
-        })
-        .await?;
+    let mine = crate::jobs::acquire(
+        state,
+        "channel-test",
+        holder,
+        ttl,
+        crate::jobs::Lease::Period,
+    )
+    .await?;
     if !mine {
         return Ok(None);
     }

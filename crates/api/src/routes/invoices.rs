@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 use switchboard_domain::invoice::Month;
 use switchboard_domain::options::OptionValues;
 use switchboard_store::invoices::{self, InvoiceRow};
-use switchboard_store::{job_locks, now, users};
+use switchboard_store::{now, users};
 
 /// How long the generation lease of a month is held after a successful run (a run that finds
 /// nothing to bill is not repeated more often than this).
@@ -240,34 +240,41 @@ pub async fn run_monthly_invoices(state: &AppState, now: i64) -> ApiResult<usize
     let month = Month::previous_of(now).to_string();
     let lock = format!("invoices:{month}");
     let holder = format!("{}-{}", std::process::id(), crate::auth::random_string(12));
-    state
-        .db(move |c| {
-            if invoices::count_month(c, &month)? > 0 {
-                return Ok(0);
-            }
-            if !job_locks::try_acquire(c, &lock, &holder, now, LOCK_TTL_SECS)? {
-                return Ok(0);
-            }
-            // Another node may have finished between the check and the lease.
-            let r = match invoices::count_month(c, &month) {
-                Ok(0) => invoices::generate_month_at(c, &month, now),
-                Ok(_) => Ok(0),
-                Err(e) => Err(e),
-            };
-            match r {
-                Ok(n) => {
-                    if n > 0 {
-                        tracing::info!(%month, invoices = n, "monthly invoices generated");
-                    }
-                    Ok(n)
-                }
-                Err(e) => {
-                    if let Err(re) = job_locks::release(c, &lock, &holder) {
-                        tracing::warn!(error = %re, %lock, "releasing the invoice lease failed");
-                    }
-                    Err(e.into())
-                }
-            }
+    let m = month.clone();
+    if state.db(move |c| Ok(invoices::count_month(c, &m)?)).await? > 0 {
+        return Ok(0);
+    }
+    if !crate::jobs::acquire(
+        state,
+        &lock,
+        &holder,
+        LOCK_TTL_SECS,
+        crate::jobs::Lease::Period,
+    )
+    .await?
+    {
+        return Ok(0);
+    }
+    // Another node may have finished between the check and the lease.
+    let m = month.clone();
+    let generated = state
+        .db(move |c| match invoices::count_month(c, &m)? {
+            0 => Ok(invoices::generate_month_at(c, &m, now)?),
+            _ => Ok(0),
         })
-        .await
+        .await;
+    match generated {
+        Ok(n) => {
+            if n > 0 {
+                tracing::info!(%month, invoices = n, "monthly invoices generated");
+            }
+            Ok(n)
+        }
+        Err(e) => {
+            if let Err(re) = crate::jobs::release(state, &lock, &holder).await {
+                tracing::warn!(error = %re, %lock, "releasing the invoice lease failed");
+            }
+            Err(e)
+        }
+    }
 }

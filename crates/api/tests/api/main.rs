@@ -15,6 +15,7 @@ mod coherence;
 mod dead_letters;
 mod groups;
 mod invoices;
+mod jobs;
 mod logs;
 mod mail;
 mod oauth;

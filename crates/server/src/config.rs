@@ -281,6 +281,38 @@ pub struct Config {
     /// HTTP worker threads (default: one per CPU core).
     #[arg(long, env = "WORKERS", value_name = "WORKERS")]
     pub workers: Option<usize>,
+
+    /// A one-off task instead of serving (none: the server starts, as always).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands. Every setting above still applies (SQL_DSN names the target database,
+/// SESSION_SECRET seals what is stored sealed).
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// Import users, API keys, channels, redemption codes, settings, prices, groups (and, with
+    /// --with-logs, logs) from a one-api or one-hub database into SQL_DSN. The source is only
+    /// read. Running it again changes nothing (docs/deployment.md, "Migrating from one-api or
+    /// one-hub").
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ImportArgs {
+    /// What wrote the source database: one-api or one-hub.
+    #[arg(long, value_name = "one-api|one-hub")]
+    pub from: switchboard_import::Origin,
+    /// The source database: a SQLite file (or sqlite://PATH), postgres://…, mysql://… or the Go
+    /// form user:pass@tcp(host:port)/db. Opened read-only.
+    #[arg(long, value_name = "SOURCE_DSN")]
+    pub dsn: String,
+    /// Print what would be imported and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also import the logs (can be long on a big database).
+    #[arg(long)]
+    pub with_logs: bool,
 }
 
 /// The secrets listed in SESSION_SECRET_PREVIOUS (comma separated, trimmed, empty entries

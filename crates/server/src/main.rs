@@ -45,6 +45,9 @@ fn main() -> ExitCode {
         eprintln!("switchboard: invalid configuration: {msg}");
         return ExitCode::from(2);
     }
+    if let Some(config::Command::Import(args)) = &cfg.command {
+        return import(&cfg, args);
+    }
     let filter = match EnvFilter::try_new(&cfg.log_level) {
         Ok(f) => f,
         Err(e) => {
@@ -73,6 +76,59 @@ fn main() -> ExitCode {
             eprintln!("switchboard: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `switchboard import`: fills SQL_DSN from a one-api or one-hub database, then prints the
+/// report. Exits non-zero when the source cannot be read, the target fails, or a kind of row
+/// could not be written as a whole.
+fn import(cfg: &Config, args: &config::ImportArgs) -> ExitCode {
+    let fail = |msg: String| {
+        eprintln!("switchboard import: {msg}");
+        ExitCode::FAILURE
+    };
+    let kept = cfg.data_dir.join("session_secret");
+    let secret = if args.dry_run && cfg.session_secret.is_none() && !kept.exists() {
+        // Nothing sealed is stored by a dry run: no need to create the secret file.
+        switchboard_api::auth::random_string(48).into_bytes()
+    } else {
+        if cfg.session_secret.is_none() {
+            eprintln!(
+                "switchboard import: SESSION_SECRET is not set: sealing with the secret kept in {} \
+                 (the server must run with the same secret to open what is imported)",
+                kept.display()
+            );
+        }
+        match session_secret(cfg) {
+            Ok(s) => s,
+            Err(e) => return fail(e),
+        }
+    };
+    let sealer = switchboard_import::Sealer::new(&secret, &config::previous_secrets(cfg));
+    let (pool, _) = match switchboard_store::conn::connect(&cfg.sql_dsn, 2) {
+        Ok(p) => p,
+        Err(e) => return fail(format!("SQL_DSN: {e}")),
+    };
+    let mut conn = match pool.get() {
+        Ok(c) => c,
+        Err(e) => return fail(format!("SQL_DSN: {e}")),
+    };
+    let opts = switchboard_import::Options {
+        from: args.from,
+        source_dsn: args.dsn.clone(),
+        dry_run: args.dry_run,
+        with_logs: args.with_logs,
+    };
+    match switchboard_import::run(&opts, &mut conn, &sealer) {
+        Ok(report) => {
+            print!("{report}");
+            if report.has_failures() {
+                fail("some kinds could not be imported (see FAILED above)".into())
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => fail(e.to_string()),
     }
 }
 

@@ -17,13 +17,14 @@ RUN cargo build --release -p switchboard
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libmariadb3 ca-certificates \
-    && rm -rf /var/lib/apt/lists/* && useradd --system --home /data switchboard && mkdir -p /data \
+    && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 --home /data switchboard && mkdir -p /data \
     && chown switchboard /data
 COPY --from=server /src/target/release/switchboard /usr/local/bin/switchboard
 COPY --from=console /src/frontend/dist /app/frontend
 ENV FRONTEND_DIR=/app/frontend PORT=3000
 WORKDIR /data
-USER switchboard
+# Numeric, so that Kubernetes can check runAsNonRoot (deploy/kubernetes).
+USER 10001
 EXPOSE 3000
 VOLUME ["/data"]
 ENTRYPOINT ["/usr/local/bin/switchboard"]

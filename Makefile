@@ -64,8 +64,11 @@ fuzz:
 	PROPTEST_CASES=$(FUZZ_CASES) $(CARGO) test -p switchboard-domain --lib -- token:: price::
 	PROPTEST_CASES=$(FUZZ_CASES) $(CARGO) test -p switchboard-relay --test fuzz
 
+# The deployment files: docker-compose.yml (docker-compose config) and the Kubernetes manifest
+# (checked against the server's configuration, probes and Dockerfile).
 test-compose:
 	bash scripts/check-compose.sh
+	python3 scripts/check-kubernetes.py
 
 ## Locked crates against the RustSec advisories kept in deploy/ (offline), and npm audit where
 ## the registry answers it.

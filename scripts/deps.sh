@@ -3,12 +3,13 @@
 set -euo pipefail
 
 # `deps.sh test` also installs what the test suite uses: Chromium (browser journey), the CJK
-# fonts and poppler-utils (invoice PDFs), docker-compose (compose file check).
+# fonts and poppler-utils (invoice PDFs), docker-compose (compose file check), python3-yaml
+# (Kubernetes manifest check).
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 pkgs=(pkg-config libpq-dev default-libmysqlclient-dev)
 if [ "${1:-}" = "test" ]; then
-  pkgs+=(chromium fonts-noto-cjk poppler-utils docker-compose)
+  pkgs+=(chromium fonts-noto-cjk poppler-utils docker-compose python3-yaml)
 fi
 for p in "${pkgs[@]}"; do
   have_pkg "$p" || need+=("$p")

@@ -40,6 +40,16 @@ impl ApiError {
     pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, code, message)
     }
+    /// The database does not answer (a restart, a failover, a network cut): 503, so that
+    /// clients and balancers retry; the cause is logged.
+    pub fn unavailable(cause: impl std::fmt::Display) -> Self {
+        tracing::warn!(error = %cause, "database unavailable");
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database_unavailable",
+            "The database is not answering right now; try again shortly.",
+        )
+    }
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(error = %cause, "internal error");
         Self::new(
@@ -101,6 +111,7 @@ impl From<StoreError> for ApiError {
                     "a record with the same unique value already exists",
                 )
             }
+            other if other.is_unavailable() => ApiError::unavailable(other),
             other => ApiError::internal(other),
         }
     }

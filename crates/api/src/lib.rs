@@ -159,7 +159,7 @@ impl AppState {
     {
         let pool = self.pool.clone();
         web::block(move || {
-            let mut conn = pool.get().map_err(ApiError::internal)?;
+            let mut conn = pool.get().map_err(ApiError::unavailable)?;
             f(&mut conn)
         })
         .await

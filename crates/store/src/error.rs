@@ -47,6 +47,32 @@ impl StoreError {
         matches!(self, StoreError::NotFound)
     }
 
+    /// Whether the database could not be reached (no connection from the pool in time, a
+    /// connection closed or cut under a query): the request may succeed once it is back.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Pool(_) => true,
+            StoreError::Database(DieselError::DatabaseError(
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+                _,
+            )) => true,
+            StoreError::Database(e) => {
+                let m = e.to_string().to_ascii_lowercase();
+                [
+                    "terminating connection",
+                    "server closed the connection",
+                    "server has gone away",
+                    "lost connection",
+                    "connection refused",
+                    "could not connect",
+                ]
+                .iter()
+                .any(|w| m.contains(w))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the database refused the data itself (a value it cannot store, a constraint, a
     /// trigger), so that the same data would be refused again, rather than being unreachable,
     /// busy or broken (the pool, a closed connection, a lock or serialization failure, a full

@@ -207,6 +207,18 @@ async fn a_node_whose_database_goes_away_is_not_ready_until_it_is_back() {
     let name = db.dsn.rsplit('/').next().unwrap().to_owned();
     let app = TestApp::on(db, |_| {}).await;
     assert_eq!(probe(&app, "/readyz").await.0, 200);
+    // A user with a key in use (its balance and the key are in the node's memory).
+    let s = app
+        .relay_setup(1_000_000, serde_json::json!({"unlimited_quota": true}))
+        .await;
+    let chat = serde_json::json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+    assert_eq!(
+        app.relay(&s.key, "/v1/chat/completions", chat.clone())
+            .await
+            .status,
+        200
+    );
+    app.flushed().await;
     // The database refuses connections and drops the open ones (a restart, a failover).
     psql(
         &admin,
@@ -231,6 +243,16 @@ async fn a_node_whose_database_goes_away_is_not_ready_until_it_is_back() {
         200,
         "alive, only not ready"
     );
+    // The relay keeps serving a key it knows (its charge waits in the ledger) ...
+    let r = app
+        .relay(&s.key, "/v1/chat/completions", chat.clone())
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    // ... and what needs the database fails cleanly: 503 with its code, nothing half-written.
+    let r = app.root().get("/api/user/self").await;
+    assert_eq!(r.status, 503, "{:?}", r.body);
+    assert_eq!(r.body["success"], false);
+    assert_eq!(r.body["code"], "database_unavailable");
     // Back: ready again without a restart, and requests are served.
     psql(
         &admin,
@@ -246,6 +268,12 @@ async fn a_node_whose_database_goes_away_is_not_ready_until_it_is_back() {
     }
     assert_eq!(status, 200);
     assert_eq!(app.root().get("/api/user/self").await.status, 200);
+    // The charge made while the database was away is written once it is back, exactly.
+    let logs = app.consume_logs(s.user_id).await;
+    assert_eq!(logs.len(), 2);
+    let spent: i64 = logs.iter().map(|l| l.quota).sum();
+    let u = switchboard_store::users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!((u.quota, u.used_quota), (1_000_000 - spent, spent));
 }
 
 /// The value of the metric line `name ` in a Prometheus text answer.

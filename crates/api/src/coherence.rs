@@ -79,7 +79,8 @@ pub fn publish_via(shared: Option<&crate::relay::shared::Shared>, change: Change
         return;
     };
     let msg = message(sh.node(), &change);
-    actix_web::rt::spawn(async move {
+    // A tokio task, not a local one: the changes may be made from any task of the runtime.
+    tokio::spawn(async move {
         if let Err(e) = sh.publish_change(&msg).await {
             tracing::warn!("publishing a change to the other nodes failed: {e}");
         }

@@ -60,11 +60,13 @@ pub fn key(user_id: i64, group: &str, model: &str, body: &Value) -> String {
         h.update(part.as_bytes());
     }
     match body {
+        // The body's members by reference, in the map's (sorted) order, without the ignored
+        // ones: no copy of the request is made to hash it.
         Value::Object(map) => {
-            let mut kept = map.clone();
-            for k in IGNORED {
-                kept.remove(k);
-            }
+            let kept: std::collections::BTreeMap<&String, &Value> = map
+                .iter()
+                .filter(|(k, _)| !IGNORED.contains(&k.as_str()))
+                .collect();
             h.update(serde_json::to_vec(&kept).unwrap_or_default());
         }
         other => h.update(serde_json::to_vec(other).unwrap_or_default()),

@@ -699,14 +699,25 @@ pub fn kling_task_json(t: &TaskRow) -> Value {
 
 /// `GET /kling/v1/videos/{action}/{id}`: the caller's video task.
 pub async fn kling_fetch(state: web::Data<AppState>, req: HttpRequest, id: String) -> HttpResponse {
-    let p = Platform::Kling;
-    let (token, _) = match auth(&state, &req, p).await {
+    fetch_own(&state, &req, Platform::Kling, id, kling_task_json).await
+}
+
+/// One of the caller's tasks of a platform, by upstream id, as `render` shows it (404 in the
+/// platform's shape when the task is not the caller's or does not exist).
+async fn fetch_own(
+    state: &web::Data<AppState>,
+    req: &HttpRequest,
+    p: Platform,
+    id: String,
+    render: fn(&TaskRow) -> Value,
+) -> HttpResponse {
+    let (token, _) = match auth(state, req, p).await {
         Ok(t) => t,
         Err(r) => return r,
     };
-    match own_tasks(&state, PLATFORM_KLING, token.user_id, vec![id]).await {
+    match own_tasks(state, p.name(), token.user_id, vec![id]).await {
         Ok(rows) => match rows.first() {
-            Some(t) => HttpResponse::Ok().json(kling_task_json(t)),
+            Some(t) => HttpResponse::Ok().json(render(t)),
             None => task_error(p, 404, "task_not_found", "No such task."),
         },
         Err(_) => task_error(
@@ -883,24 +894,14 @@ pub async fn suno_fetch_one(
     req: HttpRequest,
     id: String,
 ) -> HttpResponse {
-    let p = Platform::Suno;
-    let (token, _) = match auth(&state, &req, p).await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
-    match own_tasks(&state, PLATFORM_SUNO, token.user_id, vec![id]).await {
-        Ok(rows) => match rows.first() {
-            Some(t) => HttpResponse::Ok()
-                .json(json!({"code": "success", "message": "", "data": suno_task_json(t)})),
-            None => task_error(p, 404, "task_not_found", "No such task."),
-        },
-        Err(_) => task_error(
-            p,
-            500,
-            "internal_error",
-            "internal error while reading the task",
-        ),
-    }
+    fetch_own(
+        &state,
+        &req,
+        Platform::Suno,
+        id,
+        |t| json!({"code": "success", "message": "", "data": suno_task_json(t)}),
+    )
+    .await
 }
 
 /// `POST /suno/fetch {ids}`: the caller's tasks among `ids`.

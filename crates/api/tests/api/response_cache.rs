@@ -345,6 +345,10 @@ async fn purge_removes_expired_answers_and_keeps_the_cap() {
 #[actix_web::test]
 async fn redis_holds_the_cache_when_configured() {
     let Some(app) = TestApp::with_redis(TestDb::sqlite()).await else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_REDIS_URL must be set in CI"
+        );
         println!("TEST_REDIS_URL not set: the Redis-held response cache not run");
         return;
     };

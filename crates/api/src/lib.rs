@@ -15,7 +15,9 @@ pub mod jobs;
 pub mod limiter;
 pub mod log_buffer;
 pub mod mail;
+pub mod metrics;
 pub mod oauth;
+pub mod observe;
 pub mod payment;
 pub mod relay;
 pub mod routes;
@@ -126,6 +128,8 @@ pub struct AppState {
     pub relay: relay::RelayState,
     /// The Telegram bot's state on this node.
     pub telegram: telegram::BotState,
+    /// Request metrics of this node (`/metrics`).
+    pub metrics: metrics::Metrics,
 }
 
 impl AppState {
@@ -140,6 +144,7 @@ impl AppState {
             unreadable: at_rest::Reported::default(),
             relay: relay::RelayState::default(),
             telegram: telegram::BotState::default(),
+            metrics: metrics::Metrics::default(),
             pool,
             backend,
             api_limiter: IpLimiter::new(config.api_limit),
@@ -158,7 +163,10 @@ impl AppState {
         T: Send + 'static,
     {
         let pool = self.pool.clone();
+        // Log lines of the blocking work carry the request's id too.
+        let span = tracing::Span::current();
         web::block(move || {
+            let _entered = span.enter();
             let mut conn = pool.get().map_err(ApiError::unavailable)?;
             f(&mut conn)
         })

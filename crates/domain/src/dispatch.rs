@@ -58,6 +58,35 @@ pub fn pick(
     last
 }
 
+/// Picks a channel id by "power of two choices" (latency-aware routing): two draws by weight
+/// from the highest priority present among the candidates `skip` leaves (each as [`pick`]
+/// draws; the second without the first), and the one with the lower `cost` wins, ties going to
+/// the first draw. A priority with one candidate left gives that one (`random` called once,
+/// `cost` not at all); otherwise `random` is called twice and `cost` once for each draw. Lower
+/// priorities are used only when every higher one is skipped, as with [`pick`].
+pub fn pick_two(
+    candidates: &[Candidate],
+    skip: impl Fn(i64) -> bool,
+    random: &mut impl FnMut(u64) -> u64,
+    cost: impl Fn(i64) -> f64,
+) -> Option<i64> {
+    let first = pick(candidates, &skip, random)?;
+    let top = candidates.iter().find(|c| c.id == first)?.priority;
+    let in_tier = |id: i64| candidates.iter().any(|c| c.id == id && c.priority == top);
+    let Some(second) = pick(
+        candidates,
+        |id| id == first || skip(id) || !in_tier(id),
+        random,
+    ) else {
+        return Some(first);
+    };
+    if cost(second) < cost(first) {
+        Some(second)
+    } else {
+        Some(first)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +147,85 @@ mod tests {
         let cs: Vec<Candidate> = (0..4).map(|i| c(i, 0, u32::MAX)).collect();
         assert_eq!(pick(&cs, |_| false, &mut |t| t - 1), Some(3));
         assert_eq!(pick(&cs, |_| false, &mut |_| 0), Some(0));
+    }
+
+    #[test]
+    fn two_choices_take_the_cheaper_draw() {
+        let cs = [c(1, 5, 1), c(2, 5, 1), c(3, 5, 1), c(4, 9, 1), c(5, 0, 1)];
+        let costs = |id: i64| match id {
+            1 => 50.0,
+            2 => 10.0,
+            3 => 30.0,
+            _ => 0.0,
+        };
+        // Draws in the top priority among the unskipped: 4 is skipped, so priority 5.
+        let mut draws = vec![0u64, 0].into_iter(); // first: 1 (of 1,2,3); second: 2 (of 2,3)
+        let got = pick_two(&cs, |id| id == 4, &mut |_| draws.next().unwrap(), costs);
+        assert_eq!(got, Some(2), "10 < 50");
+        let mut draws = vec![2u64, 0].into_iter(); // first: 3; second: 1 (of 1,2)
+        let mut totals = Vec::new();
+        let got = pick_two(
+            &cs,
+            |id| id == 4,
+            &mut |t| {
+                totals.push(t);
+                draws.next().unwrap()
+            },
+            costs,
+        );
+        assert_eq!(got, Some(3), "30 < 50");
+        assert_eq!(totals, vec![3, 2], "the second draw leaves the first out");
+    }
+
+    #[test]
+    fn two_choices_tie_goes_to_the_first_and_never_leave_the_priority() {
+        let cs = [c(1, 5, 1), c(2, 5, 1), c(3, 0, 1)];
+        assert_eq!(pick_two(&cs, |_| false, &mut |_| 1, |_| 7.0), Some(2));
+        // One candidate left in the top priority: it is taken, the lower one is not drawn even
+        // though it is cheaper, and cost is not asked.
+        let mut calls = 0;
+        let got = pick_two(
+            &cs,
+            |id| id == 2,
+            &mut |_| {
+                calls += 1;
+                0
+            },
+            |id| {
+                assert_ne!(id, 3);
+                if id == 3 {
+                    0.0
+                } else {
+                    100.0
+                }
+            },
+        );
+        assert_eq!((got, calls), (Some(1), 1));
+        assert_eq!(pick_two(&cs, |_| true, &mut |_| 0, |_| 0.0), None);
+    }
+
+    #[test]
+    fn two_choices_send_most_traffic_to_the_cheap_channel() {
+        // Equal weights, one channel ten times slower: with uniform draws the slow one wins only
+        // when it is drawn twice, which cannot happen (the second draw excludes the first).
+        let cs = [c(1, 0, 1), c(2, 0, 1), c(3, 0, 1)];
+        let cost = |id: i64| if id == 3 { 100.0 } else { 10.0 };
+        let mut n = 0u64;
+        let mut seen = HashMap::new();
+        for _ in 0..600 {
+            let id = pick_two(
+                &cs,
+                |_| false,
+                &mut |t| {
+                    n += 7;
+                    n % t
+                },
+                cost,
+            )
+            .unwrap();
+            *seen.entry(id).or_insert(0) += 1;
+        }
+        assert_eq!(seen.get(&3), None, "the slow one always loses: {seen:?}");
     }
 
     fn candidates() -> impl Strategy<Value = Vec<Candidate>> {

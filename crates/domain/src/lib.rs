@@ -16,6 +16,7 @@ pub mod quota;
 pub mod ratelimit;
 pub mod redemption;
 pub mod response_cache;
+pub mod routing;
 pub mod task;
 pub mod token;
 pub mod user;

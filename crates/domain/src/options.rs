@@ -19,6 +19,8 @@ pub enum OptionKind {
         min: f64,
         max: f64,
     },
+    /// A share: a number greater than 0 and at most 1 (refused with `invalid_ratio`).
+    Ratio,
     /// Free text (HTML, Markdown, names).
     Text,
     /// An http(s) URL, stored without its trailing slash; empty allowed.
@@ -180,6 +182,15 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("ChannelDisableThreshold", float(0.0, 3_600.0), "5"),
     def("DisableChannelKeywords", TEXT, "Your credit balance is too low\nThis organization has been disabled.\nYou exceeded your current quota\nPermission denied\nThe security token included in the request is invalid\nOperation not allowed\nYour account is not authorized"),
     def("ChannelTestFrequency", int(0, 100_000), "0"),
+    // Smarter routing (docs/routing.md), per node, both off by default: a
+    // windowed error-ratio circuit breaker per channel and model, and latency-aware choice
+    // (peak EWMA, power of two choices) within a priority.
+    def("CircuitBreakerEnabled", BOOL, "false"),
+    def("CircuitBreakerErrorRatio", OptionKind::Ratio, "0.5"),
+    def("CircuitBreakerMinRequests", int(1, 1_000_000), "10"),
+    def("CircuitBreakerWindowSeconds", int(1, 86_400), "60"),
+    def("CircuitBreakerOpenSeconds", int(1, 86_400), "30"),
+    def("LatencyAwareRouting", BOOL, "false"),
     // Inbound protocols besides OpenAI's: Anthropic Messages (`/v1/messages`,
     // `/claude/v1/messages`) and Gemini (`/gemini/{version}/...`). Off: those paths answer 404.
     def("ClaudeAPIEnabled", BOOL, "true"),
@@ -247,6 +258,14 @@ pub fn normalize(key: &str, value: &Value) -> Result<String, DomainError> {
             }
             Ok(n.to_string())
         }
+        OptionKind::Ratio => match text.parse::<f64>() {
+            Ok(n) if n.is_finite() && n > 0.0 && n <= 1.0 => Ok(n.to_string()),
+            _ => Err(DomainError::invalid_coded(
+                "invalid_ratio",
+                field,
+                "must be a number greater than 0 and at most 1",
+            )),
+        },
         OptionKind::Text => Ok(text),
         OptionKind::Token { max } => {
             let ok = text.len() <= max
@@ -382,6 +401,28 @@ mod tests {
         assert!(normalize("TelegramWebhookSecret", &json!("has space")).is_err());
         assert!(normalize("TelegramWebhookSecret", &json!("x".repeat(257))).is_err());
         assert!(normalize("ChannelDisableThreshold", &json!("NaN")).is_err());
+        // A ratio is greater than 0 and at most 1.
+        assert_eq!(
+            normalize("CircuitBreakerErrorRatio", &json!("0.25")).as_deref(),
+            Ok("0.25")
+        );
+        assert_eq!(
+            normalize("CircuitBreakerErrorRatio", &json!(1)).as_deref(),
+            Ok("1")
+        );
+        for bad in [
+            json!(0),
+            json!("0"),
+            json!(1.5),
+            json!("abc"),
+            json!(-0.5),
+            json!("NaN"),
+        ] {
+            let e = normalize("CircuitBreakerErrorRatio", &bad).unwrap_err();
+            assert_eq!(e.code(), "invalid_ratio", "{bad}");
+        }
+        assert!(normalize("CircuitBreakerOpenSeconds", &json!(-1)).is_err());
+        assert!(normalize("CircuitBreakerMinRequests", &json!(0)).is_err());
         assert_eq!(
             normalize("Nope", &json!("1")),
             Err(DomainError::UnknownOption("Nope".into()))

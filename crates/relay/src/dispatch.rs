@@ -8,12 +8,22 @@
 //! Freezing orders channels, it never empties a model: a frozen channel is tried only when every
 //! unfrozen candidate has been tried, so a model whose only channel answered one 429 is tried
 //! again (and the client gets the upstream's answer and its `Retry-After`), not refused with 503.
+//!
+//! Smarter routing ([`Routing`], both off by default): with the circuit breaker on, a (channel,
+//! model) whose breaker is open goes after every other candidate (after the frozen ones too;
+//! like freezing, it never empties a model), and a half-open one is tried by one request at a
+//! time; with latency-aware choice on, a priority's channel is the cheaper of two weighted draws
+//! by peak-EWMA latency x (in flight + 1) ([`pick_two`]). While either is on, every attempt's
+//! outcome and latency is reported to the [`Health`] of [`Channels::health`], here, once, for
+//! every protocol; while both are off the loop is the plain one above.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use switchboard_domain::dispatch::{pick, Candidate};
+use switchboard_domain::dispatch::{pick, pick_two, Candidate};
+use switchboard_domain::routing::BreakerConfig;
 
+use crate::health::{Attempt, Health};
 use crate::provider::UpstreamFailure;
 use crate::refusal::Refusal;
 
@@ -32,6 +42,33 @@ pub struct Policy {
     pub auto_disable: bool,
     /// The key pins one channel: its freezing is ignored.
     pub pinned: bool,
+    /// Circuit breaking and latency-aware choice.
+    pub routing: Routing,
+}
+
+/// The smarter-routing switches of one call (`CircuitBreakerEnabled` with its settings,
+/// `LatencyAwareRouting`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Routing {
+    /// The circuit breaker per (channel, model), when on.
+    pub breaker: Option<BreakerConfig>,
+    /// Power of two choices by peak-EWMA cost within a priority.
+    pub latency_aware: bool,
+}
+
+impl Routing {
+    /// Whether either feature is on (then attempts are reported to the health).
+    pub const fn is_on(&self) -> bool {
+        self.breaker.is_some() || self.latency_aware
+    }
+}
+
+/// Whether a failure is the channel's fault for the circuit breaker and the latency estimate:
+/// what the loop retries (429, 5xx, timeouts, connection errors, unusable credentials) and the
+/// upstream's own 5xx, 408 and 429 even where they are not retried (504, 524); not the client's
+/// own errors (a 400 for its request).
+pub fn is_channel_fault(f: &UpstreamFailure) -> bool {
+    f.retryable || f.status >= 500 || matches!(f.status, 408 | 429)
 }
 
 /// Where channels come from and where their health is kept; the application implements it.
@@ -50,8 +87,29 @@ pub trait Channels {
     /// Called once for every failed attempt (for the log).
     fn failed(&self, channel: &Self::Channel, failure: &UpstreamFailure);
 
+    /// Called when an attempt ends, before [`Channels::failed`] (for metrics): `model` as the
+    /// client asked for it, `index` the attempt's place in this call (0 for the first, more for
+    /// retries), `took` its time to an answer (the upstream's response head on success), and
+    /// its failure when it failed. Does nothing unless implemented.
+    fn attempted(
+        &self,
+        _channel: &Self::Channel,
+        _model: &str,
+        _index: usize,
+        _took: Duration,
+        _failure: Option<&UpstreamFailure>,
+    ) {
+    }
+
     /// Disables the channel automatically, when its own settings allow it.
     fn disable(&self, channel: &Self::Channel, reason: &str) -> impl Future<Output = ()>;
+
+    /// The node's routing health per (channel, model): read to order candidates and told every
+    /// attempt's outcome and latency while [`Policy::routing`] has a feature on. `None` (the
+    /// default): smarter routing does not apply.
+    fn health(&self) -> Option<&Health> {
+        None
+    }
 }
 
 /// Tries `attempt` on the candidates in order until one succeeds, a failure is not worth another
@@ -71,18 +129,40 @@ where
 {
     let mut tried: Vec<i64> = Vec::new();
     let mut last: Option<UpstreamFailure> = None;
+    let mut made = 0;
+    // Smarter routing: one branch when both features are off.
+    let health = if policy.routing.is_on() {
+        channels.health()
+    } else {
+        None
+    };
     for n in 0..=policy.retries {
         if n > 0 && policy.deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        let Some(id) = next(channels, candidates, policy, &tried) else {
-            break;
+        let (id, watch) = match health {
+            None => match next(channels, candidates, policy, &tried) {
+                Some(id) => (id, None),
+                None => break,
+            },
+            Some(h) => match next_routed(h, channels, candidates, policy, model, &tried) {
+                Some((id, watch)) => (id, Some(watch)),
+                None => break,
+            },
         };
         tried.push(id);
         let Some(ch) = channels.channel(id) else {
             continue;
         };
-        let failure = match attempt(&ch).await {
+        let begun = Instant::now();
+        let result = attempt(&ch).await;
+        channels.attempted(&ch, model, made, begun.elapsed(), result.as_ref().err());
+        if let Some(w) = watch {
+            let fault = result.as_ref().err().is_some_and(is_channel_fault);
+            w.finish(fault, policy.routing.breaker.as_ref());
+        }
+        made += 1;
+        let failure = match result {
             Ok(v) => return Ok((ch, v)),
             Err(f) => f,
         };
@@ -121,6 +201,79 @@ fn next<C: Channels>(
     );
     fresh.or_else(|| pick(candidates, |id| tried.contains(&id), &mut random))
 }
+
+/// Where a candidate stands for [`next_routed`]: the first three are tried in this order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    Fresh,
+    Frozen,
+    Open,
+    /// Tried already.
+    Out,
+}
+
+/// [`next`] with smarter routing: the best untried candidate that is neither frozen nor held
+/// out by its breaker, else a frozen one (unless pinned), else one whose breaker is open
+/// (forced); within each, the weighted pick, or with latency-aware choice the cheaper of two
+/// weighted draws. Returns the attempt started on the health (with the breaker's permit).
+fn next_routed<'h, C: Channels>(
+    health: &'h Health,
+    channels: &C,
+    candidates: &[Candidate],
+    policy: &Policy,
+    model: &str,
+    tried: &[i64],
+) -> Option<(i64, Attempt<'h>)> {
+    let breaker = policy.routing.breaker.as_ref();
+    let mut standing: Vec<(i64, Standing)> = candidates
+        .iter()
+        .map(|c| {
+            let s = if tried.contains(&c.id) {
+                Standing::Out
+            } else if breaker.is_some_and(|b| !health.available(c.id, model, b)) {
+                Standing::Open
+            } else if !policy.pinned && channels.is_frozen(c.id) {
+                Standing::Frozen
+            } else {
+                Standing::Fresh
+            };
+            (c.id, s)
+        })
+        .collect();
+    let mut random = |n: u64| rand::random_range(0..n.max(1));
+    for level in [Standing::Fresh, Standing::Frozen, Standing::Open] {
+        loop {
+            let skip = |id: i64| {
+                standing
+                    .iter()
+                    .find(|(i, _)| *i == id)
+                    .is_none_or(|(_, s)| *s != level)
+            };
+            let picked = if policy.routing.latency_aware {
+                pick_two(candidates, skip, &mut random, |id| health.cost(id, model))
+            } else {
+                pick(candidates, skip, &mut random)
+            };
+            let Some(id) = picked else {
+                break;
+            };
+            match health.begin(id, model, breaker, level == Standing::Open) {
+                Some(watch) => return Some((id, watch)),
+                // A concurrent request took the half-open probe (or the breaker just opened):
+                // the channel goes with the open ones.
+                None => {
+                    for s in standing.iter_mut().filter(|(i, _)| *i == id) {
+                        s.1 = Standing::Open;
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod routing_tests;
 
 #[cfg(test)]
 mod tests {
@@ -371,6 +524,80 @@ mod tests {
         ));
         assert_eq!(calls, 1, "the first attempt always runs");
         assert_eq!(got.unwrap_err().status, 502);
+    }
+
+    #[test]
+    fn every_attempt_is_reported_with_its_index_and_failure() {
+        /// (channel, model, index, failure status) of one report.
+        type Seen = (i64, String, usize, Option<u16>);
+        /// Records what the metrics hook is told.
+        #[derive(Default)]
+        struct Counting {
+            inner: Fake,
+            seen: RefCell<Vec<Seen>>,
+        }
+        impl Channels for Counting {
+            type Channel = i64;
+            fn channel(&self, id: i64) -> Option<i64> {
+                self.inner.channel(id)
+            }
+            fn is_frozen(&self, id: i64) -> bool {
+                self.inner.is_frozen(id)
+            }
+            fn freeze(&self, id: i64, cooldown: Duration) {
+                self.inner.freeze(id, cooldown);
+            }
+            fn failed(&self, channel: &i64, f: &UpstreamFailure) {
+                self.inner.failed(channel, f);
+            }
+            async fn disable(&self, channel: &i64, reason: &str) {
+                self.inner.disable(channel, reason).await;
+            }
+            fn attempted(
+                &self,
+                channel: &i64,
+                model: &str,
+                index: usize,
+                _: Duration,
+                failure: Option<&UpstreamFailure>,
+            ) {
+                self.seen.borrow_mut().push((
+                    *channel,
+                    model.to_owned(),
+                    index,
+                    failure.map(|f| f.status),
+                ));
+            }
+        }
+        // Channel 3 is gone: it is skipped without counting as an attempt.
+        let c = Counting {
+            inner: Fake {
+                gone: vec![3],
+                ..Fake::default()
+            },
+            ..Counting::default()
+        };
+        let got = run(dispatch(
+            &c,
+            &[cand(1, 0), cand(2, 5), cand(3, 10)],
+            &policy(5),
+            "m",
+            async |ch: &i64| {
+                if *ch == 2 {
+                    Err(fail(500, true))
+                } else {
+                    Ok(())
+                }
+            },
+        ));
+        assert_eq!(got, Ok((1, ())));
+        assert_eq!(
+            *c.seen.borrow(),
+            vec![
+                (2, "m".to_owned(), 0, Some(500)),
+                (1, "m".to_owned(), 1, None)
+            ]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod client;
 pub mod dispatch;
 pub mod endpoint;
 pub mod error;
+pub mod health;
 pub mod messages;
 pub mod outbound;
 pub mod provider;

@@ -446,6 +446,11 @@ async fn run(cfg: Config) -> Result<(), String> {
                 Logger::new("%a \"%{method}xi %U\" %s %b %Dms")
                     .custom_request_replace("method", |req| req.method().to_string()),
             ))
+            // Outermost: the request's id and span around everything (the access log's line
+            // included), X-Request-Id, and the HTTP metrics.
+            .wrap(actix_web::middleware::from_fn(
+                switchboard_api::observe::observe,
+            ))
             .configure(switchboard_api::configure);
         match &frontend {
             Some(dir) => app.service(switchboard_api::spa::service(dir)),

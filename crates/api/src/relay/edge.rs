@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
+use switchboard_domain::routing::BreakerConfig;
 use switchboard_domain::token::ChannelPin;
-use switchboard_relay::dispatch::{Channels, Policy};
+use switchboard_relay::dispatch::{Channels, Policy, Routing};
+use switchboard_relay::health::Health;
 use switchboard_relay::provider::UpstreamFailure;
 use switchboard_relay::refusal::{Protocol, Refusal};
 
@@ -102,7 +104,8 @@ pub async fn reserve(
 }
 
 /// The operator's retry settings (`RetryTimes`, `RetryCooldownSeconds`, `RetryTimeOut`,
-/// `AutomaticDisableChannelEnabled`) for a call with this channel pin.
+/// `AutomaticDisableChannelEnabled`, and the smarter-routing switches `CircuitBreakerEnabled`
+/// and `LatencyAwareRouting`) for a call with this channel pin.
 pub fn policy(o: &View<'_>, pin: ChannelPin) -> Policy {
     Policy {
         retries: usize::try_from(o.int("RetryTimes")).unwrap_or(0),
@@ -113,6 +116,31 @@ pub fn policy(o: &View<'_>, pin: ChannelPin) -> Policy {
         },
         auto_disable: o.bool("AutomaticDisableChannelEnabled"),
         pinned: matches!(pin, ChannelPin::Only(_)),
+        routing: Routing {
+            breaker: o.bool("CircuitBreakerEnabled").then(|| breaker_config(o)),
+            latency_aware: o.bool("LatencyAwareRouting"),
+        },
+    }
+}
+
+/// The circuit breaker's settings (`CircuitBreakerErrorRatio`, `CircuitBreakerMinRequests`,
+/// `CircuitBreakerWindowSeconds`, `CircuitBreakerOpenSeconds`).
+pub fn breaker_config(o: &View<'_>) -> BreakerConfig {
+    let secs_ms = |key: &str| {
+        u64::try_from(o.int(key))
+            .unwrap_or(1)
+            .max(1)
+            .saturating_mul(1000)
+    };
+    BreakerConfig {
+        error_ratio: o
+            .float("CircuitBreakerErrorRatio")
+            .clamp(f64::MIN_POSITIVE, 1.0),
+        min_requests: u32::try_from(o.int("CircuitBreakerMinRequests"))
+            .unwrap_or(u32::MAX)
+            .max(1),
+        window_ms: secs_ms("CircuitBreakerWindowSeconds"),
+        open_ms: secs_ms("CircuitBreakerOpenSeconds"),
     }
 }
 
@@ -151,9 +179,26 @@ impl Channels for Source<'_> {
         );
     }
 
+    fn attempted(
+        &self,
+        ch: &Arc<ChannelInfo>,
+        model: &str,
+        index: usize,
+        took: Duration,
+        failure: Option<&UpstreamFailure>,
+    ) {
+        self.state
+            .metrics
+            .attempt(model, ch.id, index, took, failure);
+    }
+
     async fn disable(&self, ch: &Arc<ChannelInfo>, reason: &str) {
         if ch.auto_ban {
             super::handler::disable_channel(self.state, ch.id, reason).await;
         }
+    }
+
+    fn health(&self) -> Option<&Health> {
+        Some(&self.state.relay.health)
     }
 }

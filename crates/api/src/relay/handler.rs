@@ -6,6 +6,7 @@ use super::ledger::Reservation;
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;
+use crate::metrics::Outcome;
 use crate::settings::View;
 use crate::AppState;
 use actix_web::http::header::{self, HeaderValue};
@@ -462,6 +463,10 @@ struct Billing {
     cache: Option<super::cache::Slot>,
     /// The `X-Switchboard-Cache` header's value, when the cache is on for the request.
     cache_header: Option<&'static str>,
+    /// The channel that answered, or was tried last (0: none), and how the call ended, for
+    /// the relay metrics recorded when the billing ends (with the stream, for streams).
+    channel_id: i64,
+    outcome: Outcome,
 }
 
 impl Billing {
@@ -611,6 +616,12 @@ impl Drop for Billing {
     /// for a non-streamed answer) gives its reservation back.
     fn drop(&mut self) {
         self.refund();
+        self.state.metrics.relay_request(
+            &self.model,
+            self.channel_id,
+            self.outcome,
+            self.started.elapsed(),
+        );
     }
 }
 
@@ -1111,15 +1122,19 @@ async fn relay_parsed(
         is_stream: rreq.stream,
         ip: client_ip(&req, &state.config.trusted_proxies),
         started: Instant::now(),
-        request_id: super::request_id(),
+        request_id: crate::observe::request_id(&req),
         reservation: Some(reservation),
         cache,
         cache_header,
+        channel_id: 0,
+        // Until an answer or refusal says otherwise: the client went away while it waited.
+        outcome: Outcome::Aborted,
     };
     if let Some(slot) = &billing.cache {
         if let Some(hit) = super::cache::lookup(&state, slot).await {
             let ratio = slot.ratio;
             billing.cache = None;
+            billing.outcome = Outcome::CacheHit;
             billing.settle_hit(hit.usage, ratio);
             billing.state.relay.ledger.apply_queued().await;
             return Ok(HttpResponse::Ok()
@@ -1161,9 +1176,13 @@ async fn relay_parsed(
         Ok(answered) => answered,
         Err(refusal) => {
             billing.log_failure(last_channel, &refusal);
+            billing.channel_id = last_channel;
+            billing.outcome = Outcome::of_refusal(&refusal);
             return Err(refusal);
         }
     };
+    billing.channel_id = ch.id;
+    billing.outcome = Outcome::Success;
     answer(resp, &ch, billing, rreq, client_wants_usage).await
 }
 
@@ -1348,6 +1367,7 @@ async fn answer(
         Ok(b) => b,
         Err(e) => {
             billing.refund();
+            billing.outcome = Outcome::Interrupted;
             return Err(bad_gateway(classify_transport(&e)));
         }
     };
@@ -1362,6 +1382,7 @@ async fn answer(
         Ok(a) => a,
         Err(f) => {
             billing.refund();
+            billing.outcome = Outcome::Interrupted;
             tracing::warn!(
                 channel = ch.id,
                 "untranslatable upstream answer: {}",
@@ -1624,6 +1645,9 @@ impl MeteredStream {
                 }
                 Poll::Ready(Some(Err(e))) => {
                     tracing::warn!(channel = self.channel_id, "upstream stream broke: {e}");
+                    if let Some(b) = self.billing.as_mut() {
+                        b.outcome = Outcome::Interrupted;
+                    }
                     self.finish();
                     // Abort the response so the client sees an incomplete answer, not a clean
                     // end.

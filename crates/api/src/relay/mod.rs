@@ -128,6 +128,8 @@ pub struct RelayState {
     groups: RwLock<Arc<HashMap<String, GroupInfo>>>,
     frozen: DashMap<i64, Instant>,
     limits: DashMap<String, LimitState>,
+    /// Circuit breakers and latency per (channel, model), this node's own (smarter routing).
+    pub health: switchboard_relay::health::Health,
     pub clients: ClientPool,
     started: Instant,
     /// Redis, when nodes share state.
@@ -149,6 +151,7 @@ impl Default for RelayState {
             groups: RwLock::new(Arc::new(HashMap::new())),
             frozen: DashMap::new(),
             limits: DashMap::new(),
+            health: switchboard_relay::health::Health::default(),
             clients: ClientPool::new(),
             started: Instant::now(),
             last_flush: std::sync::atomic::AtomicI64::new(switchboard_store::now()),

@@ -18,6 +18,7 @@ use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::error::ApiResult;
 use crate::extract::client_ip;
+use crate::metrics::Outcome;
 use crate::settings::View;
 use crate::AppState;
 use actix_web::http::StatusCode;
@@ -410,8 +411,17 @@ async fn submit_task(
     )
     .await;
     let (ch, (status, answer)) = match dispatched {
-        Ok(v) => v,
+        Ok(v) => {
+            state
+                .metrics
+                .relay_request(&model, v.0.id, Outcome::Success, started.elapsed());
+            v
+        }
         Err(r) => {
+            let outcome = Outcome::of_refusal(&r);
+            state
+                .metrics
+                .relay_request(&model, 0, outcome, started.elapsed());
             state.relay.ledger.refund(reservation);
             super::kick_applier(&state);
             return Err(r);
@@ -430,7 +440,7 @@ async fn submit_task(
         return Ok(relayed(answer));
     };
     let quota = amount;
-    let request_id = super::request_id();
+    let request_id = crate::observe::request_id(&req);
     let record = ConsumeRecord {
         request_id: Some(request_id.clone()),
         created_at: now(),

@@ -68,8 +68,10 @@ fn rss_bytes() -> Option<u64> {
 }
 
 /// `GET /metrics`: this node's state in Prometheus' text format: the database pool, the
-/// ledger (records waiting to be written, the last complete flush, open reservations, Redis
-/// backlog), Redis, the Telegram bot, memory and uptime. With `METRICS_TOKEN` set, the scrape
+/// ledger (records waiting to be written, the last complete flush and the lag behind it, open
+/// reservations, Redis backlog), Redis, the Telegram bot, memory, uptime, and the request
+/// metrics of [`crate::metrics`] (HTTP requests by route, relayed calls, upstream errors,
+/// retries). With `METRICS_TOKEN` set, the scrape
 /// must send `Authorization: Bearer <token>`.
 pub async fn metrics(state: web::Data<AppState>, req: actix_web::HttpRequest) -> HttpResponse {
     if let Some(token) = state.config.metrics_token.as_deref() {
@@ -89,7 +91,7 @@ pub async fn metrics(state: web::Data<AppState>, req: actix_web::HttpRequest) ->
     let now = switchboard_store::now();
     let pool = state.pool.state();
     let ledger = &state.relay.ledger;
-    let mut out = String::with_capacity(2048);
+    let mut out = String::with_capacity(16 * 1024);
     {
         use std::fmt::Write as _;
         let _ = writeln!(
@@ -137,6 +139,12 @@ pub async fn metrics(state: web::Data<AppState>, req: actix_web::HttpRequest) ->
     );
     gauge(
         &mut out,
+        "switchboard_ledger_flush_lag_seconds",
+        "Seconds since the last ledger flush that wrote everything it could.",
+        (now - state.relay.last_flush.load(Ordering::Relaxed)).max(0),
+    );
+    gauge(
+        &mut out,
         "switchboard_ledger_open_reservations",
         "Requests holding a quota reservation.",
         ledger.outstanding(),
@@ -159,6 +167,8 @@ pub async fn metrics(state: web::Data<AppState>, req: actix_web::HttpRequest) ->
         "1 when this node receives the Telegram bot's updates.",
         i32::from(state.telegram.is_running()),
     );
+    // Requests: HTTP by route, relayed calls, upstream errors, retries.
+    state.metrics.render(&mut out);
     if let Some(rss) = rss_bytes() {
         gauge(
             &mut out,

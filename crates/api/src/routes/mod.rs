@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod analytics;
+pub mod channel_health;
 pub mod channel_ops;
 pub mod channels;
 pub mod groups;
@@ -193,6 +194,7 @@ api_routes! {
     post "/channel/copy/{id}" => channel_ops::copy, Admin, "channels", "Copy a channel", query = channel_ops::CopyQuery;
     get "/channel/tags" => channel_ops::tags, Admin, "channels", "Channel tags with their counts";
     get "/channel/switches" => channels::switches, Admin, "channels", "The provider switches each channel type supports";
+    get "/channel/health" => channel_health::health, Admin, "channels", "This node's circuit breakers and latency per channel and model";
     put "/channel/tag" => channel_ops::update_tag, Admin, "channels", "Edit every channel of a tag", body = channel_ops::TagBody;
     delete "/channel/tag/{tag}/disabled" => channel_ops::delete_tag_disabled, Admin, "channels", "Delete the disabled channels of a tag";
     get "/channel/{id}" => channels::get, Admin, "channels", "One channel (the key for root only)";

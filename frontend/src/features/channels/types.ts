@@ -168,3 +168,24 @@ export interface TestAllSummary {
 
 /** What a test run in this session found for one channel (the list keeps only the last success). */
 export type TestOutcome = { ok: true; ms: number } | { ok: false; message: string }
+
+/** A (channel, model) of this node's smarter-routing state (GET /api/channel/health). */
+export interface ChannelHealthPair {
+  channel_id: number
+  model: string
+  state: 'closed' | 'open' | 'half_open'
+  /** Unix seconds the breaker last opened; null while closed. */
+  opened_at: number | null
+  error_ratio: number
+  requests: number
+  failures: number
+  /** Peak-EWMA latency to the response headers; null before the first measured call. */
+  latency_ms: number | null
+  in_flight: number
+}
+
+export interface ChannelHealth {
+  circuit_breaker_enabled: boolean
+  latency_aware_routing: boolean
+  pairs: ChannelHealthPair[]
+}

@@ -15,6 +15,8 @@ export type OptionKind =
   | { type: 'chatLinks' }
   | { type: 'int'; min: number; max: number }
   | { type: 'float'; min: number; max: number }
+  /** A share: greater than 0, at most 1. */
+  | { type: 'ratio' }
   | { type: 'text'; multiline?: boolean }
   | { type: 'url' }
   | { type: 'json'; top: 'object' | 'array' }
@@ -30,6 +32,7 @@ const TEXT = { type: 'text' } as const
 const LONG = { type: 'text', multiline: true } as const
 const URL = { type: 'url' } as const
 const SECRET = { type: 'secret' } as const
+const RATIO = { type: 'ratio' } as const
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => ({ type: 'int', min, max }) as const
 const float = (min: number, max: number) => ({ type: 'float', min, max }) as const
 const json = (top: 'object' | 'array') => ({ type: 'json', top }) as const
@@ -83,6 +86,20 @@ export const SECTIONS = [
       ['ChannelDisableThreshold', float(0, 3_600)],
       ['DisableChannelKeywords', LONG],
       ['ChannelTestFrequency', int(0, 100_000)],
+    ],
+  },
+  {
+    // Smarter routing (per node): the circuit breaker per channel and model, and latency-aware
+    // choice within a priority (same ranges as the server's catalogue).
+    id: 'routing',
+    tab: 'operation',
+    options: [
+      ['CircuitBreakerEnabled', BOOL],
+      ['CircuitBreakerErrorRatio', RATIO],
+      ['CircuitBreakerMinRequests', int(1, 1_000_000)],
+      ['CircuitBreakerWindowSeconds', int(1, 86_400)],
+      ['CircuitBreakerOpenSeconds', int(1, 86_400)],
+      ['LatencyAwareRouting', BOOL],
     ],
   },
   {
@@ -252,6 +269,9 @@ export const HINTED_KEYS = [
   'ChatCacheRatio',
   'ChatCacheMaxEntries',
   'ChatCacheMaxEntryKB',
+  'CircuitBreakerEnabled',
+  'CircuitBreakerErrorRatio',
+  'LatencyAwareRouting',
 ] as const satisfies readonly KnownKey[]
 export type HintedKey = (typeof HINTED_KEYS)[number]
 

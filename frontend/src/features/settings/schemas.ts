@@ -88,6 +88,11 @@ function checkText(def: OptionDef, raw: string, t: TFunction, unit: QuotaUnit): 
       if (n < k.min || n > k.max) return t('settings:validation.range', { min: k.min, max: k.max })
       return null
     }
+    case 'ratio': {
+      const n = Number(v)
+      if (v === '' || !Number.isFinite(n)) return t('settings:validation.number')
+      return n > 0 && n <= 1 ? null : t('settings:validation.ratio')
+    }
     case 'url':
       return v === '' || /^https?:\/\/[^\s/]+/.test(v) ? null : t('settings:validation.url')
     case 'json': {

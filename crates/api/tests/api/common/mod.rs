@@ -87,6 +87,9 @@ impl TestApp {
                         .wrap(actix_web::middleware::from_fn(
                             switchboard_api::headers::security_headers,
                         ))
+                        .wrap(actix_web::middleware::from_fn(
+                            switchboard_api::observe::observe,
+                        ))
                         .configure(switchboard_api::configure)
                 })
                 .workers(2)

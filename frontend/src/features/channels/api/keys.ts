@@ -26,4 +26,9 @@ export const channelKeys = {
    * a channel does not refetch them).
    */
   switches: () => ['channel-switches'] as const,
+  /**
+   * The answering node's circuit breakers and latency per channel and model: refreshed on its own
+   * interval, outside `all` (a channel edit does not change them).
+   */
+  health: () => ['channel-health'] as const,
 }

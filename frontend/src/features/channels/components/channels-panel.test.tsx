@@ -6,7 +6,7 @@ import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
-import { channelHandlers, mockChannel, resetChannelMocks } from '../mocks/handlers'
+import { channelHandlers, mockChannel, resetChannelMocks, setChannelHealthMock } from '../mocks/handlers'
 
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
@@ -51,6 +51,29 @@ describe('channels screen', { timeout: 20_000 }, () => {
     fail = false
     await userEvent.setup().click(within(failed).getByTestId('channels-empty-retry'))
     expect(await screen.findByTestId(`channel-row-${fast.id}`)).toBeInTheDocument()
+  })
+
+  it('marks a channel whose circuit breaker holds it out, naming the models', async () => {
+    resetChannelMocks([fast, claude, azure])
+    signIn()
+    setChannelHealthMock({
+      circuit_breaker_enabled: true,
+      latency_aware_routing: false,
+      pairs: [
+        { channel_id: 1, model: 'gpt-4o', state: 'open', opened_at: 1_735_689_600, error_ratio: 1, requests: 12, failures: 12, latency_ms: 1000, in_flight: 0 },
+        { channel_id: 1, model: 'gpt-4o-mini', state: 'half_open', opened_at: 1_735_689_500, error_ratio: 0.6, requests: 10, failures: 6, latency_ms: 900, in_flight: 1 },
+        { channel_id: 2, model: 'claude-3', state: 'half_open', opened_at: 1_735_689_600, error_ratio: 0.5, requests: 10, failures: 5, latency_ms: 300, in_flight: 0 },
+        { channel_id: 3, model: 'gpt-4o', state: 'closed', opened_at: null, error_ratio: 0, requests: 3, failures: 0, latency_ms: 120.5, in_flight: 0 },
+      ],
+    })
+    renderApp('/panel/channel')
+    const table = await screen.findByTestId('channels-table')
+    const one = within(table).getByTestId('channel-row-1')
+    const mark = await within(one).findByTestId('channel-breaker')
+    expect(mark).toHaveTextContent('已熔断')
+    expect(mark).toHaveAttribute('title', '暂停用于：gpt-4o, gpt-4o-mini')
+    expect(within(within(table).getByTestId('channel-row-2')).getByTestId('channel-breaker')).toHaveTextContent('探测中')
+    expect(within(within(table).getByTestId('channel-row-3')).queryByTestId('channel-breaker')).not.toBeInTheDocument()
   })
 
   it('lists channels with type, status, groups, response time and balance; filters through the query', async () => {
@@ -475,7 +498,8 @@ describe('channels screen', { timeout: 20_000 }, () => {
     const calls: string[] = []
     server.events.on('request:start', ({ request }) => {
       const url = new URL(request.url)
-      if (url.pathname.startsWith('/api/channel/')) calls.push(`${request.method} ${url.pathname}`)
+      // The breaker marks (GET /api/channel/health) refresh on their own.
+      if (url.pathname.startsWith('/api/channel/') && url.pathname !== '/api/channel/health') calls.push(`${request.method} ${url.pathname}`)
     })
     renderApp('/panel/channel')
     const user = userEvent.setup()

@@ -38,11 +38,20 @@ import { useSiteInfo } from '@/stores/site'
 import { useCopyChannel } from '../api/copy-channel'
 import { useBatchDeleteChannels, useDeleteChannel, useDeleteDisabledChannels } from '../api/delete-channels'
 import { useChannels } from '../api/get-channels'
+import { useChannelHealth } from '../api/get-health'
 import type { ChannelFilters, ChannelListParams } from '../api/keys'
 import { useSetChannelStatus } from '../api/set-channel-status'
 import { useTestAllChannels, useTestChannel } from '../api/test-channels'
 import { useUpdateBalance } from '../api/update-balance'
-import { CHANNEL_STATUS, CHANNEL_TYPES, channelTypeName, type Channel, type TestAllSummary, type TestOutcome } from '../types'
+import {
+  CHANNEL_STATUS,
+  CHANNEL_TYPES,
+  channelTypeName,
+  type Channel,
+  type ChannelHealthPair,
+  type TestAllSummary,
+  type TestOutcome,
+} from '../types'
 import { BatchEditDialog, type BatchEditMode } from './batch-edit-dialog'
 import { ChannelFormDialog } from './channel-form-dialog'
 import { TagsDialog } from './tags-dialog'
@@ -100,6 +109,25 @@ function ResponseTime({ channel, outcome, testing }: { channel: Channel; outcome
   )
 }
 
+/** A small mark on a channel whose circuit breaker holds it out for some models (open, or probing). */
+function BreakerBadge({ pairs }: { pairs?: ChannelHealthPair[] }) {
+  const { t } = useTranslation()
+  if (!pairs?.length) return null
+  const open = pairs.some((p) => p.state === 'open')
+  const models = pairs.map((p) => p.model).join(', ')
+  return (
+    <Badge
+      variant={open ? 'destructive' : 'warning'}
+      className="ml-1"
+      title={t('channels:breaker.models', { models })}
+      data-testid="channel-breaker"
+    >
+      {open ? t('channels:breaker.open') : t('channels:breaker.halfOpen')}
+      <span className="sr-only">{t('channels:breaker.models', { models })}</span>
+    </Badge>
+  )
+}
+
 /** Channels: filters, ordering, paging, selection, tests, balances, create/edit, copy, batch edits, delete. */
 export function ChannelsPanel() {
   const { t } = useTranslation()
@@ -110,6 +138,8 @@ export function ChannelsPanel() {
   const [draft, setDraft] = useState<ChannelFilters>(EMPTY)
   const [params, setParams] = useState<ChannelListParams>({ ...EMPTY, page: 1, size: 10 })
   const channels = useChannels(params)
+  // Channels with a circuit breaker open or probing on the node that answered.
+  const heldOut = useChannelHealth().data
   const [selected, setSelected] = useState<Set<number>>(new Set())
 
   const [formOpen, setFormOpen] = useState(false)
@@ -446,6 +476,7 @@ export function ChannelsPanel() {
                         <Badge variant={s?.variant ?? 'outline'} data-testid="channel-status">
                           {s ? t(`channels:status.${s.key}`) : t('channels:status.unknown')}
                         </Badge>
+                        <BreakerBadge pairs={heldOut?.get(c.id)} />
                       </TableCell>
                       <TableCell>
                         <div className="flex max-w-40 flex-wrap gap-1">

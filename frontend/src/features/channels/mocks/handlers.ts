@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw'
-import type { Channel, ChannelTypeSwitches } from '../types'
+import type { Channel, ChannelHealth, ChannelTypeSwitches } from '../types'
 
 const NOW = 1_735_689_600
 
@@ -41,12 +41,20 @@ export const MOCK_SWITCHES: ChannelTypeSwitches[] = [
   { type: 42, name: 'Vertex AI', switches: ['web_search', 'code_execution'] },
 ]
 
+/** GET /api/channel/health: no breaker open unless a test says otherwise. */
+let health: ChannelHealth = { circuit_breaker_enabled: false, latency_aware_routing: false, pairs: [] }
+
+export function setChannelHealthMock(next: ChannelHealth): void {
+  health = next
+}
+
 /** A fake channel store with the list filters and the operations of the channels screen. */
 let channels: Channel[] = []
 let nextId = 1
 
 export function resetChannelMocks(initial: Channel[] = []): void {
   channels = initial.map((c) => ({ ...c }))
+  health = { circuit_breaker_enabled: false, latency_aware_routing: false, pairs: [] }
   nextId = Math.max(0, ...channels.map((c) => c.id)) + 1
 }
 
@@ -56,6 +64,7 @@ const find = (id: unknown) => channels.find((c) => c.id === Number(id))
 
 export const channelHandlers = [
   http.get('*/api/channel/switches', () => ok(MOCK_SWITCHES)),
+  http.get('*/api/channel/health', () => ok(health)),
   http.get('*/api/channel', ({ request }) => {
     const url = new URL(request.url)
     const q = (k: string) => url.searchParams.get(k) ?? ''

@@ -195,8 +195,14 @@ export function OptionField({
           default:
             input = (
               <Input
-                type={d.kind.type === 'secret' ? 'password' : d.kind.type === 'int' || d.kind.type === 'float' ? 'number' : 'text'}
-                step={d.kind.type === 'float' ? 'any' : undefined}
+                type={
+                  d.kind.type === 'secret'
+                    ? 'password'
+                    : d.kind.type === 'int' || d.kind.type === 'float' || d.kind.type === 'ratio'
+                      ? 'number'
+                      : 'text'
+                }
+                step={d.kind.type === 'float' || d.kind.type === 'ratio' ? 'any' : undefined}
                 autoComplete={d.kind.type === 'secret' ? 'new-password' : 'off'}
                 placeholder={d.kind.type === 'secret' ? (items.get(d.key)?.set ? t('settings:secret.set') : t('settings:secret.unset')) : undefined}
                 {...common}

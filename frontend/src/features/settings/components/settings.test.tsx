@@ -241,6 +241,79 @@ describe('settings screen', () => {
     )
   })
 
+  it('smarter routing: the breaker and latency-aware choice, with the ratio checked as the server does', async () => {
+    const batches = recordBatches()
+    signIn()
+    renderApp('/panel/setting')
+    const routing = await screen.findByTestId('settings-section-routing')
+    expect(within(routing).getByRole('heading', { name: '智能路由' })).toBeInTheDocument()
+    const breaker = within(routing).getByRole('switch', { name: '按渠道和模型熔断' })
+    const latency = within(routing).getByRole('switch', { name: '同优先级内按延迟选择渠道' })
+    expect(breaker).not.toBeChecked()
+    expect(latency).not.toBeChecked()
+    const ratio = within(routing).getByLabelText('触发熔断的错误率（0–1）')
+    const minRequests = within(routing).getByLabelText('窗口内最少请求数')
+    const open = within(routing).getByLabelText('熔断后探测前的等待时间（秒）')
+    expect(ratio).toHaveValue(0.5)
+    expect(minRequests).toHaveValue(10)
+    expect(within(routing).getByLabelText('错误统计窗口（秒）')).toHaveValue(60)
+    expect(open).toHaveValue(30)
+    expect(within(routing).getByTestId('option-hint-CircuitBreakerEnabled')).toHaveTextContent('每个节点')
+    expect(within(routing).getByTestId('option-hint-LatencyAwareRouting')).toHaveTextContent('EWMA')
+
+    const user = userEvent.setup()
+    await user.click(breaker)
+    await user.clear(ratio)
+    await user.type(ratio, '0')
+    await user.clear(minRequests)
+    await user.type(minRequests, '0')
+    await user.click(screen.getByTestId('settings-save-operation'))
+    expect(await within(routing).findByText('必须大于 0 且不超过 1')).toBeInTheDocument()
+    expect(within(routing).getByText('取值范围为 1 到 1000000')).toBeInTheDocument()
+    expect(batches).toEqual([])
+
+    await user.clear(ratio)
+    await user.type(ratio, '1.5')
+    await user.clear(minRequests)
+    await user.type(minRequests, '20')
+    await user.click(screen.getByTestId('settings-save-operation'))
+    expect(await within(routing).findByText('必须大于 0 且不超过 1')).toBeInTheDocument()
+    expect(batches).toEqual([])
+
+    await user.clear(ratio)
+    await user.type(ratio, '0.3')
+    await user.click(latency)
+    await user.click(screen.getByTestId('settings-save-operation'))
+    await waitFor(() =>
+      expect(batches).toEqual([
+        [
+          { key: 'CircuitBreakerEnabled', value: true },
+          { key: 'CircuitBreakerErrorRatio', value: '0.3' },
+          { key: 'CircuitBreakerMinRequests', value: '20' },
+          { key: 'LatencyAwareRouting', value: true },
+        ],
+      ]),
+    )
+  })
+
+  it('a ratio the server refuses is explained in the reader’s language', async () => {
+    server.use(
+      http.put('*/api/option/batch', () =>
+        HttpResponse.json(
+          { success: false, message: 'CircuitBreakerErrorRatio is not valid', code: 'invalid_ratio' },
+          { status: 400 },
+        ),
+      ),
+    )
+    signIn()
+    renderApp('/panel/setting')
+    const routing = await screen.findByTestId('settings-section-routing')
+    const user = userEvent.setup()
+    await user.click(within(routing).getByRole('switch', { name: '按渠道和模型熔断' }))
+    await user.click(screen.getByTestId('settings-save-operation'))
+    expect(await screen.findByText('错误：比例必须是大于 0 且不超过 1 的数字。')).toBeInTheDocument()
+  })
+
   it('a refused save is explained in the reader’s language', async () => {
     server.use(
       http.put('*/api/option/batch', () =>

@@ -21,6 +21,12 @@ export const mockOptions = (): OptionItem[] => [
   { key: 'ChatCacheMaxEntries', value: '10000' },
   { key: 'ChatCacheMaxEntryKB', value: '512' },
   { key: 'MjNotifyEnabled', value: 'false' },
+  { key: 'CircuitBreakerEnabled', value: 'false' },
+  { key: 'CircuitBreakerErrorRatio', value: '0.5' },
+  { key: 'CircuitBreakerMinRequests', value: '10' },
+  { key: 'CircuitBreakerWindowSeconds', value: '60' },
+  { key: 'CircuitBreakerOpenSeconds', value: '30' },
+  { key: 'LatencyAwareRouting', value: 'false' },
 ]
 
 let options: OptionItem[] = mockOptions()

@@ -7,7 +7,7 @@ CARGO ?= cargo
 NPM ?= npm
 PORT ?= 3000
 
-.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit fuzz fmt lint clean bench bench-logs
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit fuzz fmt lint clean bench bench-logs bench-insn
 
 help:
 	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
@@ -90,6 +90,14 @@ clean:
 ## Relay benchmark: mock upstream vs nginx vs Switchboard (bench/README.md); writes bench/results/latest.json.
 bench:
 	bash bench/run.sh
+
+## Instructions per relayed request under callgrind (repeatable on a busy machine; the A/B
+## tool for relay-path changes): non-streamed, then streamed. Needs valgrind.
+bench-insn:
+	@command -v valgrind >/dev/null || (echo "bench-insn: valgrind is missing (apt-get install valgrind)" >&2; exit 1)
+	CARGO_PROFILE_RELEASE_DEBUG=line-tables-only $(CARGO) build --release -p switchboard -p switchboard-mock-upstream
+	python3 bench/instructions.py
+	BENCH_PROFILE_STREAM=1 python3 bench/instructions.py
 
 ## Only the log-query benchmark (10 million rows; BENCH_LOG_ROWS to change).
 bench-logs:

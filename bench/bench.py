@@ -303,6 +303,32 @@ def ttfe_once(port, payload, key):
         return (first - t0) / 1000.0
 
 
+def start_single(mock_port, wrapper=(), timeout=30.0):
+    """Switchboard alone on a fresh SQLite database in TMP (as `main` starts it), optionally
+    under `wrapper` (valgrind, ...), with one OpenAI channel on the mock at `mock_port` serving
+    MODEL_FAST and one unlimited key. Returns (process, port, key, log file, environment)."""
+    port = free_port()
+    root_token = "bench-" + secrets.token_hex(16)
+    log_path = os.path.join(TMP, "switchboard.log")
+    env = dict(os.environ, PORT=str(port), HOST="127.0.0.1",
+               SQL_DSN="sqlite://" + os.path.join(TMP, "switchboard.db"),
+               INITIAL_ROOT_ACCESS_TOKEN=root_token, INITIAL_ROOT_PASSWORD=secrets.token_hex(12),
+               SESSION_SECRET=secrets.token_hex(32), GLOBAL_API_RATE_LIMIT="0",
+               LOG_LEVEL="warn")
+    for k in ("FRONTEND_DIR", "REDIS_CONN_STRING", "RUST_LOG"):
+        env.pop(k, None)
+    proc = subprocess.Popen([*wrapper, SWITCHBOARD_BIN], cwd=TMP, env=env,
+                            stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
+    PROCS.append(proc)
+    wait_http(f"http://127.0.0.1:{port}/api/status", timeout=timeout, proc=proc, logfile=log_path)
+    api(port, "POST", "/api/channel", root_token,
+        {"name": "bench", "type": 1, "key": "sk-bench",
+         "base_url": f"http://127.0.0.1:{mock_port}", "models": MODEL_FAST, "group": "default"})
+    key = api(port, "POST", "/api/token", root_token,
+              {"name": "bench", "unlimited_quota": True})["key"]
+    return proc, port, key, log_path, env
+
+
 def pct(values, p):
     v = sorted(values)
     k = (len(v) - 1) * p / 100.0

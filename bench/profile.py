@@ -18,7 +18,6 @@ CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release -p switchboar
 
 import atexit
 import os
-import secrets
 import shutil
 import subprocess
 import sys
@@ -42,26 +41,7 @@ def main():
     atexit.register(bench.cleanup)
 
     mock, mock_port = bench.start_mock("fast", 0)
-    sb_port = bench.free_port()
-    root_token = "bench-" + secrets.token_hex(16)
-    sb_log = os.path.join(bench.TMP, "switchboard.log")
-    env = dict(os.environ, PORT=str(sb_port), HOST="127.0.0.1",
-               SQL_DSN="sqlite://" + os.path.join(bench.TMP, "switchboard.db"),
-               INITIAL_ROOT_ACCESS_TOKEN=root_token, INITIAL_ROOT_PASSWORD=secrets.token_hex(12),
-               SESSION_SECRET=secrets.token_hex(32), GLOBAL_API_RATE_LIMIT="0",
-               LOG_LEVEL="warn")
-    for k in ("FRONTEND_DIR", "REDIS_CONN_STRING", "RUST_LOG"):
-        env.pop(k, None)
-    sb = subprocess.Popen([bench.SWITCHBOARD_BIN], cwd=bench.TMP, env=env,
-                          stdout=open(sb_log, "w"), stderr=subprocess.STDOUT)
-    bench.PROCS.append(sb)
-    bench.wait_http(f"http://127.0.0.1:{sb_port}/api/status", proc=sb, logfile=sb_log)
-    bench.api(sb_port, "POST", "/api/channel", root_token,
-              {"name": "bench", "type": 1, "key": "sk-bench",
-               "base_url": f"http://127.0.0.1:{mock_port}", "models": bench.MODEL_FAST,
-               "group": "default"})
-    key = bench.api(sb_port, "POST", "/api/token", root_token,
-                    {"name": "bench", "unlimited_quota": True})["key"]
+    sb, sb_port, key, _, _ = bench.start_single(mock_port)
     payload = bench.body(bench.MODEL_FAST, stream)
     bench.wrk(sb_port, payload, key, bench.CONNS, 3)
 

@@ -13,8 +13,9 @@ use std::sync::RwLock;
 use std::thread::ThreadId;
 use std::time::Duration;
 
+use crate::direct::Direct;
 use crate::error::RelayError;
-use crate::provider::ChannelTarget;
+use crate::provider::{classify_transport, ChannelTarget, UpstreamFailure};
 
 /// Time allowed to establish a TCP (and TLS) connection to an upstream or proxy.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -52,12 +53,21 @@ pub(crate) fn build_via(
 
 /// One client per distinct proxy URL (and one for "no proxy") and thread (see the module's
 /// documentation). Cloning a `reqwest::Client` is cheap and shares its pool.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ClientPool {
     clients: PerThread,
     /// The outbound policy's clients ([`crate::outbound::public_only_client`]), under "" without
     /// a proxy, else per proxy URL.
     public_only: PerThread,
+    /// The direct clients by thread ([`crate::direct`]); `None` when not used (a proxy in the
+    /// environment, or switched off).
+    direct: Option<RwLock<HashMap<ThreadId, Direct>>>,
+}
+
+impl Default for ClientPool {
+    fn default() -> Self {
+        ClientPool::with_direct(!crate::direct::environment_has_proxy())
+    }
 }
 
 /// Clients by proxy URL, then by thread.
@@ -87,8 +97,78 @@ fn cached(
 }
 
 impl ClientPool {
+    /// The pool, with the direct client for calls that need nothing else of reqwest unless the
+    /// environment names a proxy (reqwest's clients honour it).
     pub fn new() -> Self {
         ClientPool::default()
+    }
+
+    /// The pool with (`true`) or without the direct client.
+    pub fn with_direct(direct: bool) -> Self {
+        ClientPool {
+            clients: PerThread::default(),
+            public_only: PerThread::default(),
+            direct: direct.then(RwLock::default),
+        }
+    }
+
+    /// This thread's direct client for `target`'s calls: only without a channel proxy and
+    /// outside the outbound URL policy (`public_only`), whose checks live in reqwest clients.
+    fn direct_for(&self, target: &ChannelTarget, public_only: bool) -> Option<Direct> {
+        let map = self.direct.as_ref()?;
+        if public_only
+            || target
+                .proxy
+                .as_deref()
+                .is_some_and(|p| !p.trim().is_empty())
+        {
+            return None;
+        }
+        let thread = std::thread::current().id();
+        if let Some(d) = map.read().unwrap_or_else(|e| e.into_inner()).get(&thread) {
+            return Some(d.clone());
+        }
+        let direct = Direct::new()?;
+        Some(
+            map.write()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(thread)
+                .or_insert(direct)
+                .clone(),
+        )
+    }
+
+    /// Sends a call built with `client` (the client of [`ClientPool::for_channel`] for the same
+    /// `target` and `public_only`): through the direct client where it applies, else through
+    /// reqwest. The request's own timeout (non-streamed calls) bounds the answer's head and
+    /// body; `head_timeout` bounds the head of any call (a stream's body is not bounded, that
+    /// would cut long generations). No answer is a transport failure (retryable).
+    pub async fn execute(
+        &self,
+        target: &ChannelTarget,
+        public_only: bool,
+        client: &reqwest::Client,
+        request: reqwest::Request,
+        head_timeout: Duration,
+    ) -> Result<reqwest::Response, UpstreamFailure> {
+        if let Some(direct) = self.direct_for(target, public_only) {
+            return direct.execute(request, head_timeout).await;
+        }
+        // A request with an overall timeout within the head's is bounded by it: one timer.
+        if request.timeout().is_some_and(|t| *t <= head_timeout) {
+            return client
+                .execute(request)
+                .await
+                .map_err(|e| classify_transport(&e));
+        }
+        match tokio::time::timeout(head_timeout, client.execute(request)).await {
+            Ok(r) => r.map_err(|e| classify_transport(&e)),
+            Err(_) => Err(crate::provider::transport_failure(
+                true,
+                false,
+                &std::io::Error::new(std::io::ErrorKind::TimedOut, "operation timed out"),
+            )),
+        }
     }
 
     /// This thread's client for `proxy` (`None` or empty: direct), built on first use.
@@ -245,6 +325,182 @@ mod tests {
         // Only root's two requests reached the mock.
         let seen = server.received_requests().await.unwrap_or_default();
         assert_eq!(seen.len(), 2, "{seen:?}");
+    }
+
+    /// Sends a POST built by `pool`'s client for `t` through [`ClientPool::execute`].
+    async fn post(
+        pool: &ClientPool,
+        t: &ChannelTarget,
+        url: &str,
+        timeout: Option<Duration>,
+    ) -> Result<reqwest::Response, UpstreamFailure> {
+        let client = pool.for_channel(t, false).unwrap();
+        let mut rb = client
+            .post(url)
+            .header("authorization", "Bearer sk-upstream")
+            .body(r#"{"model":"m"}"#);
+        if let Some(t) = timeout {
+            rb = rb.timeout(t);
+        }
+        let (client, request) = rb.build_split();
+        pool.execute(t, false, &client, request.unwrap(), Duration::from_secs(5))
+            .await
+    }
+
+    #[tokio::test]
+    async fn the_direct_client_sends_what_reqwest_built_and_answers_as_reqwest() {
+        use wiremock::matchers::{body_string, header, method, path};
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .and(header("authorization", "Bearer sk-upstream"))
+            .and(header("accept", "*/*"))
+            .and(body_string(r#"{"model":"m"}"#))
+            .respond_with(
+                wiremock::ResponseTemplate::new(201)
+                    .insert_header("x-upstream", "yes")
+                    .set_body_string("answer"),
+            )
+            .mount(&server)
+            .await;
+        let pool = ClientPool::with_direct(true);
+        let t = target(server.uri(), None);
+        assert!(pool.direct_for(&t, false).is_some());
+        for _ in 0..2 {
+            // The second call reuses the pooled connection.
+            let r = post(
+                &pool,
+                &t,
+                &format!("{}/v1/chat/completions", server.uri()),
+                None,
+            )
+            .await
+            .unwrap();
+            assert_eq!(r.status(), 201);
+            assert_eq!(r.headers()["x-upstream"], "yes");
+            assert_eq!(r.bytes().await.unwrap(), "answer");
+        }
+        let seen = server.received_requests().await.unwrap_or_default();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(
+            seen[0].headers["host"],
+            format!("127.0.0.1:{}", server.address().port())
+        );
+    }
+
+    #[test]
+    fn proxied_and_policed_channels_never_go_direct() {
+        let pool = ClientPool::with_direct(true);
+        let plain = target("http://127.0.0.1:9".into(), None);
+        assert!(pool.direct_for(&plain, false).is_some());
+        assert!(pool.direct_for(&plain, true).is_none(), "outbound policy");
+        let proxied = target(
+            "http://127.0.0.1:9".into(),
+            Some("http://127.0.0.1:3128".into()),
+        );
+        assert!(pool.direct_for(&proxied, false).is_none(), "channel proxy");
+        let blank = target("http://127.0.0.1:9".into(), Some("  ".into()));
+        assert!(
+            pool.direct_for(&blank, false).is_some(),
+            "a blank proxy is none"
+        );
+        assert!(ClientPool::with_direct(false)
+            .direct_for(&plain, false)
+            .is_none());
+    }
+
+    #[tokio::test]
+    async fn a_proxied_channel_is_sent_through_its_proxy() {
+        // The mock plays the proxy: the call reaches it in absolute form, where a direct call
+        // would have looked up the upstream's (unresolvable) name.
+        let proxy = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::any())
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("via proxy"))
+            .mount(&proxy)
+            .await;
+        let pool = ClientPool::with_direct(true);
+        let t = target("http://upstream.invalid".into(), Some(proxy.uri()));
+        let r = post(
+            &pool,
+            &t,
+            "http://upstream.invalid/v1/chat/completions",
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.text().await.unwrap(), "via proxy");
+    }
+
+    #[tokio::test]
+    async fn direct_calls_fail_as_transport_failures() {
+        // Nothing listens: a connection error, retryable.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let pool = ClientPool::with_direct(true);
+        let t = target(format!("http://127.0.0.1:{port}"), None);
+        let f = post(&pool, &t, &format!("http://127.0.0.1:{port}/v1/x"), None)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (f.status, f.code.as_deref()),
+            (502, Some("upstream_connect_error"))
+        );
+        assert!(f.retryable && !f.auto_disable);
+
+        // No head within the request's timeout.
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::any())
+            .respond_with(wiremock::ResponseTemplate::new(200).set_delay(Duration::from_secs(3)))
+            .mount(&server)
+            .await;
+        let t = target(server.uri(), None);
+        let started = std::time::Instant::now();
+        let f = post(&pool, &t, &server.uri(), Some(Duration::from_millis(200)))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (f.status, f.code.as_deref()),
+            (504, Some("upstream_timeout"))
+        );
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[tokio::test]
+    async fn a_direct_calls_timeout_covers_the_body_too() {
+        // The head comes at once, the body never: reading it fails at the request's timeout,
+        // as a timeout.
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = sock.read(&mut buf).await;
+            let _ = sock
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial")
+                .await;
+            tokio::time::sleep(Duration::from_secs(10)).await;
+        });
+        let pool = ClientPool::with_direct(true);
+        let t = target(format!("http://{addr}"), None);
+        let started = std::time::Instant::now();
+        let r = post(
+            &pool,
+            &t,
+            &format!("http://{addr}/v1/x"),
+            Some(Duration::from_millis(300)),
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.status(), 200);
+        let e = r.bytes().await.unwrap_err();
+        assert!(e.is_timeout(), "{e:?}");
+        assert_eq!(
+            classify_transport(&e).code.as_deref(),
+            Some("upstream_timeout")
+        );
+        assert!(started.elapsed() < Duration::from_secs(3));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub mod aws;
 pub mod client;
+pub mod direct;
 pub mod dispatch;
 pub mod endpoint;
 pub mod error;

@@ -14,7 +14,6 @@
 //! OpenAI `chat.completion.chunk` events as they arrive.
 
 use std::collections::HashMap;
-use std::error::Error as _;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -634,13 +633,24 @@ pub(crate) fn truncate(s: &str) -> String {
 /// body cut off): always retryable, never a reason to disable the channel. The message names
 /// the cause but not the URL.
 pub fn classify_transport(err: &reqwest::Error) -> UpstreamFailure {
-    let (status, what, code) = if err.is_timeout() {
+    transport_failure(err.is_timeout(), err.is_connect(), err)
+}
+
+/// The failure of a call that got no answer: a timeout (504 `upstream_timeout`), a connection
+/// that could not be made (502 `upstream_connect_error`) or another transport error (502
+/// `upstream_transport_error`), with `err` and its sources as the message. Retryable.
+pub fn transport_failure(
+    timeout: bool,
+    connect: bool,
+    err: &(dyn std::error::Error + 'static),
+) -> UpstreamFailure {
+    let (status, what, code) = if timeout {
         (
             504,
             "the upstream did not answer in time",
             "upstream_timeout",
         )
-    } else if err.is_connect() {
+    } else if connect {
         (
             502,
             "could not connect to the upstream",

@@ -112,9 +112,16 @@ impl SseTap {
                 rest = tail;
             }
         }
-        while let Some(i) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.append(&rest[..i]);
-            self.end_line();
+        while let Some(i) = memchr::memchr2(b'\n', b'\r', rest) {
+            if self.line.is_empty() && !self.overflow {
+                // The whole line is in this chunk (the usual case): read it where it is.
+                if i <= MAX_LINE {
+                    self.line_done(&rest[..i]);
+                }
+            } else {
+                self.append(&rest[..i]);
+                self.end_line();
+            }
             if rest[i] == b'\r' {
                 match rest.get(i + 1) {
                     Some(b'\n') => rest = &rest[i + 2..],
@@ -189,15 +196,20 @@ impl SseTap {
             return;
         }
         let line = std::mem::take(&mut self.line);
+        self.line_done(&line);
+        // Keep the allocation for the next line unless it grew large.
+        if line.capacity() <= 64 * 1024 {
+            self.line = line;
+            self.line.clear();
+        }
+    }
+
+    /// A complete line (without its end): an empty one ends the event.
+    fn line_done(&mut self, line: &[u8]) {
         if line.is_empty() {
             self.dispatch();
         } else {
-            self.field(&String::from_utf8_lossy(&line));
-            // Keep the allocation for the next line unless it grew large.
-            if line.capacity() <= 64 * 1024 {
-                self.line = line;
-                self.line.clear();
-            }
+            self.field(&String::from_utf8_lossy(line));
         }
     }
 
@@ -237,9 +249,11 @@ impl SseTap {
             // One event a line: a line break inside JSON is whitespace.
             let at = self.deferred.len();
             self.deferred.extend_from_slice(trimmed.as_bytes());
-            for b in &mut self.deferred[at..] {
-                if *b == b'\n' {
-                    *b = b' ';
+            if memchr::memchr(b'\n', trimmed.as_bytes()).is_some() {
+                for b in &mut self.deferred[at..] {
+                    if *b == b'\n' {
+                        *b = b' ';
+                    }
                 }
             }
             self.deferred.push(b'\n');

@@ -1202,7 +1202,12 @@ async fn attempt_once(
         .ok_or_else(|| channel_error(format!("channel {} has no adapter", ch.id)))?;
     // The outbound URL policy for destinations not set by root: a refusal is this channel's
     // error, and the dispatch moves on.
-    let client = super::channel_client(state, ch).map_err(|e| channel_error(e.to_string()))?;
+    let public_only = super::public_only(state, ch);
+    let client = state
+        .relay
+        .clients
+        .for_channel(&ch.target, public_only)
+        .map_err(|e| channel_error(e.to_string()))?;
     // Vertex AI's OAuth token (cached); nothing for other families.
     provider.authorize(&client, &ch.target).await?;
     let rb = provider
@@ -1221,35 +1226,17 @@ async fn attempt_once(
         })?;
     let (client, request) = rb.build_split();
     let request = request.map_err(|e| channel_error(e.to_string()))?;
-    // A request with an overall timeout (non-streamed, `Provider::build`) is bounded to its
-    // response headers by it: one timer is enough.
-    if request
-        .timeout()
-        .is_some_and(|t| *t <= super::snapshot::UPSTREAM_TIMEOUT)
-    {
-        let resp = client
-            .execute(request)
-            .await
-            .map_err(|e| classify_transport(&e))?;
-        return checked(resp, provider, settings).await;
-    }
-    // Bounds the time to the response headers (a stream's overall time is not bounded: that
-    // would cut long generations).
-    let send = client.execute(request);
-    let resp = match tokio::time::timeout(super::snapshot::UPSTREAM_TIMEOUT, send).await {
-        Ok(r) => r.map_err(|e| classify_transport(&e))?,
-        Err(_) => {
-            return Err(UpstreamFailure {
-                status: 504,
-                message: "the upstream did not answer in time".into(),
-                code: Some("upstream_timeout".into()),
-                retryable: true,
-                auto_disable: false,
-                kind: None,
-                retry_after: None,
-            })
-        }
-    };
+    let resp = state
+        .relay
+        .clients
+        .execute(
+            &ch.target,
+            public_only,
+            &client,
+            request,
+            super::snapshot::UPSTREAM_TIMEOUT,
+        )
+        .await?;
     checked(resp, provider, settings).await
 }
 

@@ -7,7 +7,7 @@ CARGO ?= cargo
 NPM ?= npm
 PORT ?= 3000
 
-.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit fuzz fmt lint clean bench bench-logs bench-insn
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit test-sdk test-soak soak fuzz fmt lint clean bench bench-logs bench-insn
 
 help:
 	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
@@ -16,6 +16,7 @@ help:
 	@echo "make release    release build of the server and the console"
 	@echo "make fmt lint   format / lint Rust and TypeScript"
 	@echo "make fuzz       the parser and translator property suites with FUZZ_CASES cases each"
+	@echo "make soak       an hour of mixed load on the server, failing on growth or unbalanced books"
 
 ## System packages the build links against (libpq, libmariadb) and the Node toolchain.
 deps:
@@ -41,11 +42,13 @@ release: deps frontend
 run: release
 	FRONTEND_DIR=frontend/dist PORT=$(PORT) ./target/release/switchboard
 
-test: deps-test test-audit test-rust test-frontend test-e2e test-sdk test-compose
+test: deps-test test-audit test-rust test-frontend test-e2e test-sdk test-soak test-compose
 
 test-rust:
 	$(CARGO) test --workspace --all-targets
+	$(CARGO) test -p switchboard --features otel --bin switchboard --test otel
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p switchboard --features otel --all-targets -- -D warnings
 	$(CARGO) fmt --all -- --check
 
 test-frontend: frontend-deps
@@ -56,6 +59,17 @@ test-e2e: frontend
 	bash scripts/e2e.sh
 
 test-sdk: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && bash scripts/sdk-e2e.sh
+
+# The soak test (scripts/soak.py): the debug server and mock upstream under a modest mixed load
+# (chat, streams, embeddings, a failing channel, key edits), failing when RSS, threads, open
+# files or sockets grow after the warm-up, a request fails unexpectedly or the used quota differs
+# from the consume logs. `make test` runs five minutes; `make soak` an hour (SOAK_SECONDS to
+# change, SOAK_RELEASE=1 for the release build).
+test-soak: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && SOAK_SECONDS=300 python3 scripts/soak.py
+
+soak:
+	$(CARGO) build $(if $(filter-out 0,$(SOAK_RELEASE)),--release) -p switchboard -p switchboard-mock-upstream
+	python3 scripts/soak.py
 
 # The property-based fuzzing suites (docs/security.md, "Fuzzing") for longer than the bounded
 # run of `make test`: FUZZ_CASES cases per property.

@@ -42,7 +42,23 @@ pub async fn observe(
 ) -> Result<ServiceResponse<Spanned<impl MessageBody + Unpin>>, actix_web::Error> {
     let started = Instant::now();
     let id = crate::relay::request_id();
-    let span = tracing::info_span!("request", request_id = %id);
+    // The HTTP facts a trace exporter reads (OpenTelemetry's names), and the caller's W3C
+    // `traceparent`, if any, so that an exported trace continues the caller's.
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        http.request.method = %req.method(),
+        http.route = tracing::field::Empty,
+        http.response.status_code = tracing::field::Empty,
+        traceparent = tracing::field::Empty,
+    );
+    if let Some(tp) = req
+        .headers()
+        .get("traceparent")
+        .and_then(|v| v.to_str().ok())
+    {
+        span.record("traceparent", tp);
+    }
     let header = HeaderValue::from_str(&id).ok();
     let method = crate::metrics::method_index(req.method());
     req.extensions_mut().insert(RequestId(id));
@@ -50,6 +66,12 @@ pub async fn observe(
     // through here (an error returned all the same is answered by actix, uncounted).
     let mut res = next.call(req).instrument(span.clone()).await?;
     let status = res.status().as_u16();
+    span.record("http.response.status_code", status);
+    if !span.is_disabled() {
+        if let Some(route) = res.request().match_pattern() {
+            span.record("http.route", route.as_str());
+        }
+    }
     if let Some(state) = res.request().app_data::<web::Data<AppState>>() {
         let req = res.request();
         state.metrics.http_request_at(

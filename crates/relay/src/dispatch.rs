@@ -155,7 +155,18 @@ where
             continue;
         };
         let begun = Instant::now();
-        let result = attempt(&ch).await;
+        // One span per upstream attempt (a trace's client span; log lines inside carry it).
+        let span = tracing::info_span!(
+            "upstream",
+            channel_id = id,
+            gen_ai.request.model = model,
+            attempt = made,
+            http.response.status_code = tracing::field::Empty,
+        );
+        let result = tracing::Instrument::instrument(attempt(&ch), span.clone()).await;
+        if let Err(f) = &result {
+            span.record("http.response.status_code", f.status);
+        }
         channels.attempted(&ch, model, made, begun.elapsed(), result.as_ref().err());
         if let Some(w) = watch {
             let fault = result.as_ref().err().is_some_and(is_channel_fault);

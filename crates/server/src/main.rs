@@ -2,6 +2,8 @@
 //! (management API, relay and console on one port) and shuts down gracefully on SIGTERM/SIGINT.
 
 mod config;
+#[cfg(feature = "otel")]
+mod otel;
 
 use actix_web::middleware::Logger;
 use actix_web::{web, App, HttpServer};
@@ -58,18 +60,46 @@ fn main() -> ExitCode {
     // The console's system log (`/api/system/log`) sees what stdout sees, through the same filter.
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    let sub = tracing_subscriber::registry()
-        .with(filter)
-        .with(switchboard_api::log_buffer::global().layer());
-    let out = tracing_subscriber::fmt::layer()
-        .with_target(false)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()));
-    if cfg.log_format == "json" {
-        sub.with(out.json()).init();
-    } else {
-        sub.with(out).init();
+    let json = cfg.log_format == "json";
+    // With traces exported (feature `otel` and an OTLP endpoint), the log filter applies to the
+    // logs only: spans reach the exporter at info level whatever LOG_LEVEL says.
+    #[cfg(feature = "otel")]
+    let exporter = otel::Settings::from_env().and_then(|s| match otel::Exporter::start(s) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            eprintln!("switchboard: the trace exporter could not start: {e}");
+            None
+        }
+    });
+    #[cfg(feature = "otel")]
+    let filter = match &exporter {
+        Some(e) => {
+            use tracing_subscriber::Layer as _;
+            tracing_subscriber::registry()
+                .with(log_layers(json).with_filter(filter))
+                .with(
+                    e.layer()
+                        .with_filter(tracing_subscriber::filter::LevelFilter::INFO),
+                )
+                .init();
+            None
+        }
+        None => Some(filter),
+    };
+    #[cfg(not(feature = "otel"))]
+    let filter = Some(filter);
+    if let Some(filter) = filter {
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(log_layers(json))
+            .init();
     }
-    match actix_web::rt::System::new().block_on(run(cfg)) {
+    let ran = actix_web::rt::System::new().block_on(run(cfg));
+    #[cfg(feature = "otel")]
+    if let Some(e) = exporter {
+        e.shutdown();
+    }
+    match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e}");
@@ -77,6 +107,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The log's layers: the console's system log (`/api/system/log`) and stdout, as text or JSON.
+fn log_layers<S>(json: bool) -> Box<dyn tracing_subscriber::Layer<S> + Send + Sync>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    use tracing_subscriber::Layer as _;
+    let out = tracing_subscriber::fmt::layer()
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+    let out: Box<dyn tracing_subscriber::Layer<S> + Send + Sync> = if json {
+        Box::new(out.json())
+    } else {
+        Box::new(out)
+    };
+    Box::new(switchboard_api::log_buffer::global().layer().and_then(out))
 }
 
 /// `switchboard import`: fills SQL_DSN from a one-api or one-hub database, then prints the

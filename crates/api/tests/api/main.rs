@@ -46,4 +46,5 @@ mod system;
 mod tasks;
 mod tasks_video;
 mod telegram;
+mod three_nodes;
 mod tokens;

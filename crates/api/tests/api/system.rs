@@ -353,3 +353,211 @@ async fn metrics_can_require_a_bearer_token() {
         .unwrap()
         .contains("switchboard_uptime_seconds"));
 }
+
+/// A relay call under load: status, error code, how long it took and the request id of a 200.
+async fn timed_call(
+    url: String,
+    key: String,
+    body: serde_json::Value,
+) -> (u16, String, std::time::Duration, Option<String>) {
+    let started = std::time::Instant::now();
+    let r = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(key)
+        // A request that takes this long has hung: the test fails on it.
+        .timeout(std::time::Duration::from_secs(15))
+        .json(&body)
+        .send()
+        .await
+        .expect("an answer, not a hang");
+    let status = r.status().as_u16();
+    let id = r
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let text = r.text().await.expect("the whole body, not a hang");
+    let code = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v["error"]["code"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    if status == 200 && body["stream"] == true {
+        assert!(text.contains("[DONE]"), "a stream cut short: {text}");
+    }
+    (
+        status,
+        code,
+        started.elapsed(),
+        id.filter(|_| status == 200),
+    )
+}
+
+#[actix_web::test]
+async fn redis_restarting_under_load_fails_requests_cleanly_and_the_books_balance() {
+    use crate::common::{unique, PrivateRedis};
+    use serde_json::json;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    if std::env::var("TEST_REDIS_URL").map_or(true, |u| u.is_empty()) {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_REDIS_URL must be set in CI"
+        );
+        println!("TEST_REDIS_URL not set: Redis restarting under load not run");
+        return;
+    }
+    // A Redis of the test's own, which it may kill (the system's is never touched), and the
+    // database the other PostgreSQL tests use when configured.
+    let mut redis = PrivateRedis::start();
+    let db = switchboard_store::testing::TestDb::postgres()
+        .unwrap_or_else(switchboard_store::testing::TestDb::sqlite);
+    let app = TestApp::node_at(db, &redis.url(), &format!("sbout:{}:", unique()), "n1").await;
+    let (user_start, key_start) = (100_000_000, 50_000_000);
+    let s = app
+        .relay_setup(
+            user_start,
+            json!({"unlimited_quota": false, "remain_quota": key_start}),
+        )
+        .await;
+    // A slower channel too, so that requests are in flight when Redis goes.
+    app.channel(&s.upstream.base_url, "sk-mock-slow", "gpt-4o", 0)
+        .await;
+    app.state.relay.reload_channels(&app.state).await.unwrap();
+
+    // Six clients send requests one after another (fast and slow, streamed and not) ...
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for i in 0..6usize {
+        let (url, key, stop) = (app.url("/v1/chat/completions"), s.key.clone(), stop.clone());
+        clients.push(actix_web::rt::spawn(async move {
+            let mut seen = Vec::new();
+            let mut n = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                let model = if (i + n).is_multiple_of(3) {
+                    "gpt-4o"
+                } else {
+                    "gpt-4o-mini"
+                };
+                let body = json!({"model": model, "stream": (i + n).is_multiple_of(2),
+                                  "messages": [{"role": "user", "content": "hi"}]});
+                seen.push(timed_call(url.clone(), key.clone(), body).await);
+                n += 1;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            seen
+        }));
+    }
+    // ... while Redis crashes for a moment and comes back.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    redis.down();
+    let went = Instant::now();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    redis.up();
+    println!("Redis away for {:?}", went.elapsed());
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut seen = Vec::new();
+    for c in clients {
+        seen.extend(c.await.unwrap());
+    }
+    let count = |st: u16| seen.iter().filter(|r| r.0 == st).count();
+    let slowest = seen.iter().map(|r| r.2).max().unwrap();
+    println!(
+        "{} requests: {} served, {} refused (503), slowest {slowest:?}",
+        seen.len(),
+        count(200),
+        count(503)
+    );
+    // Every request was served or refused cleanly with the documented code, none hung.
+    for (status, code, took, _) in &seen {
+        assert!(
+            *status == 200 || (*status == 503 && code == "ledger_unavailable"),
+            "{status} {code}"
+        );
+        assert!(*took < Duration::from_secs(5), "a request took {took:?}");
+    }
+    assert!(count(503) > 0, "the outage was seen");
+    assert!(count(200) > count(503), "most requests were served");
+    let served_under_load = count(200);
+    // Back: requests are served again (the clients' last ones already were, and more now).
+    let body = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+    for _ in 0..5 {
+        let r = timed_call(app.url("/v1/chat/completions"), s.key.clone(), body.clone()).await;
+        assert_eq!((r.0, r.1.as_str()), (200, ""));
+        seen.push(r);
+    }
+    // The books balance to the request: one consume log per request served, under its id;
+    // the user's and the key's used quota equal their sum; Redis agrees with the database.
+    let served: std::collections::HashSet<String> =
+        seen.iter().filter_map(|r| r.3.clone()).collect();
+    assert_eq!(
+        served.len(),
+        served_under_load + 5,
+        "one id per request served"
+    );
+    let sh = app.state.relay.shared().unwrap().clone();
+    use switchboard_api::relay::shared::Account;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let (logs, u, t) = loop {
+        app.flushed().await;
+        let logs: Vec<_> =
+            switchboard_store::logs::recent_for_user(&mut app.conn(), s.user_id, 100_000)
+                .unwrap()
+                .into_iter()
+                .filter(|l| l.log_type == 2)
+                .collect();
+        let u = switchboard_store::users::find(&mut app.conn(), s.user_id).unwrap();
+        let t = switchboard_store::tokens::find(&mut app.conn(), s.token_id).unwrap();
+        let redis_view = (
+            sh.field(Account::User(s.user_id), "res")
+                .await
+                .ok()
+                .flatten(),
+            sh.field(Account::Token(s.token_id), "res")
+                .await
+                .ok()
+                .flatten(),
+            sh.field(Account::User(s.user_id), "bal")
+                .await
+                .ok()
+                .flatten(),
+            sh.field(Account::Token(s.token_id), "bal")
+                .await
+                .ok()
+                .flatten(),
+        );
+        let settled = app.state.relay.ledger.redis_backlog() == 0
+            && redis_view == (Some(0), Some(0), Some(u.quota), Some(t.remain_quota));
+        if settled {
+            break (logs, u, t);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "Redis {redis_view:?} never agreed with the database (user {}, key {}), backlog {}",
+            u.quota,
+            t.remain_quota,
+            app.state.relay.ledger.redis_backlog()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let spent: i64 = logs.iter().map(|l| l.quota).sum();
+    let logged: Vec<String> = logs.iter().filter_map(|l| l.request_id.clone()).collect();
+    assert_eq!(
+        logged.len(),
+        logs.len(),
+        "every consume log has its request id"
+    );
+    assert_eq!(
+        logged
+            .iter()
+            .cloned()
+            .collect::<std::collections::HashSet<_>>(),
+        served,
+        "the logged requests are the served ones"
+    );
+    assert_eq!(logs.len(), served.len(), "each logged once");
+    assert!(spent > 0);
+    assert_eq!((u.used_quota, u.quota), (spent, user_start - spent));
+    assert_eq!((t.used_quota, t.remain_quota), (spent, key_start - spent));
+}

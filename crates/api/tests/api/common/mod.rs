@@ -51,12 +51,17 @@ impl TestApp {
         let url = std::env::var("TEST_REDIS_URL")
             .ok()
             .filter(|u| !u.is_empty())?;
-        let shared = switchboard_api::relay::shared::Shared::connect(&url, prefix, node)
+        Some(Self::node_at(db, &url, prefix, node).await)
+    }
+
+    /// Like [`TestApp::node`], with the Redis at `url` (a [`PrivateRedis`], say).
+    pub async fn node_at(db: TestDb, url: &str, prefix: &str, node: &str) -> TestApp {
+        let shared = switchboard_api::relay::shared::Shared::connect(url, prefix, node)
             .await
             .unwrap();
         // The nodes of a cluster share the server secret (it seals the channel keys).
         let secret = format!("cluster-secret-{prefix}").into_bytes();
-        Some(Self::build(db, Some(shared), |c| c.session_secret = secret).await)
+        Self::build(db, Some(shared), |c| c.session_secret = secret).await
     }
 
     async fn build(
@@ -409,4 +414,79 @@ pub fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     N.fetch_add(1, Ordering::Relaxed) + u64::from(std::process::id()) * 1000
+}
+
+/// A Redis server of the test's own (AOF on, so that a restart keeps its data) on a free port,
+/// which the test may stop and start again (the system's Redis is never touched).
+pub struct PrivateRedis {
+    child: Option<std::process::Child>,
+    pub port: u16,
+    dir: std::path::PathBuf,
+}
+
+impl PrivateRedis {
+    pub fn start() -> PrivateRedis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = std::env::temp_dir().join(format!("sb-redis-{}", unique()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut r = PrivateRedis {
+            child: None,
+            port,
+            dir,
+        };
+        r.up();
+        r
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Starts the server (again) on the same port and directory; waits until it answers.
+    pub fn up(&mut self) {
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server is needed by this test (apt-get install redis-server)");
+        self.child = Some(child);
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "redis did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Kills the server (a crash: open connections are dropped, new ones refused).
+    pub fn down(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for PrivateRedis {
+    fn drop(&mut self) {
+        self.down();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }

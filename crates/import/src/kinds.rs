@@ -1,16 +1,18 @@
-//! One function per kind of row: read from the source, map, match with the target by a natural
-//! key, then insert, update or leave alone.
+//! The kinds of row: read from the source, map each row for the target, and hand it to the
+//! store (`switchboard_store::import`), which matches it by a natural key, then inserts, updates
+//! or leaves it alone. A kind of source row states only what differs ([`RowKind`]); one loop
+//! ([`write_rows`]) walks the rows, reports the skipped ones and counts the outcomes.
 
 use crate::report::{KindReport, Report};
 use crate::source::{Row, Source};
 use crate::{ImportError, Options, Origin, Sealer};
-use diesel::prelude::*;
+use diesel::Connection;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use switchboard_api::crypto::{key_digest, key_hint};
 use switchboard_domain::price::{validate_price, ExtraRatios, Price, PriceType};
-use switchboard_store::schema::{channels, logs, redemptions, tokens, users};
-use switchboard_store::{insert_returning_id, now, Backend, DbConn, StoreError};
+use switchboard_store::import::{self as store, IdTable, Outcome, Upserted};
+use switchboard_store::{now, DbConn, StoreError};
 
 /// The error of one row: reported with the row's id, the others go on.
 struct RowErr(String);
@@ -33,12 +35,6 @@ impl From<String> for RowErr {
     }
 }
 
-enum Outcome {
-    Inserted,
-    Updated,
-    Unchanged,
-}
-
 /// Runs one row's writes in a savepoint and counts the outcome; a failure rolls the row back
 /// and is reported.
 fn row(
@@ -57,6 +53,46 @@ fn row(
         }
     }
     true
+}
+
+/// One kind of source row, as [`write_rows`] walks it: what differs from kind to kind.
+trait RowKind {
+    /// What the target gets for one source row.
+    type Item;
+    /// The row mapped for the target, or why it is skipped.
+    fn map(&mut self, r: &Row) -> Result<Self::Item, String>;
+    /// Writes it, inside the row's savepoint.
+    fn write(&mut self, c: &mut DbConn, item: &Self::Item) -> Result<Upserted, RowErr>;
+    /// After the row `r` was written as the target's row `target`.
+    fn written(&mut self, _r: &Row, _target: i64) {}
+}
+
+/// Walks the rows of one kind: a row GORM soft-deleted, or one [`RowKind::map`] refuses, is
+/// reported skipped; every other row is written in a savepoint of its own ([`row`]).
+fn write_rows<K: RowKind>(kind: &mut K, rows: &[Row], c: &mut DbConn, rep: &mut KindReport) {
+    for r in rows {
+        let id = r.id();
+        if r.soft_deleted() {
+            rep.skip(&id, "soft-deleted (deleted_at set)");
+            continue;
+        }
+        let item = match kind.map(r) {
+            Ok(item) => item,
+            Err(reason) => {
+                rep.skip(&id, reason);
+                continue;
+            }
+        };
+        let mut target = None;
+        let ok = row(c, rep, &id, |c| {
+            let up = kind.write(c, &item)?;
+            target = Some(up.id);
+            Ok(up.outcome)
+        });
+        if let (true, Some(t)) = (ok, target) {
+            kind.written(r, t);
+        }
+    }
 }
 
 /// Runs one kind in its own transaction; a failure of the kind as a whole is recorded in its
@@ -83,13 +119,9 @@ fn kind(
 
 /// After rows were written with their source ids, PostgreSQL's sequence must move past them.
 /// Not in a dry run: `setval` is not rolled back with the transaction.
-fn fix_sequence(c: &mut DbConn, table: &str, dry_run: bool) -> Result<(), ImportError> {
-    if c.backend() == Backend::Postgres && !dry_run {
-        diesel::sql_query(format!(
-            "SELECT setval(pg_get_serial_sequence('{table}', 'id'), \
-             COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)"
-        ))
-        .execute(c)?;
+fn fix_sequence(c: &mut DbConn, table: IdTable, dry_run: bool) -> Result<(), ImportError> {
+    if !dry_run {
+        store::move_id_sequence_past_max(c, table)?;
     }
     Ok(())
 }
@@ -110,6 +142,18 @@ impl Ctx<'_> {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// A source setting holding a JSON object: `None` when the source has no such setting, or
+    /// when it is not an object (then reported as skipped).
+    fn src_json_option(&self, key: &str, rep: &mut KindReport) -> Option<Map<String, Value>> {
+        match serde_json::from_str(self.src_option(key)?) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                rep.skip(key, format!("not a JSON object: {e}"));
+                None
+            }
+        }
     }
 
     fn quota_per_unit(&self) -> f64 {
@@ -161,7 +205,8 @@ pub fn import_all(
     ctx.users = map;
     let tokens_src = src.read("tokens", TOKEN_COLS, None);
     kinds.push(kind(target, "tokens", |c, rep| {
-        tokens_kind(&ctx, &tokens_src?, c, rep)
+        write_rows(&mut Tokens(&ctx), &tokens_src?, c, rep);
+        fix_sequence(c, IdTable::Tokens, opts.dry_run)
     }));
     let channels_src = src.read("channels", CHANNEL_COLS, None);
     let mut channel_map = HashMap::new();
@@ -171,7 +216,11 @@ pub fn import_all(
     ctx.channels = channel_map;
     let codes_src = src.read("redemptions", CODE_COLS, None);
     kinds.push(kind(target, "redemptions", |c, rep| {
-        codes_kind(&ctx, &codes_src?, c, rep)
+        write_rows(&mut Codes(&ctx), &codes_src?, c, rep);
+        rep.notes.push(
+            "who redeemed a used code is not recorded by the source: used_user_id is 0".into(),
+        );
+        fix_sequence(c, IdTable::Redemptions, opts.dry_run)
     }));
     let prices_src = optional_table(src, "prices", PRICE_COLS);
     kinds.push(kind(target, "prices", |c, rep| {
@@ -288,25 +337,13 @@ const GROUP_COLS: &[&str] = &[
     "deleted_at",
 ];
 
-struct GroupData {
-    symbol: String,
-    name: String,
-    ratio: f64,
-    public: bool,
-    api_rate: i32,
-    promotion: bool,
-    min_topup: i64,
-    max_topup: i64,
-    enabled: bool,
-}
-
 fn groups(
     ctx: &Ctx<'_>,
     table: Option<&[Row]>,
     c: &mut DbConn,
     rep: &mut KindReport,
 ) -> Result<(), ImportError> {
-    let mut wanted: Vec<(String, GroupData)> = Vec::new();
+    let mut wanted: Vec<(String, store::ImportedGroup)> = Vec::new();
     match table {
         Some(rows) => {
             let qpu = ctx.quota_per_unit();
@@ -326,7 +363,7 @@ fn groups(
                 };
                 wanted.push((
                     r.id(),
-                    GroupData {
+                    store::ImportedGroup {
                         symbol,
                         name,
                         ratio: r.float("ratio", 1.0),
@@ -338,6 +375,7 @@ fn groups(
                         min_topup: (r.float("min", 0.0) * qpu).round() as i64,
                         max_topup: (r.float("max", 0.0) * qpu).round() as i64,
                         enabled: r.bool("enable", true),
+                        ratio_only: false,
                     },
                 ));
             }
@@ -348,15 +386,8 @@ fn groups(
             }
         }
         None => {
-            let Some(text) = ctx.src_option("GroupRatio") else {
+            let Some(map) = ctx.src_json_option("GroupRatio", rep) else {
                 return Ok(());
-            };
-            let map: Map<String, Value> = match serde_json::from_str(text) {
-                Ok(m) => m,
-                Err(e) => {
-                    rep.skip("GroupRatio", format!("not a JSON object: {e}"));
-                    return Ok(());
-                }
             };
             for (symbol, ratio) in map {
                 let Some(ratio) = ratio.as_f64().filter(|r| *r >= 0.0) else {
@@ -368,7 +399,7 @@ fn groups(
                 };
                 wanted.push((
                     format!("GroupRatio[{symbol}]"),
-                    GroupData {
+                    store::ImportedGroup {
                         name: symbol.clone(),
                         public: symbol == "default",
                         symbol,
@@ -378,6 +409,7 @@ fn groups(
                         min_topup: 0,
                         max_topup: 0,
                         enabled: true,
+                        ratio_only: true,
                     },
                 ));
             }
@@ -388,73 +420,8 @@ fn groups(
             );
         }
     }
-    let from_table = table.is_some();
     for (id, g) in wanted {
-        row(
-            c,
-            rep,
-            &id,
-            |c| match switchboard_store::user_groups::find_by_symbol(c, &g.symbol) {
-                Ok(cur) => {
-                    let same = if from_table {
-                        cur.name == g.name
-                            && cur.ratio == g.ratio
-                            && cur.public == g.public
-                            && cur.api_rate == g.api_rate
-                            && cur.promotion == g.promotion
-                            && cur.min_topup == g.min_topup
-                            && cur.max_topup == g.max_topup
-                            && cur.enabled == g.enabled
-                    } else {
-                        cur.ratio == g.ratio
-                    };
-                    if same {
-                        return Ok(Outcome::Unchanged);
-                    }
-                    let changes = if from_table {
-                        switchboard_store::user_groups::UserGroupChangeset {
-                            name: Some(g.name.clone()),
-                            ratio: Some(g.ratio),
-                            public: Some(g.public),
-                            api_rate: Some(g.api_rate),
-                            promotion: Some(g.promotion),
-                            min_topup: Some(g.min_topup),
-                            max_topup: Some(g.max_topup),
-                            enabled: Some(g.enabled),
-                            updated_at: None,
-                        }
-                    } else {
-                        switchboard_store::user_groups::UserGroupChangeset {
-                            ratio: Some(g.ratio),
-                            ..Default::default()
-                        }
-                    };
-                    switchboard_store::user_groups::update(c, cur.id, &changes)?;
-                    Ok(Outcome::Updated)
-                }
-                Err(e) if e.is_not_found() => {
-                    let t = now();
-                    switchboard_store::user_groups::insert(
-                        c,
-                        &switchboard_store::user_groups::NewUserGroup {
-                            symbol: &g.symbol,
-                            name: &g.name,
-                            ratio: g.ratio,
-                            public: g.public,
-                            api_rate: g.api_rate,
-                            promotion: g.promotion,
-                            min_topup: g.min_topup,
-                            max_topup: g.max_topup,
-                            enabled: g.enabled,
-                            created_at: t,
-                            updated_at: t,
-                        },
-                    )?;
-                    Ok(Outcome::Inserted)
-                }
-                Err(e) => Err(e.into()),
-            },
-        );
+        row(c, rep, &id, |c| Ok(store::upsert_group(c, &g)?.outcome));
     }
     Ok(())
 }
@@ -490,100 +457,92 @@ const USER_COLS: &[&str] = &[
     "deleted_at",
 ];
 
-#[derive(Debug, Clone, PartialEq)]
-struct UserData {
-    username: String,
-    password: String,
-    display_name: String,
-    role: i32,
-    status: i32,
-    email: String,
-    avatar_url: String,
-    github_id: String,
-    oidc_id: String,
-    lark_id: String,
-    wechat_id: String,
-    telegram_id: i64,
-    quota: i64,
-    used_quota: i64,
-    request_count: i64,
-    group_name: String,
-    aff_code: Option<String>,
-    aff_count: i32,
-    aff_quota: i64,
-    aff_history_quota: i64,
-    inviter_id: i64,
-    created_at: i64,
-    last_login_at: i64,
-}
-
-impl UserData {
-    fn of(r: &switchboard_store::users::UserRow) -> UserData {
-        UserData {
-            username: r.username.clone(),
-            password: r.password.clone(),
-            display_name: r.display_name.clone(),
-            role: r.role,
-            status: r.status,
-            email: r.email.clone(),
-            avatar_url: r.avatar_url.clone(),
-            github_id: r.github_id.clone(),
-            oidc_id: r.oidc_id.clone(),
-            lark_id: r.lark_id.clone(),
-            wechat_id: r.wechat_id.clone(),
-            telegram_id: r.telegram_id,
-            quota: r.quota,
-            used_quota: r.used_quota,
-            request_count: r.request_count,
-            group_name: r.group_name.clone(),
-            aff_code: r.aff_code.clone(),
-            aff_count: r.aff_count,
-            aff_quota: r.aff_quota,
-            aff_history_quota: r.aff_history_quota,
-            inviter_id: r.inviter_id,
-            created_at: r.created_at,
-            last_login_at: r.last_login_at,
-        }
-    }
-}
-
-macro_rules! user_values {
-    ($d:expr) => {
-        (
-            users::username.eq(&$d.username),
-            users::password.eq(&$d.password),
-            users::display_name.eq(&$d.display_name),
-            users::role.eq($d.role),
-            users::status.eq($d.status),
-            users::email.eq(&$d.email),
-            users::avatar_url.eq(&$d.avatar_url),
-            users::github_id.eq(&$d.github_id),
-            users::oidc_id.eq(&$d.oidc_id),
-            users::lark_id.eq(&$d.lark_id),
-            users::wechat_id.eq(&$d.wechat_id),
-            users::telegram_id.eq($d.telegram_id),
-            users::quota.eq($d.quota),
-            users::used_quota.eq($d.used_quota),
-            users::request_count.eq($d.request_count),
-            users::group_name.eq(&$d.group_name),
-            users::aff_code.eq($d.aff_code.as_deref()),
-            users::aff_count.eq($d.aff_count),
-            users::aff_quota.eq($d.aff_quota),
-            users::aff_history_quota.eq($d.aff_history_quota),
-            users::inviter_id.eq($d.inviter_id),
-            users::created_at.eq($d.created_at),
-            users::last_login_at.eq($d.last_login_at),
-            users::updated_at.eq(now()),
-        )
-    };
-}
-
 fn is_bcrypt(hash: &str) -> bool {
     hash.len() == 60 && ["$2a$", "$2b$", "$2y$"].iter().any(|p| hash.starts_with(p))
 }
 
 fn clamp_i32(v: i64) -> i32 {
     v.clamp(i32::MIN as i64, i32::MAX as i64) as i32
+}
+
+struct Users<'a> {
+    /// Source user ids to target ids, as they are written.
+    ids: &'a mut HashMap<i64, i64>,
+    /// Target users already matched in this run (two source names equal ignoring case would
+    /// otherwise both land on one account).
+    claimed: HashSet<i64>,
+    unusable_passwords: usize,
+}
+
+impl RowKind for Users<'_> {
+    type Item = store::ImportedUser;
+
+    fn map(&mut self, r: &Row) -> Result<store::ImportedUser, String> {
+        let Ok(Some(src_id)) = r.int_checked("id") else {
+            return Err("no numeric id".into());
+        };
+        let username = r.str("username").trim().to_owned();
+        if username.is_empty() {
+            return Err("empty username".into());
+        }
+        let mut password = r.str("password");
+        if !is_bcrypt(&password) {
+            self.unusable_passwords += 1;
+            password = String::new();
+        }
+        let group = match r.str("group").trim() {
+            "" => "default".to_owned(),
+            g => g.to_owned(),
+        };
+        let aff = r.str("aff_code").trim().to_owned();
+        let inviter = r.int("inviter_id", 0);
+        Ok(store::ImportedUser {
+            keep_id: Some(src_id),
+            fields: store::ImportedUserFields {
+                display_name: r.str("display_name"),
+                role: clamp_i32(r.int("role", 1)),
+                status: clamp_i32(r.int("status", 1)),
+                email: r.str("email"),
+                avatar_url: r.str("avatar_url"),
+                github_id: r.str("github_id"),
+                oidc_id: r.str("oidc_id"),
+                lark_id: r.str("lark_id"),
+                wechat_id: r.str("wechat_id"),
+                telegram_id: r.int("telegram_id", 0),
+                quota: r.int("quota", 0),
+                used_quota: r.int("used_quota", 0),
+                request_count: r.int("request_count", 0),
+                group_name: group,
+                aff_code: (!aff.is_empty()).then_some(aff),
+                aff_count: clamp_i32(r.int("aff_count", 0)),
+                aff_quota: r.int("aff_quota", 0),
+                aff_history_quota: r.int("aff_history", 0),
+                inviter_id: self.ids.get(&inviter).copied().unwrap_or(0),
+                created_at: r.int("created_time", 0),
+                last_login_at: r.int("last_login_time", 0),
+                password,
+                username,
+            },
+        })
+    }
+
+    fn write(&mut self, c: &mut DbConn, user: &store::ImportedUser) -> Result<Upserted, RowErr> {
+        let up = store::upsert_user_with_id(c, user)?;
+        // Refused after the write: the row's savepoint rolls it back.
+        if self.claimed.contains(&up.id) {
+            return Err(RowErr(format!(
+                "username {:?} equals, ignoring case, that of another imported user \
+                 (Switchboard user {}); usernames are unique ignoring case",
+                user.fields.username, up.id
+            )));
+        }
+        Ok(up)
+    }
+
+    fn written(&mut self, r: &Row, target: i64) {
+        self.ids.insert(r.int("id", 0), target);
+        self.claimed.insert(target);
+    }
 }
 
 fn users_kind(
@@ -593,109 +552,13 @@ fn users_kind(
     rep: &mut KindReport,
     map: &mut HashMap<i64, i64>,
 ) -> Result<(), ImportError> {
-    let mut unusable_passwords = 0;
-    // Target users already matched in this run (two source names equal ignoring case would
-    // otherwise both land on one account).
-    let mut claimed = std::collections::HashSet::new();
-    for r in rows {
-        let id = r.id();
-        if r.soft_deleted() {
-            rep.skip(&id, "soft-deleted (deleted_at set)");
-            continue;
-        }
-        let src_id = match r.int_checked("id") {
-            Ok(Some(v)) => v,
-            _ => {
-                rep.skip(&id, "no numeric id");
-                continue;
-            }
-        };
-        let username = r.str("username").trim().to_owned();
-        if username.is_empty() {
-            rep.skip(&id, "empty username");
-            continue;
-        }
-        let mut password = r.str("password");
-        if !is_bcrypt(&password) {
-            unusable_passwords += 1;
-            password = String::new();
-        }
-        let group = match r.str("group").trim() {
-            "" => "default".to_owned(),
-            g => g.to_owned(),
-        };
-        let aff = r.str("aff_code").trim().to_owned();
-        let inviter = r.int("inviter_id", 0);
-        let d = UserData {
-            display_name: r.str("display_name"),
-            role: clamp_i32(r.int("role", 1)),
-            status: clamp_i32(r.int("status", 1)),
-            email: r.str("email"),
-            avatar_url: r.str("avatar_url"),
-            github_id: r.str("github_id"),
-            oidc_id: r.str("oidc_id"),
-            lark_id: r.str("lark_id"),
-            wechat_id: r.str("wechat_id"),
-            telegram_id: r.int("telegram_id", 0),
-            quota: r.int("quota", 0),
-            used_quota: r.int("used_quota", 0),
-            request_count: r.int("request_count", 0),
-            group_name: group,
-            aff_code: (!aff.is_empty()).then_some(aff),
-            aff_count: clamp_i32(r.int("aff_count", 0)),
-            aff_quota: r.int("aff_quota", 0),
-            aff_history_quota: r.int("aff_history", 0),
-            inviter_id: map.get(&inviter).copied().unwrap_or(0),
-            created_at: r.int("created_time", 0),
-            last_login_at: r.int("last_login_time", 0),
-            password,
-            username,
-        };
-        let mut target_id = None;
-        let ok = row(c, rep, &id, |c| {
-            match switchboard_store::users::find_by_username(c, &d.username) {
-                Ok(cur) if claimed.contains(&cur.id) => Err(RowErr(format!(
-                    "username {:?} equals, ignoring case, that of another imported user \
-                     (Switchboard user {}); usernames are unique ignoring case",
-                    d.username, cur.id
-                ))),
-                Ok(cur) => {
-                    target_id = Some(cur.id);
-                    let mut want = d.clone();
-                    // The stored name keeps its case (it matched case-insensitively).
-                    want.username = cur.username.clone();
-                    if UserData::of(&cur) == want {
-                        return Ok(Outcome::Unchanged);
-                    }
-                    diesel::update(users::table.find(cur.id))
-                        .set(user_values!(want))
-                        .execute(c)?;
-                    Ok(Outcome::Updated)
-                }
-                Err(e) if e.is_not_found() => {
-                    let free: i64 = users::table
-                        .filter(users::id.eq(src_id))
-                        .count()
-                        .get_result(c)?;
-                    let new_id = if free == 0 {
-                        diesel::insert_into(users::table)
-                            .values((users::id.eq(src_id), user_values!(d)))
-                            .execute(c)?;
-                        src_id
-                    } else {
-                        insert_returning_id!(c, users::table, user_values!(d), users::id)?
-                    };
-                    target_id = Some(new_id);
-                    Ok(Outcome::Inserted)
-                }
-                Err(e) => Err(e.into()),
-            }
-        });
-        if let (true, Some(t)) = (ok, target_id) {
-            map.insert(src_id, t);
-            claimed.insert(t);
-        }
-    }
+    let mut users = Users {
+        ids: map,
+        claimed: HashSet::new(),
+        unusable_passwords: 0,
+    };
+    write_rows(&mut users, rows, c, rep);
+    let unusable_passwords = users.unusable_passwords;
     if unusable_passwords > 0 {
         rep.notes.push(format!(
             "{unusable_passwords} user(s) had no bcrypt password hash: imported without a \
@@ -728,7 +591,7 @@ fn users_kind(
             missing.join(", ")
         ));
     }
-    fix_sequence(c, "users", dry_run)
+    fix_sequence(c, IdTable::Users, dry_run)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -753,67 +616,6 @@ const TOKEN_COLS: &[&str] = &[
     "deleted_at",
 ];
 
-#[derive(Debug, Clone, PartialEq)]
-struct TokenData {
-    user_id: i64,
-    name: String,
-    status: i32,
-    created_at: i64,
-    accessed_at: i64,
-    expired_at: i64,
-    remain_quota: i64,
-    unlimited_quota: bool,
-    used_quota: i64,
-    group_name: String,
-    models: String,
-    subnet: String,
-    heartbeat_enabled: bool,
-    heartbeat_timeout: i32,
-}
-
-impl TokenData {
-    fn of(r: &switchboard_store::tokens::TokenRow) -> TokenData {
-        TokenData {
-            user_id: r.user_id,
-            name: r.name.clone(),
-            status: r.status,
-            created_at: r.created_at,
-            accessed_at: r.accessed_at,
-            expired_at: r.expired_at,
-            remain_quota: r.remain_quota,
-            unlimited_quota: r.unlimited_quota,
-            used_quota: r.used_quota,
-            group_name: r.group_name.clone(),
-            models: r.models.clone(),
-            subnet: r.subnet.clone(),
-            heartbeat_enabled: r.heartbeat_enabled,
-            heartbeat_timeout: r.heartbeat_timeout,
-        }
-    }
-}
-
-macro_rules! token_values {
-    ($d:expr) => {
-        (
-            tokens::user_id.eq($d.user_id),
-            tokens::name.eq(&$d.name),
-            tokens::status.eq($d.status),
-            tokens::created_at.eq($d.created_at),
-            tokens::accessed_at.eq($d.accessed_at),
-            tokens::expired_at.eq($d.expired_at),
-            tokens::remain_quota.eq($d.remain_quota),
-            tokens::unlimited_quota.eq($d.unlimited_quota),
-            tokens::used_quota.eq($d.used_quota),
-            tokens::group_name.eq(&$d.group_name),
-            tokens::models.eq(&$d.models),
-            tokens::subnet.eq(&$d.subnet),
-            tokens::heartbeat_enabled.eq($d.heartbeat_enabled),
-            tokens::heartbeat_timeout.eq($d.heartbeat_timeout),
-            tokens::updated_at.eq(now()),
-        )
-    };
-}
-
 fn comma_list<'a>(items: impl Iterator<Item = &'a str>) -> String {
     let mut out: Vec<&str> = Vec::new();
     for i in items.map(str::trim).filter(|s| !s.is_empty()) {
@@ -829,30 +631,20 @@ fn one_hub_setting(text: &str) -> (Option<String>, Option<String>, Option<(bool,
     let Ok(v) = serde_json::from_str::<Value>(text) else {
         return (None, None, None);
     };
-    let strings = |v: Option<&Value>| -> Vec<String> {
-        v.and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    // An enabled limit's list (`{"enabled": true, "<list>": ["a", "b"]}`) as a comma list.
     let limits = v.get("limits");
-    let models = limits
-        .and_then(|l| l.get("limit_model_setting"))
-        .filter(|m| m.get("enabled").and_then(Value::as_bool) == Some(true))
-        .map(|m| {
-            let list = strings(m.get("models"));
-            comma_list(list.iter().map(String::as_str))
-        });
-    let ips = limits
-        .and_then(|l| l.get("limits_ip_setting"))
-        .filter(|m| m.get("enabled").and_then(Value::as_bool) == Some(true))
-        .map(|m| {
-            let list = strings(m.get("whitelist"));
-            comma_list(list.iter().map(String::as_str))
-        });
+    let enabled_list = |setting: &str, list: &str| {
+        let m = limits?.get(setting)?;
+        if m.get("enabled").and_then(Value::as_bool) != Some(true) {
+            return None;
+        }
+        let items = m.get(list).and_then(Value::as_array);
+        Some(comma_list(
+            items.into_iter().flatten().filter_map(Value::as_str),
+        ))
+    };
+    let models = enabled_list("limit_model_setting", "models");
+    let ips = enabled_list("limits_ip_setting", "whitelist");
     let heartbeat = v.get("heartbeat").map(|h| {
         (
             h.get("enabled").and_then(Value::as_bool).unwrap_or(false),
@@ -866,27 +658,19 @@ fn one_hub_setting(text: &str) -> (Option<String>, Option<String>, Option<(bool,
     (models, ips, heartbeat)
 }
 
-fn tokens_kind(
-    ctx: &Ctx<'_>,
-    rows: &[Row],
-    c: &mut DbConn,
-    rep: &mut KindReport,
-) -> Result<(), ImportError> {
-    for r in rows {
-        let id = r.id();
-        if r.soft_deleted() {
-            rep.skip(&id, "soft-deleted (deleted_at set)");
-            continue;
-        }
+struct Tokens<'a>(&'a Ctx<'a>);
+
+impl RowKind for Tokens<'_> {
+    type Item = store::ImportedToken;
+
+    fn map(&mut self, r: &Row) -> Result<store::ImportedToken, String> {
         let owner = r.int("user_id", 0);
-        let Some(&user_id) = ctx.users.get(&owner) else {
-            rep.skip(&id, format!("its user {owner} was not imported"));
-            continue;
+        let Some(&user_id) = self.0.users.get(&owner) else {
+            return Err(format!("its user {owner} was not imported"));
         };
         let key = r.str("key").trim().to_owned();
         if key.is_empty() {
-            rep.skip(&id, "empty key");
-            continue;
+            return Err("empty key".into());
         }
         let full = if key.starts_with(switchboard_domain::token::KEY_PREFIX) {
             key
@@ -895,8 +679,7 @@ fn tokens_kind(
         };
         let status = clamp_i32(r.int("status", 1));
         if !(1..=4).contains(&status) {
-            rep.skip(&id, format!("unknown status {status}"));
-            continue;
+            return Err(format!("unknown status {status}"));
         }
         let (mut models, mut subnet, mut heartbeat) = (
             comma_list(r.str("models").split(',')),
@@ -912,79 +695,41 @@ fn tokens_kind(
         if !subnet.is_empty() {
             match switchboard_domain::token::IpAllowList::parse(&subnet) {
                 Ok(list) => subnet = list.to_string(),
-                Err(e) => {
-                    rep.skip(&id, format!("IP allow-list {subnet:?} is invalid: {e}"));
-                    continue;
-                }
+                Err(e) => return Err(format!("IP allow-list {subnet:?} is invalid: {e}")),
             }
         }
         let name = match r.str("name").trim() {
             "" => "imported".to_owned(),
             n => n.to_owned(),
         };
-        let d = TokenData {
-            user_id,
-            name,
-            status,
-            created_at: r.int("created_time", 0),
-            accessed_at: r.int("accessed_time", 0),
-            expired_at: r.int("expired_time", -1),
-            remain_quota: r.int("remain_quota", 0),
-            unlimited_quota: r.bool("unlimited_quota", false),
-            used_quota: r.int("used_quota", 0),
-            group_name: r.str("group").trim().to_owned(),
-            models,
-            subnet,
-            heartbeat_enabled: heartbeat.0,
-            heartbeat_timeout: heartbeat.1,
-        };
         let src_id = r.int("id", 0);
-        let digest = key_digest(&full);
-        row(
-            c,
-            rep,
-            &id,
-            |c| match switchboard_store::tokens::find_by_key_hash(c, &digest) {
-                Ok(cur) => {
-                    if TokenData::of(&cur) == d {
-                        return Ok(Outcome::Unchanged);
-                    }
-                    diesel::update(tokens::table.find(cur.id))
-                        .set(token_values!(d))
-                        .execute(c)?;
-                    Ok(Outcome::Updated)
-                }
-                Err(e) if e.is_not_found() => {
-                    let sealed = ctx.sealer.key_box.seal(&full);
-                    let hint = key_hint(&full);
-                    let secret = (
-                        tokens::key_hash.eq(&digest),
-                        tokens::key_ciphertext.eq(&sealed),
-                        tokens::key_hint.eq(&hint),
-                    );
-                    let taken: i64 = tokens::table
-                        .filter(tokens::id.eq(src_id))
-                        .count()
-                        .get_result(c)?;
-                    if taken == 0 && src_id > 0 {
-                        diesel::insert_into(tokens::table)
-                            .values((tokens::id.eq(src_id), secret, token_values!(d)))
-                            .execute(c)?;
-                    } else {
-                        insert_returning_id!(
-                            c,
-                            tokens::table,
-                            (secret, token_values!(d)),
-                            tokens::id
-                        )?;
-                    }
-                    Ok(Outcome::Inserted)
-                }
-                Err(e) => Err(e.into()),
+        Ok(store::ImportedToken {
+            keep_id: (src_id > 0).then_some(src_id),
+            key_hash: key_digest(&full),
+            key_ciphertext: self.0.sealer.key_box.seal(&full),
+            key_hint: key_hint(&full),
+            fields: store::ImportedTokenFields {
+                user_id,
+                name,
+                status,
+                created_at: r.int("created_time", 0),
+                accessed_at: r.int("accessed_time", 0),
+                expired_at: r.int("expired_time", -1),
+                remain_quota: r.int("remain_quota", 0),
+                unlimited_quota: r.bool("unlimited_quota", false),
+                used_quota: r.int("used_quota", 0),
+                group_name: r.str("group").trim().to_owned(),
+                models,
+                subnet,
+                heartbeat_enabled: heartbeat.0,
+                heartbeat_timeout: heartbeat.1,
             },
-        );
+        })
     }
-    fix_sequence(c, "tokens", ctx.opts.dry_run)
+
+    fn write(&mut self, c: &mut DbConn, token: &store::ImportedToken) -> Result<Upserted, RowErr> {
+        Ok(store::upsert_token_with_id(c, token)?)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1056,17 +801,8 @@ fn one_hub_channel_type(t: i64) -> Option<i32> {
     switchboard_domain::channel::channel_type(t).map(|ct| ct.id)
 }
 
-struct ChannelData {
-    fields: switchboard_store::channels::ChannelFields,
-    created_at: i64,
-    used_quota: i64,
-    balance: i64,
-    balance_updated_at: i64,
-    response_time: i32,
-    test_time: i64,
-}
-
-fn channel_data(ctx: &Ctx<'_>, r: &Row) -> Result<ChannelData, String> {
+/// The channel of a source row, its key still plain.
+fn channel_data(ctx: &Ctx<'_>, r: &Row) -> Result<store::ImportedChannel, String> {
     let src_type = r.int("type", 0);
     let channel_type = match ctx.opts.from {
         Origin::OneApi => one_api_channel_type(src_type),
@@ -1157,48 +893,64 @@ fn channel_data(ctx: &Ctx<'_>, r: &Row) -> Result<ChannelData, String> {
         updated_at: now(),
         destination_by_root: true,
     };
-    Ok(ChannelData {
+    let src_id = r.int("id", 0);
+    Ok(store::ImportedChannel {
+        keep_id: (src_id > 0).then_some(src_id),
         fields,
-        created_at: r.int("created_time", 0),
-        used_quota: r.int("used_quota", 0),
-        balance: (r.float("balance", 0.0) * 1_000_000.0).round() as i64,
-        balance_updated_at: r.int("balance_updated_time", 0),
-        response_time: clamp_i32(r.int("response_time", 0)),
-        test_time: r.int("test_time", 0),
+        stats: store::ImportedChannelStats {
+            created_at: r.int("created_time", 0),
+            used_quota: r.int("used_quota", 0),
+            balance: (r.float("balance", 0.0) * 1_000_000.0).round() as i64,
+            balance_updated_at: r.int("balance_updated_time", 0),
+            response_time: clamp_i32(r.int("response_time", 0)),
+            test_time: r.int("test_time", 0),
+        },
     })
 }
 
-fn same_channel(
-    ctx: &Ctx<'_>,
-    cur: &switchboard_store::channels::ChannelRow,
-    d: &ChannelData,
-) -> bool {
-    let f = &d.fields;
-    cur.channel_type == f.channel_type
-        && cur.name == f.name
-        && ctx.sealer.secret_box.open(&cur.key).ok().as_deref() == Some(f.key.as_str())
-        && cur.base_url == f.base_url
-        && cur.group_name == f.group_name
-        && cur.models == f.models
-        && cur.model_mapping == f.model_mapping
-        && cur.priority == f.priority
-        && cur.weight == f.weight
-        && cur.tag == f.tag
-        && cur.proxy == f.proxy
-        && cur.test_model == f.test_model
-        && cur.status == f.status
-        && cur.custom_headers == f.custom_headers
-        && cur.config == f.config
-        && cur.disabled_stream == f.disabled_stream
-        && cur.pre_cost == f.pre_cost
-        && cur.auto_ban == f.auto_ban
-        && cur.destination_by_root == f.destination_by_root
-        && cur.created_at == d.created_at
-        && cur.used_quota == d.used_quota
-        && cur.balance == d.balance
-        && cur.balance_updated_at == d.balance_updated_at
-        && cur.response_time == d.response_time
-        && cur.test_time == d.test_time
+/// A channel to write, and its key in plain (to compare with the sealed one stored).
+struct ChannelItem {
+    channel: store::ImportedChannel,
+    plain_key: String,
+}
+
+struct Channels<'a> {
+    ctx: &'a Ctx<'a>,
+    /// Source channel ids to target ids, as they are written.
+    ids: &'a mut HashMap<i64, i64>,
+    /// Target channels already matched in this run: a channel is not taken twice.
+    claimed: HashSet<i64>,
+}
+
+impl RowKind for Channels<'_> {
+    type Item = ChannelItem;
+
+    fn map(&mut self, r: &Row) -> Result<ChannelItem, String> {
+        let mut channel = channel_data(self.ctx, r)?;
+        if channel.fields.name.is_empty() {
+            return Err("empty name".into());
+        }
+        let plain_key = std::mem::take(&mut channel.fields.key);
+        channel.fields.key = self.ctx.sealer.secret_box.seal(&plain_key);
+        Ok(ChannelItem { channel, plain_key })
+    }
+
+    fn write(&mut self, c: &mut DbConn, item: &ChannelItem) -> Result<Upserted, RowErr> {
+        let key_matches = |stored: &str| {
+            self.ctx.sealer.secret_box.open(stored).ok().as_deref() == Some(&*item.plain_key)
+        };
+        Ok(store::upsert_channel_with_id(
+            c,
+            &item.channel,
+            &self.claimed,
+            key_matches,
+        )?)
+    }
+
+    fn written(&mut self, r: &Row, target: i64) {
+        self.ids.insert(r.int("id", 0), target);
+        self.claimed.insert(target);
+    }
 }
 
 fn channels_kind(
@@ -1208,104 +960,19 @@ fn channels_kind(
     rep: &mut KindReport,
     map: &mut HashMap<i64, i64>,
 ) -> Result<(), ImportError> {
-    for r in rows {
-        let id = r.id();
-        if r.soft_deleted() {
-            rep.skip(&id, "soft-deleted (deleted_at set)");
-            continue;
-        }
-        let mut d = match channel_data(ctx, r) {
-            Ok(d) => d,
-            Err(e) => {
-                rep.skip(&id, e);
-                continue;
-            }
-        };
-        if d.fields.name.is_empty() {
-            rep.skip(&id, "empty name");
-            continue;
-        }
-        let src_id = r.int("id", 0);
-        let mut mapped = None;
-        let ok = row(c, rep, &id, |c| {
-            // Same id and name first; otherwise the first channel of that name and type.
-            // A channel another source row already matched in this run is not taken twice.
-            let by_id = switchboard_store::channels::find(c, src_id)
-                .ok()
-                .filter(|cur| cur.name == d.fields.name && !map.values().any(|v| *v == cur.id));
-            let cur = match by_id {
-                Some(cur) => Some(cur),
-                None => channels::table
-                    .filter(channels::name.eq(&d.fields.name))
-                    .filter(channels::channel_type.eq(d.fields.channel_type))
-                    .order(channels::id.asc())
-                    .select(switchboard_store::channels::ChannelRow::as_select())
-                    .load(c)?
-                    .into_iter()
-                    .find(|cur| !map.values().any(|v| *v == cur.id)),
-            };
-            let plain_key = d.fields.key.clone();
-            let (target_id, outcome) = match cur {
-                Some(cur) if same_channel(ctx, &cur, &d) => {
-                    mapped = Some(cur.id);
-                    return Ok(Outcome::Unchanged);
-                }
-                Some(cur) => {
-                    d.fields.key = ctx.sealer.secret_box.seal(&plain_key);
-                    switchboard_store::channels::update(c, cur.id, &d.fields)?;
-                    (cur.id, Outcome::Updated)
-                }
-                None => {
-                    d.fields.key = ctx.sealer.secret_box.seal(&plain_key);
-                    let taken: i64 = channels::table
-                        .filter(channels::id.eq(src_id))
-                        .count()
-                        .get_result(c)?;
-                    let new_id = if taken == 0 && src_id > 0 {
-                        diesel::insert_into(channels::table)
-                            .values((
-                                channels::id.eq(src_id),
-                                &d.fields,
-                                channels::created_at.eq(d.created_at),
-                            ))
-                            .execute(c)?;
-                        src_id
-                    } else {
-                        insert_returning_id!(
-                            c,
-                            channels::table,
-                            (&d.fields, channels::created_at.eq(d.created_at)),
-                            channels::id
-                        )?
-                    };
-                    // The store's update rebuilds the abilities (group x model) from the fields.
-                    switchboard_store::channels::update(c, new_id, &d.fields)?;
-                    (new_id, Outcome::Inserted)
-                }
-            };
-            diesel::update(channels::table.find(target_id))
-                .set((
-                    channels::created_at.eq(d.created_at),
-                    channels::used_quota.eq(d.used_quota),
-                    channels::balance.eq(d.balance),
-                    channels::balance_updated_at.eq(d.balance_updated_at),
-                    channels::response_time.eq(d.response_time),
-                    channels::test_time.eq(d.test_time),
-                ))
-                .execute(c)?;
-            mapped = Some(target_id);
-            Ok(outcome)
-        });
-        if let (true, Some(t)) = (ok, mapped) {
-            map.insert(src_id, t);
-        }
-    }
+    let claimed = map.values().copied().collect();
+    let mut channels = Channels {
+        ctx,
+        ids: map,
+        claimed,
+    };
+    write_rows(&mut channels, rows, c, rep);
     if ctx.opts.from == Origin::OneApi {
         rep.notes.push(
             "one-api's per-channel system_prompt and plugin settings are not imported".into(),
         );
     }
-    fix_sequence(c, "channels", ctx.opts.dry_run)
+    fix_sequence(c, IdTable::Channels, ctx.opts.dry_run)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1323,90 +990,43 @@ const CODE_COLS: &[&str] = &[
     "deleted_at",
 ];
 
-fn codes_kind(
-    ctx: &Ctx<'_>,
-    rows: &[Row],
-    c: &mut DbConn,
-    rep: &mut KindReport,
-) -> Result<(), ImportError> {
-    for r in rows {
-        let id = r.id();
-        if r.soft_deleted() {
-            rep.skip(&id, "soft-deleted (deleted_at set)");
-            continue;
-        }
+struct Codes<'a>(&'a Ctx<'a>);
+
+impl RowKind for Codes<'_> {
+    type Item = store::ImportedRedemption;
+
+    fn map(&mut self, r: &Row) -> Result<store::ImportedRedemption, String> {
         let code = r.str("key").trim().to_owned();
         if code.is_empty() {
-            rep.skip(&id, "empty code");
-            continue;
+            return Err("empty code".into());
         }
         let status = clamp_i32(r.int("status", 1));
         if !(1..=3).contains(&status) {
-            rep.skip(&id, format!("unknown status {status}"));
-            continue;
+            return Err(format!("unknown status {status}"));
         }
         let creator = r.int("user_id", 0);
-        let user_id = ctx.users.get(&creator).copied().unwrap_or(0);
-        let name = r.str("name");
-        let quota = r.int("quota", 0);
-        let created_at = r.int("created_time", 0);
-        let redeemed_at = r.int("redeemed_time", 0);
         let src_id = r.int("id", 0);
-        let values = (
-            redemptions::user_id.eq(user_id),
-            redemptions::name.eq(&name),
-            redemptions::status.eq(status),
-            redemptions::quota.eq(quota),
-            redemptions::created_at.eq(created_at),
-            redemptions::redeemed_at.eq(redeemed_at),
-        );
-        row(
-            c,
-            rep,
-            &id,
-            |c| match switchboard_store::redemptions::find_by_code(c, &code) {
-                Ok(cur) => {
-                    if (cur.user_id, &cur.name, cur.status, cur.quota)
-                        == (user_id, &name, status, quota)
-                        && (cur.created_at, cur.redeemed_at) == (created_at, redeemed_at)
-                    {
-                        return Ok(Outcome::Unchanged);
-                    }
-                    diesel::update(redemptions::table.find(cur.id))
-                        .set(values)
-                        .execute(c)?;
-                    Ok(Outcome::Updated)
-                }
-                Err(e) if e.is_not_found() => {
-                    let taken: i64 = redemptions::table
-                        .filter(redemptions::id.eq(src_id))
-                        .count()
-                        .get_result(c)?;
-                    if taken == 0 && src_id > 0 {
-                        diesel::insert_into(redemptions::table)
-                            .values((
-                                redemptions::id.eq(src_id),
-                                redemptions::code.eq(&code),
-                                values,
-                            ))
-                            .execute(c)?;
-                    } else {
-                        insert_returning_id!(
-                            c,
-                            redemptions::table,
-                            (redemptions::code.eq(&code), values),
-                            redemptions::id
-                        )?;
-                    }
-                    Ok(Outcome::Inserted)
-                }
-                Err(e) => Err(e.into()),
+        Ok(store::ImportedRedemption {
+            keep_id: (src_id > 0).then_some(src_id),
+            code,
+            fields: store::ImportedRedemptionFields {
+                user_id: self.0.users.get(&creator).copied().unwrap_or(0),
+                name: r.str("name"),
+                status,
+                quota: r.int("quota", 0),
+                created_at: r.int("created_time", 0),
+                redeemed_at: r.int("redeemed_time", 0),
             },
-        );
+        })
     }
-    rep.notes
-        .push("who redeemed a used code is not recorded by the source: used_user_id is 0".into());
-    fix_sequence(c, "redemptions", ctx.opts.dry_run)
+
+    fn write(
+        &mut self,
+        c: &mut DbConn,
+        code: &store::ImportedRedemption,
+    ) -> Result<Upserted, RowErr> {
+        Ok(store::upsert_redemption_with_id(c, code)?)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1421,29 +1041,6 @@ const PRICE_COLS: &[&str] = &[
     "locked",
     "extra_ratios",
 ];
-
-fn write_price(c: &mut DbConn, p: &Price) -> Result<Outcome, RowErr> {
-    use switchboard_store::prices;
-    match prices::find(c, &p.model) {
-        Ok(cur) => {
-            let mut f = prices::PriceFields::from_price(p);
-            f.max_output_tokens = cur.max_output_tokens;
-            if (&cur.price_type, cur.channel_type, cur.input, cur.output)
-                == (&f.price_type, f.channel_type, f.input, f.output)
-                && (&cur.extra_ratios, cur.locked) == (&f.extra_ratios, f.locked)
-            {
-                return Ok(Outcome::Unchanged);
-            }
-            prices::update(c, &p.model, &f)?;
-            Ok(Outcome::Updated)
-        }
-        Err(e) if e.is_not_found() => {
-            prices::insert(c, &prices::PriceFields::from_price(p))?;
-            Ok(Outcome::Inserted)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
 
 fn prices_kind(
     ctx: &Ctx<'_>,
@@ -1486,20 +1083,13 @@ fn prices_kind(
                 rep.skip(&model, e.to_string());
                 continue;
             }
-            row(c, rep, &model, |c| write_price(c, &p));
+            row(c, rep, &model, |c| Ok(store::upsert_price(c, &p)?.outcome));
         }
         return Ok(());
     }
     // one-api: ModelRatio (input ratio) and CompletionRatio (output = input x completion).
-    let Some(text) = ctx.src_option("ModelRatio") else {
+    let Some(ratios) = ctx.src_json_option("ModelRatio", rep) else {
         return Ok(());
-    };
-    let ratios: Map<String, Value> = match serde_json::from_str(text) {
-        Ok(m) => m,
-        Err(e) => {
-            rep.skip("ModelRatio", format!("not a JSON object: {e}"));
-            return Ok(());
-        }
     };
     let completion: Map<String, Value> = ctx
         .src_option("CompletionRatio")
@@ -1534,7 +1124,7 @@ fn prices_kind(
             continue;
         }
         row(c, rep, &format!("ModelRatio[{model}]"), |c| {
-            write_price(c, &p)
+            Ok(store::upsert_price(c, &p)?.outcome)
         });
     }
     for model in completion.keys().filter(|m| !ratios.contains_key(*m)) {
@@ -1590,9 +1180,7 @@ fn logs_kind(ctx: &Ctx<'_>, src: &mut Source, target: &mut DbConn) -> KindReport
             let page = src.read("logs", LOG_COLS, Some((after, LOG_PAGE)))?;
             let Some(last) = page.last() else { break };
             after = last.int("id", after);
-            for r in &page {
-                log_row(ctx, r, c, rep);
-            }
+            write_rows(&mut Logs(ctx), &page, c, rep);
             if (page.len() as i64) < LOG_PAGE {
                 break;
             }
@@ -1602,64 +1190,61 @@ fn logs_kind(ctx: &Ctx<'_>, src: &mut Source, target: &mut DbConn) -> KindReport
              statistics (dashboards and invoices count from the import on)"
                 .into(),
         );
-        fix_sequence(c, "logs", ctx.opts.dry_run)
+        fix_sequence(c, IdTable::Logs, ctx.opts.dry_run)
     })
 }
 
-fn log_row(ctx: &Ctx<'_>, r: &Row, c: &mut DbConn, rep: &mut KindReport) {
-    let id = r.id();
-    let log_type = clamp_i32(r.int("type", 0));
-    if !(1..=5).contains(&log_type) {
-        rep.skip(&id, format!("unknown log type {log_type}"));
-        return;
-    }
-    let request_id = format!("import:{}:{id}", ctx.opts.from);
-    let src_user = r.int("user_id", 0);
-    let user_id = ctx.users.get(&src_user).copied().unwrap_or(src_user);
-    let src_channel = r.int("channel_id", 0);
-    let channel_id = ctx
-        .channels
-        .get(&src_channel)
-        .copied()
-        .unwrap_or(src_channel);
-    let elapsed = r
-        .int_checked("request_time")
-        .ok()
-        .flatten()
-        .or_else(|| r.int_checked("elapsed_time").ok().flatten())
-        .unwrap_or(0);
-    let metadata = match r.opt("metadata").map(str::trim) {
-        None | Some("" | "null") => String::new(),
-        Some(m) => m.to_owned(),
-    };
-    row(c, rep, &id, |c| {
-        let n: i64 = logs::table
-            .filter(logs::request_id.eq(&request_id))
-            .count()
-            .get_result(c)?;
-        if n > 0 {
-            return Ok(Outcome::Unchanged);
+struct Logs<'a>(&'a Ctx<'a>);
+
+impl RowKind for Logs<'_> {
+    type Item = store::ImportedLog;
+
+    fn map(&mut self, r: &Row) -> Result<store::ImportedLog, String> {
+        let log_type = clamp_i32(r.int("type", 0));
+        if !(1..=5).contains(&log_type) {
+            return Err(format!("unknown log type {log_type}"));
         }
-        diesel::insert_into(logs::table)
-            .values((
-                logs::created_at.eq(r.int("created_at", 0)),
-                logs::log_type.eq(log_type),
-                logs::user_id.eq(user_id),
-                logs::username.eq(r.str("username")),
-                logs::token_name.eq(r.str("token_name")),
-                logs::channel_id.eq(channel_id),
-                logs::model_name.eq(r.str("model_name")),
-                logs::quota.eq(r.int("quota", 0)),
-                logs::prompt_tokens.eq(clamp_i32(r.int("prompt_tokens", 0))),
-                logs::completion_tokens.eq(clamp_i32(r.int("completion_tokens", 0))),
-                logs::use_time_ms.eq(clamp_i32(elapsed)),
-                logs::is_stream.eq(r.bool("is_stream", false)),
-                logs::source_ip.eq(r.str("source_ip")),
-                logs::request_id.eq(&request_id),
-                logs::content.eq(r.str("content")),
-                logs::metadata.eq(&metadata),
-            ))
-            .execute(c)?;
-        Ok(Outcome::Inserted)
-    });
+        let request_id = format!("import:{}:{}", self.0.opts.from, r.id());
+        let src_user = r.int("user_id", 0);
+        let user_id = self.0.users.get(&src_user).copied().unwrap_or(src_user);
+        let src_channel = r.int("channel_id", 0);
+        let channel_id = self
+            .0
+            .channels
+            .get(&src_channel)
+            .copied()
+            .unwrap_or(src_channel);
+        let elapsed = r
+            .int_checked("request_time")
+            .ok()
+            .flatten()
+            .or_else(|| r.int_checked("elapsed_time").ok().flatten())
+            .unwrap_or(0);
+        let metadata = match r.opt("metadata").map(str::trim) {
+            None | Some("" | "null") => String::new(),
+            Some(m) => m.to_owned(),
+        };
+        Ok(store::ImportedLog {
+            created_at: r.int("created_at", 0),
+            log_type,
+            user_id,
+            username: r.str("username"),
+            token_name: r.str("token_name"),
+            channel_id,
+            model_name: r.str("model_name"),
+            quota: r.int("quota", 0),
+            prompt_tokens: clamp_i32(r.int("prompt_tokens", 0)),
+            completion_tokens: clamp_i32(r.int("completion_tokens", 0)),
+            use_time_ms: clamp_i32(elapsed),
+            is_stream: r.bool("is_stream", false),
+            source_ip: r.str("source_ip"),
+            request_id,
+            content: r.str("content"),
+            metadata,
+        })
+    }
+
+    fn write(&mut self, c: &mut DbConn, log: &store::ImportedLog) -> Result<Upserted, RowErr> {
+        Ok(store::insert_log_once(c, log)?)
+    }
 }

@@ -42,7 +42,7 @@ pub struct ChannelRow {
 }
 
 /// Everything an operator sets on a channel (create and full update).
-#[derive(Debug, Clone, Insertable, AsChangeset)]
+#[derive(Debug, Clone, PartialEq, Insertable, AsChangeset)]
 #[diesel(table_name = channels)]
 pub struct ChannelFields {
     pub channel_type: i32,
@@ -284,7 +284,7 @@ pub fn abilities_of(
 
 /// The operator-set fields of a stored channel (to rewrite it through [`update`], which keeps
 /// its abilities in step). The key is carried over as stored (sealed by the api layer).
-fn fields_of(r: &ChannelRow) -> ChannelFields {
+pub(crate) fn fields_of(r: &ChannelRow) -> ChannelFields {
     ChannelFields {
         channel_type: r.channel_type,
         name: r.name.clone(),

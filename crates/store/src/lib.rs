@@ -8,6 +8,7 @@ pub mod channels;
 pub mod conn;
 pub mod dead_letters;
 pub mod error;
+pub mod import;
 pub mod invoices;
 pub mod job_locks;
 pub mod logs;

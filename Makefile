@@ -69,7 +69,7 @@ test-soak: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && SOAK_
 
 soak:
 	$(CARGO) build $(if $(filter-out 0,$(SOAK_RELEASE)),--release) -p switchboard -p switchboard-mock-upstream
-	python3 scripts/soak.py
+	SOAK_RATE=$${SOAK_RATE:-half} python3 scripts/soak.py
 
 # The property-based fuzzing suites (docs/security.md, "Fuzzing") for longer than the bounded
 # run of `make test`: FUZZ_CASES cases per property.

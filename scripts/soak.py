@@ -23,7 +23,11 @@ open files (/proc/pid/fd) and sockets (the fd links to `socket:`). After the war
     their consume logs, or the consume logs are not exactly the requests served (by request id).
 It prints a summary table either way. Standard library only.
 
-Knobs (environment): SOAK_SECONDS, SOAK_RATE, SOAK_THREADS, SOAK_SAMPLE_SECONDS,
+`SOAK_RATE=half` (what `make soak` uses) first measures what the server answers through this
+client in five seconds of unpaced load from the same threads (those calls are counted and
+checked like the others) and runs at half of it.
+
+Knobs (environment): SOAK_SECONDS, SOAK_RATE (a number, or `half`), SOAK_THREADS, SOAK_SAMPLE_SECONDS,
 SOAK_EDIT_SECONDS, SOAK_RELEASE=1, SOAK_KEEP_TMP=1 (keep the temp dir with the database and logs).
 """
 
@@ -52,7 +56,11 @@ SWITCHBOARD_BIN = os.path.join(TARGET_DIR, PROFILE, "switchboard")
 MOCK_BIN = os.path.join(TARGET_DIR, PROFILE, "mock-upstream")
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "3600"))
-RATE = float(os.environ.get("SOAK_RATE", "8"))
+# `half`: measure what the server takes through this client (PROBE_SECONDS of unpaced load from
+# the same threads, counted and checked like the rest) and run at half of it.
+RATE_SETTING = os.environ.get("SOAK_RATE", "8").strip()
+RATE = 0.0 if RATE_SETTING == "half" else float(RATE_SETTING)
+PROBE_SECONDS = 5.0
 THREADS = max(1, int(os.environ.get("SOAK_THREADS", "4")))
 SAMPLE_SECONDS = float(os.environ.get("SOAK_SAMPLE_SECONDS", "5"))
 EDIT_SECONDS = float(os.environ.get("SOAK_EDIT_SECONDS", "3"))
@@ -255,10 +263,10 @@ def check_answer(kind, status, text):
     return None
 
 
-def load_thread(n, port, keys, stop, stats):
-    """Requests at RATE / THREADS a second, on a kept-alive connection (a new one now and then,
-    as clients do), until `stop`."""
-    interval = THREADS / RATE
+def load_thread(n, port, keys, stop, stats, paced=True):
+    """Requests at RATE / THREADS a second (`paced`; else as fast as they are answered), on a
+    kept-alive connection (a new one now and then, as clients do), until `stop`."""
+    interval = THREADS / RATE if paced else 0.0
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
     i = n
     next_at = time.monotonic() + interval * n / THREADS
@@ -376,7 +384,7 @@ def books(db_path):
 
 
 def main():
-    global TMP
+    global TMP, RATE
     for path in (SWITCHBOARD_BIN, MOCK_BIN):
         if not os.access(path, os.X_OK):
             flag = " --release" if PROFILE == "release" else ""
@@ -424,11 +432,28 @@ def main():
     unlimited = api_or_fail(port, "POST", "/api/token", root_token,
                             {"name": "soak-unlimited", "unlimited_quota": True})
     keys = [limited["key"], unlimited["key"]]
+    stats = Stats()
+    if RATE_SETTING == "half":
+        probe_stop = threading.Event()
+        probe = [threading.Thread(target=load_thread, args=(n, port, keys, probe_stop, stats,
+                                                            False), daemon=True)
+                 for n in range(THREADS)]
+        probe_started = time.monotonic()
+        for t in probe:
+            t.start()
+        time.sleep(PROBE_SECONDS)
+        probe_stop.set()
+        for t in probe:
+            t.join()
+        took = time.monotonic() - probe_started
+        capacity = sum(stats.count.values()) / took
+        RATE = max(1.0, capacity / 2)
+        log(f"capacity through this client ({THREADS} threads, unpaced, {took:.1f} s): "
+            f"{capacity:.0f} req/s; the soak runs at half: {RATE:.0f} req/s")
     log(f"{PROFILE} build on :{port} (SQLite in {TMP}), mock upstream on :{mock_port}; "
         f"{SECONDS:.0f} s at {RATE:g} req/s from {THREADS} threads, a key edit every "
         f"{EDIT_SECONDS:g} s, a sample every {SAMPLE_SECONDS:g} s")
 
-    stats = Stats()
     samples = []
     stop = threading.Event()
     started = time.monotonic()

@@ -90,10 +90,14 @@ RSS_GROWTH_SLACK_MB = 2.0  # "not growing": last round at most max(2 MB, 5%) abo
 
 PROCS = []
 TMP = None
+# What the messages start with and which variable keeps the temp dir: scripts/soak.py uses these
+# process helpers too, under its own name.
+NAME = "bench"
+KEEP_TMP_ENV = "BENCH_KEEP_TMP"
 
 
 def log(msg):
-    print(f"bench: {msg}", flush=True)
+    print(f"{NAME}: {msg}", flush=True)
 
 
 def cleanup():
@@ -109,7 +113,7 @@ def cleanup():
             p.wait(timeout=max(0.1, deadline - time.time()))
         except subprocess.TimeoutExpired:
             p.kill()
-    if TMP and not os.environ.get("BENCH_KEEP_TMP"):
+    if TMP and not os.environ.get(KEEP_TMP_ENV):
         shutil.rmtree(TMP, ignore_errors=True)
 
 
@@ -125,7 +129,7 @@ def free_port():
 
 
 def fail(msg, logfile=None):
-    print(f"bench: FAILED: {msg}", file=sys.stderr)
+    print(f"{NAME}: FAILED: {msg}", file=sys.stderr, flush=True)
     if logfile and os.path.exists(logfile):
         with open(logfile, errors="replace") as f:
             tail = f.read()[-3000:]

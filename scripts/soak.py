@@ -36,9 +36,7 @@ import http.client
 import json
 import os
 import secrets
-import shutil
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -84,64 +82,16 @@ MODEL_EMBED = "text-embedding-3-small"
 # The mix, in order, repeated by every thread (offset by its number).
 MIX = ["chat", "stream", "chat", "embed", "stream", "fail", "chat", "stream", "embed", "chat"]
 
-PROCS = []
+# The process helpers (start-up wait, clean-up of the processes and the temp dir, failure
+# report with the log's tail) are the benchmark's.
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import bench as harness  # noqa: E402
+
+harness.NAME, harness.KEEP_TMP_ENV = "soak", "SOAK_KEEP_TMP"
+PROCS = harness.PROCS
 TMP = None
-
-
-def log(msg):
-    print(f"soak: {msg}", flush=True)
-
-
-def cleanup():
-    for p in reversed(PROCS):
-        if p.poll() is None:
-            try:
-                p.terminate()
-            except OSError:
-                pass
-    deadline = time.time() + 10
-    for p in PROCS:
-        try:
-            p.wait(timeout=max(0.1, deadline - time.time()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-    if TMP and not os.environ.get("SOAK_KEEP_TMP"):
-        shutil.rmtree(TMP, ignore_errors=True)
-
-
-def on_signal(signum, _frame):
-    cleanup()
-    sys.exit(128 + signum)
-
-
-def fail(msg, logfile=None):
-    print(f"soak: FAILED: {msg}", file=sys.stderr, flush=True)
-    if logfile and os.path.exists(logfile):
-        with open(logfile, errors="replace") as f:
-            tail = f.read()[-3000:]
-        print(f"--- {logfile} (end) ---\n{tail}", file=sys.stderr)
-    sys.exit(1)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_http(url, proc, logfile, timeout=60.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            fail(f"process exited with {proc.returncode} while starting", logfile)
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except urllib.error.HTTPError:
-            return  # it answers
-        except OSError:
-            time.sleep(0.1)
-    fail(f"{url} did not answer within {timeout:.0f} s", logfile)
+log, cleanup, on_signal = harness.log, harness.cleanup, harness.on_signal
+fail, free_port, wait_http = harness.fail, harness.free_port, harness.wait_http
 
 
 def api(port, method, path, token, payload=None):
@@ -391,7 +341,7 @@ def main():
             fail(f"{path} missing: cargo build{flag} -p switchboard -p switchboard-mock-upstream")
     if SECONDS < 10:
         fail("SOAK_SECONDS must be at least 10")
-    TMP = tempfile.mkdtemp(prefix="switchboard-soak-")
+    TMP = harness.TMP = tempfile.mkdtemp(prefix="switchboard-soak-")
     atexit.register(cleanup)
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
@@ -418,7 +368,7 @@ def main():
     sb = subprocess.Popen([SWITCHBOARD_BIN], cwd=TMP, env=env, stdout=open(sb_log, "w"),
                           stderr=subprocess.STDOUT)
     PROCS.append(sb)
-    wait_http(f"http://127.0.0.1:{port}/api/status", sb, sb_log)
+    wait_http(f"http://127.0.0.1:{port}/api/status", timeout=60, proc=sb, logfile=sb_log)
 
     upstream = f"http://127.0.0.1:{mock_port}"
     api_or_fail(port, "POST", "/api/channel", root_token,

@@ -5,19 +5,12 @@
 #![cfg(feature = "otel")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use serde_json::{json, Value};
+mod common;
+
+use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// An OTLP/HTTP receiver: keeps the JSON body of every `POST /v1/traces`, answers 200.
 fn receiver() -> (u16, Arc<Mutex<Vec<Value>>>) {
@@ -87,99 +80,24 @@ fn attr(span: &Value, key: &str) -> Option<String> {
 fn relayed_calls_are_exported_as_traces() {
     let upstream = switchboard_mock_upstream::MockUpstream::start();
     let (otlp_port, received) = receiver();
-    let dir = std::env::temp_dir().join(format!("sb-otel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let port = free_port();
-    let token = "otel-test-root-token-0123456789abcdef";
-    let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
-        .current_dir(&dir)
-        .env(
-            "SQL_DSN",
-            format!("sqlite://{}", dir.join("s.db").display()),
-        )
-        .env("PORT", port.to_string())
-        .env("HOST", "127.0.0.1")
-        .env("INITIAL_ROOT_PASSWORD", "root-password-1")
-        .env("INITIAL_ROOT_ACCESS_TOKEN", token)
-        .env("SESSION_SECRET", "otel-test-secret-0123456789abcdef")
-        .env("BCRYPT_COST", "4")
-        .env("LOG_LEVEL", "warn")
-        .env("GLOBAL_API_RATE_LIMIT", "0")
-        .env(
-            "OTEL_EXPORTER_OTLP_ENDPOINT",
-            format!("http://127.0.0.1:{otlp_port}/"),
-        )
-        .env("OTEL_BSP_SCHEDULE_DELAY", "100")
-        .env("OTEL_SERVICE_NAME", "switchboard-test")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let base = format!("http://127.0.0.1:{port}");
-    let http = reqwest::blocking::Client::new();
-    let started = Instant::now();
-    while http.get(format!("{base}/healthz")).send().is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let api = |method: reqwest::Method, path: &str, body: Value| -> Value {
-        let r: Value = http
-            .request(method, format!("{base}{path}"))
-            .header("Authorization", token)
-            .json(&body)
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        assert_eq!(r["success"], true, "{path}: {r}");
-        r
-    };
-    for (key, priority) in [("sk-mock-500", 10), ("sk-mock-ok", 0)] {
-        api(
-            reqwest::Method::POST,
-            "/api/channel",
-            json!({"name": key, "type": 1, "key": key, "base_url": upstream.base_url,
-                   "models": "gpt-4o-mini", "group": "default", "priority": priority}),
-        );
-    }
-    for (key, value) in [("RetryTimes", json!(1)), ("RetryCooldownSeconds", json!(0))] {
-        api(
-            reqwest::Method::PUT,
-            "/api/option",
-            json!({"key": key, "value": value}),
-        );
-    }
-    let key = api(
-        reqwest::Method::POST,
-        "/api/token",
-        json!({"name": "k", "unlimited_quota": true}),
-    )["data"]["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let server = common::Server::start(
+        "otel",
+        &[
+            ("LOG_LEVEL", "warn".into()),
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://127.0.0.1:{otlp_port}/"),
+            ),
+            ("OTEL_BSP_SCHEDULE_DELAY", "100".into()),
+            ("OTEL_SERVICE_NAME", "switchboard-test".into()),
+        ],
+    );
+    // Each call fails once (500) and is answered on the retry: two attempts.
+    let key = server.failing_then_answering(&upstream.base_url);
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let caller = "00f067aa0ba902b7";
-    let call = |traceparent: Option<String>| {
-        let mut rb = http
-            .post(format!("{base}/v1/chat/completions"))
-            .bearer_auth(&key)
-            .json(
-                &json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}),
-            );
-        if let Some(tp) = traceparent {
-            rb = rb.header("traceparent", tp);
-        }
-        let r = rb.send().unwrap();
-        assert_eq!(r.status(), 200);
-        let id = r.headers()["x-request-id"].to_str().unwrap().to_owned();
-        r.text().unwrap();
-        id
-    };
-    let first = call(Some(format!("00-{trace}-{caller}-01")));
-    let second = call(None);
+    let first = server.chat(&key, &[("traceparent", format!("00-{trace}-{caller}-01"))]);
+    let second = server.chat(&key, &[]);
 
     // Before shutdown: the batches arrive on their schedule.
     let spans = |received: &Arc<Mutex<Vec<Value>>>| -> Vec<Value> {
@@ -202,10 +120,7 @@ fn relayed_calls_are_exported_as_traces() {
         .any(|s| attr(s, "request_id").as_deref() == Some(second.as_str()))
     {
         if waited.elapsed() > Duration::from_secs(10) {
-            let _ = Command::new("kill")
-                .args(["-TERM", &child.id().to_string()])
-                .status();
-            let out = child.wait_with_output().unwrap();
+            let out = server.stop();
             panic!(
                 "no span of the second request arrived: {:#?}\n{}",
                 spans(&received),
@@ -214,12 +129,7 @@ fn relayed_calls_are_exported_as_traces() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "clean exit: {}", out.status);
+    server.stop();
     let all = spans(&received);
 
     let request = |id: &str| {

@@ -425,6 +425,7 @@ pub(super) struct LogMeta<'a> {
     pub input_ratio: f64,
     pub output_ratio: f64,
     pub price_type: switchboard_domain::price::PriceType,
+    #[serde(serialize_with = "usage_counted")]
     pub usage: &'a Usage,
     pub usage_estimated: bool,
     /// Answered from the response cache: what the answer costs at full price, of which the
@@ -433,6 +434,33 @@ pub(super) struct LogMeta<'a> {
     pub cache_full_quota: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_saved_quota: Option<i64>,
+}
+
+/// A consume log's usage: the prompt and completion counts, and of the detail buckets only
+/// those with tokens (readers take an absent bucket as 0: the console's breakdown, `Usage`'s
+/// `serde(default)`). Most answers fill two or three of the twelve; writing the zeros made every
+/// log row ~200 bytes longer and its JSON a third of the settlement's work.
+fn usage_counted<S: serde::Serializer>(u: &&Usage, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let buckets = [
+        ("cached_tokens", u.cached_tokens),
+        ("cached_write_tokens", u.cached_write_tokens),
+        ("cached_read_tokens", u.cached_read_tokens),
+        ("input_audio_tokens", u.input_audio_tokens),
+        ("output_audio_tokens", u.output_audio_tokens),
+        ("reasoning_tokens", u.reasoning_tokens),
+        ("input_text_tokens", u.input_text_tokens),
+        ("output_text_tokens", u.output_text_tokens),
+        ("input_image_tokens", u.input_image_tokens),
+        ("output_image_tokens", u.output_image_tokens),
+    ];
+    let mut m = s.serialize_map(None)?;
+    m.serialize_entry("prompt_tokens", &u.prompt_tokens)?;
+    m.serialize_entry("completion_tokens", &u.completion_tokens)?;
+    for (k, v) in buckets.into_iter().filter(|(_, v)| *v != 0) {
+        m.serialize_entry(k, &v)?;
+    }
+    m.end()
 }
 
 /// The per-request facts needed to bill it.
@@ -1685,5 +1713,55 @@ impl MeteredStream {
 impl Drop for MeteredStream {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(usage: &Usage) -> Value {
+        serde_json::to_value(LogMeta {
+            group_ratio: 1.0,
+            input_ratio: 1.0,
+            output_ratio: 1.0,
+            price_type: switchboard_domain::price::PriceType::Tokens,
+            usage,
+            usage_estimated: false,
+            cache_full_quota: None,
+            cache_saved_quota: None,
+        })
+        .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_logs_usage_keeps_every_counted_bucket_and_no_zeros() {
+        // Every bucket set: the log's usage says what `Usage` itself says (a bucket added to
+        // `Usage` but not to the log's list fails here).
+        let full: Usage = serde_json::from_value(json!({
+            "prompt_tokens": 1, "completion_tokens": 2, "cached_tokens": 3,
+            "cached_write_tokens": 4, "cached_read_tokens": 5, "input_audio_tokens": 6,
+            "output_audio_tokens": 7, "reasoning_tokens": 8, "input_text_tokens": 9,
+            "output_text_tokens": 10, "input_image_tokens": 11, "output_image_tokens": 12,
+        }))
+        .unwrap_or_default();
+        assert_eq!(
+            meta(&full)["usage"],
+            serde_json::to_value(full).unwrap_or_default()
+        );
+        // Only prompt, completion and the buckets with tokens; read back whole.
+        let some = Usage {
+            prompt_tokens: 0,
+            completion_tokens: 7,
+            reasoning_tokens: 3,
+            ..Usage::default()
+        };
+        let m = meta(&some);
+        assert_eq!(
+            m["usage"],
+            json!({"prompt_tokens": 0, "completion_tokens": 7, "reasoning_tokens": 3})
+        );
+        let back: Usage = serde_json::from_value(m["usage"].clone()).unwrap_or_default();
+        assert_eq!(back, some);
     }
 }

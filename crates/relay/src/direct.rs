@@ -7,7 +7,7 @@
 //! environment) through this client and hands back a `reqwest::Response`, so what follows is the
 //! same either way. Per request, reqwest's client added a redirect policy that parses the URL
 //! again (`Url::parse` of the request URI, IDNA host check included), a tower stack and its
-//! futures: about an eighth of the relay's instructions per request (bench/instructions.py).
+//! futures: about 9 % of the relay's instructions per request (bench/instructions.py).
 //!
 //! What reqwest did and this client does the same way: connect timeout 10 s, TCP keep-alive
 //! 60 s, `TCP_NODELAY`, idle connections kept 90 s, HTTP/2 where TLS negotiates it, `Accept:

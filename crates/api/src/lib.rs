@@ -112,6 +112,8 @@ pub struct AppState {
     pub backend: Backend,
     pub config: ApiConfig,
     pub settings: Settings,
+    /// Orders overlapping reloads of `settings` (see [`relay::Reloads`]).
+    pub settings_reloads: relay::Reloads,
     pub api_limiter: IpLimiter,
     pub critical_limiter: IpLimiter,
     /// Unix seconds when this process started (`/api/status` start_time).
@@ -151,6 +153,7 @@ impl AppState {
             critical_limiter: IpLimiter::new(config.critical_limit),
             config,
             settings: Settings::default(),
+            settings_reloads: relay::Reloads::default(),
             start_time: switchboard_store::now(),
             dummy_hash,
         })
@@ -177,6 +180,7 @@ impl AppState {
     /// Reloads every setting from the database into the in-memory snapshot, secret settings
     /// opened (a secret no known server secret opens is left out, as if unset, and logged).
     pub async fn reload_settings(&self) -> ApiResult<()> {
+        let ticket = self.settings_reloads.begin();
         let rows = self.db(|c| Ok(switchboard_store::options::all(c)?)).await?;
         let mut values = std::collections::HashMap::with_capacity(rows.len());
         for (key, value) in rows {
@@ -198,7 +202,8 @@ impl AppState {
                 }
             }
         }
-        self.settings.replace_all(values);
+        self.settings_reloads
+            .keep(ticket, || self.settings.replace_all(values));
         Ok(())
     }
 

@@ -126,6 +126,8 @@ pub struct RelayState {
     channels: RwLock<Arc<Snapshot>>,
     prices: RwLock<Arc<PriceTable>>,
     groups: RwLock<Arc<HashMap<String, GroupInfo>>>,
+    channel_reloads: Reloads,
+    pricing_reloads: Reloads,
     frozen: DashMap<i64, Instant>,
     limits: DashMap<String, LimitState>,
     /// Circuit breakers and latency per (channel, model), this node's own (smarter routing).
@@ -149,6 +151,8 @@ impl Default for RelayState {
                 switchboard_domain::price::default_prices(),
             ))),
             groups: RwLock::new(Arc::new(HashMap::new())),
+            channel_reloads: Reloads::default(),
+            pricing_reloads: Reloads::default(),
             frozen: DashMap::new(),
             limits: DashMap::new(),
             health: switchboard_relay::health::Health::default(),
@@ -171,6 +175,38 @@ fn write<T>(l: &RwLock<Arc<T>>, v: T) {
     match l.write() {
         Ok(mut g) => *g = Arc::new(v),
         Err(p) => *p.into_inner() = Arc::new(v),
+    }
+}
+
+/// Orders reloads of one snapshot that may overlap (a change made here, another node's message,
+/// the resync after (re)subscribing, the periodic one): each takes a ticket before it reads the
+/// database and keeps its result only if no reload that began later has been kept already. A
+/// later reload read the database later, so it saw at least as much; without this, a reload
+/// that began before a change and finished after the change's own reload put the old snapshot
+/// back until the next periodic reload (seen: the price set just after start-up lost to the
+/// subscriber's first resync).
+#[derive(Debug, Default)]
+pub struct Reloads {
+    next: std::sync::atomic::AtomicU64,
+    kept: std::sync::Mutex<u64>,
+}
+
+impl Reloads {
+    /// The ticket of a reload about to read the database.
+    pub fn begin(&self) -> u64 {
+        self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+    }
+
+    /// Runs `keep` (the write of the reloaded snapshot) unless a reload that began after
+    /// `ticket` has been kept; returns whether it ran.
+    pub fn keep(&self, ticket: u64, keep: impl FnOnce()) -> bool {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if ticket < *kept {
+            return false;
+        }
+        *kept = ticket;
+        keep();
+        true
     }
 }
 
@@ -421,17 +457,21 @@ impl RelayState {
     /// and periodically for changes made elsewhere), with the channel keys opened; a channel
     /// whose key cannot be opened is left out.
     pub async fn reload_channels(&self, state: &AppState) -> ApiResult<()> {
+        let ticket = self.channel_reloads.begin();
         let rows = state
             .db(|c| Ok(switchboard_store::channels::all(c)?))
             .await?;
         let rows = crate::at_rest::open_channel_keys(state, rows);
-        write(&self.channels, Snapshot::build(rows));
+        let snapshot = Snapshot::build(rows);
+        self.channel_reloads
+            .keep(ticket, || write(&self.channels, snapshot));
         Ok(())
     }
 
     /// Reloads prices (the table, with the built-in list as the fallback for models without a
     /// row) and group ratios.
     pub async fn reload_pricing(&self, state: &AppState) -> ApiResult<()> {
+        let ticket = self.pricing_reloads.begin();
         let (price_rows, group_rows) = state
             .db(|c| {
                 Ok((
@@ -474,8 +514,10 @@ impl RelayState {
                 )
             })
             .collect();
-        write(&self.prices, PriceTable::new(prices));
-        write(&self.groups, groups);
+        self.pricing_reloads.keep(ticket, || {
+            write(&self.prices, PriceTable::new(prices));
+            write(&self.groups, groups);
+        });
         Ok(())
     }
 }
@@ -655,9 +697,24 @@ pub fn spawn_flusher(state: actix_web::web::Data<AppState>, every: Duration) {
 
 #[cfg(test)]
 mod tests {
-    use super::{request_id, AuthToken, RelayState};
+    use super::{request_id, AuthToken, RelayState, Reloads};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
+
+    #[test]
+    fn a_reload_that_began_earlier_never_replaces_a_later_ones_snapshot() {
+        let r = Reloads::default();
+        let kept = std::cell::RefCell::new(Vec::new());
+        // Begun before the change, finished after the change's own reload: dropped.
+        let before_change = r.begin();
+        let after_change = r.begin();
+        assert!(r.keep(after_change, || kept.borrow_mut().push("new")));
+        assert!(!r.keep(before_change, || kept.borrow_mut().push("old")));
+        // In order, each is kept.
+        let next = r.begin();
+        assert!(r.keep(next, || kept.borrow_mut().push("newer")));
+        assert_eq!(*kept.borrow(), ["new", "newer"]);
+    }
 
     fn token(id: i64) -> Arc<AuthToken> {
         Arc::new(AuthToken {

@@ -57,7 +57,12 @@ SECONDS = float(os.environ.get("SOAK_SECONDS", "3600"))
 # `half`: measure what the server takes through this client (PROBE_SECONDS of unpaced load from
 # the same threads, counted and checked like the rest) and run at half of it.
 RATE_SETTING = os.environ.get("SOAK_RATE", "8").strip()
-RATE = 0.0 if RATE_SETTING == "half" else float(RATE_SETTING)
+try:
+    RATE = 0.0 if RATE_SETTING == "half" else float(RATE_SETTING)
+except ValueError:
+    RATE = -1.0
+if RATE_SETTING != "half" and not RATE > 0:
+    sys.exit(f"soak: SOAK_RATE must be requests a second above 0, or half (got {RATE_SETTING!r})")
 PROBE_SECONDS = 5.0
 THREADS = max(1, int(os.environ.get("SOAK_THREADS", "4")))
 SAMPLE_SECONDS = float(os.environ.get("SOAK_SAMPLE_SECONDS", "5"))

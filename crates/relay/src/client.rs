@@ -163,11 +163,7 @@ impl ClientPool {
         }
         match tokio::time::timeout(head_timeout, client.execute(request)).await {
             Ok(r) => r.map_err(|e| classify_transport(&e)),
-            Err(_) => Err(crate::provider::transport_failure(
-                true,
-                false,
-                &std::io::Error::new(std::io::ErrorKind::TimedOut, "operation timed out"),
-            )),
+            Err(_) => Err(crate::direct::timed_out()),
         }
     }
 

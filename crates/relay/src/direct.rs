@@ -96,8 +96,8 @@ impl Direct {
     }
 }
 
-/// The failure of a call that did not answer within its time.
-fn timed_out() -> UpstreamFailure {
+/// The failure of a call that did not answer within its time (either client).
+pub(crate) fn timed_out() -> UpstreamFailure {
     transport_failure(
         true,
         false,

@@ -42,10 +42,17 @@ impl Settings {
             var("OTEL_EXPORTER_OTLP_ENDPOINT")
                 .map(|e| format!("{}/v1/traces", e.trim().trim_end_matches('/')))
         })?;
-        let delay = var("OTEL_BSP_SCHEDULE_DELAY")
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .unwrap_or(1000)
-            .clamp(10, 60_000);
+        let delay = match var("OTEL_BSP_SCHEDULE_DELAY") {
+            None => 1000,
+            Some(v) => v.trim().parse::<u64>().unwrap_or_else(|_| {
+                eprintln!(
+                    "switchboard: OTEL_BSP_SCHEDULE_DELAY must be a number of milliseconds \
+                     (got {v:?}); using 1000"
+                );
+                1000
+            }),
+        }
+        .clamp(10, 60_000);
         Some(Settings {
             url: url.trim().to_owned(),
             service: var("OTEL_SERVICE_NAME").unwrap_or_else(|| "switchboard".into()),

@@ -1167,7 +1167,6 @@ async fn relay_parsed(
             billing.state.relay.ledger.apply_queued().await;
             return Ok(HttpResponse::Ok()
                 .insert_header((header::CONTENT_TYPE, "application/json"))
-                .insert_header(("X-Request-Id", billing.request_id.clone()))
                 .insert_header((super::cache::HEADER, "hit"))
                 .body(hit.body));
         }
@@ -1343,7 +1342,6 @@ async fn answer(
     let is_sse = content_type.to_str().is_ok_and(|c| {
         c.starts_with("text/event-stream") || c.starts_with("application/vnd.amazon.eventstream")
     });
-    let request_id = billing.request_id.clone();
     let heartbeat_after = billing.token.heartbeat_after;
     let billing_header = billing.cache_header;
     if billing.is_stream && is_sse {
@@ -1367,8 +1365,7 @@ async fn answer(
         let mut res = HttpResponse::build(status);
         res.insert_header((header::CONTENT_TYPE, content_type))
             .insert_header((header::CACHE_CONTROL, "no-cache"))
-            .insert_header(("X-Accel-Buffering", "no"))
-            .insert_header(("X-Request-Id", request_id));
+            .insert_header(("X-Accel-Buffering", "no"));
         if let Some(v) = billing_header {
             res.insert_header((super::cache::HEADER, v));
         }
@@ -1439,8 +1436,7 @@ async fn answer(
     // The client's next request sees this one settled (Redis mode applies it before answering).
     billing.state.relay.ledger.apply_queued().await;
     let mut res = HttpResponse::build(status);
-    res.insert_header((header::CONTENT_TYPE, content_type))
-        .insert_header(("X-Request-Id", request_id));
+    res.insert_header((header::CONTENT_TYPE, content_type));
     if let Some(v) = billing_header {
         res.insert_header((super::cache::HEADER, v));
     }

@@ -275,7 +275,7 @@ fn ratio(x: f64) -> Decimal {
     // The shortest-digits conversion is slow (it was ~3 % of the relay's CPU) and a gateway
     // prices with a handful of distinct ratios: the conversions are remembered per thread.
     thread_local! {
-        static SEEN: std::cell::RefCell<std::collections::HashMap<u64, Decimal>> =
+        static SEEN: std::cell::RefCell<foldhash::HashMap<u64, Decimal>> =
             std::cell::RefCell::default();
     }
     const KEPT: usize = 1024;
@@ -558,7 +558,7 @@ pub fn cost_units(price: &Price, usage: &Usage, group_ratio: f64, units: i64) ->
 /// Price rows indexed for lookup by requested model.
 #[derive(Debug, Clone, Default)]
 pub struct PriceTable {
-    exact: HashMap<String, Price>,
+    exact: foldhash::HashMap<String, Price>,
     /// Wildcard rows as (prefix, row), longest prefix first.
     wildcard: Vec<(String, Price)>,
 }
@@ -567,7 +567,7 @@ impl PriceTable {
     /// Builds the table. A model ending in `*` after at least one character is a wildcard row;
     /// everything else matches exactly. If two rows name the same model, the later one wins.
     pub fn new(prices: Vec<Price>) -> PriceTable {
-        let mut exact = HashMap::new();
+        let mut exact = foldhash::HashMap::default();
         let mut wild: HashMap<String, Price> = HashMap::new();
         for p in prices {
             match p

@@ -8,7 +8,6 @@
 //! across threads (two wake-ups each way). One client per worker thread keeps each connection
 //! on the worker that uses it.
 
-use std::collections::HashMap;
 use std::sync::RwLock;
 use std::thread::ThreadId;
 use std::time::Duration;
@@ -61,7 +60,7 @@ pub struct ClientPool {
     public_only: PerThread,
     /// The direct clients by thread ([`crate::direct`]); `None` when not used (a proxy in the
     /// environment, or switched off).
-    direct: Option<RwLock<HashMap<ThreadId, Direct>>>,
+    direct: Option<RwLock<foldhash::HashMap<ThreadId, Direct>>>,
 }
 
 impl Default for ClientPool {
@@ -71,7 +70,7 @@ impl Default for ClientPool {
 }
 
 /// Clients by proxy URL, then by thread.
-type PerThread = RwLock<HashMap<String, HashMap<ThreadId, reqwest::Client>>>;
+type PerThread = RwLock<foldhash::HashMap<String, foldhash::HashMap<ThreadId, reqwest::Client>>>;
 
 /// This thread's client for `proxy` in `map`, built by `build` and kept when missing.
 fn cached(

@@ -9,6 +9,7 @@
 //! OpenAI's. The shapes translated between are the borrowed structs of [`wire`].
 
 pub mod aws;
+pub mod bpe;
 pub mod client;
 pub mod direct;
 pub mod dispatch;

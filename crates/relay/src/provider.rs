@@ -66,7 +66,7 @@ pub struct ChannelTarget {
 /// type it was made from and used only while they are unchanged. Clones share the memo; it
 /// never makes two targets unequal.
 #[derive(Debug, Clone, Default)]
-pub struct UrlMemo(Arc<RwLock<HashMap<&'static str, MemoUrl>>>);
+pub struct UrlMemo(Arc<RwLock<foldhash::HashMap<&'static str, MemoUrl>>>);
 
 /// A parsed URL with the base URL and channel type it was made from.
 type MemoUrl = (String, i32, reqwest::Url);

@@ -4,9 +4,9 @@
 
 use std::sync::OnceLock;
 
+use crate::bpe::Vocab;
 use base64::Engine as _;
 use serde_json::Value;
-use tiktoken_rs::CoreBPE;
 
 use crate::endpoint::Endpoint;
 
@@ -68,12 +68,20 @@ pub fn encoding_for(model: &str) -> Encoding {
     }
 }
 
-fn bpe(encoding: Encoding) -> Option<&'static CoreBPE> {
-    static CL100K: OnceLock<Option<CoreBPE>> = OnceLock::new();
-    static O200K: OnceLock<Option<CoreBPE>> = OnceLock::new();
+/// The encoding's vocabulary, built on first use from tiktoken's tables (which are dropped
+/// again: see [`crate::bpe`]).
+fn vocab(encoding: Encoding) -> Option<&'static Vocab> {
+    static CL100K: OnceLock<Option<Vocab>> = OnceLock::new();
+    static O200K: OnceLock<Option<Vocab>> = OnceLock::new();
     match encoding {
-        Encoding::Cl100kBase => CL100K.get_or_init(|| tiktoken_rs::cl100k_base().ok()),
-        Encoding::O200kBase => O200K.get_or_init(|| tiktoken_rs::o200k_base().ok()),
+        Encoding::Cl100kBase => CL100K.get_or_init(|| {
+            let bpe = tiktoken_rs::cl100k_base().ok()?;
+            Vocab::from_tiktoken(&bpe, crate::bpe::CL100K_PATTERN)
+        }),
+        Encoding::O200kBase => O200K.get_or_init(|| {
+            let bpe = tiktoken_rs::o200k_base().ok()?;
+            Vocab::from_tiktoken(&bpe, tiktoken_rs::O200K_BASE_PAT_STR)
+        }),
         Encoding::Approximate => return None,
     }
     .as_ref()
@@ -81,8 +89,8 @@ fn bpe(encoding: Encoding) -> Option<&'static CoreBPE> {
 
 /// Builds both encoders now instead of on the first request (each takes a moment).
 pub fn warm_up() {
-    let _ = bpe(Encoding::Cl100kBase);
-    let _ = bpe(Encoding::O200kBase);
+    let _ = vocab(Encoding::Cl100kBase);
+    let _ = vocab(Encoding::O200kBase);
 }
 
 /// Number of tokens of `text` in the encoding of `model`. Special-token markers in the text
@@ -98,8 +106,8 @@ fn count_encoded(encoding: Encoding, text: &str) -> i64 {
     if encoding == Encoding::Approximate {
         return (text.len() as i64 + 2) / 3;
     }
-    match bpe(encoding) {
-        Some(bpe) => bpe.encode_ordinary(text).len() as i64,
+    match vocab(encoding) {
+        Some(v) => v.count(text) as i64,
         // The embedded tables cannot fail to load; should they, about 4 bytes per token.
         None => (text.len() as i64 + 3) / 4,
     }

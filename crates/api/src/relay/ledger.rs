@@ -25,7 +25,8 @@
 //! reservation.
 
 use super::shared::{Account as SharedAccount, Reserve, Shared};
-use std::collections::{HashMap, VecDeque};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 use switchboard_domain::log::LogType;

@@ -117,19 +117,22 @@ enum LimitState {
     Bucket(BucketState),
 }
 
+/// The relay's concurrent maps hash with foldhash (keys are ids, key hashes and names).
+type Fold = foldhash::fast::RandomState;
+
 pub struct RelayState {
     pub ledger: Ledger,
-    tokens: DashMap<String, (Arc<AuthToken>, Instant)>,
+    tokens: DashMap<String, (Arc<AuthToken>, Instant), Fold>,
     /// Keys being read from the database, so that concurrent misses for one key (every request
     /// in flight when its cache entry expires) wait for one read instead of each making its own.
-    loading: DashMap<String, Arc<tokio::sync::Mutex<()>>>,
+    loading: DashMap<String, Arc<tokio::sync::Mutex<()>>, Fold>,
     channels: RwLock<Arc<Snapshot>>,
     prices: RwLock<Arc<PriceTable>>,
     groups: RwLock<Arc<HashMap<String, GroupInfo>>>,
     channel_reloads: Reloads,
     pricing_reloads: Reloads,
-    frozen: DashMap<i64, Instant>,
-    limits: DashMap<String, LimitState>,
+    frozen: DashMap<i64, Instant, Fold>,
+    limits: DashMap<String, LimitState, Fold>,
     /// Circuit breakers and latency per (channel, model), this node's own (smarter routing).
     pub health: switchboard_relay::health::Health,
     pub clients: ClientPool,
@@ -144,8 +147,8 @@ impl Default for RelayState {
     fn default() -> Self {
         RelayState {
             ledger: Ledger::default(),
-            tokens: DashMap::new(),
-            loading: DashMap::new(),
+            tokens: DashMap::default(),
+            loading: DashMap::default(),
             channels: RwLock::new(Arc::new(Snapshot::default())),
             prices: RwLock::new(Arc::new(PriceTable::new(
                 switchboard_domain::price::default_prices(),
@@ -153,8 +156,8 @@ impl Default for RelayState {
             groups: RwLock::new(Arc::new(HashMap::new())),
             channel_reloads: Reloads::default(),
             pricing_reloads: Reloads::default(),
-            frozen: DashMap::new(),
-            limits: DashMap::new(),
+            frozen: DashMap::default(),
+            limits: DashMap::default(),
             health: switchboard_relay::health::Health::default(),
             clients: ClientPool::new(),
             started: Instant::now(),

@@ -27,11 +27,11 @@ pub struct ChannelInfo {
 
 #[derive(Debug, Default)]
 pub struct Snapshot {
-    by_id: HashMap<i64, Arc<ChannelInfo>>,
+    by_id: foldhash::HashMap<i64, Arc<ChannelInfo>>,
     /// (group, model) -> enabled candidates.
-    exact: HashMap<(String, String), Vec<Candidate>>,
+    exact: foldhash::HashMap<(String, String), Vec<Candidate>>,
     /// group -> (model prefix of a `prefix*` entry, candidate), longest prefix first.
-    wildcard: HashMap<String, Vec<(String, Candidate)>>,
+    wildcard: foldhash::HashMap<String, Vec<(String, Candidate)>>,
 }
 
 /// Upstream calls without a response within this time fail (and may retry elsewhere).

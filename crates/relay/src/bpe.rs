@@ -1,0 +1,300 @@
+//! Token counting over tiktoken's byte-pair vocabularies in a compact form.
+//!
+//! `tiktoken_rs::CoreBPE` keeps every token twice in hash maps of owned byte vectors (encoder and
+//! decoder), a sorted copy of them, and a regex per thread slot: about 30 MB for o200k_base once
+//! built, resident for the life of the process after the first stream that ends without a usage
+//! report. Counting needs neither the decoder nor the copies. [`Vocab`] keeps the tokens' bytes
+//! in one buffer indexed by rank and an open-addressing table of ranks (~4 MB for o200k_base,
+//! ~2 MB for cl100k_base); the encoder is built once from `CoreBPE` and dropped.
+//!
+//! [`Vocab::count`] gives what `CoreBPE::encode_ordinary(text).len()` gives (held to it by the
+//! differential tests below): the text is split by the encoding's pattern, a piece that is a
+//! token counts one, any other is merged pair by pair, always the adjacent pair whose joined
+//! bytes have the lowest rank (leftmost among equals), until no adjacent pair joins into a
+//! token; its count is then the number of parts.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::hash::BuildHasher;
+
+/// cl100k_base's split pattern (tiktoken's `cl100k_base` definition).
+pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+
+/// No rank in a table slot.
+const EMPTY: u32 = 0;
+/// A part that was merged into its left neighbour.
+const GONE: usize = usize::MAX;
+
+/// A vocabulary: every token's bytes by rank, and the rank of a byte string.
+pub struct Vocab {
+    /// The tokens' bytes, rank after rank.
+    bytes: Vec<u8>,
+    /// `ends[r]`: where token `r` ends in `bytes` (it starts where `r - 1` ends).
+    ends: Vec<u32>,
+    /// Open addressing, linear probing: `rank + 1`, or [`EMPTY`]. A power of two long, at most
+    /// half full.
+    slots: Vec<u32>,
+    hasher: foldhash::fast::FixedState,
+    pattern: fancy_regex::Regex,
+}
+
+impl std::fmt::Debug for Vocab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vocab")
+            .field("tokens", &self.ends.len())
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl Vocab {
+    /// The vocabulary of `tokens` (rank 0, 1, ... in order), split by `pattern`. `None` when the
+    /// pattern does not compile or a token repeats.
+    pub fn new<I, T>(tokens: I, pattern: &str) -> Option<Vocab>
+    where
+        I: IntoIterator<Item = T>,
+        T: AsRef<[u8]>,
+    {
+        let mut bytes = Vec::new();
+        let mut ends = Vec::new();
+        for t in tokens {
+            bytes.extend_from_slice(t.as_ref());
+            ends.push(u32::try_from(bytes.len()).ok()?);
+        }
+        bytes.shrink_to_fit();
+        ends.shrink_to_fit();
+        let n = ends.len();
+        let mut v = Vocab {
+            bytes,
+            ends,
+            slots: vec![EMPTY; (n * 2).next_power_of_two().max(2)],
+            hasher: foldhash::fast::FixedState::with_seed(0x5b0a_4d17),
+            pattern: fancy_regex::Regex::new(pattern).ok()?,
+        };
+        let mask = v.slots.len() - 1;
+        for r in 0..n {
+            let token = v.token(r);
+            let mut i = v.hash(token) & mask;
+            loop {
+                match v.slots[i] {
+                    EMPTY => break,
+                    s if v.token(s as usize - 1) == token => return None,
+                    _ => i = (i + 1) & mask,
+                }
+            }
+            v.slots[i] = u32::try_from(r + 1).ok()?;
+        }
+        Some(v)
+    }
+
+    /// The vocabulary of a `tiktoken_rs` encoding: its ordinary tokens, read by rank until the
+    /// first rank it does not have (the special tokens come after a gap).
+    pub fn from_tiktoken(bpe: &tiktoken_rs::CoreBPE, pattern: &str) -> Option<Vocab> {
+        let tokens = (0..).map_while(|r| bpe.decode_bytes(&[r]).ok());
+        Vocab::new(tokens, pattern)
+    }
+
+    /// Number of ordinary tokens.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn token(&self, rank: usize) -> &[u8] {
+        let start = match rank {
+            0 => 0,
+            r => self.ends[r - 1] as usize,
+        };
+        &self.bytes[start..self.ends[rank] as usize]
+    }
+
+    fn hash(&self, bytes: &[u8]) -> usize {
+        self.hasher.hash_one(bytes) as usize
+    }
+
+    /// The rank of `bytes`, when they are one token.
+    pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.hash(bytes) & mask;
+        loop {
+            match self.slots[i] {
+                EMPTY => return None,
+                s if self.token(s as usize - 1) == bytes => return Some(s - 1),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Tokens of `text`, special-token markers counted as plain text.
+    pub fn count(&self, text: &str) -> usize {
+        let mut n = 0;
+        let mut done = 0;
+        for m in self.pattern.find_iter(text) {
+            match m {
+                Ok(m) => {
+                    n += self.count_piece(m.as_str().as_bytes());
+                    done = m.end();
+                }
+                // The pattern gave up (its backtracking limit): the rest at about 3 bytes a
+                // token, rounded up (above the real count for English and CJK).
+                Err(_) => return n + (text.len() - done).div_ceil(3),
+            }
+        }
+        n
+    }
+
+    /// Tokens of one piece of the split.
+    pub fn count_piece(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        if n <= 1 || self.rank(piece).is_some() {
+            return n.min(1);
+        }
+        // Parts as a linked list of their start offsets: part `i` is `piece[i..next[i]]`.
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        // Candidate merges (rank of the joined bytes, start of the left part), lowest first;
+        // an entry whose parts have changed since is skipped when it comes up.
+        let mut heap: BinaryHeap<Reverse<(u32, usize)>> = (0..n - 1)
+            .filter_map(|i| self.rank(&piece[i..i + 2]).map(|r| Reverse((r, i))))
+            .collect();
+        let mut parts = n;
+        while let Some(Reverse((rank, i))) = heap.pop() {
+            if next[i] == GONE || next[i] >= n {
+                continue;
+            }
+            let j = next[i];
+            let k = next[j];
+            if self.rank(&piece[i..k]) != Some(rank) {
+                continue;
+            }
+            next[i] = k;
+            next[j] = GONE;
+            if k < n {
+                prev[k] = i;
+            }
+            parts -= 1;
+            let p = prev[i];
+            if p != GONE {
+                if let Some(r) = self.rank(&piece[p..k]) {
+                    heap.push(Reverse((r, p)));
+                }
+            }
+            if k < n {
+                if let Some(r) = self.rank(&piece[i..next[k]]) {
+                    heap.push(Reverse((r, i)));
+                }
+            }
+        }
+        parts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Vocab, CL100K_PATTERN};
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+    use tiktoken_rs::CoreBPE;
+
+    fn cl100k() -> &'static (CoreBPE, Vocab) {
+        static V: OnceLock<(CoreBPE, Vocab)> = OnceLock::new();
+        V.get_or_init(|| {
+            let bpe = tiktoken_rs::cl100k_base().unwrap();
+            let v = Vocab::from_tiktoken(&bpe, CL100K_PATTERN).unwrap();
+            (bpe, v)
+        })
+    }
+
+    fn o200k() -> &'static (CoreBPE, Vocab) {
+        static V: OnceLock<(CoreBPE, Vocab)> = OnceLock::new();
+        V.get_or_init(|| {
+            let bpe = tiktoken_rs::o200k_base().unwrap();
+            let v = Vocab::from_tiktoken(&bpe, tiktoken_rs::O200K_BASE_PAT_STR).unwrap();
+            (bpe, v)
+        })
+    }
+
+    fn same(text: &str) {
+        for (name, (bpe, v)) in [("cl100k", cl100k()), ("o200k", o200k())] {
+            assert_eq!(
+                v.count(text),
+                bpe.encode_ordinary(text).len(),
+                "{name}: {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn holds_every_ordinary_token_of_both_encodings() {
+        assert_eq!(cl100k().1.len(), 100_256);
+        assert_eq!(o200k().1.len(), 199_998);
+        let (bpe, v) = o200k();
+        for r in [0u32, 1, 255, 1000, 150_000, 199_997] {
+            let bytes = bpe.decode_bytes(&[r]).unwrap();
+            assert_eq!(v.rank(&bytes), Some(r));
+        }
+        assert_eq!(v.rank(b"<|endoftext|>"), None);
+    }
+
+    #[test]
+    fn counts_as_tiktoken_does() {
+        for text in [
+            "",
+            "hi",
+            "Hello, world! How are you today?",
+            "tiktoken is great!",
+            "  leading and trailing   ",
+            "line one\nline two\r\n\r\n\tindented",
+            "12345678901234567890 3.14159 -42 1e10",
+            "I'm you're they'll we've he'd SHE'S",
+            "中文的分词和日本語のテキスト、한국어도",
+            "emoji 🙂🙃🤖 and ZWJ 👩‍👩‍👧‍👦 sequences",
+            "<|endoftext|> is plain text here <|fim_prefix|>",
+            "fn main() { println!(\"{}\", x.map(|y| y * 2)); }",
+            "https://example.com/path?query=value&other=1#frag",
+            "ǅungla ΣΊΣΥΦΟΣ Ünïcödé çà",
+        ] {
+            same(text);
+        }
+    }
+
+    #[test]
+    fn long_pieces_merge_as_tiktoken_does() {
+        // Pieces of 100 bytes and more take tiktoken's other merge path.
+        same(&"a".repeat(1000));
+        same(&"ab".repeat(300));
+        same(&"supercalifragilisticexpialidocious".repeat(20));
+        same(&" ".repeat(500));
+        same(&"!?".repeat(200));
+        same(&"漢字".repeat(150));
+        same(&"x\u{301}".repeat(120));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn any_text_counts_as_tiktoken_does(text in "\\PC{0,200}") {
+            same(&text);
+        }
+
+        #[test]
+        fn word_like_text_counts_as_tiktoken_does(
+            text in "([a-zA-Z]{1,12}|[0-9]{1,6}|[ \\t\\n]{1,3}|[.,!?'\"()\\-]|[é中🙂]){0,60}"
+        ) {
+            same(&text);
+        }
+
+        #[test]
+        fn long_runs_count_as_tiktoken_does(
+            unit in "[a-z]{1,4}|[A-Z][a-z]{0,3}|[ \\n]|[!%&]",
+            times in 30usize..200,
+        ) {
+            same(&unit.repeat(times));
+        }
+    }
+}

@@ -1,11 +1,12 @@
 //! Token counting over tiktoken's byte-pair vocabularies in a compact form.
 //!
 //! `tiktoken_rs::CoreBPE` keeps every token twice in hash maps of owned byte vectors (encoder and
-//! decoder), a sorted copy of them, and a regex per thread slot: about 30 MB for o200k_base once
-//! built, resident for the life of the process after the first stream that ends without a usage
-//! report. Counting needs neither the decoder nor the copies. [`Vocab`] keeps the tokens' bytes
-//! in one buffer indexed by rank and an open-addressing table of ranks (~4 MB for o200k_base,
-//! ~2 MB for cl100k_base); the encoder is built once from `CoreBPE` and dropped.
+//! decoder), a sorted copy of them, and a regex per thread slot: about 30 MB for o200k_base,
+//! built at run time (~0.1 s) and resident for the life of the process after the first stream
+//! that ends without a usage report. Counting needs neither the decoder nor the copies. The
+//! build script (`build.rs`) writes the ordinary tokens' bytes, rank after rank, and where each
+//! ends; they are compiled in as read-only data ([`cl100k`], [`o200k`]: 1.0 and 2.2 MB, paged in
+//! as read), and a [`Vocab`] adds only an open-addressing table of ranks (1 and 2 MB).
 //!
 //! [`Vocab::count`] gives what `CoreBPE::encode_ordinary(text).len()` gives (held to it by the
 //! differential tests below): the text is split by the encoding's pattern, a piece that is a
@@ -13,12 +14,66 @@
 //! bytes have the lowest rank (leftmost among equals), until no adjacent pair joins into a
 //! token; its count is then the number of parts.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::hash::BuildHasher;
+use std::sync::OnceLock;
 
 /// cl100k_base's split pattern (tiktoken's `cl100k_base` definition).
 pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+
+/// o200k_base's split pattern (tiktoken's `o200k_base` definition).
+pub const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"\p{N}{1,3}",
+    "|",
+    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    "|",
+    r"\s*[\r\n]+",
+    "|",
+    r"\s+(?!\S)",
+    "|",
+    r"\s+"
+);
+
+/// cl100k_base (GPT-4, GPT-3.5 and the estimate for other models), built on first use.
+pub fn cl100k() -> Option<&'static Vocab> {
+    static V: OnceLock<Option<Vocab>> = OnceLock::new();
+    V.get_or_init(|| {
+        Vocab::from_parts(
+            Cow::Borrowed(include_bytes!(concat!(
+                env!("OUT_DIR"),
+                "/cl100k_base.bytes"
+            ))),
+            Cow::Borrowed(include_bytes!(concat!(
+                env!("OUT_DIR"),
+                "/cl100k_base.ends"
+            ))),
+            CL100K_PATTERN,
+        )
+    })
+    .as_ref()
+}
+
+/// o200k_base (GPT-4o, GPT-4.1, GPT-5, o-series), built on first use.
+pub fn o200k() -> Option<&'static Vocab> {
+    static V: OnceLock<Option<Vocab>> = OnceLock::new();
+    V.get_or_init(|| {
+        Vocab::from_parts(
+            Cow::Borrowed(include_bytes!(concat!(
+                env!("OUT_DIR"),
+                "/o200k_base.bytes"
+            ))),
+            Cow::Borrowed(include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends"))),
+            O200K_PATTERN,
+        )
+    })
+    .as_ref()
+}
 
 /// No rank in a table slot.
 const EMPTY: u32 = 0;
@@ -28,9 +83,10 @@ const GONE: usize = usize::MAX;
 /// A vocabulary: every token's bytes by rank, and the rank of a byte string.
 pub struct Vocab {
     /// The tokens' bytes, rank after rank.
-    bytes: Vec<u8>,
-    /// `ends[r]`: where token `r` ends in `bytes` (it starts where `r - 1` ends).
-    ends: Vec<u32>,
+    bytes: Cow<'static, [u8]>,
+    /// Where each token ends in `bytes` (it starts where the one before ends), little-endian
+    /// `u32`s.
+    ends: Cow<'static, [u8]>,
     /// Open addressing, linear probing: `rank + 1`, or [`EMPTY`]. A power of two long, at most
     /// half full.
     slots: Vec<u32>,
@@ -41,7 +97,7 @@ pub struct Vocab {
 impl std::fmt::Debug for Vocab {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Vocab")
-            .field("tokens", &self.ends.len())
+            .field("tokens", &self.len())
             .field("bytes", &self.bytes.len())
             .finish()
     }
@@ -59,11 +115,22 @@ impl Vocab {
         let mut ends = Vec::new();
         for t in tokens {
             bytes.extend_from_slice(t.as_ref());
-            ends.push(u32::try_from(bytes.len()).ok()?);
+            ends.extend_from_slice(&u32::try_from(bytes.len()).ok()?.to_le_bytes());
         }
-        bytes.shrink_to_fit();
-        ends.shrink_to_fit();
-        let n = ends.len();
+        Vocab::from_parts(Cow::Owned(bytes), Cow::Owned(ends), pattern)
+    }
+
+    /// The vocabulary in `build.rs`'s form. `None` when the parts do not fit together, the
+    /// pattern does not compile or a token repeats.
+    pub fn from_parts(
+        bytes: Cow<'static, [u8]>,
+        ends: Cow<'static, [u8]>,
+        pattern: &str,
+    ) -> Option<Vocab> {
+        if !ends.len().is_multiple_of(4) {
+            return None;
+        }
+        let n = ends.len() / 4;
         let mut v = Vocab {
             bytes,
             ends,
@@ -71,6 +138,14 @@ impl Vocab {
             hasher: foldhash::fast::FixedState::with_seed(0x5b0a_4d17),
             pattern: fancy_regex::Regex::new(pattern).ok()?,
         };
+        let mut last = 0;
+        for r in 0..n {
+            let end = v.end(r);
+            if end < last || end > v.bytes.len() {
+                return None;
+            }
+            last = end;
+        }
         let mask = v.slots.len() - 1;
         for r in 0..n {
             let token = v.token(r);
@@ -87,16 +162,9 @@ impl Vocab {
         Some(v)
     }
 
-    /// The vocabulary of a `tiktoken_rs` encoding: its ordinary tokens, read by rank until the
-    /// first rank it does not have (the special tokens come after a gap).
-    pub fn from_tiktoken(bpe: &tiktoken_rs::CoreBPE, pattern: &str) -> Option<Vocab> {
-        let tokens = (0..).map_while(|r| bpe.decode_bytes(&[r]).ok());
-        Vocab::new(tokens, pattern)
-    }
-
     /// Number of ordinary tokens.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.ends.len() / 4
     }
 
     /// Whether there are no tokens.
@@ -104,12 +172,19 @@ impl Vocab {
         self.ends.is_empty()
     }
 
+    fn end(&self, rank: usize) -> usize {
+        let at = rank * 4;
+        let mut le = [0u8; 4];
+        le.copy_from_slice(&self.ends[at..at + 4]);
+        u32::from_le_bytes(le) as usize
+    }
+
     fn token(&self, rank: usize) -> &[u8] {
         let start = match rank {
             0 => 0,
-            r => self.ends[r - 1] as usize,
+            r => self.end(r - 1),
         };
-        &self.bytes[start..self.ends[rank] as usize]
+        &self.bytes[start..self.end(rank)]
     }
 
     fn hash(&self, bytes: &[u8]) -> usize {
@@ -195,27 +270,53 @@ impl Vocab {
 
 #[cfg(test)]
 mod tests {
-    use super::{Vocab, CL100K_PATTERN};
+    use super::{Vocab, CL100K_PATTERN, O200K_PATTERN};
     use proptest::prelude::*;
     use std::sync::OnceLock;
     use tiktoken_rs::CoreBPE;
 
-    fn cl100k() -> &'static (CoreBPE, Vocab) {
-        static V: OnceLock<(CoreBPE, Vocab)> = OnceLock::new();
-        V.get_or_init(|| {
-            let bpe = tiktoken_rs::cl100k_base().unwrap();
-            let v = Vocab::from_tiktoken(&bpe, CL100K_PATTERN).unwrap();
-            (bpe, v)
-        })
+    /// The compiled-in vocabulary beside tiktoken's own encoder.
+    fn cl100k() -> (&'static CoreBPE, &'static Vocab) {
+        static B: OnceLock<CoreBPE> = OnceLock::new();
+        (
+            B.get_or_init(|| tiktoken_rs::cl100k_base().unwrap()),
+            super::cl100k().unwrap(),
+        )
     }
 
-    fn o200k() -> &'static (CoreBPE, Vocab) {
-        static V: OnceLock<(CoreBPE, Vocab)> = OnceLock::new();
-        V.get_or_init(|| {
-            let bpe = tiktoken_rs::o200k_base().unwrap();
-            let v = Vocab::from_tiktoken(&bpe, tiktoken_rs::O200K_BASE_PAT_STR).unwrap();
-            (bpe, v)
-        })
+    fn o200k() -> (&'static CoreBPE, &'static Vocab) {
+        static B: OnceLock<CoreBPE> = OnceLock::new();
+        (
+            B.get_or_init(|| tiktoken_rs::o200k_base().unwrap()),
+            super::o200k().unwrap(),
+        )
+    }
+
+    #[test]
+    fn the_patterns_are_tiktokens() {
+        assert_eq!(O200K_PATTERN, tiktoken_rs::O200K_BASE_PAT_STR);
+        // cl100k_base's pattern is not exported: the counts below hold it.
+        assert!(CL100K_PATTERN.starts_with("'(?i:[sdmt]|ll|ve|re)"));
+    }
+
+    #[test]
+    fn a_vocabulary_is_refused_when_its_parts_do_not_fit() {
+        let v = Vocab::new([&b"a"[..], b"b", b"ab", b"abab"], r"\S+").unwrap();
+        assert_eq!((v.len(), v.rank(b"ab"), v.rank(b"ba")), (4, Some(2), None));
+        assert_eq!(v.count("abab ab ba"), 1 + 1 + 2);
+        assert!(
+            Vocab::new([&b"a"[..], b"a"], r"\S+").is_none(),
+            "a repeated token"
+        );
+        assert!(
+            Vocab::new([&b"a"[..]], "(").is_none(),
+            "a pattern that does not compile"
+        );
+        let bytes = std::borrow::Cow::Borrowed(&b"ab"[..]);
+        let past_end = std::borrow::Cow::Borrowed(&[3u8, 0, 0, 0][..]);
+        assert!(Vocab::from_parts(bytes.clone(), past_end, r"\S+").is_none());
+        let ragged = std::borrow::Cow::Borrowed(&[1u8, 0, 0][..]);
+        assert!(Vocab::from_parts(bytes, ragged, r"\S+").is_none());
     }
 
     fn same(text: &str) {

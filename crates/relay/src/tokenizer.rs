@@ -2,8 +2,6 @@
 //! estimate that is reserved before the upstream call, and the fallback count of streamed text
 //! when an upstream reports no usage.
 
-use std::sync::OnceLock;
-
 use crate::bpe::Vocab;
 use base64::Engine as _;
 use serde_json::Value;
@@ -68,23 +66,14 @@ pub fn encoding_for(model: &str) -> Encoding {
     }
 }
 
-/// The encoding's vocabulary, built on first use from tiktoken's tables (which are dropped
-/// again: see [`crate::bpe`]).
+/// The encoding's vocabulary (compiled in, its rank table built on first use: see
+/// [`crate::bpe`]).
 fn vocab(encoding: Encoding) -> Option<&'static Vocab> {
-    static CL100K: OnceLock<Option<Vocab>> = OnceLock::new();
-    static O200K: OnceLock<Option<Vocab>> = OnceLock::new();
     match encoding {
-        Encoding::Cl100kBase => CL100K.get_or_init(|| {
-            let bpe = tiktoken_rs::cl100k_base().ok()?;
-            Vocab::from_tiktoken(&bpe, crate::bpe::CL100K_PATTERN)
-        }),
-        Encoding::O200kBase => O200K.get_or_init(|| {
-            let bpe = tiktoken_rs::o200k_base().ok()?;
-            Vocab::from_tiktoken(&bpe, tiktoken_rs::O200K_BASE_PAT_STR)
-        }),
-        Encoding::Approximate => return None,
+        Encoding::Cl100kBase => crate::bpe::cl100k(),
+        Encoding::O200kBase => crate::bpe::o200k(),
+        Encoding::Approximate => None,
     }
-    .as_ref()
 }
 
 /// Builds both encoders now instead of on the first request (each takes a moment).

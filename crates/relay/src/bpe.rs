@@ -43,36 +43,28 @@ pub const O200K_PATTERN: &str = concat!(
 /// cl100k_base (GPT-4, GPT-3.5 and the estimate for other models), built on first use.
 pub fn cl100k() -> Option<&'static Vocab> {
     static V: OnceLock<Option<Vocab>> = OnceLock::new();
-    V.get_or_init(|| {
-        Vocab::from_parts(
-            Cow::Borrowed(include_bytes!(concat!(
-                env!("OUT_DIR"),
-                "/cl100k_base.bytes"
-            ))),
-            Cow::Borrowed(include_bytes!(concat!(
-                env!("OUT_DIR"),
-                "/cl100k_base.ends"
-            ))),
-            CL100K_PATTERN,
-        )
-    })
-    .as_ref()
+    let bytes = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.bytes"));
+    let ends = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends"));
+    compiled(&V, bytes, ends, CL100K_PATTERN)
 }
 
 /// o200k_base (GPT-4o, GPT-4.1, GPT-5, o-series), built on first use.
 pub fn o200k() -> Option<&'static Vocab> {
     static V: OnceLock<Option<Vocab>> = OnceLock::new();
-    V.get_or_init(|| {
-        Vocab::from_parts(
-            Cow::Borrowed(include_bytes!(concat!(
-                env!("OUT_DIR"),
-                "/o200k_base.bytes"
-            ))),
-            Cow::Borrowed(include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends"))),
-            O200K_PATTERN,
-        )
-    })
-    .as_ref()
+    let bytes = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bytes"));
+    let ends = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends"));
+    compiled(&V, bytes, ends, O200K_PATTERN)
+}
+
+/// The vocabulary `build.rs` wrote, in `cell`.
+fn compiled(
+    cell: &'static OnceLock<Option<Vocab>>,
+    bytes: &'static [u8],
+    ends: &'static [u8],
+    pattern: &str,
+) -> Option<&'static Vocab> {
+    cell.get_or_init(|| Vocab::from_parts(Cow::Borrowed(bytes), Cow::Borrowed(ends), pattern))
+        .as_ref()
 }
 
 /// No rank in a table slot.

@@ -44,8 +44,8 @@ fn tune_allocator() {
 /// called on the thread. A freed page is purged (given back to the OS) only when some thread
 /// asks the allocator for a fresh page or collects: after a burst, idle workers did neither, so
 /// the pages freed at its end (the consume records the log writer had just written, the last
-/// connections' buffers) stayed resident until the next burst. The call takes a few
-/// microseconds on an idle thread.
+/// connections' buffers) stayed resident until the next burst (bench/README.md, "fifth
+/// session": RSS after the load rounds 75-78 MB -> 42-43 MB; the CPU per request did not rise).
 #[allow(unsafe_code)]
 fn tidy_allocator_on_this_worker() {
     thread_local!(static STARTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });

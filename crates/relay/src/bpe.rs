@@ -96,22 +96,6 @@ impl std::fmt::Debug for Vocab {
 }
 
 impl Vocab {
-    /// The vocabulary of `tokens` (rank 0, 1, ... in order), split by `pattern`. `None` when the
-    /// pattern does not compile or a token repeats.
-    pub fn new<I, T>(tokens: I, pattern: &str) -> Option<Vocab>
-    where
-        I: IntoIterator<Item = T>,
-        T: AsRef<[u8]>,
-    {
-        let mut bytes = Vec::new();
-        let mut ends = Vec::new();
-        for t in tokens {
-            bytes.extend_from_slice(t.as_ref());
-            ends.extend_from_slice(&u32::try_from(bytes.len()).ok()?.to_le_bytes());
-        }
-        Vocab::from_parts(Cow::Owned(bytes), Cow::Owned(ends), pattern)
-    }
-
     /// The vocabulary in `build.rs`'s form. `None` when the parts do not fit together, the
     /// pattern does not compile or a token repeats.
     pub fn from_parts(
@@ -264,6 +248,7 @@ impl Vocab {
 mod tests {
     use super::{Vocab, CL100K_PATTERN, O200K_PATTERN};
     use proptest::prelude::*;
+    use std::borrow::Cow;
     use std::sync::OnceLock;
     use tiktoken_rs::CoreBPE;
 
@@ -284,6 +269,17 @@ mod tests {
         )
     }
 
+    /// A vocabulary of `tokens` (rank 0, 1, ... in order), laid out as `build.rs` lays it out.
+    fn vocab_of(tokens: &[&[u8]], pattern: &str) -> Option<Vocab> {
+        let mut bytes = Vec::new();
+        let mut ends = Vec::new();
+        for t in tokens {
+            bytes.extend_from_slice(t);
+            ends.extend_from_slice(&u32::try_from(bytes.len()).ok()?.to_le_bytes());
+        }
+        Vocab::from_parts(Cow::Owned(bytes), Cow::Owned(ends), pattern)
+    }
+
     #[test]
     fn the_patterns_are_tiktokens() {
         assert_eq!(O200K_PATTERN, tiktoken_rs::O200K_BASE_PAT_STR);
@@ -293,21 +289,21 @@ mod tests {
 
     #[test]
     fn a_vocabulary_is_refused_when_its_parts_do_not_fit() {
-        let v = Vocab::new([&b"a"[..], b"b", b"ab", b"abab"], r"\S+").unwrap();
+        let v = vocab_of(&[b"a", b"b", b"ab", b"abab"], r"\S+").unwrap();
         assert_eq!((v.len(), v.rank(b"ab"), v.rank(b"ba")), (4, Some(2), None));
         assert_eq!(v.count("abab ab ba"), 1 + 1 + 2);
         assert!(
-            Vocab::new([&b"a"[..], b"a"], r"\S+").is_none(),
+            vocab_of(&[b"a", b"a"], r"\S+").is_none(),
             "a repeated token"
         );
         assert!(
-            Vocab::new([&b"a"[..]], "(").is_none(),
+            vocab_of(&[b"a"], "(").is_none(),
             "a pattern that does not compile"
         );
-        let bytes = std::borrow::Cow::Borrowed(&b"ab"[..]);
-        let past_end = std::borrow::Cow::Borrowed(&[3u8, 0, 0, 0][..]);
+        let bytes = Cow::Borrowed(&b"ab"[..]);
+        let past_end = Cow::Borrowed(&[3u8, 0, 0, 0][..]);
         assert!(Vocab::from_parts(bytes.clone(), past_end, r"\S+").is_none());
-        let ragged = std::borrow::Cow::Borrowed(&[1u8, 0, 0][..]);
+        let ragged = Cow::Borrowed(&[1u8, 0, 0][..]);
         assert!(Vocab::from_parts(bytes, ragged, r"\S+").is_none());
     }
 

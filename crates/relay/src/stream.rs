@@ -50,12 +50,25 @@ pub struct SseTap {
 /// Deferred event bytes read once they pass this size, to bound the memory of a long stream.
 const MAX_DEFERRED: usize = 256 * 1024;
 
-/// Whether a JSON event can only add text to the count: it names no `"error"` and no `"type"`
-/// (Responses events, which may end the stream, and tool calls, which are rare) and has no
-/// `"usage"` other than `null` (OpenAI sends `"usage":null` on every chunk but the last).
-/// Names inside strings are escaped (`\"usage\"`), so they are never taken for keys. A false
-/// `false` only costs a parse.
-fn only_text(data: &[u8]) -> bool {
+/// What an event's raw JSON can carry, read from its bytes without parsing (see
+/// [`SseTap::dispatch`]). An event is text only when it names no `"error"` and no `"type"`
+/// (Responses events, which may end the stream) and has no `"usage"` other than `null` (OpenAI
+/// sends `"usage":null` on every chunk but the last). Names inside strings are escaped
+/// (`\"usage\"`), so they are never taken for keys; a key spelt with escapes is not seen here,
+/// and a wrong [`Shape::Other`] only costs a parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Only text: no `error`, no `type`, any `usage` null. Kept unparsed, read only if the
+    /// stream ends without a usage report.
+    Text,
+    /// A non-null `usage` and no `error` or `type` member in sight: the `include_usage` chunk
+    /// as a rule, tried with [`only_usage`] first.
+    Usage,
+    /// Anything else: read whole.
+    Other,
+}
+
+fn shape(data: &[u8]) -> Shape {
     use memchr::memmem::Finder;
     use std::sync::LazyLock;
     // Built once: `memmem::find` builds its searcher anew on every call (9 events a stream).
@@ -63,15 +76,20 @@ fn only_text(data: &[u8]) -> bool {
     static TYPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"type\""));
     static USAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage\""));
     if ERROR.find(data).is_some() || TYPE.find(data).is_some() {
-        return false;
+        return Shape::Other;
     }
-    USAGE.find_iter(data).all(|at| {
+    let text_only = USAGE.find_iter(data).all(|at| {
         let rest = data[at + 7..].trim_ascii_start();
         match rest.strip_prefix(b":") {
             Some(value) => value.trim_ascii_start().starts_with(b"null"),
             None => true, // a string value "usage", not a key
         }
-    })
+    });
+    if text_only {
+        Shape::Text
+    } else {
+        Shape::Usage
+    }
 }
 
 /// The usage of an event that carries nothing else the tap reads (the `include_usage` chunk:
@@ -276,7 +294,10 @@ impl SseTap {
         let trimmed = data.trim();
         if trimmed == "[DONE]" {
             self.saw_done = true;
-        } else if only_text(trimmed.as_bytes()) {
+            return self.recycle(data);
+        }
+        let shape = shape(trimmed.as_bytes());
+        if shape == Shape::Text {
             if self.deferred.len() + trimmed.len() > MAX_DEFERRED {
                 self.read_deferred();
             }
@@ -291,13 +312,22 @@ impl SseTap {
                 }
             }
             self.deferred.push(b'\n');
-        } else if let Some(u) = only_usage(trimmed) {
+        } else if let Some(u) = (shape == Shape::Usage)
+            .then(|| only_usage(trimmed))
+            .flatten()
+        {
+            // Responses events (all with a `type`) and errors skip this probe.
             self.usage = Some(u);
         } else if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
             self.event(&v);
         }
+        self.recycle(data);
+    }
+
+    /// Keeps the event buffer's allocation for the next event.
+    fn recycle(&mut self, mut data: String) {
+        data.clear();
         self.data = data;
-        self.data.clear();
     }
 
     /// Reads the text of the deferred events (one JSON document a line) and forgets them.
@@ -563,19 +593,29 @@ mod tests {
 
     #[test]
     fn only_events_that_can_add_text_are_deferred() {
-        assert!(only_text(
-            br#"{"choices":[{"delta":{"content":"hi"}}],"usage":null}"#
-        ));
-        assert!(only_text(
-            br#"{"choices":[{"delta":{"content":"\"usage\": {}"}}]}"#
-        ));
-        assert!(only_text(br#"{"choices":[],"usage" :  null}"#));
-        assert!(!only_text(br#"{"choices":[],"usage":{"prompt_tokens":1}}"#));
-        assert!(!only_text(
-            br#"{"choices":[],"usage" : {"total_tokens":1}}"#
-        ));
-        assert!(!only_text(br#"{"type":"response.completed"}"#));
-        assert!(!only_text(br#"{"error":"boom"}"#));
+        let text = [
+            &br#"{"choices":[{"delta":{"content":"hi"}}],"usage":null}"#[..],
+            br#"{"choices":[{"delta":{"content":"\"usage\": {}"}}]}"#,
+            br#"{"choices":[],"usage" :  null}"#,
+        ];
+        for t in text {
+            assert_eq!(shape(t), Shape::Text, "{}", String::from_utf8_lossy(t));
+        }
+        assert_eq!(
+            shape(br#"{"choices":[],"usage":{"prompt_tokens":1}}"#),
+            Shape::Usage
+        );
+        assert_eq!(
+            shape(br#"{"choices":[],"usage" : {"total_tokens":1}}"#),
+            Shape::Usage
+        );
+        // Responses events and errors are read whole, a usage among them too.
+        assert_eq!(shape(br#"{"type":"response.completed"}"#), Shape::Other);
+        assert_eq!(
+            shape(br#"{"type":"response.completed","response":{"usage":{"input_tokens":1}}}"#),
+            Shape::Other
+        );
+        assert_eq!(shape(br#"{"error":"boom"}"#), Shape::Other);
     }
 
     #[test]

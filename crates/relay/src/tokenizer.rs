@@ -76,12 +76,6 @@ fn vocab(encoding: Encoding) -> Option<&'static Vocab> {
     }
 }
 
-/// Builds both encoders now instead of on the first request (each takes a moment).
-pub fn warm_up() {
-    let _ = vocab(Encoding::Cl100kBase);
-    let _ = vocab(Encoding::O200kBase);
-}
-
 /// Number of tokens of `text` in the encoding of `model`. Special-token markers in the text
 /// count as plain text, as they do upstream for user content.
 pub fn count_text(model: &str, text: &str) -> i64 {

@@ -177,6 +177,15 @@ impl AppState {
         .map_err(ApiError::internal)?
     }
 
+    /// Applies settings already written to the database to the in-memory snapshot, in the same
+    /// order as the reloads ([`relay::Reloads`]): a reload that began before this (and may
+    /// have read the database before the write) can no longer put the old values back when it
+    /// finishes after it.
+    pub fn settings_written(&self, apply: impl FnOnce(&Settings)) {
+        let ticket = self.settings_reloads.begin();
+        self.settings_reloads.keep(ticket, || apply(&self.settings));
+    }
+
     /// Reloads every setting from the database into the in-memory snapshot, secret settings
     /// opened (a secret no known server secret opens is left out, as if unset, and logged).
     pub async fn reload_settings(&self) -> ApiResult<()> {

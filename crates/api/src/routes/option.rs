@@ -94,7 +94,7 @@ pub async fn update(
     state
         .db(move |c| Ok(store_options::set(c, &key, &sealed)?))
         .await?;
-    state.settings.set(&body.key, &value);
+    state.settings_written(|s| s.set(&body.key, &value));
     crate::coherence::publish(&state, crate::coherence::Change::Settings);
     tracing::info!(key = %body.key, operator = me.id, "setting changed");
     Ok(ok(shown(&body.key, value)))
@@ -144,7 +144,7 @@ pub async fn update_batch(
     state
         .db(move |c| Ok(store_options::set_many(c, &rows)?))
         .await?;
-    state.settings.set_many(&changes);
+    state.settings_written(|s| s.set_many(&changes));
     crate::coherence::publish(&state, crate::coherence::Change::Settings);
     let keys: Vec<&str> = changes.iter().map(|(k, _)| k.as_str()).collect();
     tracing::info!(keys = ?keys, operator = me.id, "settings changed");

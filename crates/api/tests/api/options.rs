@@ -310,3 +310,41 @@ async fn updates_are_validated_and_applied_at_once() {
         "My Gateway"
     );
 }
+
+/// A reload that read the settings before an administrator's change and finishes after it
+/// (the periodic sync, the resync after subscribing) must not put the old value back.
+#[actix_web::test]
+async fn a_reload_that_read_before_a_change_does_not_undo_it() {
+    let app = TestApp::new().await;
+    let root = app.root();
+    // The reload begins and reads: Notice is still unset.
+    let reload = app.state.settings_reloads.begin();
+    let read_before = app
+        .state
+        .db(|c| Ok(switchboard_store::options::all(c)?))
+        .await
+        .unwrap();
+    root.put(
+        "/api/option",
+        json!({"key": "Notice", "value": "maintenance at 9"}),
+    )
+    .await
+    .ok();
+    // It finishes after the change.
+    let replaced = app.state.settings_reloads.keep(reload, || {
+        app.state
+            .settings
+            .replace_all(read_before.into_iter().collect())
+    });
+    assert!(!replaced, "the older reload was kept");
+    assert_eq!(
+        app.state
+            .settings
+            .snapshot()
+            .get("Notice")
+            .map(String::as_str),
+        Some("maintenance at 9")
+    );
+    let notice = app.client().get("/api/notice").await;
+    assert_eq!(notice.ok(), &json!("maintenance at 9"));
+}

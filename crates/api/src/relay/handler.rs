@@ -2,6 +2,7 @@
 //! answer (streamed as it arrives, or whole), settle once.
 
 use super::edge::{self, refusal, refuse};
+use super::gather::Gather;
 use super::ledger::Reservation;
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
@@ -1369,9 +1370,12 @@ async fn answer(
         if let Some(v) = billing_header {
             res.insert_header((super::cache::HEADER, v));
         }
+        // Gathered: the events the upstream has already sent leave in one write.
         return Ok(match heartbeat_after {
-            Some(after) => res.streaming(super::heartbeat::Heartbeat::new(stream, after)),
-            None => res.streaming(stream),
+            Some(after) => {
+                res.streaming(Gather::new(super::heartbeat::Heartbeat::new(stream, after)))
+            }
+            None => res.streaming(Gather::new(stream)),
         });
     }
     let first = billing.started.elapsed();

@@ -9,6 +9,7 @@
 
 pub mod cache;
 pub mod edge;
+pub mod gather;
 pub mod handler;
 pub mod heartbeat;
 pub mod ledger;

@@ -7,7 +7,7 @@ set -euo pipefail
 # (Kubernetes manifest check).
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-pkgs=(pkg-config libpq-dev default-libmysqlclient-dev)
+pkgs=(pkg-config libssl-dev default-libmysqlclient-dev)
 if [ "${1:-}" = "test" ]; then
   pkgs+=(chromium fonts-noto-cjk poppler-utils docker-compose python3-yaml)
 fi
@@ -19,7 +19,7 @@ command -v npm >/dev/null || need+=(npm)
 
 if [ ${#need[@]} -gt 0 ]; then
   if ! command -v apt-get >/dev/null; then
-    echo "Missing: ${need[*]}. Install them with your package manager (libpq and MariaDB/MySQL client development files, pkg-config, Node.js >= 20)." >&2
+    echo "Missing: ${need[*]}. Install them with your package manager (OpenSSL and MariaDB/MySQL client development files, pkg-config, a C compiler, Node.js >= 20)." >&2
     exit 1
   fi
   SUDO=""

@@ -7,16 +7,17 @@ COPY frontend/ ./
 RUN npm run build
 
 FROM rust:1-bookworm AS server
-RUN apt-get update && apt-get install -y --no-install-recommends pkg-config libpq-dev default-libmysqlclient-dev \
+RUN apt-get update && apt-get install -y --no-install-recommends pkg-config libssl-dev default-libmysqlclient-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Cargo.toml Cargo.lock clippy.toml ./
+COPY .cargo ./.cargo
 COPY crates ./crates
 COPY migrations ./migrations
 RUN cargo build --release -p switchboard
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libpq5 libmariadb3 ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends libssl3 libmariadb3 ca-certificates \
     && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 --home /data switchboard && mkdir -p /data \
     && chown switchboard /data
 COPY --from=server /src/target/release/switchboard /usr/local/bin/switchboard

@@ -7,7 +7,7 @@ CARGO ?= cargo
 NPM ?= npm
 PORT ?= 3000
 
-.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit test-sdk test-soak soak fuzz fmt lint clean bench bench-logs bench-insn
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit test-sdk test-soak soak fuzz fmt lint clean bench bench-logs bench-insn link-order
 
 help:
 	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
@@ -18,7 +18,7 @@ help:
 	@echo "make fuzz       the parser and translator property suites with FUZZ_CASES cases each"
 	@echo "make soak       an hour of mixed load on the server, failing on growth or unbalanced books"
 
-## System packages the build links against (libpq, libmariadb) and the Node toolchain.
+## System packages the build links against (OpenSSL, libmariadb) and the Node toolchain.
 deps:
 	@bash scripts/deps.sh
 
@@ -113,6 +113,14 @@ bench-insn:
 	CARGO_PROFILE_RELEASE_DEBUG=line-tables-only $(CARGO) build --release -p switchboard -p switchboard-mock-upstream
 	python3 bench/instructions.py
 	BENCH_PROFILE_STREAM=1 python3 bench/instructions.py
+
+## Rewrites crates/server/relay-path.ld, the code layout of release builds (bench/README.md,
+## "Code layout"): after a dependency or toolchain update, or a large change of the relay path.
+link-order:
+	@command -v valgrind >/dev/null || (echo "link-order: valgrind is missing (apt-get install valgrind)" >&2; exit 1)
+	$(CARGO) build --release -p switchboard
+	$(CARGO) build --release -p switchboard-mock-upstream
+	python3 bench/link_order.py
 
 ## Only the log-query benchmark (10 million rows; BENCH_LOG_ROWS to change).
 bench-logs:

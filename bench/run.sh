@@ -42,8 +42,12 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 if [ -z "${BENCH_NO_BUILD:-}" ]; then
-  echo "bench: cargo build --release -p switchboard -p switchboard-mock-upstream"
-  "${CARGO:-cargo}" build --release -p switchboard -p switchboard-mock-upstream
+  # Built apart, so that Switchboard's binary is the one `make release` makes (built together,
+  # cargo would unify the two packages' dependency features: another build, other symbol
+  # names than crates/server/relay-path.ld lists).
+  echo "bench: cargo build --release -p switchboard; cargo build --release -p switchboard-mock-upstream"
+  "${CARGO:-cargo}" build --release -p switchboard
+  "${CARGO:-cargo}" build --release -p switchboard-mock-upstream
 fi
 
 python3 bench/bench.py "$@"

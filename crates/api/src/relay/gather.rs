@@ -51,6 +51,59 @@ impl<S, E> Gather<S, E> {
     }
 }
 
+impl<S, E> Gather<S, E>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+    E: Unpin,
+{
+    /// Before the answer's head is written: gathers what the upstream has at hand, so that the
+    /// first poll after the head passes it on at once and actix-web writes the two together.
+    /// hyper decodes an answer's body only once the body is polled, so without this that first
+    /// poll always found nothing and the head left on its own (one more write a stream). A
+    /// stream with nothing after one turn of the worker (an upstream still thinking) is left
+    /// as it is: its head goes at once.
+    pub async fn prime(&mut self) {
+        let mut waited = false;
+        loop {
+            let polled = std::future::poll_fn(|cx| {
+                Poll::Ready(if self.done || self.end.is_some() {
+                    None
+                } else {
+                    Some(Pin::new(&mut self.inner).poll_next(cx))
+                })
+            })
+            .await;
+            match polled {
+                None => return,
+                Some(Poll::Ready(Some(Ok(chunk)))) => {
+                    self.held_bytes += chunk.len();
+                    self.held.push_back(chunk);
+                    if self.held_bytes >= MAX_HELD_BYTES || self.held.len() >= MAX_HELD_CHUNKS {
+                        self.releasing = true;
+                        return;
+                    }
+                }
+                Some(Poll::Ready(end)) => {
+                    self.end = Some(end);
+                    self.releasing = true;
+                    return;
+                }
+                Some(Poll::Pending) => {
+                    if !self.held.is_empty() {
+                        self.releasing = true;
+                        return;
+                    }
+                    if waited {
+                        return;
+                    }
+                    waited = true;
+                }
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+}
+
 impl<S, E> Stream for Gather<S, E>
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
@@ -158,6 +211,36 @@ mod tests {
         assert_eq!(g.next().now_or_never(), Some(Some(Ok(parts[1].clone()))));
         assert_eq!(g.next().now_or_never(), Some(Some(Ok(parts[2].clone()))));
         assert_eq!(g.next().await, None);
+        assert_eq!(g.next().await, None);
+    }
+
+    #[tokio::test]
+    async fn primed_the_first_chunks_are_at_hand_when_the_head_is_written() {
+        let parts = vec![chunk("data: 1\n\n"), chunk("data: 2\n\n")];
+        let mut g = Gather::new(connection(parts.clone(), None));
+        g.prime().await;
+        // The first poll (actix-web's, right after the head) finds the events ready: without
+        // `prime` it found nothing, and the head left alone.
+        assert_eq!(g.next().now_or_never(), Some(Some(Ok(parts[0].clone()))));
+        assert_eq!(g.next().now_or_never(), Some(Some(Ok(parts[1].clone()))));
+        assert_eq!(g.next().await, None);
+        // What priming took is passed on, not lost, when the stream had already ended.
+        let mut g = Gather::new(futures_util::stream::iter(vec![Ok::<_, ()>(chunk("a"))]));
+        g.prime().await;
+        let got: Vec<_> = g.collect().await;
+        assert_eq!(got, vec![Ok(chunk("a"))]);
+    }
+
+    #[tokio::test]
+    async fn priming_does_not_wait_for_an_upstream_still_thinking() {
+        let (go, wait) = tokio::sync::oneshot::channel();
+        let parts = vec![chunk("data: 1\n\n")];
+        let mut g = Gather::new(connection(parts.clone(), Some((0, wait))));
+        // Nothing comes before `go`: the head must not wait for the first event.
+        let primed = tokio::time::timeout(Duration::from_secs(5), g.prime()).await;
+        assert!(primed.is_ok(), "prime waited for the upstream");
+        go.send(()).expect("the connection waits");
+        assert_eq!(g.next().await, Some(Ok(parts[0].clone())));
         assert_eq!(g.next().await, None);
     }
 

@@ -1370,12 +1370,19 @@ async fn answer(
         if let Some(v) = billing_header {
             res.insert_header((super::cache::HEADER, v));
         }
-        // Gathered: the events the upstream has already sent leave in one write.
+        // Gathered: the events the upstream has already sent leave in one write, the first
+        // ones with the head.
         return Ok(match heartbeat_after {
             Some(after) => {
-                res.streaming(Gather::new(super::heartbeat::Heartbeat::new(stream, after)))
+                let mut body = Gather::new(super::heartbeat::Heartbeat::new(stream, after));
+                body.prime().await;
+                res.streaming(body)
             }
-            None => res.streaming(Gather::new(stream)),
+            None => {
+                let mut body = Gather::new(stream);
+                body.prime().await;
+                res.streaming(body)
+            }
         });
     }
     let first = billing.started.elapsed();

@@ -246,7 +246,7 @@ impl Vocab {
 
 #[cfg(test)]
 mod tests {
-    use super::{Vocab, CL100K_PATTERN, O200K_PATTERN};
+    use super::{Vocab, O200K_PATTERN};
     use proptest::prelude::*;
     use std::borrow::Cow;
     use std::sync::OnceLock;
@@ -282,9 +282,9 @@ mod tests {
 
     #[test]
     fn the_patterns_are_tiktokens() {
+        // cl100k_base's pattern is not exported by tiktoken-rs: the differential counts below
+        // hold it.
         assert_eq!(O200K_PATTERN, tiktoken_rs::O200K_BASE_PAT_STR);
-        // cl100k_base's pattern is not exported: the counts below hold it.
-        assert!(CL100K_PATTERN.starts_with("'(?i:[sdmt]|ll|ve|re)"));
     }
 
     #[test]

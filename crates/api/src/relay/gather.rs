@@ -38,7 +38,7 @@ pub struct Gather<S, E> {
 }
 
 impl<S, E> Gather<S, E> {
-    pub fn new(inner: S) -> Self {
+    fn new(inner: S) -> Self {
         Gather {
             inner,
             held: VecDeque::new(),
@@ -56,13 +56,28 @@ where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
     E: Unpin,
 {
+    /// The body of a streamed answer, its first events gathered ([`Gather::prime`]): await it
+    /// just before the response (and so its head) is handed to actix-web.
+    pub async fn primed(inner: S) -> Self {
+        let mut body = Gather::new(inner);
+        body.prime().await;
+        body
+    }
+
+    /// Keeps `chunk` for the next write; true when the held chunks reached a cap and must go.
+    fn hold(&mut self, chunk: Bytes) -> bool {
+        self.held_bytes += chunk.len();
+        self.held.push_back(chunk);
+        self.held_bytes >= MAX_HELD_BYTES || self.held.len() >= MAX_HELD_CHUNKS
+    }
+
     /// Before the answer's head is written: gathers what the upstream has at hand, so that the
     /// first poll after the head passes it on at once and actix-web writes the two together.
     /// hyper decodes an answer's body only once the body is polled, so without this that first
     /// poll always found nothing and the head left on its own (one more write a stream). A
     /// stream with nothing after one turn of the worker (an upstream still thinking) is left
     /// as it is: its head goes at once.
-    pub async fn prime(&mut self) {
+    async fn prime(&mut self) {
         let mut waited = false;
         loop {
             let polled = std::future::poll_fn(|cx| {
@@ -76,9 +91,7 @@ where
             match polled {
                 None => return,
                 Some(Poll::Ready(Some(Ok(chunk)))) => {
-                    self.held_bytes += chunk.len();
-                    self.held.push_back(chunk);
-                    if self.held_bytes >= MAX_HELD_BYTES || self.held.len() >= MAX_HELD_CHUNKS {
+                    if self.hold(chunk) {
                         self.releasing = true;
                         return;
                     }
@@ -136,9 +149,7 @@ where
             }
             match Pin::new(&mut this.inner).poll_next(cx) {
                 Poll::Ready(Some(Ok(chunk))) => {
-                    this.held_bytes += chunk.len();
-                    this.held.push_back(chunk);
-                    if this.held_bytes >= MAX_HELD_BYTES || this.held.len() >= MAX_HELD_CHUNKS {
+                    if this.hold(chunk) {
                         this.releasing = true;
                     } else {
                         // Woken once the tasks that are ready now have run (tokio defers the
@@ -217,16 +228,14 @@ mod tests {
     #[tokio::test]
     async fn primed_the_first_chunks_are_at_hand_when_the_head_is_written() {
         let parts = vec![chunk("data: 1\n\n"), chunk("data: 2\n\n")];
-        let mut g = Gather::new(connection(parts.clone(), None));
-        g.prime().await;
+        let mut g = Gather::primed(connection(parts.clone(), None)).await;
         // The first poll (actix-web's, right after the head) finds the events ready: without
         // `prime` it found nothing, and the head left alone.
         assert_eq!(g.next().now_or_never(), Some(Some(Ok(parts[0].clone()))));
         assert_eq!(g.next().now_or_never(), Some(Some(Ok(parts[1].clone()))));
         assert_eq!(g.next().await, None);
         // What priming took is passed on, not lost, when the stream had already ended.
-        let mut g = Gather::new(futures_util::stream::iter(vec![Ok::<_, ()>(chunk("a"))]));
-        g.prime().await;
+        let g = Gather::primed(futures_util::stream::iter(vec![Ok::<_, ()>(chunk("a"))])).await;
         let got: Vec<_> = g.collect().await;
         assert_eq!(got, vec![Ok(chunk("a"))]);
     }
@@ -235,10 +244,13 @@ mod tests {
     async fn priming_does_not_wait_for_an_upstream_still_thinking() {
         let (go, wait) = tokio::sync::oneshot::channel();
         let parts = vec![chunk("data: 1\n\n")];
-        let mut g = Gather::new(connection(parts.clone(), Some((0, wait))));
         // Nothing comes before `go`: the head must not wait for the first event.
-        let primed = tokio::time::timeout(Duration::from_secs(5), g.prime()).await;
-        assert!(primed.is_ok(), "prime waited for the upstream");
+        let primed = tokio::time::timeout(
+            Duration::from_secs(5),
+            Gather::primed(connection(parts.clone(), Some((0, wait)))),
+        )
+        .await;
+        let mut g = primed.expect("priming waited for the upstream");
         go.send(()).expect("the connection waits");
         assert_eq!(g.next().await, Some(Ok(parts[0].clone())));
         assert_eq!(g.next().await, None);

@@ -1374,15 +1374,9 @@ async fn answer(
         // ones with the head.
         return Ok(match heartbeat_after {
             Some(after) => {
-                let mut body = Gather::new(super::heartbeat::Heartbeat::new(stream, after));
-                body.prime().await;
-                res.streaming(body)
+                res.streaming(Gather::primed(super::heartbeat::Heartbeat::new(stream, after)).await)
             }
-            None => {
-                let mut body = Gather::new(stream);
-                body.prime().await;
-                res.streaming(body)
-            }
+            None => res.streaming(Gather::primed(stream).await),
         });
     }
     let first = billing.started.elapsed();

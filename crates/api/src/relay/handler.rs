@@ -815,7 +815,6 @@ async fn count_tokens_answer(
         return Ok(HttpResponse::Ok().json(json!({ "input_tokens": n })));
     }
     let snap = state.view();
-    let o = View(&snap);
     let source = edge::Source {
         state: &state,
         snapshot: &snapshot,
@@ -824,7 +823,7 @@ async fn count_tokens_answer(
     let (_, answer) = dispatch(
         &source,
         &candidates,
-        &edge::policy(&o, pin),
+        &edge::policy(&edge::RelayOptions::of(&snap), pin),
         &rreq.model,
         async |ch: &Arc<ChannelInfo>| {
             let no_count = || channel_failure(format!("channel {} cannot count tokens", ch.id));
@@ -1088,6 +1087,7 @@ async fn relay_parsed(
 
     let snap = state.view();
     let o = View(&snap);
+    let relay_options = edge::RelayOptions::of(&snap);
     // The reservation only needs an upper estimate: no BPE table on the request path. The
     // tokenizer counts for real only when an upstream reports no usage (see `Billing`).
     let prompt_estimate = if rreq.body.is_null() {
@@ -1095,7 +1095,7 @@ async fn relay_parsed(
     } else {
         tokenizer::estimate_prompt_fast(endpoint, &rreq.body)
     };
-    let pre_consumed = o.int("PreConsumedQuota");
+    let pre_consumed = relay_options.pre_consumed;
     let units = billed_units(endpoint, &rreq.body).ok_or_else(|| {
         Refusal::invalid(
             "invalid_n",
@@ -1110,7 +1110,7 @@ async fn relay_parsed(
             generates: endpoint.generates_text(),
             units,
         },
-        o.int("DefaultMaxOutputTokens"),
+        relay_options.default_max_output,
         ginfo.ratio,
         pre_consumed,
     );
@@ -1138,7 +1138,7 @@ async fn relay_parsed(
     let mut billing = Billing {
         state: state.clone(),
         token: Arc::clone(&token),
-        tolerance: o.int("OverdraftTolerance"),
+        tolerance: relay_options.overdraft_tolerance,
         units,
         price,
         group,
@@ -1147,7 +1147,7 @@ async fn relay_parsed(
         prompt_estimate,
         endpoint,
         body: Value::Null,
-        approximate: o.bool("ApproximateTokenEnabled"),
+        approximate: relay_options.approximate,
         is_stream: rreq.stream,
         ip: client_ip(&req, &state.config.trusted_proxies),
         started: Instant::now(),
@@ -1192,7 +1192,7 @@ async fn relay_parsed(
     let dispatched = dispatch(
         &source,
         &candidates,
-        &edge::policy(&o, pin),
+        &edge::policy(&relay_options, pin),
         &model,
         async |ch: &Arc<ChannelInfo>| {
             last_channel = ch.id;

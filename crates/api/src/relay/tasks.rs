@@ -19,7 +19,6 @@ use super::AuthToken;
 use crate::error::ApiResult;
 use crate::extract::client_ip;
 use crate::metrics::Outcome;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -389,7 +388,6 @@ async fn submit_task(
     let reservation = edge::reserve(&state, &token, bounds).await?;
     let started = Instant::now();
     let snap = state.view();
-    let o = View(&snap);
     let path = match p {
         Platform::Kling => upstream_path(p, &format!("/{kind}")),
         _ => upstream_path(p, &format!("/submit/{kind}")),
@@ -402,7 +400,7 @@ async fn submit_task(
     let dispatched = dispatch(
         &source,
         &candidates,
-        &edge::policy(&o, pin),
+        &edge::policy(&edge::RelayOptions::of(&snap), pin),
         &model,
         async |ch: &Arc<ChannelInfo>| {
             let body = Some(body.to_vec());

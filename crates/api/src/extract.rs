@@ -92,7 +92,7 @@ pub fn client_ip(req: &HttpRequest, trusted: &IpAllowList) -> String {
         return "unknown".into();
     };
     if !trusted.contains(peer) {
-        return peer.to_string();
+        return ip_text(peer);
     }
     let joined = |name: &str| {
         let v: Vec<&str> = req
@@ -110,5 +110,49 @@ pub fn client_ip(req: &HttpRequest, trusted: &IpAllowList) -> String {
         forwarded: fwd.as_deref(),
         x_real_ip: real.as_deref(),
     };
-    client_address(peer, trusted, &headers).to_string()
+    ip_text(client_address(peer, trusted, &headers))
+}
+
+/// `ip` as `to_string` writes it; an IPv4 address (the common case, one a relayed request)
+/// without the formatting machinery, which costs ~1,000 instructions.
+fn ip_text(ip: std::net::IpAddr) -> String {
+    let std::net::IpAddr::V4(v4) = ip else {
+        return ip.to_string();
+    };
+    let mut text = String::with_capacity(15);
+    for (i, octet) in v4.octets().into_iter().enumerate() {
+        if i > 0 {
+            text.push('.');
+        }
+        if octet >= 100 {
+            text.push(char::from(b'0' + octet / 100));
+        }
+        if octet >= 10 {
+            text.push(char::from(b'0' + octet / 10 % 10));
+        }
+        text.push(char::from(b'0' + octet % 10));
+    }
+    text
+}
+
+#[cfg(test)]
+mod ip_text_tests {
+    use super::ip_text;
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+    #[test]
+    fn addresses_read_as_std_writes_them() {
+        for octet in 0..=255u8 {
+            for ip in [
+                Ipv4Addr::new(octet, 0, 10, 255),
+                Ipv4Addr::new(127, octet, 1, 99),
+                Ipv4Addr::new(1, 100, octet, 9),
+                Ipv4Addr::new(203, 0, 113, octet),
+            ] {
+                assert_eq!(ip_text(IpAddr::V4(ip)), ip.to_string());
+            }
+        }
+        let v6 = IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1));
+        assert_eq!(ip_text(v6), "2001:db8::1");
+    }
 }

@@ -56,23 +56,28 @@ fn invalid_key() -> Refusal {
 /// The key from `Authorization: Bearer`, `x-api-key`, `x-goog-api-key`, `mj-api-secret`
 /// (Midjourney clients) or `?key=`.
 pub(super) fn raw_key(req: &HttpRequest) -> Option<String> {
-    let h = |name: &str| {
+    // Names as `HeaderName` constants: a `&str` name is parsed into one on every look-up.
+    use actix_web::http::header::{HeaderName, AUTHORIZATION};
+    const X_API_KEY: HeaderName = HeaderName::from_static("x-api-key");
+    const X_GOOG_API_KEY: HeaderName = HeaderName::from_static("x-goog-api-key");
+    const MJ_API_SECRET: HeaderName = HeaderName::from_static("mj-api-secret");
+    let h = |name: &HeaderName| {
         req.headers()
             .get(name)
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
             .filter(|v| !v.is_empty())
     };
-    if let Some(a) = h("authorization") {
+    if let Some(a) = h(&AUTHORIZATION) {
         let a = a
             .strip_prefix("Bearer ")
             .or_else(|| a.strip_prefix("bearer "))
             .unwrap_or(a);
         return Some(a.trim().to_owned());
     }
-    if let Some(k) = h("x-api-key")
-        .or_else(|| h("x-goog-api-key"))
-        .or_else(|| h("mj-api-secret"))
+    if let Some(k) = h(&X_API_KEY)
+        .or_else(|| h(&X_GOOG_API_KEY))
+        .or_else(|| h(&MJ_API_SECRET))
     {
         return Some(k.to_owned());
     }
@@ -1172,9 +1177,11 @@ async fn relay_parsed(
                 .body(hit.body));
         }
     }
+    // `get` twice, not `pointer` (which unescapes each step into a new string).
     let client_wants_usage = rreq
         .body
-        .pointer("/stream_options/include_usage")
+        .get("stream_options")
+        .and_then(|o| o.get("include_usage"))
         .and_then(Value::as_bool)
         == Some(true)
         || !endpoint.wants_include_usage();

@@ -277,7 +277,11 @@ pub(crate) fn auth_headers(target: &ChannelTarget) -> Result<HeaderMap, RelayErr
     let mut headers = HeaderMap::new();
     let key = target.key.trim();
     if !key.is_empty() {
-        let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+        // Without `format!` (its machinery costs more than the copy), and handed over whole.
+        let mut bearer = String::with_capacity("Bearer ".len() + key.len());
+        bearer.push_str("Bearer ");
+        bearer.push_str(key);
+        let mut value = HeaderValue::try_from(bearer).map_err(|_| {
             RelayError::Channel(format!("channel {} key is not a valid header", target.id))
         })?;
         value.set_sensitive(true);
@@ -419,6 +423,23 @@ pub(crate) fn civil_date(days: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_key_goes_as_a_sensitive_bearer_header_and_a_broken_key_is_refused() {
+        let mut t = ChannelTarget {
+            key: " sk-upstream \n".into(),
+            ..ChannelTarget::default()
+        };
+        let h = auth_headers(&t).unwrap();
+        assert_eq!(h[AUTHORIZATION], "Bearer sk-upstream");
+        assert!(h[AUTHORIZATION].is_sensitive());
+        t.key = "sk-a\nb".into();
+        assert!(
+            matches!(auth_headers(&t), Err(RelayError::Channel(m)) if m.contains("not a valid header"))
+        );
+        t.key = "  ".into();
+        assert!(auth_headers(&t).unwrap().is_empty(), "no key: no header");
+    }
 
     fn body_on(target: &ChannelTarget, endpoint: Endpoint, raw: &str) -> Value {
         let req = RelayRequest::parse(endpoint, raw.as_bytes()).unwrap();

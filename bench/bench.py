@@ -196,13 +196,15 @@ def children(pid):
     return out
 
 
-def cpu_ticks(pids):
+def cpu_ticks(pids, kernel_only=False):
+    """CPU clock ticks of pids: user and kernel time, or the kernel's alone."""
     total = 0
     for pid in pids:
         with open(f"/proc/{pid}/stat") as f:
             s = f.read()
         fields = s[s.rfind(")") + 2:].split()  # fields[0] is field 3 (state)
-        total += int(fields[11]) + int(fields[12])  # utime (14) + stime (15)
+        stime = int(fields[12])  # stime (15)
+        total += stime if kernel_only else int(fields[11]) + stime  # utime (14)
     return total
 
 
@@ -249,8 +251,10 @@ def phase(t, scenario, conns, duration, stream, paced, key, mock_pids):
     b = body(MODEL_PACED if paced else MODEL_FAST, stream)
     pids = t.pids()
     c0, m0, w0 = cpu_ticks(pids), cpu_ticks(mock_pids), time.time()
+    k0 = cpu_ticks(pids, kernel_only=True)
     w = wrk(port, b, key, conns, duration)
     c1, m1, w1 = cpu_ticks(pids), cpu_ticks(mock_pids), time.time()
+    k1 = cpu_ticks(pids, kernel_only=True)
     n = w["requests"]
     errors = sum(w["errors"].values())
     ok = max(1, n - w["errors"]["status"])
@@ -264,6 +268,8 @@ def phase(t, scenario, conns, duration, stream, paced, key, mock_pids):
         "rps": round(n / (w["duration_us"] / 1e6), 1),
         "latency_us": w["latency_us"],
         "cpu_us_per_req": round((c1 - c0) * 1e6 / CLK_TCK / ok, 1),
+        # Of which in the kernel (system calls, the loopback's TCP, wake-ups, page faults).
+        "cpu_kernel_us_per_req": round((k1 - k0) * 1e6 / CLK_TCK / ok, 1),
         "cpu_cores_busy": round((c1 - c0) / CLK_TCK / (w1 - w0), 2),
         "mock_cpu_us_per_req": round((m1 - m0) * 1e6 / CLK_TCK / ok, 1),
         "rss_mb_after": mb(mem_kb(pids, "VmRSS")),
@@ -271,6 +277,7 @@ def phase(t, scenario, conns, duration, stream, paced, key, mock_pids):
     }
     if t.name == "direct":
         res["cpu_us_per_req"] = None  # no proxy: the mock's own CPU is mock_cpu_us_per_req
+        res["cpu_kernel_us_per_req"] = None
         res["cpu_cores_busy"] = None
     flag = "" if errors == 0 else f"  ERRORS {w['errors']}"
     log(f"  {scenario:<18} {t.name:<11} {res['rps']:>9.1f} req/s  p50 "
@@ -507,11 +514,14 @@ def main():
         rs = [r for r in runs if r["scenario"] == scenario and r["target"] == target]
         med = lambda f: statistics.median(f(r) for r in rs)  # noqa: E731
         cpu = [r["cpu_us_per_req"] for r in rs if r["cpu_us_per_req"] is not None]
+        kernel = [r["cpu_kernel_us_per_req"] for r in rs
+                  if r.get("cpu_kernel_us_per_req") is not None]
         return {
             "rps": round(med(lambda r: r["rps"]), 1),
             "p50_us": med(lambda r: r["latency_us"]["p50"]),
             "p99_us": med(lambda r: r["latency_us"]["p99"]),
             "cpu_us_per_req": round(statistics.median(cpu), 1) if cpu else None,
+            "cpu_kernel_us_per_req": round(statistics.median(kernel), 1) if kernel else None,
             "mock_cpu_us_per_req": round(med(lambda r: r["mock_cpu_us_per_req"]), 1),
             "errors": sum(sum(r["errors"].values()) for r in rs),
             "rounds": len(rs),
@@ -627,18 +637,19 @@ def main():
           f"c{CONNS}; POST {PATH} ({len(body(MODEL_FAST, False))}-byte body)")
     print()
     hdr = (f"| {'scenario':<18} | {'target':<11} | {'req/s':>8} | {'x nginx':>7} | "
-           f"{'p50 ms':>7} | {'p99 ms':>7} | {'+p50 ms':>7} | {'CPU us/req':>10} |")
+           f"{'p50 ms':>7} | {'p99 ms':>7} | {'+p50 ms':>7} | {'CPU us/req (kernel)':>19} |")
     print(hdr)
     print("|" + "|".join("-" * (len(c)) for c in hdr.split("|")[1:-1]) + "|")
     for s in scenarios:
         for n in TARGETS:
             a = table[s][n]
-            cpu = f"{a['cpu_us_per_req']:.0f}" if a["cpu_us_per_req"] is not None else \
-                f"({a['mock_cpu_us_per_req']:.0f} mock)"
+            cpu = (f"{a['cpu_us_per_req']:.0f} ({a['cpu_kernel_us_per_req']:.0f})"
+                   if a["cpu_us_per_req"] is not None else
+                   f"({a['mock_cpu_us_per_req']:.0f} mock)")
             err = f" ERR {a['errors']}" if a["errors"] else ""
             print(f"| {s:<18} | {n:<11} | {a['rps']:>8.0f} | {a['x_nginx']:>7.2f} | "
                   f"{a['p50_us'] / 1000:>7.3f} | {a['p99_us'] / 1000:>7.3f} | "
-                  f"{a['added_p50_us'] / 1000:>7.3f} | {cpu:>10} |{err}")
+                  f"{a['added_p50_us'] / 1000:>7.3f} | {cpu:>19} |{err}")
     print()
     print(f"| first stream event ({TTFE_N}x, fresh connection) | p50 ms | p90 ms | p99 ms | "
           f"+p50 ms |")

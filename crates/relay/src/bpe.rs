@@ -17,7 +17,6 @@
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
 /// cl100k_base's split pattern (tiktoken's `cl100k_base` definition).
@@ -40,30 +39,35 @@ pub const O200K_PATTERN: &str = concat!(
     r"\s+"
 );
 
-/// cl100k_base (GPT-4, GPT-3.5 and the estimate for other models), built on first use.
+/// cl100k_base (GPT-4, GPT-3.5 and the estimate for other models), its pattern compiled on
+/// first use.
 pub fn cl100k() -> Option<&'static Vocab> {
     static V: OnceLock<Option<Vocab>> = OnceLock::new();
     let bytes = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.bytes"));
     let ends = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ends"));
-    compiled(&V, bytes, ends, CL100K_PATTERN)
+    let slots = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.slots"));
+    compiled(&V, [bytes, ends, slots], CL100K_PATTERN)
 }
 
-/// o200k_base (GPT-4o, GPT-4.1, GPT-5, o-series), built on first use.
+/// o200k_base (GPT-4o, GPT-4.1, GPT-5, o-series), its pattern compiled on first use.
 pub fn o200k() -> Option<&'static Vocab> {
     static V: OnceLock<Option<Vocab>> = OnceLock::new();
     let bytes = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bytes"));
     let ends = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ends"));
-    compiled(&V, bytes, ends, O200K_PATTERN)
+    let slots = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.slots"));
+    compiled(&V, [bytes, ends, slots], O200K_PATTERN)
 }
 
-/// The vocabulary `build.rs` wrote, in `cell`.
+/// The vocabulary `build.rs` wrote (tokens, their ends and the rank table), in `cell`. All
+/// three are read-only data of the binary: nothing is built at run time, and only the pages
+/// that look-ups touch become resident (building the table here cost 1-2 MB of heap and read
+/// every token, 2-3 MB more of resident pages, on the first count).
 fn compiled(
     cell: &'static OnceLock<Option<Vocab>>,
-    bytes: &'static [u8],
-    ends: &'static [u8],
+    [bytes, ends, slots]: [&'static [u8]; 3],
     pattern: &str,
 ) -> Option<&'static Vocab> {
-    cell.get_or_init(|| Vocab::from_parts(Cow::Borrowed(bytes), Cow::Borrowed(ends), pattern))
+    cell.get_or_init(|| Vocab::from_compiled([bytes, ends, slots], pattern))
         .as_ref()
 }
 
@@ -79,10 +83,10 @@ pub struct Vocab {
     /// Where each token ends in `bytes` (it starts where the one before ends), little-endian
     /// `u32`s.
     ends: Cow<'static, [u8]>,
-    /// Open addressing, linear probing: `rank + 1`, or [`EMPTY`]. A power of two long, at most
-    /// half full.
-    slots: Vec<u32>,
-    hasher: foldhash::fast::FixedState,
+    /// The rank table ([`crate::bpe_slots::build_slots`]): open addressing, linear probing,
+    /// little-endian `u32` slots holding `rank + 1`, or [`EMPTY`]; a power of two slots long,
+    /// at most half full.
+    slots: Cow<'static, [u8]>,
     pattern: fancy_regex::Regex,
 }
 
@@ -96,46 +100,38 @@ impl std::fmt::Debug for Vocab {
 }
 
 impl Vocab {
-    /// The vocabulary in `build.rs`'s form. `None` when the parts do not fit together, the
-    /// pattern does not compile or a token repeats.
+    /// The vocabulary in `build.rs`'s form, its rank table built here. `None` when the parts do
+    /// not fit together, the pattern does not compile or a token repeats.
     pub fn from_parts(
         bytes: Cow<'static, [u8]>,
         ends: Cow<'static, [u8]>,
         pattern: &str,
     ) -> Option<Vocab> {
-        if !ends.len().is_multiple_of(4) {
-            return None;
-        }
-        let n = ends.len() / 4;
-        let mut v = Vocab {
+        let slots = crate::bpe_slots::build_slots(&bytes, &ends)?;
+        Some(Vocab {
             bytes,
             ends,
-            slots: vec![EMPTY; (n * 2).next_power_of_two().max(2)],
-            hasher: foldhash::fast::FixedState::with_seed(0x5b0a_4d17),
+            slots: Cow::Owned(slots),
             pattern: fancy_regex::Regex::new(pattern).ok()?,
-        };
-        let mut last = 0;
-        for r in 0..n {
-            let end = v.end(r);
-            if end < last || end > v.bytes.len() {
-                return None;
-            }
-            last = end;
+        })
+    }
+
+    /// The vocabulary with the rank table `build.rs` wrote beside it (checked against the
+    /// tokens by the tests). A table whose size does not fit the tokens is built anew instead.
+    fn from_compiled([bytes, ends, slots]: [&'static [u8]; 3], pattern: &str) -> Option<Vocab> {
+        let n = ends.len() / 4;
+        let fits = ends.len().is_multiple_of(4)
+            && slots.len() == (n * 2).next_power_of_two().max(2) * 4
+            && crate::bpe_slots::token_end(ends, n.wrapping_sub(1)) == Some(bytes.len());
+        if !fits {
+            return Vocab::from_parts(Cow::Borrowed(bytes), Cow::Borrowed(ends), pattern);
         }
-        let mask = v.slots.len() - 1;
-        for r in 0..n {
-            let token = v.token(r);
-            let mut i = v.hash(token) & mask;
-            loop {
-                match v.slots[i] {
-                    EMPTY => break,
-                    s if v.token(s as usize - 1) == token => return None,
-                    _ => i = (i + 1) & mask,
-                }
-            }
-            v.slots[i] = u32::try_from(r + 1).ok()?;
-        }
-        Some(v)
+        Some(Vocab {
+            bytes: Cow::Borrowed(bytes),
+            ends: Cow::Borrowed(ends),
+            slots: Cow::Borrowed(slots),
+            pattern: fancy_regex::Regex::new(pattern).ok()?,
+        })
     }
 
     /// Number of ordinary tokens.
@@ -149,10 +145,13 @@ impl Vocab {
     }
 
     fn end(&self, rank: usize) -> usize {
-        let at = rank * 4;
+        crate::bpe_slots::token_end(&self.ends, rank).unwrap_or(0)
+    }
+
+    fn slot(&self, i: usize) -> u32 {
         let mut le = [0u8; 4];
-        le.copy_from_slice(&self.ends[at..at + 4]);
-        u32::from_le_bytes(le) as usize
+        le.copy_from_slice(&self.slots[i * 4..i * 4 + 4]);
+        u32::from_le_bytes(le)
     }
 
     fn token(&self, rank: usize) -> &[u8] {
@@ -163,16 +162,13 @@ impl Vocab {
         &self.bytes[start..self.end(rank)]
     }
 
-    fn hash(&self, bytes: &[u8]) -> usize {
-        self.hasher.hash_one(bytes) as usize
-    }
-
     /// The rank of `bytes`, when they are one token.
     pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
-        let mask = self.slots.len() - 1;
-        let mut i = self.hash(bytes) & mask;
+        let mask = self.slots.len() / 4 - 1;
+        // The table is at most 2^31 slots: the low bits of the hash fit a usize anywhere.
+        let mut i = crate::bpe_slots::slot_hash(bytes) as usize & mask;
         loop {
-            match self.slots[i] {
+            match self.slot(i) {
                 EMPTY => return None,
                 s if self.token(s as usize - 1) == bytes => return Some(s - 1),
                 _ => i = (i + 1) & mask,
@@ -285,6 +281,33 @@ mod tests {
         // cl100k_base's pattern is not exported by tiktoken-rs: the differential counts below
         // hold it.
         assert_eq!(O200K_PATTERN, tiktoken_rs::O200K_BASE_PAT_STR);
+    }
+
+    #[test]
+    fn the_compiled_rank_tables_are_the_tokens_own_and_probe_briefly() {
+        for v in [super::cl100k().unwrap(), super::o200k().unwrap()] {
+            assert!(
+                matches!(v.slots, Cow::Borrowed(_)),
+                "read from the binary, not built"
+            );
+            let built = crate::bpe_slots::build_slots(&v.bytes, &v.ends).unwrap();
+            assert!(built == v.slots[..], "the build script's table is this one");
+            // Linear probing stays short with this hash: the longest run of used slots.
+            let (mut run, mut longest) = (0, 0);
+            for i in 0..v.slots.len() / 4 {
+                run = if v.slot(i) == 0 { 0 } else { run + 1 };
+                longest = longest.max(run);
+            }
+            assert!(longest < 64, "a probe run of {longest} slots");
+        }
+        // A table that does not fit the tokens is not trusted: the vocabulary builds its own.
+        let (bytes, ends) = (&b"abab"[..], &[1u8, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0][..]);
+        let v = Vocab::from_compiled([bytes, ends, &[0u8; 8][..]], r"\S+").unwrap();
+        assert!(matches!(v.slots, Cow::Owned(_)));
+        assert_eq!(
+            (v.rank(b"b"), v.rank(b"ab"), v.rank(b"ba")),
+            (Some(1), Some(2), None)
+        );
     }
 
     #[test]

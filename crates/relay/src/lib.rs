@@ -10,6 +10,7 @@
 
 pub mod aws;
 pub mod bpe;
+mod bpe_slots;
 pub mod client;
 pub mod direct;
 pub mod dispatch;

@@ -286,6 +286,25 @@ def phase(t, scenario, conns, duration, stream, paced, key, mock_pids):
     return res
 
 
+def cut_stream(port, payload, key):
+    """Opens a stream, reads its first event and hangs up: a client that goes away mid-answer.
+    Switchboard then counts the tokens it streamed itself (the upstream's usage report never
+    came), the first time with its tokenizer's tables and pattern: warm-up does it once, so
+    that their memory is in the idle figure, not a jump in whichever round first cuts a
+    stream."""
+    req = (f"POST {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\n"
+           f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+           ).encode() + payload
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(req)
+        buf = b""
+        while b"data:" not in buf:
+            chunk = s.recv(65536)
+            if not chunk:
+                fail(f"no stream event from port {port} to cut: {buf[:300]!r}")
+            buf += chunk
+
+
 def ttfe_once(port, payload, key):
     """Microseconds from sending the request (on an open connection) to the first `data:` line."""
     req = (f"POST {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\n"
@@ -452,6 +471,7 @@ def main():
         for stream in (False, True):
             wrk(t.port_fast, body(MODEL_FAST, stream), key, CONNS, 2)
         wrk(t.port_paced, body(MODEL_PACED, True), key, CONNS, 1)
+    cut_stream(sb_port, body(MODEL_PACED, True).encode(), key)
     time.sleep(2)
     rss_idle = mem_kb([sb.pid], "VmRSS")
     nginx_idle = mem_kb(targets["nginx"].pids(), "VmRSS")

@@ -66,8 +66,8 @@ pub fn encoding_for(model: &str) -> Encoding {
     }
 }
 
-/// The encoding's vocabulary (compiled in, its rank table built on first use: see
-/// [`crate::bpe`]).
+/// The encoding's vocabulary (compiled in with its rank table; its split pattern is compiled
+/// on first use: see [`crate::bpe`]).
 fn vocab(encoding: Encoding) -> Option<&'static Vocab> {
     match encoding {
         Encoding::Cl100kBase => crate::bpe::cl100k(),

@@ -122,7 +122,10 @@ impl Vocab {
         let n = ends.len() / 4;
         let fits = ends.len().is_multiple_of(4)
             && slots.len() == (n * 2).next_power_of_two().max(2) * 4
-            && crate::bpe_slots::token_end(ends, n.wrapping_sub(1)) == Some(bytes.len());
+            && match n {
+                0 => bytes.is_empty(),
+                _ => crate::bpe_slots::token_end(ends, n - 1) == Some(bytes.len()),
+            };
         if !fits {
             return Vocab::from_parts(Cow::Borrowed(bytes), Cow::Borrowed(ends), pattern);
         }
@@ -307,6 +310,12 @@ mod tests {
         assert_eq!(
             (v.rank(b"b"), v.rank(b"ab"), v.rank(b"ba")),
             (Some(1), Some(2), None)
+        );
+        let empty = Vocab::from_compiled([&[][..], &[][..], &[0u8; 8][..]], r"\S+").unwrap();
+        assert_eq!((empty.len(), empty.rank(b"a")), (0, None));
+        assert!(
+            matches!(empty.slots, Cow::Borrowed(_)),
+            "an empty table fits no tokens"
         );
     }
 

@@ -18,7 +18,8 @@ pub fn slot_hash(bytes: &[u8]) -> u64 {
 
 /// Where token `rank` ends in the tokens' bytes: the `rank`th little-endian `u32` of `ends`.
 pub fn token_end(ends: &[u8], rank: usize) -> Option<usize> {
-    let le: [u8; 4] = ends.get(rank * 4..rank * 4 + 4)?.try_into().ok()?;
+    let at = rank.checked_mul(4)?;
+    let le: [u8; 4] = ends.get(at..at.checked_add(4)?)?.try_into().ok()?;
     usize::try_from(u32::from_le_bytes(le)).ok()
 }
 

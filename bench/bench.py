@@ -286,17 +286,21 @@ def phase(t, scenario, conns, duration, stream, paced, key, mock_pids):
     return res
 
 
+def post_request(port, payload, key):
+    """The bytes of one `POST {PATH}` with `payload` and the key, on a connection of its own."""
+    return (f"POST {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+            f"Connection: close\r\n\r\n").encode() + payload
+
+
 def cut_stream(port, payload, key):
     """Opens a stream, reads its first event and hangs up: a client that goes away mid-answer.
     Switchboard then counts the tokens it streamed itself (the upstream's usage report never
     came), the first time with its tokenizer's tables and pattern: warm-up does it once, so
     that their memory is in the idle figure, not a jump in whichever round first cuts a
     stream."""
-    req = (f"POST {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\n"
-           f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
-           ).encode() + payload
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(req)
+        s.sendall(post_request(port, payload, key))
         buf = b""
         while b"data:" not in buf:
             chunk = s.recv(65536)
@@ -307,9 +311,7 @@ def cut_stream(port, payload, key):
 
 def ttfe_once(port, payload, key):
     """Microseconds from sending the request (on an open connection) to the first `data:` line."""
-    req = (f"POST {PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {key}\r\n"
-           f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-           f"Connection: close\r\n\r\n").encode() + payload
+    req = post_request(port, payload, key)
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         buf = b""

@@ -18,7 +18,7 @@ use switchboard_relay::refusal::{Protocol, Refusal};
 use super::ledger::{Reservation, Shortfall};
 use super::snapshot::{ChannelInfo, Snapshot};
 use super::AuthToken;
-use crate::settings::{Snapshot as SettingsSnapshot, View};
+use crate::settings::View;
 use crate::AppState;
 use switchboard_domain::options::OptionValues;
 
@@ -103,9 +103,10 @@ pub async fn reserve(
     }
 }
 
-/// The settings every relayed request reads, parsed once per settings snapshot and thread
-/// (see [`RelayOptions::of`]): reading them by name costs a hashed look-up, a catalogue look-up
-/// for a default and a parse each, ~2,400 instructions for the ten of a request.
+/// The settings every relayed request reads, parsed once per write of settings
+/// ([`crate::settings::Settings::relay_options`]): reading them by name costs a hashed look-up,
+/// a catalogue look-up for a default and a parse each, ~2,400 instructions for the ten of a
+/// request.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RelayOptions {
     /// `RetryTimes`.
@@ -147,28 +148,6 @@ impl RelayOptions {
             overdraft_tolerance: o.int("OverdraftTolerance"),
             approximate: o.bool("ApproximateTokenEnabled"),
         }
-    }
-
-    /// `snap`'s options: this thread's last reading when `snap` is the snapshot it was read
-    /// from, else read now. A write of settings makes a new snapshot, so a change is seen by
-    /// the next request. The memo holds its snapshot, so that snapshot's address cannot be
-    /// reused by a newer one while it is compared.
-    pub fn of(snap: &SettingsSnapshot) -> RelayOptions {
-        thread_local! {
-            static LAST: std::cell::RefCell<Option<(SettingsSnapshot, RelayOptions)>> =
-                const { std::cell::RefCell::new(None) };
-        }
-        LAST.with(|last| {
-            let mut last = last.borrow_mut();
-            match &*last {
-                Some((read_from, options)) if Arc::ptr_eq(read_from, snap) => *options,
-                _ => {
-                    let options = RelayOptions::read(&View(snap));
-                    *last = Some((Arc::clone(snap), options));
-                    options
-                }
-            }
-        })
     }
 }
 
@@ -277,46 +256,31 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn snapshot(pairs: &[(&str, &str)]) -> SettingsSnapshot {
-        Arc::new(
-            pairs
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect::<HashMap<_, _>>(),
-        )
-    }
-
     #[test]
-    fn relay_options_follow_the_snapshot_they_are_read_from() {
-        let defaults = snapshot(&[]);
-        let d = RelayOptions::of(&defaults);
-        assert_eq!(d, RelayOptions::read(&View(&defaults)));
+    fn relay_options_and_the_policy_read_the_operators_settings() {
+        let d = RelayOptions::read(&View(&HashMap::new()));
         assert_eq!((d.retries, d.pre_consumed, d.breaker), (0, 500, None));
-
-        let set = snapshot(&[
+        let set: HashMap<String, String> = [
             ("RetryTimes", "3"),
             ("RetryTimeOut", "20"),
             ("PreConsumedQuota", "7"),
             ("OverdraftTolerance", "11"),
             ("CircuitBreakerEnabled", "true"),
             ("CircuitBreakerMinRequests", "4"),
-        ]);
-        let s = RelayOptions::of(&set);
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        let s = RelayOptions::read(&View(&set));
         assert_eq!((s.retries, s.retry_timeout_secs), (3, 20));
         assert_eq!((s.pre_consumed, s.overdraft_tolerance), (7, 11));
         assert_eq!(s.breaker.map(|b| b.min_requests), Some(4));
         let p = policy(&s, ChannelPin::Any);
         assert_eq!(p.retries, 3);
         assert!(p.deadline.is_some() && p.routing.breaker.is_some() && !p.pinned);
-
-        // The memo answers for its own snapshot only: back to the first, its values again,
-        // and a new snapshot equal in content to an old one is read, not confused.
-        assert_eq!(RelayOptions::of(&defaults), d);
-        assert_eq!(RelayOptions::of(&set), s);
-        let again = snapshot(&[("RetryTimes", "5")]);
-        assert_eq!(RelayOptions::of(&again).retries, 5);
-        drop(again);
-        let after = snapshot(&[("RetryTimes", "6")]);
-        assert_eq!(RelayOptions::of(&after).retries, 6);
+        assert!(
+            policy(&d, ChannelPin::Only(2)).pinned
+                && policy(&d, ChannelPin::Any).deadline.is_none()
+        );
     }
 }

@@ -819,7 +819,6 @@ async fn count_tokens_answer(
         let n = tokenizer::estimate_prompt(&rreq.model, Endpoint::Messages, &rreq.body);
         return Ok(HttpResponse::Ok().json(json!({ "input_tokens": n })));
     }
-    let snap = state.view();
     let source = edge::Source {
         state: &state,
         snapshot: &snapshot,
@@ -828,7 +827,7 @@ async fn count_tokens_answer(
     let (_, answer) = dispatch(
         &source,
         &candidates,
-        &edge::policy(&edge::RelayOptions::of(&snap), pin),
+        &edge::policy(&state.settings.relay_options(), pin),
         &rreq.model,
         async |ch: &Arc<ChannelInfo>| {
             let no_count = || channel_failure(format!("channel {} cannot count tokens", ch.id));
@@ -1090,9 +1089,8 @@ async fn relay_parsed(
     })
     .await?;
 
-    let snap = state.view();
+    let (snap, relay_options) = state.settings.snapshot_and_relay_options();
     let o = View(&snap);
-    let relay_options = edge::RelayOptions::of(&snap);
     // The reservation only needs an upper estimate: no BPE table on the request path. The
     // tokenizer counts for real only when an upstream reports no usage (see `Billing`).
     let prompt_estimate = if rreq.body.is_null() {

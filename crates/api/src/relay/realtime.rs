@@ -190,7 +190,7 @@ async fn open(
     let (ch, upstream) = dispatch(
         &source,
         &candidates,
-        &edge::policy(&edge::RelayOptions::of(&snap), pin),
+        &edge::policy(&state.settings.relay_options(), pin),
         &model,
         async |ch: &Arc<ChannelInfo>| {
             let public_only = super::public_only(&state, ch);

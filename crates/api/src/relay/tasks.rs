@@ -387,7 +387,6 @@ async fn submit_task(
     };
     let reservation = edge::reserve(&state, &token, bounds).await?;
     let started = Instant::now();
-    let snap = state.view();
     let path = match p {
         Platform::Kling => upstream_path(p, &format!("/{kind}")),
         _ => upstream_path(p, &format!("/submit/{kind}")),
@@ -400,7 +399,7 @@ async fn submit_task(
     let dispatched = dispatch(
         &source,
         &candidates,
-        &edge::policy(&edge::RelayOptions::of(&snap), pin),
+        &edge::policy(&state.settings.relay_options(), pin),
         &model,
         async |ch: &Arc<ChannelInfo>| {
             let body = Some(body.to_vec());

@@ -208,6 +208,17 @@ def cpu_ticks(pids, kernel_only=False):
     return total
 
 
+def minor_faults(pids):
+    """Minor page faults of pids so far (a page the process touched that the kernel had to map:
+    memory the allocator gave back and took again, a new heap page, a file page)."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            s = f.read()
+        total += int(s[s.rfind(")") + 2:].split()[7])  # minflt (10)
+    return total
+
+
 def mem_kb(pids, key):
     total = 0
     for pid in pids:
@@ -251,10 +262,10 @@ def phase(t, scenario, conns, duration, stream, paced, key, mock_pids):
     b = body(MODEL_PACED if paced else MODEL_FAST, stream)
     pids = t.pids()
     c0, m0, w0 = cpu_ticks(pids), cpu_ticks(mock_pids), time.time()
-    k0 = cpu_ticks(pids, kernel_only=True)
+    k0, f0 = cpu_ticks(pids, kernel_only=True), minor_faults(pids)
     w = wrk(port, b, key, conns, duration)
     c1, m1, w1 = cpu_ticks(pids), cpu_ticks(mock_pids), time.time()
-    k1 = cpu_ticks(pids, kernel_only=True)
+    k1, f1 = cpu_ticks(pids, kernel_only=True), minor_faults(pids)
     n = w["requests"]
     errors = sum(w["errors"].values())
     ok = max(1, n - w["errors"]["status"])
@@ -271,6 +282,8 @@ def phase(t, scenario, conns, duration, stream, paced, key, mock_pids):
         # Of which in the kernel (system calls, the loopback's TCP, wake-ups, page faults).
         "cpu_kernel_us_per_req": round((k1 - k0) * 1e6 / CLK_TCK / ok, 1),
         "cpu_cores_busy": round((c1 - c0) / CLK_TCK / (w1 - w0), 2),
+        # Each costs the kernel a zeroed page or a mapping (part of cpu_kernel_us_per_req).
+        "minor_faults_per_req": round((f1 - f0) / ok, 3),
         "mock_cpu_us_per_req": round((m1 - m0) * 1e6 / CLK_TCK / ok, 1),
         "rss_mb_after": mb(mem_kb(pids, "VmRSS")),
         "hwm_mb_after": mb(mem_kb(pids, "VmHWM")),
@@ -279,6 +292,7 @@ def phase(t, scenario, conns, duration, stream, paced, key, mock_pids):
         res["cpu_us_per_req"] = None  # no proxy: the mock's own CPU is mock_cpu_us_per_req
         res["cpu_kernel_us_per_req"] = None
         res["cpu_cores_busy"] = None
+        res["minor_faults_per_req"] = None
     flag = "" if errors == 0 else f"  ERRORS {w['errors']}"
     log(f"  {scenario:<18} {t.name:<11} {res['rps']:>9.1f} req/s  p50 "
         f"{w['latency_us']['p50'] / 1000:.3f} ms  p99 {w['latency_us']['p99'] / 1000:.3f} ms"
@@ -538,12 +552,15 @@ def main():
         cpu = [r["cpu_us_per_req"] for r in rs if r["cpu_us_per_req"] is not None]
         kernel = [r["cpu_kernel_us_per_req"] for r in rs
                   if r.get("cpu_kernel_us_per_req") is not None]
+        faults = [r["minor_faults_per_req"] for r in rs
+                  if r.get("minor_faults_per_req") is not None]
         return {
             "rps": round(med(lambda r: r["rps"]), 1),
             "p50_us": med(lambda r: r["latency_us"]["p50"]),
             "p99_us": med(lambda r: r["latency_us"]["p99"]),
             "cpu_us_per_req": round(statistics.median(cpu), 1) if cpu else None,
             "cpu_kernel_us_per_req": round(statistics.median(kernel), 1) if kernel else None,
+            "minor_faults_per_req": round(statistics.median(faults), 3) if faults else None,
             "mock_cpu_us_per_req": round(med(lambda r: r["mock_cpu_us_per_req"]), 1),
             "errors": sum(sum(r["errors"].values()) for r in rs),
             "rounds": len(rs),
@@ -685,6 +702,10 @@ def main():
           f"after rounds {' -> '.join(str(mb(x)) for x in rss_rounds)} MB, end {mb(rss_end)} MB, "
           f"peak (VmHWM) {mb(hwm)} MB; nginx (all processes) idle {mb(nginx_idle)} MB, "
           f"peak {mb(nginx_hwm)} MB")
+    print("page faults per request (c%d non-stream / stream): %s" % (CONNS, "; ".join(
+        f"{n} {table[f'c{CONNS} non-stream'][n]['minor_faults_per_req']:.3f} / "
+        f"{table[f'c{CONNS} stream'][n]['minor_faults_per_req']:.3f}"
+        for n in ("nginx", "switchboard"))))
     if logged is not None:
         print(f"consume log rows written by Switchboard: {logged}")
     if any_errors:

@@ -631,9 +631,9 @@ def main():
     if st["direct"]["p50_us"] > 10_000:
         notes.append(
             f"the direct unpaced stream takes {st['direct']['p50_us'] / 1000:.1f} ms at p50: the "
-            "mock's events are held back by Nagle's algorithm and delayed ACKs (its server does "
-            "not set TCP_NODELAY), so the c{0} stream rows measure that stall, not the proxies; "
-            "their throughput ratio says little until the mock sets TCP_NODELAY".format(CONNS))
+            "mock's events look held back by Nagle's algorithm and delayed ACKs (a socket "
+            "without TCP_NODELAY between the mock and wrk), so the c{0} stream rows measure "
+            "that stall, not the proxies, and their throughput ratio says little".format(CONNS))
     any_errors = sum(r["errors"]["status"] + r["errors"]["read"] + r["errors"]["connect"]
                      + r["errors"]["timeout"] + r["errors"]["write"] for r in runs)
 

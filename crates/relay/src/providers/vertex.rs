@@ -273,7 +273,7 @@ impl Vertex {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(
             AUTHORIZATION,
-            key_header(target, &format!("Bearer {token}"))?,
+            key_header(target, format!("Bearer {token}"))?,
         );
         apply_custom_headers(&mut headers, target)?;
         let mut builder = client.post(url).headers(headers).body(body);

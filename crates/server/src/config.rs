@@ -251,7 +251,8 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub sync_frequency: u64,
 
-    /// Milliseconds between batched writes of settled relay requests (logs, balances, rollups).
+    /// Milliseconds between batched writes of settled relay requests (logs, balances, rollups);
+    /// a busy node writes a batch as soon as 4096 wait.
     #[arg(long, env = "LEDGER_FLUSH_MS", value_name = "LEDGER_FLUSH_MS", default_value_t = 500,
           value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub ledger_flush_ms: u64,

@@ -212,6 +212,61 @@ fn sigterm_during_a_long_stream_bills_what_was_delivered() {
     assert_eq!(root.used_quota, spent);
 }
 
+/// A busy node writes its consume records as soon as a full batch waits, not only every
+/// `LEDGER_FLUSH_MS` (here a minute, never reached): what is served under load reaches the
+/// database and the balances in bounded batches.
+#[test]
+fn a_full_batch_is_written_without_waiting_for_the_tick() {
+    use switchboard_api::relay::ledger::FLUSH_AT;
+    let upstream = switchboard_mock_upstream::MockUpstream::start();
+    let dir = Scratch::new("full-batch");
+    let dsn = sqlite(&dir.0);
+    let mut node = start(&dsn, &dir.0, &[("LEDGER_FLUSH_MS", "60000".into())]);
+    let key = setup(&node.base, &upstream.base_url, "sk-mock-ok", "gpt-4o-mini");
+    let started = Instant::now();
+    let threads: Vec<_> = (0..8)
+        .map(|i| {
+            let (base, key) = (node.base.clone(), key.clone());
+            std::thread::spawn(move || {
+                let client = reqwest::blocking::Client::new();
+                let body = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+                for _ in (i..FLUSH_AT).step_by(8) {
+                    let status = client
+                        .post(format!("{base}/v1/chat/completions"))
+                        .bearer_auth(&key)
+                        .json(&body)
+                        .send()
+                        .unwrap()
+                        .status();
+                    assert_eq!(status, 200);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    wait_until("the full batch was written before the tick", || {
+        root_state(&dsn).2 == FLUSH_AT
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(55),
+        "not by the tick"
+    );
+    let (root, spent, _) = root_state(&dsn);
+    assert_eq!(
+        spent,
+        3 * FLUSH_AT as i64,
+        "3 quota a request (the mock's usage)"
+    );
+    assert_eq!((root.quota, root.used_quota), (ROOT_QUOTA - spent, spent));
+    // A batch short of full waits for the tick, or for the shutdown, which writes it.
+    assert_eq!(chat(&node.base, &key, "gpt-4o-mini"), 200);
+    signal(&node, "-TERM");
+    assert!(node.child.wait().unwrap().success());
+    assert_eq!(root_state(&dsn).2, FLUSH_AT + 1);
+}
+
 #[test]
 fn sigterm_with_the_database_locked_keeps_records_in_the_journal() {
     let upstream = switchboard_mock_upstream::MockUpstream::start();

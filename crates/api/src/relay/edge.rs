@@ -85,22 +85,34 @@ pub async fn reserve(
     token: &AuthToken,
     bounds: switchboard_domain::price::ReserveBounds,
 ) -> Result<Reservation, Refusal> {
-    let mut loaded = false;
-    loop {
-        match state
-            .relay
-            .ledger
-            .reserve_between(token.user_id, token.id, bounds)
-            .await
-        {
-            Ok(r) => return Ok(r),
-            Err(Shortfall::NotLoaded) if !loaded => {
-                super::handler::load_ledger(state, token).await?;
-                loaded = true;
-            }
-            Err(s) => return Err(shortfall(&s)),
-        }
+    let ledger = &state.relay.ledger;
+    match ledger
+        .reserve_between(token.user_id, token.id, bounds)
+        .await
+    {
+        Err(Shortfall::NotLoaded) => {}
+        other => return other.map_err(|s| shortfall(&s)),
     }
+    // First use: one request per user and key reads the balances; the others wait for it, then
+    // find them loaded.
+    state
+        .relay
+        .one_ledger_load(token.user_id, token.id, || async {
+            match ledger
+                .reserve_between(token.user_id, token.id, bounds)
+                .await
+            {
+                Err(Shortfall::NotLoaded) => {
+                    super::handler::load_ledger(state, token).await?;
+                    ledger
+                        .reserve_between(token.user_id, token.id, bounds)
+                        .await
+                        .map_err(|s| shortfall(&s))
+                }
+                other => other.map_err(|s| shortfall(&s)),
+            }
+        })
+        .await
 }
 
 /// The settings every relayed request reads, parsed once per write of settings

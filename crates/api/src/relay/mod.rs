@@ -151,6 +151,8 @@ pub struct RelayState {
     /// Keys being read from the database, so that concurrent misses for one key (every request
     /// in flight when its cache entry expires) wait for one read instead of each making its own.
     loading: DashMap<String, Arc<tokio::sync::Mutex<()>>, Fold>,
+    /// (user, key) balances being read into the ledger ([`RelayState::one_ledger_load`]).
+    ledger_loading: DashMap<(i64, i64), Arc<tokio::sync::Mutex<()>>, Fold>,
     channels: RwLock<Arc<Snapshot>>,
     prices: RwLock<Arc<PriceTable>>,
     groups: RwLock<Arc<HashMap<String, GroupInfo>>>,
@@ -174,6 +176,7 @@ impl Default for RelayState {
             ledger: Ledger::default(),
             tokens: DashMap::default(),
             loading: DashMap::default(),
+            ledger_loading: DashMap::default(),
             channels: RwLock::new(Arc::new(Snapshot::default())),
             prices: RwLock::new(Arc::new(PriceTable::new(
                 switchboard_domain::price::default_prices(),
@@ -316,6 +319,31 @@ impl RelayState {
         self.loading
             .remove_if(digest, |_, g| Arc::strong_count(g) <= 2);
         result
+    }
+
+    /// Runs `load` (reading a user's and a key's balances into the ledger) for one request at a
+    /// time per (user, key): the requests that find the same accounts unknown at once (every
+    /// request in flight on a cold start, or after the accounts were forgotten) wait for the
+    /// first one's read and then find them loaded, instead of each taking a database connection
+    /// of its own (a cold start at 32 concurrent requests opened a dozen).
+    pub async fn one_ledger_load<T, Fut>(
+        &self,
+        user_id: i64,
+        token_id: i64,
+        load: impl FnOnce() -> Fut,
+    ) -> T
+    where
+        Fut: std::future::Future<Output = T>,
+    {
+        let key = (user_id, token_id);
+        let gate = Arc::clone(self.ledger_loading.entry(key).or_default().value());
+        let turn = gate.lock().await;
+        let out = load().await;
+        drop(turn);
+        // The last one through removes the gate (held by the map and by this call: 2).
+        self.ledger_loading
+            .remove_if(&key, |_, g| Arc::strong_count(g) <= 2);
+        out
     }
 
     pub fn cache_token(&self, digest: String, t: Arc<AuthToken>) {
@@ -590,7 +618,9 @@ pub async fn flush_ledger(state: &AppState) -> ApiResult<usize> {
                             p.reason
                         );
                     }
-                    Ok(())
+                    // The blocking closure is done with its handle: the buffer comes back whole
+                    // for the next batch (or, should it not, a new one is grown).
+                    Ok(Arc::try_unwrap(batch).unwrap_or_default())
                 }
                 Err(e) => Err((Arc::try_unwrap(batch).unwrap_or_else(|b| (*b).clone()), e)),
             }
@@ -709,13 +739,18 @@ pub fn spawn_applier(state: actix_web::web::Data<AppState>) {
     });
 }
 
-/// Writes settled relay requests to the database every `every`, for as long as the actix
-/// system runs (failures keep the records for the next try).
+/// Writes settled relay requests to the database every `every`, and as soon as
+/// [`ledger::FLUSH_AT`] wait, for as long as the actix system runs (failures keep the records
+/// for the next tick).
 pub fn spawn_flusher(state: actix_web::web::Data<AppState>, every: Duration) {
     actix_web::rt::spawn(async move {
         let mut tick = actix_web::rt::time::interval(every);
         loop {
-            tick.tick().await;
+            // Every `every`, and as soon as a full batch waits (a busy node).
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = state.relay.ledger.batch_ready() => {}
+            }
             if let Err(e) = flush_ledger(&state).await {
                 tracing::error!("writing consume records failed (kept for the next try): {e}");
             }
@@ -803,6 +838,44 @@ mod tests {
         assert_eq!(failed.err(), Some("db down"));
         assert!(state.cached_token("digest-c").is_none());
         assert!(state.loading.is_empty());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_first_uses_of_one_account_load_it_once() {
+        let state = Arc::new(RelayState::default());
+        let loaded = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reads = Arc::new(AtomicUsize::new(0));
+        let mut calls = Vec::new();
+        for _ in 0..32 {
+            let (state, loaded, reads) =
+                (Arc::clone(&state), Arc::clone(&loaded), Arc::clone(&reads));
+            calls.push(tokio::spawn(async move {
+                state
+                    .one_ledger_load(1, 7, || async {
+                        // What `edge::reserve` does: try again, read only if still unknown.
+                        if !loaded.load(Ordering::SeqCst) {
+                            reads.fetch_add(1, Ordering::SeqCst);
+                            tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+                            loaded.store(true, Ordering::SeqCst);
+                        }
+                        7
+                    })
+                    .await
+            }));
+        }
+        for c in calls {
+            assert_eq!(c.await.unwrap(), 7);
+        }
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            1,
+            "one read for 32 first uses"
+        );
+        assert!(state.ledger_loading.is_empty(), "no gate is left behind");
+        // Another account is not held up by this one's gate.
+        let other = state.one_ledger_load(2, 8, || async { 8 }).await;
+        assert_eq!(other, 8);
+        assert!(state.ledger_loading.is_empty());
     }
 
     #[test]

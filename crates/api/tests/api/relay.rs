@@ -65,6 +65,51 @@ async fn chat_is_relayed_charged_once_and_logged() {
     );
 }
 
+/// A key's first requests arriving together (a cold start under load) read its balances once:
+/// the others wait for that read instead of each taking a database connection of its own (the
+/// pool opened up to its limit for 32 of them).
+#[actix_web::test]
+async fn a_keys_first_requests_at_once_read_its_balances_once() {
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let opened_before = app.db.pool.state().connections;
+    let client = reqwest::Client::new();
+    let calls: Vec<_> = (0..32)
+        .map(|_| {
+            let (c, url, key) = (
+                client.clone(),
+                app.url("/v1/chat/completions"),
+                s.key.clone(),
+            );
+            actix_web::rt::spawn(async move {
+                c.post(url)
+                    .bearer_auth(key)
+                    .json(&chat("gpt-4o-mini"))
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            })
+        })
+        .collect();
+    for c in calls {
+        assert_eq!(c.await.unwrap(), 200);
+    }
+    let opened = app.db.pool.state().connections;
+    assert!(
+        opened <= opened_before + 2,
+        "{opened_before} connections before, {opened} after"
+    );
+    // Every request was charged against the one balance that was read.
+    let logs = app.consume_logs(s.user_id).await;
+    assert_eq!(logs.len(), 32);
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!(u.quota, 1_000_000 - 32 * MINI_COST);
+}
+
 #[actix_web::test]
 async fn streams_pass_through_with_forced_usage() {
     let app = TestApp::new().await;

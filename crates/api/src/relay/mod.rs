@@ -325,7 +325,7 @@ impl RelayState {
     /// time per (user, key): the requests that find the same accounts unknown at once (every
     /// request in flight on a cold start, or after the accounts were forgotten) wait for the
     /// first one's read and then find them loaded, instead of each taking a database connection
-    /// of its own (a cold start at 32 concurrent requests opened a dozen).
+    /// of its own (a cold start at 32 concurrent requests left up to 11 open).
     pub async fn one_ledger_load<T, Fut>(
         &self,
         user_id: i64,

@@ -150,9 +150,9 @@ pub struct RelayState {
     tokens: DashMap<String, (Arc<AuthToken>, Instant), Fold>,
     /// Keys being read from the database, so that concurrent misses for one key (every request
     /// in flight when its cache entry expires) wait for one read instead of each making its own.
-    loading: DashMap<String, Arc<tokio::sync::Mutex<()>>, Fold>,
+    loading: Gates<String>,
     /// (user, key) balances being read into the ledger ([`RelayState::one_ledger_load`]).
-    ledger_loading: DashMap<(i64, i64), Arc<tokio::sync::Mutex<()>>, Fold>,
+    ledger_loading: Gates<(i64, i64)>,
     channels: RwLock<Arc<Snapshot>>,
     prices: RwLock<Arc<PriceTable>>,
     groups: RwLock<Arc<HashMap<String, GroupInfo>>>,
@@ -175,8 +175,8 @@ impl Default for RelayState {
         RelayState {
             ledger: Ledger::default(),
             tokens: DashMap::default(),
-            loading: DashMap::default(),
-            ledger_loading: DashMap::default(),
+            loading: Gates::default(),
+            ledger_loading: Gates::default(),
             channels: RwLock::new(Arc::new(Snapshot::default())),
             prices: RwLock::new(Arc::new(PriceTable::new(
                 switchboard_domain::price::default_prices(),
@@ -206,6 +206,50 @@ fn write<T>(l: &RwLock<Arc<T>>, v: T) {
     match l.write() {
         Ok(mut g) => *g = Arc::new(v),
         Err(p) => *p.into_inner() = Arc::new(v),
+    }
+}
+
+/// One gate per key, so that concurrent loads of one thing (a key from the database, an
+/// account's balances) run one at a time: the first caller loads, the others wait for it and
+/// then find what it loaded. A key's gate lives only while someone holds or awaits it.
+#[derive(Default)]
+struct Gates<K: Eq + std::hash::Hash>(DashMap<K, Arc<tokio::sync::Mutex<()>>, Fold>);
+
+impl<K: Eq + std::hash::Hash + Clone> Gates<K> {
+    /// Runs `f` while holding `key`'s gate.
+    async fn one_at_a_time<T, Fut>(&self, key: K, f: impl FnOnce() -> Fut) -> T
+    where
+        Fut: std::future::Future<Output = T>,
+    {
+        let gate = Arc::clone(self.0.entry(key.clone()).or_default().value());
+        let held = Held {
+            gates: &self.0,
+            key,
+            gate,
+        };
+        let _turn = held.gate.lock().await;
+        f().await
+    }
+
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A caller's hold on a gate. Dropped, also when the caller is (its client went away while it
+/// waited or loaded), it removes the gate if no one else holds it: held by the map and by this
+/// hold only, a count of 2.
+struct Held<'a, K: Eq + std::hash::Hash> {
+    gates: &'a DashMap<K, Arc<tokio::sync::Mutex<()>>, Fold>,
+    key: K,
+    gate: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl<K: Eq + std::hash::Hash> Drop for Held<'_, K> {
+    fn drop(&mut self) {
+        self.gates
+            .remove_if(&self.key, |_, g| Arc::strong_count(g) <= 2);
     }
 }
 
@@ -302,23 +346,18 @@ impl RelayState {
         if let Some(t) = self.cached_token(digest) {
             return Ok(Some(t));
         }
-        let gate = Arc::clone(self.loading.entry(digest.to_owned()).or_default().value());
-        let turn = gate.lock().await;
-        let result = match self.cached_token(digest) {
-            Some(t) => Ok(Some(t)),
-            None => {
+        self.loading
+            .one_at_a_time(digest.to_owned(), || async {
+                if let Some(t) = self.cached_token(digest) {
+                    return Ok(Some(t));
+                }
                 let loaded = load().await;
                 if let Ok(Some(t)) = &loaded {
                     self.cache_token(digest.to_owned(), Arc::clone(t));
                 }
                 loaded
-            }
-        };
-        drop(turn);
-        // The last one through removes the gate (held by the map and by this call: 2).
-        self.loading
-            .remove_if(digest, |_, g| Arc::strong_count(g) <= 2);
-        result
+            })
+            .await
     }
 
     /// Runs `load` (reading a user's and a key's balances into the ledger) for one request at a
@@ -335,15 +374,9 @@ impl RelayState {
     where
         Fut: std::future::Future<Output = T>,
     {
-        let key = (user_id, token_id);
-        let gate = Arc::clone(self.ledger_loading.entry(key).or_default().value());
-        let turn = gate.lock().await;
-        let out = load().await;
-        drop(turn);
-        // The last one through removes the gate (held by the map and by this call: 2).
         self.ledger_loading
-            .remove_if(&key, |_, g| Arc::strong_count(g) <= 2);
-        out
+            .one_at_a_time((user_id, token_id), load)
+            .await
     }
 
     pub fn cache_token(&self, digest: String, t: Arc<AuthToken>) {
@@ -876,6 +909,45 @@ mod tests {
         let other = state.one_ledger_load(2, 8, || async { 8 }).await;
         assert_eq!(other, 8);
         assert!(state.ledger_loading.is_empty());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_load_whose_caller_went_away_leaves_no_gate_behind() {
+        let state = Arc::new(RelayState::default());
+        let slow = || async {
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+            Ok::<_, ()>(Some(token(7)))
+        };
+        // One caller loading, one waiting for it: both are dropped (their clients went away).
+        let loading = tokio::spawn({
+            let state = Arc::clone(&state);
+            async move { state.token_or_load("digest-a", slow).await }
+        });
+        let waiting = tokio::spawn({
+            let state = Arc::clone(&state);
+            async move { state.token_or_load("digest-a", slow).await }
+        });
+        let balances = tokio::spawn({
+            let state = Arc::clone(&state);
+            async move { state.one_ledger_load(1, 7, slow).await }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert!(!state.loading.is_empty() && !state.ledger_loading.is_empty());
+        for call in [loading, waiting, balances] {
+            call.abort();
+            assert!(call.await.unwrap_err().is_cancelled());
+        }
+        assert!(
+            state.loading.is_empty(),
+            "the key's gate went with its callers"
+        );
+        assert!(state.ledger_loading.is_empty());
+        // The next caller loads afresh.
+        let t = state
+            .token_or_load::<(), _, _>("digest-a", || async { Ok(Some(token(8))) })
+            .await;
+        assert_eq!(t.unwrap().unwrap().id, 8);
+        assert!(state.loading.is_empty());
     }
 
     #[test]

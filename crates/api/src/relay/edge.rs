@@ -85,16 +85,27 @@ pub async fn reserve(
     token: &AuthToken,
     bounds: switchboard_domain::price::ReserveBounds,
 ) -> Result<Reservation, Refusal> {
+    reserve_loading(state, token, bounds)
+        .await?
+        .map_err(|s| shortfall(&s))
+}
+
+/// The reservation of [`reserve`] (and of a realtime session's turns), loading the balances
+/// of the key and its owner on first use: one request per user and key reads them, the others
+/// wait for it and then find them loaded. The outer error: they could not be loaded.
+pub(super) async fn reserve_loading(
+    state: &web::Data<AppState>,
+    token: &AuthToken,
+    bounds: switchboard_domain::price::ReserveBounds,
+) -> Result<Result<Reservation, Shortfall>, Refusal> {
     let ledger = &state.relay.ledger;
     match ledger
         .reserve_between(token.user_id, token.id, bounds)
         .await
     {
         Err(Shortfall::NotLoaded) => {}
-        other => return other.map_err(|s| shortfall(&s)),
+        other => return Ok(other),
     }
-    // First use: one request per user and key reads the balances; the others wait for it, then
-    // find them loaded.
     state
         .relay
         .one_ledger_load(token.user_id, token.id, || async {
@@ -104,12 +115,11 @@ pub async fn reserve(
             {
                 Err(Shortfall::NotLoaded) => {
                     super::handler::load_ledger(state, token).await?;
-                    ledger
+                    Ok(ledger
                         .reserve_between(token.user_id, token.id, bounds)
-                        .await
-                        .map_err(|s| shortfall(&s))
+                        .await)
                 }
-                other => other.map_err(|s| shortfall(&s)),
+                other => Ok(other),
             }
         })
         .await

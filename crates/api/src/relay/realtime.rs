@@ -30,7 +30,7 @@
 //! event and the session is closed with 1008 (policy violation) after that turn.
 
 use super::edge::{self, refuse};
-use super::handler::{admit, authenticate_key, load_ledger, raw_key, Admitted, LogMeta};
+use super::handler::{admit, authenticate_key, raw_key, Admitted, LogMeta};
 use super::ledger::{Reservation, Shortfall};
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
@@ -403,21 +403,16 @@ impl Turns {
         (bounds, pre_consumed)
     }
 
-    /// Reserves a turn (loading the accounts once if the ledger forgot them).
+    /// Reserves a turn (loading the accounts if the ledger forgot them, one load per key as
+    /// for the HTTP relay).
     async fn reserve(&self, bounds: ReserveBounds) -> Result<Reservation, Shortfall> {
-        let ledger = &self.state.relay.ledger;
-        let (user, token) = (self.token.user_id, self.token.id);
-        match ledger.reserve_between(user, token, bounds).await {
-            Err(Shortfall::NotLoaded) => {
-                if load_ledger(&self.state, &self.token).await.is_err() {
-                    return Err(Shortfall::Unavailable(
-                        "the accounts could not be loaded".into(),
-                    ));
-                }
-                ledger.reserve_between(user, token, bounds).await
-            }
-            r => r,
-        }
+        edge::reserve_loading(&self.state, &self.token, bounds)
+            .await
+            .unwrap_or_else(|_| {
+                Err(Shortfall::Unavailable(
+                    "the accounts could not be loaded".into(),
+                ))
+            })
     }
 
     /// The client's `response.create` (a turn begins): reserved before it is forwarded, with

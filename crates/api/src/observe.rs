@@ -23,12 +23,12 @@ use crate::AppState;
 /// The response header that carries the request's id.
 pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
-/// The request's id, in its extensions.
+/// The request's id, in its extensions (24 bytes, kept inline).
 #[derive(Debug, Clone)]
-pub struct RequestId(pub String);
+pub struct RequestId(pub switchboard_store::logs::Text);
 
 /// The id [`observe`] gave this request (a new one where the middleware is not installed).
-pub fn request_id(req: &HttpRequest) -> String {
+pub fn request_id(req: &HttpRequest) -> switchboard_store::logs::Text {
     req.extensions()
         .get::<RequestId>()
         .map(|r| r.0.clone())

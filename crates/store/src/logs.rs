@@ -68,6 +68,10 @@ pub fn recent_for_user(conn: &mut DbConn, user_id: i64, limit: i64) -> StoreResu
         .load(conn)?)
 }
 
+/// A short text kept inline up to 24 bytes (longer ones on the heap); reads and compares as a
+/// `str`, serialised as a plain JSON string.
+pub type Text = compact_str::CompactString;
+
 /// One settled relay request, as the ledger hands it to the database.
 #[derive(Debug, Clone, PartialEq, Insertable, serde::Serialize, serde::Deserialize)]
 #[diesel(table_name = logs)]
@@ -75,26 +79,30 @@ pub fn recent_for_user(conn: &mut DbConn, user_id: i64, limit: i64) -> StoreResu
 // SQLite has no `DEFAULT` in `VALUES`, and diesel then inserts row by row, building and
 // preparing the statement again for each (~10 % of the relay's CPU under load). Bound, a batch
 // is one multi-row `INSERT`.
+//
+// The short texts are [`Text`]: inline up to 24 bytes (a request id, names, a model, a group,
+// an address), so a record queued by a worker holds no heap strings of its own and the log
+// writer, on another thread, frees none (each such free handed memory back across cores).
 #[diesel(treat_none_as_default_value = false)]
 pub struct ConsumeRecord {
     /// Unique per request: a batch written twice inserts (and counts) each request once.
-    pub request_id: Option<String>,
+    pub request_id: Option<Text>,
     pub created_at: i64,
     pub log_type: i32,
     pub user_id: i64,
-    pub username: String,
+    pub username: Text,
     pub token_id: i64,
-    pub token_name: String,
+    pub token_name: Text,
     pub channel_id: i64,
-    pub model_name: String,
-    pub group_name: String,
+    pub model_name: Text,
+    pub group_name: Text,
     pub quota: i64,
     pub prompt_tokens: i32,
     pub completion_tokens: i32,
     pub use_time_ms: i32,
     pub first_response_ms: i32,
     pub is_stream: bool,
-    pub source_ip: String,
+    pub source_ip: Text,
     pub content: String,
     pub metadata: String,
     /// Answered from the response cache. Absent in records queued by a release without the
@@ -143,7 +151,10 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
             Ok(())
         }
         let fresh: Vec<&ConsumeRecord> = if check_written {
-            let ids: Vec<String> = batch.iter().filter_map(|r| r.request_id.clone()).collect();
+            let ids: Vec<&str> = batch
+                .iter()
+                .filter_map(|r| r.request_id.as_deref())
+                .collect();
             let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
             for chunk in ids.chunks(500) {
                 let found: Vec<Option<String>> = logs::table
@@ -155,7 +166,7 @@ fn settle(conn: &mut DbConn, batch: &[ConsumeRecord], check_written: bool) -> St
             let fresh: Vec<&ConsumeRecord> = batch
                 .iter()
                 .filter(|r| match &r.request_id {
-                    Some(id) => seen.insert(id.clone()),
+                    Some(id) => seen.insert(id.to_string()),
                     None => true,
                 })
                 .collect();
@@ -282,7 +293,7 @@ impl ConsumeRecord {
     pub fn sanitised(&self) -> ConsumeRecord {
         use crate::text::{truncate_bytes, truncate_chars, without_controls};
         let short =
-            |s: &str, max: usize| truncate_chars(&without_controls(s, false), max).to_owned();
+            |s: &str, max: usize| Text::from(truncate_chars(&without_controls(s, false), max));
         let long = |s: &str| truncate_bytes(&without_controls(s, true), TEXT_MAX_BYTES).to_owned();
         ConsumeRecord {
             username: short(&self.username, USERNAME_MAX_CHARS),
@@ -306,13 +317,14 @@ impl ConsumeRecord {
         }
         for keep in [8_000, 1_000, 100] {
             let cut = |s: &str| crate::text::truncate_chars(s, keep).to_owned();
+            let cut_short = |s: &str| Text::from(crate::text::truncate_chars(s, keep));
             let shorter = ConsumeRecord {
-                request_id: self.request_id.as_deref().map(cut),
-                username: cut(&self.username),
-                token_name: cut(&self.token_name),
-                model_name: cut(&self.model_name),
-                group_name: cut(&self.group_name),
-                source_ip: cut(&self.source_ip),
+                request_id: self.request_id.as_deref().map(cut_short),
+                username: cut_short(&self.username),
+                token_name: cut_short(&self.token_name),
+                model_name: cut_short(&self.model_name),
+                group_name: cut_short(&self.group_name),
+                source_ip: cut_short(&self.source_ip),
                 content: cut(&self.content),
                 metadata: cut(&self.metadata),
                 ..self.clone()
@@ -441,7 +453,7 @@ fn settle_isolated_in(conn: &mut DbConn, batch: &[ConsumeRecord]) -> StoreResult
                 c,
                 &crate::dead_letters::NewDeadLetter {
                     kind: crate::dead_letters::KIND_CONSUME.to_owned(),
-                    request_id: record.request_id.clone(),
+                    request_id: record.request_id.as_deref().map(str::to_owned),
                     user_id: record.user_id,
                     token_id: record.token_id,
                     quota: record.quota,
@@ -455,7 +467,7 @@ fn settle_isolated_in(conn: &mut DbConn, batch: &[ConsumeRecord]) -> StoreResult
     out.parked = unstorable
         .into_iter()
         .map(|(r, reason)| Parked {
-            request_id: r.request_id.clone(),
+            request_id: r.request_id.as_deref().map(str::to_owned),
             user_id: r.user_id,
             token_id: r.token_id,
             quota: r.quota,
@@ -827,9 +839,9 @@ mod tests {
             user_id: 3,
             username: "bob\0".into(),
             token_id: 4,
-            token_name: "k".repeat(100),
+            token_name: "k".repeat(100).into(),
             channel_id: 5,
-            model_name: format!("m\0{}", "é".repeat(300)),
+            model_name: format!("m\0{}", "é".repeat(300)).into(),
             group_name: "g\u{7}".into(),
             quota: 6,
             prompt_tokens: 7,
@@ -837,7 +849,7 @@ mod tests {
             use_time_ms: 9,
             first_response_ms: 10,
             is_stream: true,
-            source_ip: "1".repeat(100),
+            source_ip: "1".repeat(100).into(),
             content: format!("line\n\0{}", "c".repeat(70_000)),
             metadata: "{\"a\":\"\0\"}".into(),
             cache_hit: false,
@@ -867,6 +879,40 @@ mod tests {
         assert!(s.content.starts_with("line\nccc") && s.content.len() == TEXT_MAX_BYTES);
         assert_eq!(s.metadata, "{\"a\":\"\"}");
         assert_eq!(s.sanitised(), s, "sanitising twice changes nothing");
+    }
+
+    #[test]
+    fn a_record_queued_as_plain_strings_reads_back_the_same_with_short_texts_inline() {
+        // How a record looked in a journal, a Redis queue or a dead letter before the short
+        // texts were kept inline: plain JSON strings.
+        let queued = r#"{"request_id":"0193a1b2c3dabcdef000001","created_at":1,"log_type":2,
+            "user_id":3,"username":"alice","token_id":4,"token_name":"default key","channel_id":5,
+            "model_name":"claude-3-5-sonnet-20241022-long-name","group_name":"default",
+            "quota":6,"prompt_tokens":7,"completion_tokens":8,"use_time_ms":9,
+            "first_response_ms":10,"is_stream":true,"source_ip":"203.0.113.7","content":"",
+            "metadata":"{}"}"#;
+        let r: ConsumeRecord = serde_json::from_str(queued).unwrap();
+        assert_eq!(r.request_id.as_deref(), Some("0193a1b2c3dabcdef000001"));
+        assert_eq!(
+            (
+                r.username.as_str(),
+                r.token_name.as_str(),
+                r.group_name.as_str()
+            ),
+            ("alice", "default key", "default")
+        );
+        assert_eq!(r.model_name, "claude-3-5-sonnet-20241022-long-name");
+        assert_eq!(
+            (r.source_ip.as_str(), r.quota, r.cache_hit),
+            ("203.0.113.7", 6, false)
+        );
+        // Up to 24 bytes in place; the 36-byte model name on the heap.
+        assert!(!r.request_id.as_ref().unwrap().is_heap_allocated());
+        assert!(!r.username.is_heap_allocated() && !r.source_ip.is_heap_allocated());
+        assert!(r.model_name.is_heap_allocated());
+        let again: serde_json::Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(again["model_name"], "claude-3-5-sonnet-20241022-long-name");
+        assert_eq!(serde_json::from_value::<ConsumeRecord>(again).unwrap(), r);
     }
 
     #[test]

@@ -195,8 +195,9 @@ type Poison = dyn Fn(&mut ConsumeRecord);
 #[test]
 fn one_poisoned_record_does_not_block_the_batch_and_is_written_sanitised() {
     let nul = |r: &mut ConsumeRecord| r.model_name = "gpt-4o\0-mini".into();
-    let long_model = |r: &mut ConsumeRecord| r.model_name = format!("house-{}", "m".repeat(294));
-    let long_ip = |r: &mut ConsumeRecord| r.source_ip = "9".repeat(100);
+    let long_model =
+        |r: &mut ConsumeRecord| r.model_name = format!("house-{}", "m".repeat(294)).into();
+    let long_ip = |r: &mut ConsumeRecord| r.source_ip = "9".repeat(100).into();
     let cases: [(&str, &Poison); 3] = [
         ("nul", &nul),
         ("long-model", &long_model),
@@ -264,7 +265,7 @@ fn a_record_refused_even_sanitised_is_parked_and_the_others_written() {
         testing::refuse_log_request_id(c, "park-10");
         let mut batch = batch_with(&a, "park", |r| {
             // Also poisoned in ways sanitising would fix: the parked payload keeps them.
-            r.model_name = format!("m\0{}", "x".repeat(300));
+            r.model_name = format!("m\0{}", "x".repeat(300)).into();
             r.content = "secret \0 prompt".into();
         });
         batch.push(record(&other, "bystander-1", 1_000));
@@ -327,7 +328,7 @@ fn an_overlong_request_id_is_parked_where_the_database_refuses_it() {
         let c = &mut db.conn();
         let a = account(c, "payer");
         let long = format!("rid-{}", "r".repeat(96));
-        let batch = batch_with(&a, "rid", |r| r.request_id = Some(long.clone()));
+        let batch = batch_with(&a, "rid", |r| r.request_id = Some(long.clone().into()));
         let out = logs::settle_isolated(c, &batch).unwrap();
         let what = format!("{:?}", db.backend);
         let b = assert_balanced(c, &a, &what);

@@ -57,7 +57,7 @@ pub fn channel_client(
 /// that the consume logs' unique index on it is appended to rather than written at random.
 /// Written digit by digit: one per request, and `format!` with padding cost ~1,500
 /// instructions.
-pub fn request_id() -> String {
+pub fn request_id() -> switchboard_store::logs::Text {
     use std::sync::atomic::{AtomicU64, Ordering};
     static TAG: std::sync::OnceLock<[u8; 6]> = std::sync::OnceLock::new();
     static SEQ: AtomicU64 = AtomicU64::new(0);
@@ -79,8 +79,9 @@ pub fn request_id() -> String {
     );
     id[11..17].copy_from_slice(tag);
     put_hex(&mut id[17..], seq);
-    // ASCII throughout (hex digits and the alphanumeric tag): no replacement ever happens.
-    String::from_utf8_lossy(&id).into_owned()
+    // ASCII throughout (hex digits and the alphanumeric tag): never an error. 24 bytes: kept
+    // inline, no allocation.
+    switchboard_store::logs::Text::from_utf8(id).unwrap_or_default()
 }
 
 /// Writes the low digits of `v` in lowercase hex, zero-padded, filling `out`.
@@ -952,11 +953,13 @@ mod tests {
 
     #[test]
     fn request_ids_are_unique_and_rise() {
-        let ids: Vec<String> = (0..10_000).map(|_| request_id()).collect();
+        let ids: Vec<switchboard_store::logs::Text> = (0..10_000).map(|_| request_id()).collect();
         assert!(ids.iter().all(|id| id.len() == 24
             && id
                 .bytes()
                 .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())));
+        // Kept in place: making one allocates nothing, nor does a consume record's copy.
+        assert!(ids.iter().all(|id| !id.is_heap_allocated()));
         let mut sorted = ids.clone();
         sorted.sort();
         sorted.dedup();

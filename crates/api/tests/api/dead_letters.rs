@@ -22,7 +22,7 @@ fn poisoned(user_id: i64, token_id: i64, rid: &str, quota: i64) -> ConsumeRecord
         token_name: "relay".into(),
         channel_id: 0,
         // A NUL byte (PostgreSQL refuses it) and 300 characters (longer than the column).
-        model_name: format!("house-\0{}", "m".repeat(293)),
+        model_name: format!("house-\0{}", "m".repeat(293)).into(),
         group_name: "default".into(),
         quota,
         prompt_tokens: 1,
@@ -31,7 +31,7 @@ fn poisoned(user_id: i64, token_id: i64, rid: &str, quota: i64) -> ConsumeRecord
         first_response_ms: 0,
         is_stream: false,
         // A forged X-Forwarded-For of 100 characters (the column holds 64).
-        source_ip: "1".repeat(100),
+        source_ip: "1".repeat(100).into(),
         content: String::new(),
         metadata: "{}".into(),
         cache_hit: false,

@@ -392,11 +392,10 @@ impl TestApp {
         }
     }
 
-    /// Waits until the ledger has written everything it holds.
-    /// The user's consume logs (type 2), newest first, after writing what the ledger holds.
-    /// Every consume log of the user. The read takes all of the user's logs and keeps the
-    /// consume ones: a limit of the newest 1000 let the error logs of a concurrency test's
-    /// failing channel push consume logs out of the window (and its count below the admitted).
+    /// Every consume log (type 2) of the user, newest first, after writing what the ledger
+    /// holds. All of the user's logs are read and the consume ones kept: a limit of the newest
+    /// 1000 let the error logs of a concurrency test's failing channel push consume logs out of
+    /// the window (and its count below the admitted).
     pub async fn consume_logs(&self, user_id: i64) -> Vec<switchboard_store::logs::LogRow> {
         self.flushed().await;
         switchboard_store::logs::recent_for_user(&mut self.conn(), user_id, 1_000_000)
@@ -406,6 +405,7 @@ impl TestApp {
             .collect()
     }
 
+    /// Waits until the ledger has written everything it holds.
     pub async fn flushed(&self) {
         switchboard_api::relay::flush_ledger(&self.state)
             .await

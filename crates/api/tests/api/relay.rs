@@ -815,3 +815,45 @@ async fn group_rate_limits_apply_per_user_and_follow_group_edits() {
         200
     );
 }
+
+/// The relay's endpoints take POST only: another method is the OpenAI-shaped 404 of a path
+/// that does not exist, reaching no upstream and charging nothing.
+#[actix_web::test]
+async fn another_method_on_a_relay_endpoint_is_an_invalid_url() {
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let client = reqwest::Client::new();
+    for (method, path) in [
+        (reqwest::Method::GET, "/v1/chat/completions"),
+        (reqwest::Method::PUT, "/v1/chat/completions"),
+        (reqwest::Method::DELETE, "/v1/embeddings"),
+        (reqwest::Method::PATCH, "/v1/responses"),
+    ] {
+        let r = client
+            .request(method.clone(), app.url(path))
+            .bearer_auth(&s.key)
+            .json(&chat("gpt-4o-mini"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 404, "{method} {path}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(
+            body["error"]["message"],
+            format!("Invalid URL ({method} {path})")
+        );
+        assert_eq!(body["error"]["type"], "invalid_request_error");
+    }
+    // POST still reaches the handler.
+    let r = app
+        .relay(&s.key, "/v1/chat/completions", chat("gpt-4o-mini"))
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(
+        s.upstream.requests().len() == 1,
+        "only the POST went upstream"
+    );
+    assert_eq!(app.consume_logs(s.user_id).await.len(), 1);
+}

@@ -1073,9 +1073,8 @@ async fn relay_parsed(
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let mut rreq = parse(&body, content_type.as_deref())?;
+        .and_then(|v| v.to_str().ok());
+    let mut rreq = parse(&body, content_type)?;
     let model = rreq.model.clone();
     let Admitted {
         group,
@@ -1201,7 +1200,7 @@ async fn relay_parsed(
         &model,
         async |ch: &Arc<ChannelInfo>| {
             last_channel = ch.id;
-            attempt_once(&state, ch, &rreq, raw, content_type.as_deref(), &o).await
+            attempt_once(&state, ch, &rreq, raw, content_type, &o).await
         },
     )
     .await;
@@ -1339,11 +1338,20 @@ async fn answer(
     let status = StatusCode::from_u16(resp.status().as_u16()).unwrap_or(StatusCode::OK);
     let provider = ch.provider.as_ref();
     let translates = provider.is_some_and(|p| p.translates());
+    // The usual value without a copy (a header value of the upstream's `http` version becomes
+    // one of actix's by copying its bytes).
+    const JSON: &str = "application/json";
     let mut content_type = resp
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| HeaderValue::from_bytes(v.as_bytes()).ok())
-        .unwrap_or_else(|| HeaderValue::from_static("application/json"));
+        .map_or(Some(HeaderValue::from_static(JSON)), |v| {
+            if v.as_bytes() == JSON.as_bytes() {
+                Some(HeaderValue::from_static(JSON))
+            } else {
+                HeaderValue::from_bytes(v.as_bytes()).ok()
+            }
+        })
+        .unwrap_or_else(|| HeaderValue::from_static(JSON));
     // SSE, or Bedrock's binary event stream (translated into SSE).
     let is_sse = content_type.to_str().is_ok_and(|c| {
         c.starts_with("text/event-stream") || c.starts_with("application/vnd.amazon.eventstream")

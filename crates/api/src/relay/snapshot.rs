@@ -28,8 +28,9 @@ pub struct ChannelInfo {
 #[derive(Debug, Default)]
 pub struct Snapshot {
     by_id: foldhash::HashMap<i64, Arc<ChannelInfo>>,
-    /// (group, model) -> enabled candidates.
-    exact: foldhash::HashMap<(String, String), Vec<Candidate>>,
+    /// group -> model -> enabled candidates (two maps, so that a look-up borrows the names
+    /// rather than building a `(String, String)` key: two allocations a request).
+    exact: foldhash::HashMap<String, foldhash::HashMap<String, Vec<Candidate>>>,
     /// group -> (model prefix of a `prefix*` entry, candidate), longest prefix first.
     wildcard: foldhash::HashMap<String, Vec<(String, Candidate)>>,
 }
@@ -88,7 +89,13 @@ impl Snapshot {
                                 .entry(g.clone())
                                 .or_default()
                                 .push((prefix.to_owned(), cand)),
-                            None => s.exact.entry((g.clone(), m)).or_default().push(cand),
+                            None => s
+                                .exact
+                                .entry(g.clone())
+                                .or_default()
+                                .entry(m)
+                                .or_default()
+                                .push(cand),
                         }
                     }
                 }
@@ -108,7 +115,7 @@ impl Snapshot {
     /// The enabled channels that serve `model` in `group`: exact entries, else the longest
     /// matching `prefix*` entries.
     pub fn candidates(&self, group: &str, model: &str) -> Vec<Candidate> {
-        if let Some(c) = self.exact.get(&(group.to_owned(), model.to_owned())) {
+        if let Some(c) = self.exact.get(group).and_then(|models| models.get(model)) {
             return c.clone();
         }
         let Some(w) = self.wildcard.get(group) else {
@@ -131,10 +138,9 @@ impl Snapshot {
     pub fn models(&self, group: &str) -> Vec<String> {
         let set: BTreeSet<&String> = self
             .exact
-            .keys()
-            .filter(|(g, _)| g == group)
-            .map(|(_, m)| m)
-            .collect();
+            .get(group)
+            .map(|models| models.keys().collect())
+            .unwrap_or_default();
         set.into_iter().cloned().collect()
     }
 }

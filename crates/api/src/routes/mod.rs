@@ -364,7 +364,6 @@ fn relay_scope() -> actix_web::Scope {
     let mut scope = web::scope("/v1")
         .app_data(web::PayloadConfig::new(64 << 20))
         .route("/models", web::get().to(handler::list_models))
-        .route("/models/{model:.+}", web::get().to(handler::get_model))
         .route("/realtime", web::get().to(crate::relay::realtime::realtime))
         .route(
             "/messages/count_tokens",
@@ -385,7 +384,12 @@ fn relay_scope() -> actix_web::Scope {
             ),
         );
     }
-    scope.default_service(web::to(relay_not_found))
+    // The one pattern with a variable part last: the router tries resources in order, and a
+    // pattern's regular expression allocates its capture slots on every try, also for the
+    // chat requests that only passed by.
+    scope
+        .route("/models/{model:.+}", web::get().to(handler::get_model))
+        .default_service(web::to(relay_not_found))
 }
 
 fn is_post(ctx: &actix_web::guard::GuardContext<'_>) -> bool {

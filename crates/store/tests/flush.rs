@@ -505,3 +505,86 @@ fn a_batch_with_a_request_id_twice_is_written_once_and_the_connection_restored()
         }
     }
 }
+
+/// The log writer's own multi-row insert: a batch of 85 records goes out in statements of 64,
+/// 16, 4 and 1 rows, and every column of every record reads back as written, in batch order,
+/// a missing request id as NULL (twice: NULLs do not collide in the unique index).
+#[test]
+fn every_column_of_a_batch_in_statements_of_every_size_reads_back_as_written() {
+    for db in TestDb::all() {
+        let c = &mut db.conn();
+        let what = format!("{:?}", db.backend);
+        let a = account(c, "cols");
+        let batch: Vec<ConsumeRecord> = (1..=85i64)
+            .map(|i| {
+                let n = i as i32;
+                ConsumeRecord {
+                    request_id: (i % 40 != 7).then(|| format!("col-{i}").into()),
+                    created_at: 86_400 * 200 + i,
+                    log_type: if i % 5 == 0 { 5 } else { 2 },
+                    user_id: a.user,
+                    username: format!("user-{i}").into(),
+                    token_id: a.token,
+                    token_name: format!("key named at length, number {i}").into(),
+                    channel_id: a.channel,
+                    model_name: format!("model-{}", i % 3).into(),
+                    group_name: format!("g{i}").into(),
+                    quota: 1000 + i,
+                    prompt_tokens: 10 + n,
+                    completion_tokens: 20 + n,
+                    use_time_ms: 300 + n,
+                    first_response_ms: 40 + n,
+                    is_stream: i % 2 == 0,
+                    source_ip: format!("10.0.0.{i}").into(),
+                    content: format!("content {i} with 'quotes' and \"more\""),
+                    metadata: format!("{{\"n\":{i}}}"),
+                    cache_hit: i % 3 == 0,
+                }
+            })
+            .collect();
+        assert_eq!(logs::settle_new_batch(c, &batch).unwrap(), 85, "{what}");
+        let rows: Vec<logs::LogRow> = schema::logs::table
+            .filter(schema::logs::user_id.eq(a.user))
+            .order(schema::logs::id.asc())
+            .select(logs::LogRow::as_select())
+            .load(c)
+            .unwrap();
+        assert_eq!(rows.len(), 85, "{what}");
+        for (r, w) in batch.iter().zip(&rows) {
+            let read = ConsumeRecord {
+                request_id: w.request_id.as_deref().map(Into::into),
+                created_at: w.created_at,
+                log_type: w.log_type,
+                user_id: w.user_id,
+                username: w.username.as_str().into(),
+                token_id: w.token_id,
+                token_name: w.token_name.as_str().into(),
+                channel_id: w.channel_id,
+                model_name: w.model_name.as_str().into(),
+                group_name: w.group_name.as_str().into(),
+                quota: w.quota,
+                prompt_tokens: w.prompt_tokens,
+                completion_tokens: w.completion_tokens,
+                use_time_ms: w.use_time_ms,
+                first_response_ms: w.first_response_ms,
+                is_stream: w.is_stream,
+                source_ip: w.source_ip.as_str().into(),
+                content: w.content.clone(),
+                metadata: w.metadata.clone(),
+                cache_hit: w.cache_hit,
+            };
+            assert_eq!(&read, r, "{what}");
+        }
+        // Only the consume rows (type 2) move the balances.
+        let consumed: i64 = batch
+            .iter()
+            .filter(|r| r.log_type == 2)
+            .map(|r| r.quota)
+            .sum();
+        assert_eq!(
+            users::find(c, a.user).unwrap().used_quota,
+            consumed,
+            "{what}"
+        );
+    }
+}

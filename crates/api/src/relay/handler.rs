@@ -731,22 +731,13 @@ pub async fn relay(
     if body.len() > state.config.relay_body_bytes {
         return refuse(protocol, &Refusal::too_large(state.config.relay_body_bytes));
     }
-    // Boxed once here: the future holds every state of a relayed request (the upstream call,
-    // the answer, the billing), kilobytes that actix would otherwise copy on each of its moves
-    // of the handler's future (into its own future, then into a box).
-    let answered = Box::pin(relay_parsed(
-        state,
-        req,
-        body,
-        endpoint,
-        |body, content_type| {
-            if endpoint.is_multipart() {
-                RelayRequest::parse_multipart(endpoint, content_type.unwrap_or_default(), body)
-            } else {
-                RelayRequest::parse(endpoint, body)
-            }
-        },
-    ))
+    let answered = relay_parsed(state, req, body, endpoint, |body, content_type| {
+        if endpoint.is_multipart() {
+            RelayRequest::parse_multipart(endpoint, content_type.unwrap_or_default(), body)
+        } else {
+            RelayRequest::parse(endpoint, body)
+        }
+    })
     .await;
     answered.unwrap_or_else(|r| refuse(protocol, &r))
 }
@@ -906,14 +897,9 @@ pub async fn gemini(
     let array = stream
         && !url::form_urlencoded::parse(req.query_string().as_bytes())
             .any(|(k, v)| k == "alt" && v == "sse");
-    // Boxed for the reason given in `relay`.
-    let resp = match Box::pin(relay_parsed(
-        state,
-        req,
-        body,
-        Endpoint::GenerateContent,
-        |b, _| RelayRequest::parse_gemini(&model, stream, b),
-    ))
+    let resp = match relay_parsed(state, req, body, Endpoint::GenerateContent, |b, _| {
+        RelayRequest::parse_gemini(&model, stream, b)
+    })
     .await
     {
         Ok(resp) => resp,

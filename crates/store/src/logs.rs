@@ -266,20 +266,16 @@ fn insert_chunks<'r, 'a, const N: usize>(
     c: &mut DbConn,
     rows: &'r [&'a ConsumeRecord],
 ) -> StoreResult<&'r [&'a ConsumeRecord]> {
-    let mut chunks = rows.chunks_exact(N);
-    for chunk in &mut chunks {
-        let Ok(rows) = <[&ConsumeRecord; N]>::try_from(chunk) else {
-            // `chunks_exact` hands out exactly N rows.
-            continue;
-        };
-        let q = ConsumeRows(rows);
+    let (chunks, rest) = rows.as_chunks::<N>();
+    for chunk in chunks {
+        let q = ConsumeRows(*chunk);
         match c {
             DbConn::Sqlite(c) => q.execute(c)?,
             DbConn::Pg(c) => q.execute(c)?,
             DbConn::Mysql(c) => q.execute(c)?,
         };
     }
-    Ok(chunks.remainder())
+    Ok(rest)
 }
 
 /// `INSERT INTO logs (...) VALUES (...), ...` of `N` consume records, with every value bound

@@ -298,29 +298,36 @@ impl<const N: usize> diesel::query_builder::QueryId for ConsumeRows<'_, N> {
 
 impl<Conn, const N: usize> RunQueryDsl<Conn> for ConsumeRows<'_, N> {}
 
-/// The `logs` columns a consume record fills, in the order [`ConsumeRows`] binds them.
-const CONSUME_COLUMNS: [&str; 20] = [
-    "request_id",
-    "created_at",
-    "type",
-    "user_id",
-    "username",
-    "token_id",
-    "token_name",
-    "channel_id",
-    "model_name",
-    "group_name",
-    "quota",
-    "prompt_tokens",
-    "completion_tokens",
-    "use_time_ms",
-    "first_response_ms",
-    "is_stream",
-    "source_ip",
-    "content",
-    "metadata",
-    "cache_hit",
-];
+/// Calls `$m!` with the `logs` columns a consume record fills, each named as the schema's column
+/// and as the record's field (the same name): the column list and the binds of
+/// [`ConsumeRows`] are made from this one list, in one order, with the schema's names and SQL
+/// types.
+macro_rules! consume_columns {
+    ($m:ident) => {
+        $m!(
+            request_id,
+            created_at,
+            log_type,
+            user_id,
+            username,
+            token_id,
+            token_name,
+            channel_id,
+            model_name,
+            group_name,
+            quota,
+            prompt_tokens,
+            completion_tokens,
+            use_time_ms,
+            first_response_ms,
+            is_stream,
+            source_ip,
+            content,
+            metadata,
+            cache_hit
+        )
+    };
+}
 
 impl<DB, const N: usize> diesel::query_builder::QueryFragment<DB> for ConsumeRows<'_, N>
 where
@@ -329,6 +336,7 @@ where
         + diesel::sql_types::HasSqlType<diesel::sql_types::Integer>
         + diesel::sql_types::HasSqlType<diesel::sql_types::Text>
         + diesel::sql_types::HasSqlType<diesel::sql_types::Bool>,
+    logs::table: diesel::query_builder::QueryFragment<DB>,
     i64: diesel::serialize::ToSql<diesel::sql_types::BigInt, DB>,
     i32: diesel::serialize::ToSql<diesel::sql_types::Integer, DB>,
     bool: diesel::serialize::ToSql<diesel::sql_types::Bool, DB>,
@@ -341,60 +349,40 @@ where
         &'b self,
         mut out: diesel::query_builder::AstPass<'_, 'b, DB>,
     ) -> QueryResult<()> {
-        use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text as T};
+        use diesel::{Column, Expression};
+        macro_rules! names {
+            ($first:ident $(, $c:ident)*) => {
+                out.push_identifier(<logs::$first as Column>::NAME)?;
+                $(
+                    out.push_sql(", ");
+                    out.push_identifier(<logs::$c as Column>::NAME)?;
+                )*
+            };
+        }
+        macro_rules! binds {
+            ($r:ident; $first:ident $(, $c:ident)*) => {
+                out.push_bind_param::<<logs::$first as Expression>::SqlType, _>(&$r.$first)?;
+                $(
+                    out.push_sql(", ");
+                    out.push_bind_param::<<logs::$c as Expression>::SqlType, _>(&$r.$c)?;
+                )*
+            };
+        }
+        macro_rules! row_binds {
+            ($($c:ident),*) => {
+                for (i, r) in self.0.iter().enumerate() {
+                    out.push_sql(if i == 0 { "(" } else { ", (" });
+                    binds!(r; $($c),*);
+                    out.push_sql(")");
+                }
+            };
+        }
         out.push_sql("INSERT INTO ");
-        out.push_identifier("logs")?;
+        logs::table.walk_ast(out.reborrow())?;
         out.push_sql(" (");
-        for (i, column) in CONSUME_COLUMNS.iter().enumerate() {
-            if i > 0 {
-                out.push_sql(", ");
-            }
-            out.push_identifier(column)?;
-        }
+        consume_columns!(names);
         out.push_sql(") VALUES ");
-        for (i, r) in self.0.iter().enumerate() {
-            out.push_sql(if i == 0 { "(" } else { ", (" });
-            out.push_bind_param::<Nullable<T>, _>(&r.request_id)?;
-            out.push_sql(", ");
-            out.push_bind_param::<BigInt, _>(&r.created_at)?;
-            out.push_sql(", ");
-            out.push_bind_param::<Integer, _>(&r.log_type)?;
-            out.push_sql(", ");
-            out.push_bind_param::<BigInt, _>(&r.user_id)?;
-            out.push_sql(", ");
-            out.push_bind_param::<T, _>(&r.username)?;
-            out.push_sql(", ");
-            out.push_bind_param::<BigInt, _>(&r.token_id)?;
-            out.push_sql(", ");
-            out.push_bind_param::<T, _>(&r.token_name)?;
-            out.push_sql(", ");
-            out.push_bind_param::<BigInt, _>(&r.channel_id)?;
-            out.push_sql(", ");
-            out.push_bind_param::<T, _>(&r.model_name)?;
-            out.push_sql(", ");
-            out.push_bind_param::<T, _>(&r.group_name)?;
-            out.push_sql(", ");
-            out.push_bind_param::<BigInt, _>(&r.quota)?;
-            out.push_sql(", ");
-            out.push_bind_param::<Integer, _>(&r.prompt_tokens)?;
-            out.push_sql(", ");
-            out.push_bind_param::<Integer, _>(&r.completion_tokens)?;
-            out.push_sql(", ");
-            out.push_bind_param::<Integer, _>(&r.use_time_ms)?;
-            out.push_sql(", ");
-            out.push_bind_param::<Integer, _>(&r.first_response_ms)?;
-            out.push_sql(", ");
-            out.push_bind_param::<Bool, _>(&r.is_stream)?;
-            out.push_sql(", ");
-            out.push_bind_param::<T, _>(&r.source_ip)?;
-            out.push_sql(", ");
-            out.push_bind_param::<T, _>(&r.content)?;
-            out.push_sql(", ");
-            out.push_bind_param::<T, _>(&r.metadata)?;
-            out.push_sql(", ");
-            out.push_bind_param::<Bool, _>(&r.cache_hit)?;
-            out.push_sql(")");
-        }
+        consume_columns!(row_binds);
         Ok(())
     }
 

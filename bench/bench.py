@@ -16,7 +16,8 @@ missed target (exit status 0); it fails only when the setup itself fails.
 Standard library only. Knobs (environment): BENCH_DURATION, BENCH_CONNS, BENCH_ROUNDS,
 BENCH_TTFE_N, BENCH_PACE_MS, BENCH_WRK_THREADS, BENCH_OUT, BENCH_SQL_DSN (an empty database
 instead of the fresh SQLite file, e.g. postgres://postgres@127.0.0.1:5432/bench1) and
-BENCH_REDIS_URL (the shared ledger and cache in Redis, e.g. redis://127.0.0.1:6379/3).
+BENCH_REDIS_URL (the shared ledger and cache in Redis, e.g. redis://127.0.0.1:6379/3);
+BENCH_SMAPS_OUT=path copies Switchboard's /proc/<pid>/smaps there at the idle measurement.
 """
 
 import atexit
@@ -490,6 +491,9 @@ def main():
     cut_stream(sb_port, body(MODEL_PACED, True).encode(), key)
     time.sleep(2)
     rss_idle = mem_kb([sb.pid], "VmRSS")
+    if os.environ.get("BENCH_SMAPS_OUT"):
+        # Where the idle figure lives, mapping by mapping (bench/README.md, "Memory").
+        shutil.copyfile(f"/proc/{sb.pid}/smaps", os.environ["BENCH_SMAPS_OUT"])
     nginx_idle = mem_kb(targets["nginx"].pids(), "VmRSS")
     log(f"idle after warm-up: switchboard RSS {mb(rss_idle)} MB (fresh {mb(rss_fresh)} MB), "
         f"nginx {mb(nginx_idle)} MB")

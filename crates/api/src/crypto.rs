@@ -188,6 +188,58 @@ pub fn key_digest(key: &str) -> String {
     crate::auth::sha256_hex(key)
 }
 
+/// How many digests [`key_digest_remembered`] keeps per thread before it starts again: a few
+/// hundred KiB at most (each entry a 16-byte tag and the 64 digits).
+pub const REMEMBERED_KEY_DIGESTS: usize = 4096;
+
+thread_local! {
+    static KEY_DIGESTS: std::cell::RefCell<foldhash::HashMap<u128, Box<str>>> =
+        std::cell::RefCell::default();
+}
+
+/// [`key_digest`], remembered per thread: the relay digests the key of every request, and
+/// SHA-256 of a 51-byte key with its hex is ~4,500 instructions, this look-up ~700.
+///
+/// The memo is keyed by [`key_tag`], a 128-bit keyed hash of the key, not by the key: no API
+/// key is kept in memory beyond its request. What it remembers never goes stale (a key's digest
+/// is a function of the key alone; revoking or editing a key changes the token cache, which is
+/// keyed by the digest, not this), so nothing here is ever invalidated; a thread's memo is
+/// emptied when it holds [`REMEMBERED_KEY_DIGESTS`].
+pub fn key_digest_remembered(key: &str) -> String {
+    let tag = key_tag(key);
+    KEY_DIGESTS.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(d) = memo.get(&tag) {
+            return String::from(&**d);
+        }
+        let digest = key_digest(key);
+        if memo.len() >= REMEMBERED_KEY_DIGESTS {
+            memo.clear();
+        }
+        memo.insert(tag, digest.as_str().into());
+        digest
+    })
+}
+
+/// A 128-bit keyed hash of `key`: two SipHash-2-4 (a pseudo-random function under its key) with
+/// independent keys drawn from the CSPRNG once per process. Without those keys no one can
+/// compute a tag, so no one can choose a key that meets another's; two keys meet by chance
+/// with a probability of about 2^-128, and the memo holds a few thousand.
+fn key_tag(key: &str) -> u128 {
+    use std::hash::Hasher;
+    static SECRET: std::sync::OnceLock<[u64; 4]> = std::sync::OnceLock::new();
+    let k = SECRET.get_or_init(rand::random);
+    let half = |k0: u64, k1: u64| {
+        // std's `SipHasher` is deprecated as a name for hash maps (which use SipHash-1-3 now);
+        // SipHash-2-4 itself is the keyed function wanted here.
+        #[allow(deprecated)]
+        let mut h = std::hash::SipHasher::new_with_keys(k0, k1);
+        h.write(key.as_bytes());
+        h.finish()
+    };
+    (u128::from(half(k[0], k[1])) << 64) | u128::from(half(k[2], k[3]))
+}
+
 /// A new API key: `sk-` and 48 alphanumerics from the OS-seeded CSPRNG.
 pub fn new_api_key() -> String {
     format!(
@@ -209,6 +261,44 @@ pub fn key_hint(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remembered_key_digest_is_the_digest_of_that_key() {
+        let keys: Vec<String> = (0..50).map(|_| new_api_key()).collect();
+        for _ in 0..2 {
+            for k in &keys {
+                assert_eq!(key_digest_remembered(k), key_digest(k));
+            }
+        }
+        // Keys that differ in one character or only in length each get their own digest.
+        let k = &keys[0];
+        let mut other = k.clone().into_bytes();
+        other[10] = if other[10] == b'a' { b'b' } else { b'a' };
+        let other = String::from_utf8(other).unwrap();
+        let shorter = &k[..k.len() - 1];
+        for v in [k.as_str(), other.as_str(), shorter, "", "sk-"] {
+            assert_eq!(key_digest_remembered(v), key_digest(v), "{v}");
+        }
+        assert_ne!(key_tag(k), key_tag(&other));
+        assert_ne!(key_tag(k), key_tag(shorter));
+        assert_ne!(key_digest_remembered(k), key_digest_remembered(shorter));
+    }
+
+    #[test]
+    fn the_memo_starts_again_when_full_and_stays_right() {
+        let first: Vec<String> = (0..10).map(|i| format!("sk-first-{i}")).collect();
+        for k in &first {
+            key_digest_remembered(k);
+        }
+        for i in 0..REMEMBERED_KEY_DIGESTS + 10 {
+            let k = format!("sk-filler-{i}");
+            assert_eq!(key_digest_remembered(&k), key_digest(&k));
+        }
+        KEY_DIGESTS.with(|m| assert!(m.borrow().len() <= REMEMBERED_KEY_DIGESTS));
+        for k in &first {
+            assert_eq!(key_digest_remembered(k), key_digest(k));
+        }
+    }
 
     #[test]
     fn seal_round_trips_only_under_the_same_secret() {

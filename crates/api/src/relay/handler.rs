@@ -114,7 +114,7 @@ pub(super) async fn authenticate_key(
     } else {
         format!("sk-{key}")
     };
-    let digest = crate::crypto::key_digest(&key);
+    let digest = crate::crypto::key_digest_remembered(&key);
     let token = state
         .relay
         .token_or_load::<Refusal, _, _>(&digest, || async {

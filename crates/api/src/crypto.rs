@@ -230,8 +230,8 @@ fn key_tag(key: &str) -> u128 {
     static SECRET: std::sync::OnceLock<[u64; 4]> = std::sync::OnceLock::new();
     let k = SECRET.get_or_init(rand::random);
     let half = |k0: u64, k1: u64| {
-        // std's `SipHasher` is deprecated as a name for hash maps (which use SipHash-1-3 now);
-        // SipHash-2-4 itself is the keyed function wanted here.
+        // std deprecated the name `SipHasher` so as not to promise hash maps an algorithm; the
+        // keyed function behind it, SipHash-2-4, is the one wanted here.
         #[allow(deprecated)]
         let mut h = std::hash::SipHasher::new_with_keys(k0, k1);
         h.write(key.as_bytes());

@@ -102,6 +102,11 @@ enum Op {
         amounts: Vec<(SharedAccount, i64)>,
         id: u64,
     },
+    /// A reservation whose outcome was not heard (see [`Shared::cancel`]).
+    Cancel {
+        id: u64,
+        expires: i64,
+    },
 }
 
 pub struct Ledger {
@@ -341,7 +346,8 @@ impl Ledger {
         let max = bounds.max.max(min);
         let id = self.next_id();
         if let Some(sh) = &self.shared {
-            return match sh.reserve(id, user_id, token_id, min, max).await {
+            let expires = crate::relay::shared::reservation_expiry();
+            return match sh.reserve(id, user_id, token_id, min, max, expires).await {
                 Ok(Reserve::Ok(amount)) => {
                     self.outstanding.fetch_add(1, Ordering::SeqCst);
                     Ok(Reservation {
@@ -354,7 +360,15 @@ impl Ledger {
                 Ok(Reserve::UserShort) => Err(Shortfall::User),
                 Ok(Reserve::TokenShort) => Err(Shortfall::Token),
                 Ok(Reserve::NotLoaded) => Err(Shortfall::NotLoaded),
-                Err(e) => Err(Shortfall::Unavailable(e.to_string())),
+                Err(e) => {
+                    // Redis may have made the reservation and the answer been lost (a
+                    // connection cut after the command, a reply later than the timeout): it
+                    // would hold the balance until the reaper's two hours. Withdrawn behind
+                    // whatever else waits for Redis; the request is refused meanwhile.
+                    Self::lock_queue(&self.retry).push_back(Op::Cancel { id, expires });
+                    self.queued_signal.notify_one();
+                    Err(Shortfall::Unavailable(e.to_string()))
+                }
             };
         }
         let mut g = self.lock();
@@ -564,6 +578,7 @@ impl Ledger {
                     id,
                 } => sh.credit(*account, *delta, *unlimited, *id).await,
                 Op::Flushed { amounts, id } => sh.flushed(amounts, *id).await,
+                Op::Cancel { id, expires } => sh.cancel(*id, *expires).await,
             };
             if let Err(e) = res {
                 tracing::warn!("Redis still refuses a ledger operation (retried): {e}");
@@ -587,10 +602,9 @@ impl Ledger {
                     id,
                 } => sh.credit(*account, *delta, *unlimited, *id).await,
                 Op::Flushed { amounts, id } => sh.flushed(amounts, *id).await,
-                Op::Settle { .. } | Op::Refund(_) => Err(redis::RedisError::from((
-                    redis::ErrorKind::Client,
-                    "queued",
-                ))),
+                Op::Settle { .. } | Op::Refund(_) | Op::Cancel { .. } => Err(
+                    redis::RedisError::from((redis::ErrorKind::Client, "queued")),
+                ),
             };
             match res {
                 Ok(()) => return,

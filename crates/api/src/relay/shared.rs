@@ -55,6 +55,7 @@ const RESERVE: &str = r"
 local min = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 local tok = ARGV[5] == '1'
+if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then return -4 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if tok and redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 local u = redis.call('HMGET', KEYS[1], 'bal', 'res')
@@ -135,6 +136,20 @@ return charge
 /// KEYS: rz. ARGV: member.
 const REFUND: &str = r"
 release(KEYS[1], ARGV[1])
+return 0
+";
+
+/// KEYS: rz, cancelled. ARGV: tag, expiry, seconds to remember the cancellation. Withdraws a
+/// reservation whose caller never learnt the outcome (the reply was lost or late): releases its
+/// member if Redis made it (found by its expiry score and tag, its amount unknown to the caller),
+/// and marks the tag so that a reservation still on its way is refused when it arrives.
+const CANCEL: &str = r"
+redis.call('HSET', KEYS[2], ARGV[1], '1')
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
+local suffix = '|' .. ARGV[1]
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[2])) do
+  if string.sub(m, 0 - string.len(suffix)) == suffix then release(KEYS[1], m) end
+end
 return 0
 ";
 
@@ -303,6 +318,7 @@ fn with_release(src: &'static str) -> Script {
 
 // Each script is hashed once.
 static BUCKET_S: LazyLock<Script> = LazyLock::new(|| script(BUCKET));
+static CANCEL_S: LazyLock<Script> = LazyLock::new(|| with_release(CANCEL));
 static CREDIT_S: LazyLock<Script> = LazyLock::new(|| script(CREDIT));
 static FLUSHED_S: LazyLock<Script> = LazyLock::new(|| script(FLUSHED));
 static FORGET_S: LazyLock<Script> = LazyLock::new(|| script(FORGET));
@@ -330,6 +346,11 @@ pub const NODE_TTL_SECS: u64 = 600;
 
 /// How long a reservation may stay open before [`Shared::reap`] releases it.
 pub const RESERVATION_TTL_MS: i64 = 2 * 3600 * 1000;
+
+/// The expiry (the reservation set's score) of a reservation made now.
+pub fn reservation_expiry() -> i64 {
+    now_ms().saturating_add(RESERVATION_TTL_MS)
+}
 
 impl Shared {
     /// Connects (the manager reconnects by itself afterwards). `node` names this process in the
@@ -396,6 +417,11 @@ impl Shared {
         format!("{}rz", self.prefix)
     }
 
+    /// This node's withdrawn reservation tags ([`Shared::cancel`]).
+    fn cancelled(&self) -> String {
+        format!("{}cx:{}", self.prefix, self.node)
+    }
+
     fn acc(&self) -> String {
         format!("{}acc", self.prefix)
     }
@@ -427,7 +453,9 @@ impl Shared {
         format!("{}|{t}|{amount}|{}", self.user(user), self.tag(id))
     }
 
-    /// Reserves between `min` and `max` (as much of `max` as both balances allow).
+    /// Reserves between `min` and `max` (as much of `max` as both balances allow), open until
+    /// `expires` ([`reservation_expiry`]). An error leaves the outcome unknown: Redis may have
+    /// made the reservation and the reply been lost; [`Shared::cancel`] withdraws it either way.
     pub async fn reserve(
         &self,
         id: u64,
@@ -435,16 +463,18 @@ impl Shared {
         token: i64,
         min: i64,
         max: i64,
+        expires: i64,
     ) -> redis::RedisResult<Reserve> {
         let mut c = self.conn.clone();
         let r: i64 = RESERVE_S
             .key(self.user(user))
             .key(self.token(token.max(0)))
             .key(self.rz())
+            .key(self.cancelled())
             .arg(min)
             .arg(max)
             .arg(self.tag(id))
-            .arg(now_ms().saturating_add(RESERVATION_TTL_MS))
+            .arg(expires)
             .arg(if token > 0 { "1" } else { "0" })
             .invoke_async(&mut c)
             .await?;
@@ -508,6 +538,21 @@ impl Shared {
         REFUND_S
             .key(self.rz())
             .arg(self.member(id, user, token, amount))
+            .invoke_async::<i64>(&mut c)
+            .await?;
+        Ok(())
+    }
+
+    /// Withdraws reservation `id` of a [`Shared::reserve`] that failed (made `expires`): releases
+    /// it if Redis made it, and refuses it if it arrives later. Safe to repeat.
+    pub async fn cancel(&self, id: u64, expires: i64) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        CANCEL_S
+            .key(self.rz())
+            .key(self.cancelled())
+            .arg(self.tag(id))
+            .arg(expires)
+            .arg(RESERVATION_TTL_MS / 1000)
             .invoke_async::<i64>(&mut c)
             .await?;
         Ok(())

@@ -562,8 +562,9 @@ async fn what_a_dead_node_left_in_redis_is_reclaimed() {
     let dead = Shared::connect(&url, ours.prefix(), "n2").await.unwrap();
     dead.heartbeat().await.unwrap();
     // The other node charged 4000 it never wrote, and died holding a reservation of 1000.
+    let expires = switchboard_api::relay::shared::reservation_expiry();
     assert_eq!(
-        dead.reserve(1, s.user_id, s.token_id, 5_000, 5_000)
+        dead.reserve(1, s.user_id, s.token_id, 5_000, 5_000, expires)
             .await
             .unwrap(),
         Reserve::Ok(5_000)
@@ -575,7 +576,7 @@ async fn what_a_dead_node_left_in_redis_is_reclaimed() {
         4_000
     );
     assert_eq!(
-        dead.reserve(2, s.user_id, s.token_id, 1_000, 1_000)
+        dead.reserve(2, s.user_id, s.token_id, 1_000, 1_000, expires)
             .await
             .unwrap(),
         Reserve::Ok(1_000)

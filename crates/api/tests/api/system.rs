@@ -561,3 +561,110 @@ async fn redis_restarting_under_load_fails_requests_cleanly_and_the_books_balanc
     assert_eq!((u.used_quota, u.quota), (spent, user_start - spent));
     assert_eq!((t.used_quota, t.remain_quota), (spent, key_start - spent));
 }
+
+/// A reservation Redis makes after its caller stopped waiting (the reply later than the
+/// connection's two-second timeout, as under a stalled Redis, or lost with a cut connection)
+/// must not hold the balance: the caller withdraws it. Redis is stalled here with `CLIENT PAUSE`,
+/// which holds every command it receives and runs them when the pause ends.
+#[actix_web::test]
+async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
+    use crate::common::{unique, PrivateRedis};
+    use serde_json::json;
+    use std::time::{Duration, Instant};
+    use switchboard_api::relay::ledger::Shortfall;
+    use switchboard_api::relay::shared::Account;
+    if std::env::var("TEST_REDIS_URL").map_or(true, |u| u.is_empty()) {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_REDIS_URL must be set in CI"
+        );
+        println!("TEST_REDIS_URL not set: the late reservation test not run");
+        return;
+    }
+    let redis = PrivateRedis::start();
+    let db = switchboard_store::testing::TestDb::sqlite();
+    let app = TestApp::node_at(db, &redis.url(), &format!("sblate:{}:", unique()), "n1").await;
+    let s = app
+        .relay_setup(
+            1_000_000,
+            json!({"unlimited_quota": false, "remain_quota": 500_000}),
+        )
+        .await;
+    // One request loads both accounts into Redis.
+    let body = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+    let r = timed_call(app.url("/v1/chat/completions"), s.key.clone(), body).await;
+    assert_eq!(r.0, 200, "{r:?}");
+    let sh = app.state.relay.shared().unwrap().clone();
+    let held = |account| {
+        let sh = sh.clone();
+        async move { sh.field(account, "res").await.unwrap().unwrap_or(0) }
+    };
+    assert_eq!(held(Account::User(s.user_id)).await, 0);
+
+    // Redis stalls for longer than the ledger waits for an answer ...
+    let mut admin = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let paused = Instant::now();
+    let () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(3500)
+        .arg("ALL")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    // ... so the reservation is refused as unavailable, and Redis makes it when it wakes.
+    let refused = app
+        .state
+        .relay
+        .ledger
+        .reserve(s.user_id, s.token_id, 7_000)
+        .await;
+    assert!(
+        matches!(refused, Err(Shortfall::Unavailable(_))),
+        "{refused:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(3500).saturating_sub(paused.elapsed())).await;
+
+    // Withdrawn: nothing stays held, in Redis or on the ledger's queue.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        app.state.relay.ledger.apply_queued().await;
+        let user = held(Account::User(s.user_id)).await;
+        let token = held(Account::Token(s.token_id)).await;
+        if app.state.relay.ledger.redis_backlog() == 0 && (user, token) == (0, 0) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still held: user {user}, key {token}, backlog {}",
+            app.state.relay.ledger.redis_backlog()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // And the account reserves as before.
+    let again = app
+        .state
+        .relay
+        .ledger
+        .reserve(s.user_id, s.token_id, 7_000)
+        .await
+        .unwrap();
+    assert_eq!(held(Account::User(s.user_id)).await, again.amount);
+
+    // A reservation that reaches Redis only after its withdrawal (a late command on a dropped
+    // connection) is refused there, so it cannot be made behind the withdrawal's back.
+    let expires = switchboard_api::relay::shared::reservation_expiry();
+    let late = u64::MAX - 1;
+    sh.cancel(late, expires).await.unwrap();
+    assert_eq!(
+        sh.reserve(late, s.user_id, s.token_id, 100, 100, expires)
+            .await
+            .unwrap(),
+        switchboard_api::relay::shared::Reserve::NotLoaded
+    );
+    assert_eq!(held(Account::User(s.user_id)).await, again.amount);
+    assert_eq!(held(Account::Token(s.token_id)).await, again.amount);
+}

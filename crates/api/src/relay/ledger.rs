@@ -364,9 +364,13 @@ impl Ledger {
                     // Redis may have made the reservation and the answer been lost (a
                     // connection cut after the command, a reply later than the timeout): it
                     // would hold the balance until the reaper's two hours. Withdrawn behind
-                    // whatever else waits for Redis; the request is refused meanwhile.
-                    Self::lock_queue(&self.retry).push_back(Op::Cancel { id, expires });
-                    self.queued_signal.notify_one();
+                    // whatever else waits for Redis; the request is refused meanwhile. A
+                    // refused connection sent nothing (the common error while Redis is away,
+                    // which must not pile up withdrawals to replay when it is back).
+                    if !e.is_connection_refusal() {
+                        Self::lock_queue(&self.retry).push_back(Op::Cancel { id, expires });
+                        self.queued_signal.notify_one();
+                    }
                     Err(Shortfall::Unavailable(e.to_string()))
                 }
             };

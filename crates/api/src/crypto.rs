@@ -190,7 +190,7 @@ pub fn key_digest(key: &str) -> String {
 
 /// How many digests [`key_digest_remembered`] keeps per thread before it starts again: a few
 /// hundred KiB at most (each entry a 16-byte tag and the 64 digits).
-pub const REMEMBERED_KEY_DIGESTS: usize = 4096;
+const REMEMBERED_KEY_DIGESTS: usize = 4096;
 
 thread_local! {
     static KEY_DIGESTS: std::cell::RefCell<foldhash::HashMap<u128, Box<str>>> =

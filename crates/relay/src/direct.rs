@@ -77,9 +77,9 @@ impl Direct {
         headers
             .entry(http::header::ACCEPT)
             .or_insert(http::HeaderValue::from_static("*/*"));
-        if !headers.contains_key(http::header::HOST) {
+        if let http::header::Entry::Vacant(e) = headers.entry(http::header::HOST) {
             if let Some(host) = plain_http_host(&url) {
-                headers.insert(http::header::HOST, host);
+                e.insert(host);
             }
         }
         let started = Instant::now();
@@ -214,36 +214,22 @@ mod tests {
 
     #[test]
     fn the_host_header_of_a_plain_http_url_is_what_hyper_would_write() {
-        assert_eq!(
-            host_of("http://127.0.0.1:8080/v1/chat").as_deref(),
-            Some("127.0.0.1:8080")
-        );
-        assert_eq!(host_of("http://10.0.0.2:1/").as_deref(), Some("10.0.0.2:1"));
-        assert_eq!(host_of("http://h:65535/").as_deref(), Some("h:65535"));
-        assert_eq!(host_of("http://h:0/").as_deref(), Some("h:0"));
-        // The default port is left out, written or not.
-        assert_eq!(
-            host_of("http://api.example.com/v1").as_deref(),
-            Some("api.example.com")
-        );
-        assert_eq!(
-            host_of("http://api.example.com:80/v1").as_deref(),
-            Some("api.example.com")
-        );
-        assert_eq!(
-            host_of("http://API.Example.COM:443/").as_deref(),
-            Some("api.example.com:443")
-        );
-        assert_eq!(
-            host_of("http://[::1]:11434/api").as_deref(),
-            Some("[::1]:11434")
-        );
-        assert_eq!(
-            host_of("http://bücher.example/").as_deref(),
-            Some("xn--bcher-kva.example")
-        );
-        // TLS may be HTTP/2, which carries the authority otherwise: hyper decides there.
-        assert_eq!(host_of("https://api.example.com:8443/v1"), None);
+        for (url, want) in [
+            ("http://127.0.0.1:8080/v1/chat", Some("127.0.0.1:8080")),
+            ("http://10.0.0.2:1/", Some("10.0.0.2:1")),
+            ("http://h:65535/", Some("h:65535")),
+            ("http://h:0/", Some("h:0")),
+            // The default port is left out, written or not.
+            ("http://api.example.com/v1", Some("api.example.com")),
+            ("http://api.example.com:80/v1", Some("api.example.com")),
+            ("http://API.Example.COM:443/", Some("api.example.com:443")),
+            ("http://[::1]:11434/api", Some("[::1]:11434")),
+            ("http://bücher.example/", Some("xn--bcher-kva.example")),
+            // TLS may be HTTP/2, which carries the authority otherwise: hyper decides there.
+            ("https://api.example.com:8443/v1", None),
+        ] {
+            assert_eq!(host_of(url).as_deref(), want, "{url}");
+        }
     }
 
     /// The request line and headers an upstream on a port of its own receives from

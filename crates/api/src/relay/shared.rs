@@ -55,7 +55,7 @@ const RESERVE: &str = r"
 local min = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 local tok = ARGV[5] == '1'
-if redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then return -4 end
+if redis.call('EXISTS', KEYS[4]) == 1 then return -4 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if tok and redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 local u = redis.call('HMGET', KEYS[1], 'bal', 'res')
@@ -139,13 +139,13 @@ release(KEYS[1], ARGV[1])
 return 0
 ";
 
-/// KEYS: rz, cancelled. ARGV: tag, expiry, seconds to remember the cancellation. Withdraws a
-/// reservation whose caller never learnt the outcome (the reply was lost or late): releases its
-/// member if Redis made it (found by its expiry score and tag, its amount unknown to the caller),
-/// and marks the tag so that a reservation still on its way is refused when it arrives.
+/// KEYS: rz, the reservation's withdrawal marker. ARGV: tag, expiry, seconds to keep the marker.
+/// Withdraws a reservation whose caller never learnt the outcome (the reply was lost or late):
+/// releases its member if Redis made it (found by its expiry score and tag, its amount unknown
+/// to the caller), and sets the marker, which `RESERVE` checks, so that a reservation still on
+/// its way is refused when it arrives.
 const CANCEL: &str = r"
-redis.call('HSET', KEYS[2], ARGV[1], '1')
-redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
+redis.call('SET', KEYS[2], '1', 'EX', tonumber(ARGV[3]))
 local suffix = '|' .. ARGV[1]
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[2])) do
   if string.sub(m, 0 - string.len(suffix)) == suffix then release(KEYS[1], m) end
@@ -417,9 +417,10 @@ impl Shared {
         format!("{}rz", self.prefix)
     }
 
-    /// This node's withdrawn reservation tags ([`Shared::cancel`]).
-    fn cancelled(&self) -> String {
-        format!("{}cx:{}", self.prefix, self.node)
+    /// The marker of reservation `id`'s withdrawal ([`Shared::cancel`]): one of this node's
+    /// per-operation markers, each expiring on its own.
+    fn withdrawn(&self, id: u64) -> String {
+        self.done(&format!("w{id}"))
     }
 
     fn acc(&self) -> String {
@@ -470,7 +471,7 @@ impl Shared {
             .key(self.user(user))
             .key(self.token(token.max(0)))
             .key(self.rz())
-            .key(self.cancelled())
+            .key(self.withdrawn(id))
             .arg(min)
             .arg(max)
             .arg(self.tag(id))
@@ -549,7 +550,7 @@ impl Shared {
         let mut c = self.conn.clone();
         CANCEL_S
             .key(self.rz())
-            .key(self.cancelled())
+            .key(self.withdrawn(id))
             .arg(self.tag(id))
             .arg(expires)
             .arg(RESERVATION_TTL_MS / 1000)

@@ -427,6 +427,20 @@ pub struct PrivateRedis {
     dir: std::path::PathBuf,
 }
 
+/// Whether the Redis tests can run (`TEST_REDIS_URL` set). Without it they are skipped with a
+/// line naming `what`, outside CI only: CI always sets it, so there a missing Redis fails.
+pub fn redis_configured(what: &str) -> bool {
+    if std::env::var("TEST_REDIS_URL").is_ok_and(|u| !u.is_empty()) {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").is_err(),
+        "TEST_REDIS_URL must be set in CI"
+    );
+    println!("TEST_REDIS_URL not set: {what} not run");
+    false
+}
+
 impl PrivateRedis {
     pub fn start() -> PrivateRedis {
         let port = std::net::TcpListener::bind("127.0.0.1:0")

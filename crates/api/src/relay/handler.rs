@@ -109,10 +109,10 @@ pub(super) async fn authenticate_key(
         )
     })?;
     let (key, pin) = split_pin(&raw);
-    let key = if key.starts_with(switchboard_domain::token::KEY_PREFIX) {
-        key.to_owned()
+    let key: std::borrow::Cow<str> = if key.starts_with(switchboard_domain::token::KEY_PREFIX) {
+        key.into()
     } else {
-        format!("sk-{key}")
+        format!("sk-{key}").into()
     };
     let digest = crate::crypto::key_digest_remembered(&key);
     let token = state

@@ -19,12 +19,12 @@
 //! With Redis configured ([`Ledger::attach`]), balances, reservations and unflushed amounts live
 //! in Redis instead (see [`super::shared`]) so that every node admits against the same numbers;
 //! the queue of consume records stays with the node that served the requests. Settlements and
-//! refunds (which may happen in a `Drop`) are queued and applied by [`Ledger::apply_queued`];
-//! an operation Redis does not take is retried in order until it is applied (each carries an id,
+//! refunds (which may happen in a `Drop`) are queued and applied by [`Ledger::apply_queued`],
+//! whatever waits sent in one round trip (up to [`REDIS_BATCH`]); an operation Redis does not take is retried in order until it is applied (each carries an id,
 //! so applying twice is a no-op), and a settlement that could not reach Redis charges at most its
 //! reservation.
 
-use super::shared::{Account as SharedAccount, Reserve, Shared};
+use super::shared::{Account as SharedAccount, Call, Reserve, Settlement, Shared};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -72,6 +72,14 @@ struct Inner {
 /// memory a burst takes.
 pub const FLUSH_AT: usize = 4096;
 
+/// Queued Redis operations sent in one round trip, at most ([`Ledger::apply_queued`]). One at
+/// a time, a node's settlements could not keep up with its requests (a Redis round trip each,
+/// one applier): under a burst of streams the queue grew, and the reservations of the
+/// settlements waiting in it held the users' whole balance, so that paying users were refused
+/// (`402`). In one pipeline Redis runs them back to back; this bounds how long one batch holds
+/// Redis from the other nodes' requests (each settlement is a short script).
+pub const REDIS_BATCH: usize = 256;
+
 /// A settlement or refund waiting for Redis.
 #[derive(Debug)]
 enum Queued {
@@ -79,6 +87,8 @@ enum Queued {
         r: Reservation,
         record: Box<ConsumeRecord>,
         tolerance: i64,
+        /// The operation's id (see [`Settlement::op`]).
+        op: u64,
     },
     Refund(Reservation),
 }
@@ -90,6 +100,7 @@ enum Op {
     Settle {
         r: Reservation,
         charge: i64,
+        op: u64,
     },
     Refund(Reservation),
     Credit {
@@ -456,13 +467,17 @@ impl Ledger {
     /// consume record with what was charged. Settling one reservation twice does nothing.
     pub fn settle(&self, r: Reservation, mut record: ConsumeRecord, tolerance: i64) {
         if self.shared.is_some() {
-            if r.id != 0 {
+            let op = if r.id != 0 {
                 self.outstanding.fetch_sub(1, Ordering::SeqCst);
-            }
+                r.id
+            } else {
+                self.next_id()
+            };
             Self::lock_queue(&self.queued).push_back(Queued::Settle {
                 r,
                 record: Box::new(record),
                 tolerance,
+                op,
             });
             self.queued_signal.notify_one();
             return;
@@ -517,78 +532,174 @@ impl Ledger {
     async fn apply_locked(&self, sh: &Shared) {
         self.retry_failed().await;
         loop {
-            let next = Self::lock_queue(&self.queued).pop_front();
-            let Some(q) = next else { break };
-            let backlog = !Self::lock_queue(&self.retry).is_empty();
-            match q {
-                Queued::Refund(r) => {
-                    if backlog
-                        || sh
-                            .refund(r.id, r.user_id, r.token_id, r.amount)
-                            .await
-                            .is_err()
-                    {
-                        Self::lock_queue(&self.retry).push_back(Op::Refund(r));
-                    }
-                }
-                Queued::Settle {
-                    r,
-                    mut record,
-                    tolerance,
-                } => {
-                    let cost = record.quota.max(0);
-                    let applied = if backlog {
-                        None
-                    } else {
-                        sh.settle(
-                            r.id, r.user_id, r.token_id, r.amount, cost, tolerance, false,
+            let batch: Vec<Queued> = {
+                let mut q = Self::lock_queue(&self.queued);
+                let n = q.len().min(REDIS_BATCH);
+                q.drain(..n).collect()
+            };
+            if batch.is_empty() {
+                break;
+            }
+            // Behind operations waiting for a retry, nothing is tried: they go first.
+            let mut results = if Self::lock_queue(&self.retry).is_empty() {
+                let calls: Vec<Call> = batch
+                    .iter()
+                    .map(|q| match q {
+                        Queued::Refund(r) => sh.refund_call(r.id, r.user_id, r.token_id, r.amount),
+                        Queued::Settle {
+                            r,
+                            record,
+                            tolerance,
+                            op,
+                        } => sh.settle_call(&Settlement {
+                            id: r.id,
+                            op: *op,
+                            user: r.user_id,
+                            token: r.token_id,
+                            amount: r.amount,
+                            cost: record.quota.max(0),
+                            tolerance: *tolerance,
+                            force: false,
+                        }),
+                    })
+                    .collect();
+                sh.run_all(&calls)
+                    .await
+                    .map_err(|e| {
+                        tracing::error!(
+                            operations = calls.len(),
+                            "settling in Redis failed (retried): {e}"
                         )
-                        .await
-                        .map_err(|e| tracing::error!("settling in Redis failed (retried): {e}"))
-                        .ok()
-                    };
-                    match applied {
-                        Some(charge) => note_cap(&mut record, charge),
-                        None => {
-                            let charge = cost.min(r.amount);
+                    })
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            }
+            .into_iter();
+            let mut failed = None;
+            let mut records = Vec::with_capacity(batch.len());
+            {
+                let mut retry = Self::lock_queue(&self.retry);
+                for q in batch {
+                    // None: not tried, or the whole round trip failed.
+                    let result = results.next();
+                    if let Some(Err(e)) = &result {
+                        failed.get_or_insert_with(|| e.to_string());
+                    }
+                    let applied = result.and_then(Result::ok);
+                    match q {
+                        Queued::Refund(r) => {
+                            if applied.is_none() {
+                                retry.push_back(Op::Refund(r));
+                            }
+                        }
+                        Queued::Settle {
+                            r, mut record, op, ..
+                        } => {
+                            let charge = match applied {
+                                Some(charge) => charge,
+                                None => {
+                                    let charge = record.quota.max(0).min(r.amount);
+                                    retry.push_back(Op::Settle { r, charge, op });
+                                    charge
+                                }
+                            };
                             note_cap(&mut record, charge);
-                            Self::lock_queue(&self.retry).push_back(Op::Settle { r, charge });
+                            records.push(*record);
                         }
                     }
-                    self.queue(&mut self.lock(), *record);
                 }
+            }
+            if let Some(e) = failed {
+                tracing::error!("a settlement or refund in Redis failed (retried): {e}");
+            }
+            let mut g = self.lock();
+            for record in records {
+                self.queue(&mut g, record);
             }
         }
     }
 
-    /// Runs the Redis operations that failed before, in order, until one fails again.
+    /// The Redis call of an operation waiting for a retry (`None`: nothing left to do).
+    fn call_of(sh: &Shared, op: &Op) -> Option<Call> {
+        Some(match op {
+            Op::Settle { r, charge, op } => sh.settle_call(&Settlement {
+                id: r.id,
+                op: *op,
+                user: r.user_id,
+                token: r.token_id,
+                amount: r.amount,
+                cost: *charge,
+                tolerance: 0,
+                force: true,
+            }),
+            Op::Refund(r) => sh.refund_call(r.id, r.user_id, r.token_id, r.amount),
+            Op::Credit {
+                account,
+                delta,
+                unlimited,
+                id,
+            } => sh.credit_call(*account, *delta, *unlimited, *id),
+            Op::Flushed { amounts, id } => return sh.flushed_call(amounts, *id),
+            Op::Cancel { id, expires } => sh.cancel_call(*id, *expires),
+        })
+    }
+
+    /// Runs the Redis operations that failed before, in order, [`REDIS_BATCH`] per round trip,
+    /// until Redis refuses one again. Those Redis applied leave the queue; those it refused stay
+    /// at its front, in their order. Every operation is applied once however often it is sent
+    /// (a settlement, credit or flush by its id, a refund or withdrawal by its reservation), so
+    /// one whose answer was lost may be sent again.
     async fn retry_failed(&self) {
         let Some(sh) = &self.shared else {
             return;
         };
         loop {
-            let next = Self::lock_queue(&self.retry).front().cloned();
-            let Some(op) = next else { return };
-            let res = match &op {
-                Op::Settle { r, charge } => sh
-                    .settle(r.id, r.user_id, r.token_id, r.amount, *charge, 0, true)
-                    .await
-                    .map(|_| ()),
-                Op::Refund(r) => sh.refund(r.id, r.user_id, r.token_id, r.amount).await,
-                Op::Credit {
-                    account,
-                    delta,
-                    unlimited,
-                    id,
-                } => sh.credit(*account, *delta, *unlimited, *id).await,
-                Op::Flushed { amounts, id } => sh.flushed(amounts, *id).await,
-                Op::Cancel { id, expires } => sh.cancel(*id, *expires).await,
+            // Only this (under the applier's lock) takes from the queue; others add at its back.
+            let ops: Vec<Op> = Self::lock_queue(&self.retry)
+                .iter()
+                .take(REDIS_BATCH)
+                .cloned()
+                .collect();
+            if ops.is_empty() {
+                return;
+            }
+            // Operations with nothing left to do count as applied.
+            let (sent, calls): (Vec<usize>, Vec<Call>) = ops
+                .iter()
+                .enumerate()
+                .filter_map(|(i, op)| Self::call_of(sh, op).map(|c| (i, c)))
+                .unzip();
+            let results = match sh.run_all(&calls).await {
+                Ok(results) => results,
+                Err(e) => {
+                    tracing::warn!("Redis still refuses the ledger's operations (retried): {e}");
+                    return;
+                }
             };
-            if let Err(e) = res {
+            let mut refused = vec![false; ops.len()];
+            let mut first_error = None;
+            for (i, result) in sent.into_iter().zip(results) {
+                if let Err(e) = result {
+                    refused[i] = true;
+                    first_error.get_or_insert(e);
+                }
+            }
+            {
+                let mut retry = Self::lock_queue(&self.retry);
+                let kept: Vec<Op> = retry
+                    .drain(..ops.len())
+                    .zip(refused)
+                    .filter_map(|(op, refused)| refused.then_some(op))
+                    .collect();
+                for op in kept.into_iter().rev() {
+                    retry.push_front(op);
+                }
+            }
+            if let Some(e) = first_error {
                 tracing::warn!("Redis still refuses a ledger operation (retried): {e}");
                 return;
             }
-            Self::lock_queue(&self.retry).pop_front();
         }
     }
 

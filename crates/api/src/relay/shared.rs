@@ -49,6 +49,36 @@ pub enum Account {
     Token(i64),
 }
 
+/// A ledger script with its keys and arguments, run alone ([`Shared::run`]) or with others in
+/// one round trip ([`Shared::run_all`]). Every script made into a call answers a number.
+pub struct Call(redis::ScriptInvocation<'static>);
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A settlement ([`Shared::settle_call`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Settlement {
+    /// The reservation released (0: none was made).
+    pub id: u64,
+    /// The operation's id on this node, which makes it apply once: the reservation's id, or a
+    /// new id of the same sequence when there is none.
+    pub op: u64,
+    pub user: i64,
+    /// 0: no key.
+    pub token: i64,
+    /// The reservation's amount.
+    pub amount: i64,
+    pub cost: i64,
+    /// How far below zero the charge may take a balance.
+    pub tolerance: i64,
+    /// Charges `cost` whatever the balances (a retry, whose charge was fixed already).
+    pub force: bool,
+}
+
 /// KEYS: user, token, rz. ARGV: min, max, "{node}:{id}", expiry ms, has token.
 /// Returns the amount reserved, or -1 not loaded, -2 user short, -3 token short.
 const RESERVE: &str = r"
@@ -487,76 +517,96 @@ impl Shared {
         })
     }
 
-    /// Releases reservation `id` (of `amount`) and charges `cost`, capped by the balance rule
-    /// unless `force`. Applying the same `id` twice charges once. Returns the charge.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn settle(
-        &self,
-        id: u64,
-        user: i64,
-        token: i64,
-        amount: i64,
-        cost: i64,
-        tolerance: i64,
-        force: bool,
-    ) -> redis::RedisResult<i64> {
-        let mut c = self.conn.clone();
-        let member = if id == 0 {
+    /// Releases a reservation and charges its cost, capped by the balance rule unless forced
+    /// (see [`Settlement`]). The same `op` is applied once however often the call runs; a
+    /// repeat answers the charge made the first time.
+    pub fn settle_call(&self, s: &Settlement) -> Call {
+        let member = if s.id == 0 {
             String::new()
         } else {
-            self.member(id, user, token, amount)
+            self.member(s.id, s.user, s.token, s.amount)
         };
-        let op = if id == 0 {
-            format!("x{}", crate::auth::random_string(16))
-        } else {
-            format!("s{id}")
-        };
-        SETTLE_S
-            .key(self.user(user))
-            .key(self.token(token.max(0)))
+        let mut c = SETTLE_S.prepare_invoke();
+        c.key(self.user(s.user))
+            .key(self.token(s.token.max(0)))
             .key(self.rz())
-            .key(self.done(&op))
+            .key(self.done(&format!("s{}", s.op)))
             .arg(member)
-            .arg(cost.max(0))
-            .arg(tolerance.max(0))
+            .arg(s.cost.max(0))
+            .arg(s.tolerance.max(0))
             .arg(self.uf())
             .arg(self.nacc())
-            .arg(if token > 0 { "1" } else { "0" })
-            .arg(if force { "1" } else { "0" })
-            .invoke_async(&mut c)
-            .await
+            .arg(if s.token > 0 { "1" } else { "0" })
+            .arg(if s.force { "1" } else { "0" });
+        Call(c)
     }
 
-    /// Releases reservation `id` without charging (nothing when it was released already).
-    pub async fn refund(
-        &self,
-        id: u64,
-        user: i64,
-        token: i64,
-        amount: i64,
-    ) -> redis::RedisResult<()> {
-        let mut c = self.conn.clone();
-        REFUND_S
-            .key(self.rz())
-            .arg(self.member(id, user, token, amount))
-            .invoke_async::<i64>(&mut c)
-            .await?;
-        Ok(())
+    /// Releases reservation `id` without charging (nothing when it was released already; safe
+    /// to repeat).
+    pub fn refund_call(&self, id: u64, user: i64, token: i64, amount: i64) -> Call {
+        let mut s = REFUND_S.prepare_invoke();
+        s.key(self.rz()).arg(self.member(id, user, token, amount));
+        Call(s)
     }
 
     /// Withdraws reservation `id` of a [`Shared::reserve`] that failed (made `expires`): releases
     /// it if Redis made it, and refuses it if it arrives later. Safe to repeat.
     pub async fn cancel(&self, id: u64, expires: i64) -> redis::RedisResult<()> {
-        let mut c = self.conn.clone();
-        CANCEL_S
-            .key(self.rz())
+        self.run(&self.cancel_call(id, expires)).await.map(drop)
+    }
+
+    /// [`Shared::cancel`] as a [`Call`].
+    pub fn cancel_call(&self, id: u64, expires: i64) -> Call {
+        let mut s = CANCEL_S.prepare_invoke();
+        s.key(self.rz())
             .key(self.withdrawn(id))
             .arg(self.tag(id))
             .arg(expires)
-            .arg(RESERVATION_TTL_MS / 1000)
-            .invoke_async::<i64>(&mut c)
-            .await?;
-        Ok(())
+            .arg(RESERVATION_TTL_MS / 1000);
+        Call(s)
+    }
+
+    /// Runs one call (loading its script when Redis does not know it). Returns the script's
+    /// number.
+    pub async fn run(&self, call: &Call) -> redis::RedisResult<i64> {
+        let mut c = self.conn.clone();
+        call.0.invoke_async(&mut c).await
+    }
+
+    /// Runs `calls` in order in one round trip (a pipeline: Redis runs each script alone, as
+    /// [`Shared::run`] would, one after the other). The outer error leaves every outcome unknown
+    /// (the connection failed: any of them may have been applied); otherwise each call has its
+    /// own result, in order. A call that failed because Redis did not know its script (after a
+    /// restart or `SCRIPT FLUSH`) did not run: it is run again, after the rest, with its script
+    /// loaded.
+    pub async fn run_all(
+        &self,
+        calls: &[Call],
+    ) -> redis::RedisResult<Vec<redis::RedisResult<i64>>> {
+        if calls.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut c = self.conn.clone();
+        let mut p = redis::pipe();
+        p.ignore_errors();
+        for call in calls {
+            p.invoke_script(&call.0);
+        }
+        let mut results: Vec<redis::RedisResult<i64>> = p.query_async(&mut c).await?;
+        if results.len() != calls.len() {
+            return Err(redis::RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "a pipeline answered with the wrong number of replies",
+            )));
+        }
+        for (call, result) in calls.iter().zip(results.iter_mut()) {
+            let unknown_script = matches!(result, Err(e)
+                if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript));
+            if unknown_script {
+                *result = call.0.invoke_async(&mut c).await;
+            }
+        }
+        Ok(results)
     }
 
     pub async fn load(
@@ -596,19 +646,29 @@ impl Shared {
         unlimited: Option<bool>,
         op: u64,
     ) -> redis::RedisResult<()> {
-        let mut c = self.conn.clone();
-        CREDIT_S
-            .key(self.key(account))
+        self.run(&self.credit_call(account, delta, unlimited, op))
+            .await
+            .map(drop)
+    }
+
+    /// [`Shared::credit`] as a [`Call`] (applied once however often it runs).
+    pub fn credit_call(
+        &self,
+        account: Account,
+        delta: i64,
+        unlimited: Option<bool>,
+        op: u64,
+    ) -> Call {
+        let mut s = CREDIT_S.prepare_invoke();
+        s.key(self.key(account))
             .key(self.done(&format!("c{op}")))
             .arg(delta)
             .arg(match unlimited {
                 None => "",
                 Some(true) => "1",
                 Some(false) => "0",
-            })
-            .invoke_async::<i64>(&mut c)
-            .await?;
-        Ok(())
+            });
+        Call(s)
     }
 
     /// Sets a tracked account's balance; returns the balance it replaced (`None`: not tracked).
@@ -627,17 +687,24 @@ impl Shared {
 
     /// After a batch reached the database: that much of this node's consumption is written.
     pub async fn flushed(&self, amounts: &[(Account, i64)], op: u64) -> redis::RedisResult<()> {
-        if amounts.is_empty() {
-            return Ok(());
+        match self.flushed_call(amounts, op) {
+            Some(call) => self.run(&call).await.map(drop),
+            None => Ok(()),
         }
-        let mut c = self.conn.clone();
+    }
+
+    /// [`Shared::flushed`] as a [`Call`] (applied once however often it runs); `None` when there
+    /// is nothing to say.
+    pub fn flushed_call(&self, amounts: &[(Account, i64)], op: u64) -> Option<Call> {
+        if amounts.is_empty() {
+            return None;
+        }
         let mut s = FLUSHED_S.prepare_invoke();
         s.key(self.done(&format!("f{op}"))).arg(self.uf());
         for (a, q) in amounts {
             s.key(self.key(*a)).arg(*q);
         }
-        s.invoke_async::<i64>(&mut c).await?;
-        Ok(())
+        Some(Call(s))
     }
 
     /// Every account loaded by any node.

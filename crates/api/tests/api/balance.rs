@@ -541,7 +541,7 @@ async fn consume_record_fields_are_bounded_at_admission() {
 /// set the accounts from the database.
 #[actix_web::test]
 async fn what_a_dead_node_left_in_redis_is_reclaimed() {
-    use switchboard_api::relay::shared::{Account, Reserve, Shared};
+    use switchboard_api::relay::shared::{Account, Reserve, Settlement, Shared};
     let Some(app) = TestApp::with_redis(TestDb::sqlite()).await else {
         println!("TEST_REDIS_URL not set: dead-node reclaim not run");
         return;
@@ -570,9 +570,18 @@ async fn what_a_dead_node_left_in_redis_is_reclaimed() {
         Reserve::Ok(5_000)
     );
     assert_eq!(
-        dead.settle(1, s.user_id, s.token_id, 5_000, 4_000, 0, false)
-            .await
-            .unwrap(),
+        dead.run(&dead.settle_call(&Settlement {
+            id: 1,
+            op: 1,
+            user: s.user_id,
+            token: s.token_id,
+            amount: 5_000,
+            cost: 4_000,
+            tolerance: 0,
+            force: false,
+        }))
+        .await
+        .unwrap(),
         4_000
     );
     assert_eq!(
@@ -612,4 +621,131 @@ async fn what_a_dead_node_left_in_redis_is_reclaimed() {
         100_000 - 3,
         "only what reached the database counts"
     );
+}
+
+/// A consume record as the relay queues it, for tests of the ledger alone.
+fn consume(user_id: i64, quota: i64) -> switchboard_store::logs::ConsumeRecord {
+    switchboard_store::logs::ConsumeRecord {
+        request_id: None,
+        created_at: 0,
+        log_type: 2,
+        user_id,
+        username: Default::default(),
+        token_id: 0,
+        token_name: Default::default(),
+        channel_id: 1,
+        model_name: "m".into(),
+        group_name: Default::default(),
+        quota,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        use_time_ms: 0,
+        first_response_ms: 0,
+        is_stream: false,
+        source_ip: Default::default(),
+        content: String::new(),
+        metadata: "{}".into(),
+        cache_hit: false,
+    }
+}
+
+/// Settlements waiting for Redis go in one round trip. One that Redis refuses must not take
+/// the rest of its batch with it: they are applied, it waits (with what arrives after it, in
+/// order) until Redis takes it, and each is charged once. Redis refuses it here because the
+/// key that marks it applied holds a value of another type (its script fails before it
+/// changes anything). Redis has also forgotten the ledger's scripts (as after a restart), which
+/// a batch must get over.
+#[actix_web::test]
+async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied() {
+    use switchboard_api::relay::ledger::{Ledger, Loaded};
+    use switchboard_api::relay::shared::{Account, Shared};
+    if !crate::common::redis_configured("settlements applied in batches") {
+        return;
+    }
+    let redis = crate::common::PrivateRedis::start();
+    let url = redis.url();
+    let prefix = format!("sbbatch:{}:", crate::common::unique());
+    let sh = Shared::connect(&url, &prefix, "n1").await.unwrap();
+    let mut admin = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let mut ledger = Ledger::default();
+    ledger.attach(sh.clone());
+    for user in 1..=3 {
+        ledger
+            .load(Loaded {
+                user_id: user,
+                user_quota: 10_000,
+                token_id: 0,
+                token_remain: 0,
+                token_unlimited: false,
+            })
+            .await
+            .unwrap();
+    }
+    let field = |user: i64, name: &'static str| {
+        let sh = sh.clone();
+        async move { sh.field(Account::User(user), name).await.unwrap().unwrap() }
+    };
+    let mut held = Vec::new();
+    for user in 1..=3 {
+        held.push(ledger.reserve(user, 0, 1_000).await.unwrap());
+    }
+    let refused = format!("{prefix}done:n1:s{}", held[1].id);
+    let () = redis::cmd("HSET")
+        .arg(&refused)
+        .arg("not")
+        .arg("a marker")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    for (r, cost) in held.into_iter().zip([100, 200, 300]) {
+        ledger.settle(r, consume(r.user_id, cost), 0);
+    }
+    let () = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    ledger.apply_queued().await;
+    assert_eq!(ledger.redis_backlog(), 1, "user 2's settlement waits");
+    assert_eq!((field(1, "bal").await, field(1, "res").await), (9_900, 0));
+    assert_eq!((field(3, "bal").await, field(3, "res").await), (9_700, 0));
+    assert_eq!(
+        (field(2, "bal").await, field(2, "res").await),
+        (10_000, 1_000)
+    );
+    // Every record is queued for the database with its charge (the refused one's is fixed at
+    // most its reservation, and Redis is told that charge when it takes it).
+    let mut charged: Vec<(i64, i64)> = ledger
+        .take_pending()
+        .await
+        .iter()
+        .map(|r| (r.user_id, r.quota))
+        .collect();
+    charged.sort_unstable();
+    assert_eq!(charged, [(1, 100), (2, 200), (3, 300)]);
+
+    // What comes after it waits behind it.
+    let later = ledger.reserve(1, 0, 500).await.unwrap();
+    ledger.settle(later, consume(1, 50), 0);
+    ledger.apply_queued().await;
+    assert_eq!(ledger.redis_backlog(), 2);
+    assert_eq!((field(1, "bal").await, field(1, "res").await), (9_900, 500));
+
+    // Redis takes it again: both are applied, once.
+    let () = redis::cmd("DEL")
+        .arg(&refused)
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        ledger.apply_queued().await;
+        assert_eq!(ledger.redis_backlog(), 0);
+        assert_eq!((field(1, "bal").await, field(1, "res").await), (9_850, 0));
+        assert_eq!((field(2, "bal").await, field(2, "res").await), (9_800, 0));
+        assert_eq!((field(3, "bal").await, field(3, "res").await), (9_700, 0));
+    }
 }

@@ -727,3 +727,90 @@ async fn reservations_refused_while_redis_is_away_queue_nothing() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// In Redis mode a streamed answer's settlement waits in the node's queue for Redis, and its
+/// reservation stays held until Redis applies it. Applied one per round trip, the queue grew
+/// under a burst of streams until the held reservations took the user's whole balance, and
+/// paying users were refused (`402 insufficient_user_quota`: `make bench` on Redis). Redis is
+/// made distant here (5 ms a round trip), so that the round trips, not the relay, set the pace:
+/// the balance covers the reservations of 300 requests at once and the burst's cost many times,
+/// and every request must be served.
+#[actix_web::test]
+async fn a_burst_of_streams_is_served_while_their_settlements_wait_for_a_distant_redis() {
+    use crate::common::{unique, PrivateRedis, SlowLink};
+    use serde_json::json;
+    use std::time::{Duration, Instant};
+    use switchboard_api::relay::shared::Account;
+    if !crate::common::redis_configured("the stream burst over a distant Redis") {
+        return;
+    }
+    let redis = PrivateRedis::start();
+    let link = SlowLink::start(redis.port, Duration::from_millis(5)).await;
+    let db = switchboard_store::testing::TestDb::sqlite();
+    let app = TestApp::node_at(db, &link.url(), &format!("sbburst:{}:", unique()), "n1").await;
+    // A request reserves its worst case, its prompt and 1000 output tokens of gpt-4o-mini
+    // (0.3 quota a token: about 300), and costs what the mock answers (5 + 7 tokens: 3).
+    let balance = 100_000;
+    let s = app
+        .relay_setup(
+            balance,
+            json!({"unlimited_quota": false, "remain_quota": balance}),
+        )
+        .await;
+    let body = json!({"model": "gpt-4o-mini", "stream": true, "max_tokens": 1000,
+                      "messages": [{"role": "user", "content": "hi"}]});
+    let (clients, each) = (32usize, 20usize);
+    let mut tasks = Vec::new();
+    for _ in 0..clients {
+        let (url, key, body) = (app.url("/v1/chat/completions"), s.key.clone(), body.clone());
+        tasks.push(actix_web::rt::spawn(async move {
+            let mut seen = Vec::new();
+            for _ in 0..each {
+                seen.push(timed_call(url.clone(), key.clone(), body.clone()).await);
+            }
+            seen
+        }));
+    }
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.extend(t.await.unwrap());
+    }
+    let refused: Vec<_> = seen.iter().filter(|r| r.0 != 200).collect();
+    assert!(
+        refused.is_empty(),
+        "{} of {} requests refused, the first: {:?}",
+        refused.len(),
+        seen.len(),
+        refused.first()
+    );
+
+    // And the books balance: what was logged was charged, in the database and in Redis.
+    let sh = app.state.relay.shared().unwrap().clone();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        app.state.relay.ledger.apply_queued().await;
+        app.flushed().await;
+        let logs = app.consume_logs(s.user_id).await;
+        let spent: i64 = logs.iter().map(|l| l.quota).sum();
+        let u = switchboard_store::users::find(&mut app.conn(), s.user_id).unwrap();
+        let held = sh.field(Account::User(s.user_id), "res").await.unwrap();
+        let bal = sh.field(Account::User(s.user_id), "bal").await.unwrap();
+        if logs.len() == clients * each
+            && (u.used_quota, u.quota) == (spent, balance - spent)
+            && (held, bal) == (Some(0), Some(u.quota))
+        {
+            assert!(spent > 0 && spent < balance / 10, "spent {spent}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} logs for {} requests, {spent} spent; user used {} of {}; Redis holds {held:?}, \
+             balance {bal:?}",
+            logs.len(),
+            clients * each,
+            u.used_quota,
+            u.quota
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

@@ -507,3 +507,66 @@ impl Drop for PrivateRedis {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// A TCP relay to a local port that holds every reply for `delay` before passing it on: a
+/// distant server (Redis in another zone). Every round trip takes at least `delay`; commands
+/// sent together (a pipeline) still share one. Runs on the runtime it is started on, for as
+/// long as it is kept.
+pub struct SlowLink {
+    pub port: u16,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl SlowLink {
+    pub async fn start(target: u16, delay: std::time::Duration) -> SlowLink {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", target)).await
+                    else {
+                        return;
+                    };
+                    let (mut from_client, mut to_client) = client.into_split();
+                    let (mut from_server, mut to_server) = server.into_split();
+                    tokio::spawn(async move {
+                        let _ = tokio::io::copy(&mut from_client, &mut to_server).await;
+                    });
+                    // Replies keep their order, each released `delay` after it arrived.
+                    let (tx, mut rx) =
+                        tokio::sync::mpsc::unbounded_channel::<(tokio::time::Instant, Vec<u8>)>();
+                    tokio::spawn(async move {
+                        while let Some((arrived, bytes)) = rx.recv().await {
+                            tokio::time::sleep_until(arrived + delay).await;
+                            if to_client.write_all(&bytes).await.is_err() {
+                                return;
+                            }
+                        }
+                    });
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while let Ok(n @ 1..) = from_server.read(&mut buf).await {
+                        if tx
+                            .send((tokio::time::Instant::now(), buf[..n].to_vec()))
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        SlowLink { port, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for SlowLink {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

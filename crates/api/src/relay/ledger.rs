@@ -93,6 +93,33 @@ enum Queued {
     Refund(Reservation),
 }
 
+/// A batch taken from the queue for Redis that goes back to the queue's front, in order, if the
+/// applier is dropped before the batch is settled: a request whose client went away while it
+/// awaited the applier, or a flush's time limit, cancels it at its round trip. Redis may have
+/// applied any of it by then; each operation is applied once however often it is sent.
+struct Unapplied<'a> {
+    queue: &'a Mutex<VecDeque<Queued>>,
+    batch: Vec<Queued>,
+}
+
+impl Unapplied<'_> {
+    fn into_inner(mut self) -> Vec<Queued> {
+        std::mem::take(&mut self.batch)
+    }
+}
+
+impl Drop for Unapplied<'_> {
+    fn drop(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let mut q = Ledger::lock_queue(self.queue);
+        for op in self.batch.drain(..).rev() {
+            q.push_front(op);
+        }
+    }
+}
+
 /// A Redis operation that failed, retried in order.
 #[derive(Debug, Clone)]
 enum Op {
@@ -532,17 +559,21 @@ impl Ledger {
     async fn apply_locked(&self, sh: &Shared) {
         self.retry_failed().await;
         loop {
-            let batch: Vec<Queued> = {
-                let mut q = Self::lock_queue(&self.queued);
-                let n = q.len().min(REDIS_BATCH);
-                q.drain(..n).collect()
+            let batch = Unapplied {
+                queue: &self.queued,
+                batch: {
+                    let mut q = Self::lock_queue(&self.queued);
+                    let n = q.len().min(REDIS_BATCH);
+                    q.drain(..n).collect()
+                },
             };
-            if batch.is_empty() {
+            if batch.batch.is_empty() {
                 break;
             }
             // Behind operations waiting for a retry, nothing is tried: they go first.
             let mut results = if Self::lock_queue(&self.retry).is_empty() {
                 let calls: Vec<Call> = batch
+                    .batch
                     .iter()
                     .map(|q| match q {
                         Queued::Refund(r) => sh.refund_call(r.id, r.user_id, r.token_id, r.amount),
@@ -576,6 +607,8 @@ impl Ledger {
                 Vec::new()
             }
             .into_iter();
+            // From here on nothing waits: the batch is settled below whatever the caller does.
+            let batch = batch.into_inner();
             let mut failed = None;
             let mut records = Vec::with_capacity(batch.len());
             {

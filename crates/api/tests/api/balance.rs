@@ -749,3 +749,77 @@ async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied()
         assert_eq!((field(3, "bal").await, field(3, "res").await), (9_700, 0));
     }
 }
+
+/// An applier dropped while its batch is on its way to Redis (a non-streamed request whose
+/// client went away while it waited for its settlement, or a flush's time limit) puts the batch
+/// back: no consume record is lost, nothing stays held, and what Redis applied after the drop
+/// is not applied twice. Redis holds the batch here with `CLIENT PAUSE` and runs it when the
+/// pause ends.
+#[actix_web::test]
+async fn an_applier_dropped_mid_round_trip_loses_nothing_and_charges_once() {
+    use std::time::{Duration, Instant};
+    use switchboard_api::relay::ledger::{Ledger, Loaded};
+    use switchboard_api::relay::shared::{Account, Shared};
+    if !crate::common::redis_configured("an applier dropped mid round trip") {
+        return;
+    }
+    let redis = crate::common::PrivateRedis::start();
+    let prefix = format!("sbdrop:{}:", crate::common::unique());
+    let sh = Shared::connect(&redis.url(), &prefix, "n1").await.unwrap();
+    let mut admin = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let mut ledger = Ledger::default();
+    ledger.attach(sh.clone());
+    for user in 1..=3 {
+        ledger
+            .load(Loaded {
+                user_id: user,
+                user_quota: 10_000,
+                token_id: 0,
+                token_remain: 0,
+                token_unlimited: false,
+            })
+            .await
+            .unwrap();
+    }
+    for (user, cost) in (1..=3).zip([100, 200, 300]) {
+        let r = ledger.reserve(user, 0, 1_000).await.unwrap();
+        ledger.settle(r, consume(user, cost), 0);
+    }
+    let paused = Instant::now();
+    let () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(1_000)
+        .arg("ALL")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let cut = tokio::time::timeout(Duration::from_millis(200), ledger.apply_queued()).await;
+    assert!(cut.is_err(), "the applier was dropped mid round trip");
+    assert_eq!(ledger.redis_backlog(), 3, "the batch is back in the queue");
+    tokio::time::sleep(Duration::from_millis(1_100).saturating_sub(paused.elapsed())).await;
+
+    ledger.apply_queued().await;
+    assert_eq!(ledger.redis_backlog(), 0);
+    for (user, bal) in (1..=3).zip([9_900, 9_800, 9_700]) {
+        let field = |name| {
+            let sh = sh.clone();
+            async move { sh.field(Account::User(user), name).await.unwrap() }
+        };
+        assert_eq!(
+            (field("bal").await, field("res").await),
+            (Some(bal), Some(0))
+        );
+    }
+    let mut charged: Vec<(i64, i64)> = ledger
+        .take_pending()
+        .await
+        .iter()
+        .map(|r| (r.user_id, r.quota))
+        .collect();
+    charged.sort_unstable();
+    assert_eq!(charged, [(1, 100), (2, 200), (3, 300)]);
+}

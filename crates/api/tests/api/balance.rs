@@ -649,6 +649,53 @@ fn consume(user_id: i64, quota: i64) -> switchboard_store::logs::ConsumeRecord {
     }
 }
 
+/// A node's ledger on a Redis of the test's own (node `n1`), with users 1 to 3 loaded at
+/// 10 000 each and no keys, and a second connection to that Redis for the test's own commands.
+struct LedgerOnRedis {
+    _redis: crate::common::PrivateRedis,
+    prefix: String,
+    sh: switchboard_api::relay::shared::Shared,
+    admin: redis::aio::MultiplexedConnection,
+    ledger: switchboard_api::relay::ledger::Ledger,
+}
+
+impl LedgerOnRedis {
+    async fn start() -> LedgerOnRedis {
+        use switchboard_api::relay::ledger::{Ledger, Loaded};
+        let redis = crate::common::PrivateRedis::start();
+        let prefix = format!("sbledger:{}:", crate::common::unique());
+        let sh = switchboard_api::relay::shared::Shared::connect(&redis.url(), &prefix, "n1")
+            .await
+            .unwrap();
+        let admin = redis::Client::open(redis.url())
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap();
+        let mut ledger = Ledger::default();
+        ledger.attach(sh.clone());
+        for user in 1..=3 {
+            ledger
+                .load(Loaded {
+                    user_id: user,
+                    user_quota: 10_000,
+                    token_id: 0,
+                    token_remain: 0,
+                    token_unlimited: false,
+                })
+                .await
+                .unwrap();
+        }
+        LedgerOnRedis {
+            _redis: redis,
+            prefix,
+            sh,
+            admin,
+            ledger,
+        }
+    }
+}
+
 /// Settlements waiting for Redis go in one round trip. One that Redis refuses must not take
 /// the rest of its batch with it: they are applied, it waits (with what arrives after it, in
 /// order) until Redis takes it, and each is charged once. Redis refuses it here because the
@@ -657,34 +704,17 @@ fn consume(user_id: i64, quota: i64) -> switchboard_store::logs::ConsumeRecord {
 /// a batch must get over.
 #[actix_web::test]
 async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied() {
-    use switchboard_api::relay::ledger::{Ledger, Loaded};
-    use switchboard_api::relay::shared::{Account, Shared};
+    use switchboard_api::relay::shared::Account;
     if !crate::common::redis_configured("settlements applied in batches") {
         return;
     }
-    let redis = crate::common::PrivateRedis::start();
-    let url = redis.url();
-    let prefix = format!("sbbatch:{}:", crate::common::unique());
-    let sh = Shared::connect(&url, &prefix, "n1").await.unwrap();
-    let mut admin = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
-    let mut ledger = Ledger::default();
-    ledger.attach(sh.clone());
-    for user in 1..=3 {
-        ledger
-            .load(Loaded {
-                user_id: user,
-                user_quota: 10_000,
-                token_id: 0,
-                token_remain: 0,
-                token_unlimited: false,
-            })
-            .await
-            .unwrap();
-    }
+    let LedgerOnRedis {
+        _redis,
+        prefix,
+        sh,
+        mut admin,
+        ledger,
+    } = LedgerOnRedis::start().await;
     let field = |user: i64, name: &'static str| {
         let sh = sh.clone();
         async move { sh.field(Account::User(user), name).await.unwrap().unwrap() }
@@ -758,33 +788,17 @@ async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied()
 #[actix_web::test]
 async fn an_applier_dropped_mid_round_trip_loses_nothing_and_charges_once() {
     use std::time::{Duration, Instant};
-    use switchboard_api::relay::ledger::{Ledger, Loaded};
-    use switchboard_api::relay::shared::{Account, Shared};
+    use switchboard_api::relay::shared::Account;
     if !crate::common::redis_configured("an applier dropped mid round trip") {
         return;
     }
-    let redis = crate::common::PrivateRedis::start();
-    let prefix = format!("sbdrop:{}:", crate::common::unique());
-    let sh = Shared::connect(&redis.url(), &prefix, "n1").await.unwrap();
-    let mut admin = redis::Client::open(redis.url())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
-    let mut ledger = Ledger::default();
-    ledger.attach(sh.clone());
-    for user in 1..=3 {
-        ledger
-            .load(Loaded {
-                user_id: user,
-                user_quota: 10_000,
-                token_id: 0,
-                token_remain: 0,
-                token_unlimited: false,
-            })
-            .await
-            .unwrap();
-    }
+    let LedgerOnRedis {
+        _redis,
+        sh,
+        mut admin,
+        ledger,
+        ..
+    } = LedgerOnRedis::start().await;
     for (user, cost) in (1..=3).zip([100, 200, 300]) {
         let r = ledger.reserve(user, 0, 1_000).await.unwrap();
         ledger.settle(r, consume(user, cost), 0);

@@ -20,9 +20,9 @@
 //! in Redis instead (see [`super::shared`]) so that every node admits against the same numbers;
 //! the queue of consume records stays with the node that served the requests. Settlements and
 //! refunds (which may happen in a `Drop`) are queued and applied by [`Ledger::apply_queued`],
-//! whatever waits sent in one round trip (up to [`REDIS_BATCH`]); an operation Redis does not take is retried in order until it is applied (each carries an id,
-//! so applying twice is a no-op), and a settlement that could not reach Redis charges at most its
-//! reservation.
+//! whatever waits sent in one round trip (up to [`REDIS_BATCH`]); an operation Redis does not
+//! take is retried in order until it is applied (each carries an id, so applying twice is a
+//! no-op), and a settlement that could not reach Redis charges at most its reservation.
 
 use super::shared::{Account as SharedAccount, Call, Reserve, Settlement, Shared};
 use foldhash::{HashMap, HashMapExt};

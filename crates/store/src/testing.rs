@@ -213,6 +213,33 @@ pub fn expire_response_cache(conn: &mut crate::DbConn) {
         .unwrap_or_else(|e| panic!("expire response cache: {e}"));
 }
 
+/// A consume record of `quota` for the user and key, as the relay queues it (channel 1, model
+/// `m`, no request id), for tests of the ledger and the log writer.
+pub fn consume_record(user_id: i64, token_id: i64, quota: i64) -> crate::logs::ConsumeRecord {
+    crate::logs::ConsumeRecord {
+        request_id: None,
+        created_at: 0,
+        log_type: 2,
+        user_id,
+        username: Default::default(),
+        token_id,
+        token_name: Default::default(),
+        channel_id: 1,
+        model_name: "m".into(),
+        group_name: Default::default(),
+        quota,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        use_time_ms: 0,
+        first_response_ms: 0,
+        is_stream: false,
+        source_ip: Default::default(),
+        content: String::new(),
+        metadata: "{\"group_ratio\":1.0}".into(),
+        cache_hit: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -140,7 +140,7 @@ enum Op {
         amounts: Vec<(SharedAccount, i64)>,
         id: u64,
     },
-    /// A reservation whose outcome was not heard (see [`Shared::cancel`]).
+    /// A reservation whose outcome was not heard (see [`Shared::cancel_call`]).
     Cancel {
         id: u64,
         expires: i64,
@@ -742,17 +742,9 @@ impl Ledger {
             return;
         };
         if Self::lock_queue(&self.retry).is_empty() {
-            let res = match &op {
-                Op::Credit {
-                    account,
-                    delta,
-                    unlimited,
-                    id,
-                } => sh.credit(*account, *delta, *unlimited, *id).await,
-                Op::Flushed { amounts, id } => sh.flushed(amounts, *id).await,
-                Op::Settle { .. } | Op::Refund(_) | Op::Cancel { .. } => Err(
-                    redis::RedisError::from((redis::ErrorKind::Client, "queued")),
-                ),
+            let res = match Self::call_of(sh, &op) {
+                Some(call) => sh.run(&call).await.map(drop),
+                None => Ok(()),
             };
             match res {
                 Ok(()) => return,
@@ -1169,30 +1161,7 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn record(user_id: i64, token_id: i64, quota: i64) -> ConsumeRecord {
-        ConsumeRecord {
-            request_id: None,
-            created_at: 0,
-            log_type: 2,
-            user_id,
-            username: Default::default(),
-            token_id,
-            token_name: Default::default(),
-            channel_id: 1,
-            model_name: "m".into(),
-            group_name: Default::default(),
-            quota,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            use_time_ms: 0,
-            first_response_ms: 0,
-            is_stream: false,
-            source_ip: Default::default(),
-            content: String::new(),
-            metadata: "{\"group_ratio\":1.0}".into(),
-            cache_hit: false,
-        }
-    }
+    use switchboard_store::testing::consume_record as record;
 
     async fn ledger(user: i64, token: i64, unlimited: bool) -> Ledger {
         let l = Ledger::default();

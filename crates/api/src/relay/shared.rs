@@ -53,12 +53,6 @@ pub enum Account {
 /// one round trip ([`Shared::run_all`]). Every script made into a call answers a number.
 pub struct Call(redis::ScriptInvocation<'static>);
 
-impl std::fmt::Debug for Call {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
 /// A settlement ([`Shared::settle_call`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Settlement {
@@ -447,7 +441,7 @@ impl Shared {
         format!("{}rz", self.prefix)
     }
 
-    /// The marker of reservation `id`'s withdrawal ([`Shared::cancel`]): one of this node's
+    /// The marker of reservation `id`'s withdrawal ([`Shared::cancel_call`]): one of this node's
     /// per-operation markers, each expiring on its own.
     fn withdrawn(&self, id: u64) -> String {
         self.done(&format!("w{id}"))
@@ -486,7 +480,7 @@ impl Shared {
 
     /// Reserves between `min` and `max` (as much of `max` as both balances allow), open until
     /// `expires` ([`reservation_expiry`]). An error leaves the outcome unknown: Redis may have
-    /// made the reservation and the reply been lost; [`Shared::cancel`] withdraws it either way.
+    /// made the reservation and the reply been lost; [`Shared::cancel_call`] withdraws it either way.
     pub async fn reserve(
         &self,
         id: u64,
@@ -551,11 +545,6 @@ impl Shared {
 
     /// Withdraws reservation `id` of a [`Shared::reserve`] that failed (made `expires`): releases
     /// it if Redis made it, and refuses it if it arrives later. Safe to repeat.
-    pub async fn cancel(&self, id: u64, expires: i64) -> redis::RedisResult<()> {
-        self.run(&self.cancel_call(id, expires)).await.map(drop)
-    }
-
-    /// [`Shared::cancel`] as a [`Call`].
     pub fn cancel_call(&self, id: u64, expires: i64) -> Call {
         let mut s = CANCEL_S.prepare_invoke();
         s.key(self.rz())
@@ -638,20 +627,7 @@ impl Shared {
     }
 
     /// A change already committed to the database: `delta` on the balance (and, for keys, the
-    /// unlimited flag when given). `op` makes a retry apply once.
-    pub async fn credit(
-        &self,
-        account: Account,
-        delta: i64,
-        unlimited: Option<bool>,
-        op: u64,
-    ) -> redis::RedisResult<()> {
-        self.run(&self.credit_call(account, delta, unlimited, op))
-            .await
-            .map(drop)
-    }
-
-    /// [`Shared::credit`] as a [`Call`] (applied once however often it runs).
+    /// unlimited flag when given). `op` makes it apply once however often it runs.
     pub fn credit_call(
         &self,
         account: Account,
@@ -685,16 +661,8 @@ impl Shared {
             .await
     }
 
-    /// After a batch reached the database: that much of this node's consumption is written.
-    pub async fn flushed(&self, amounts: &[(Account, i64)], op: u64) -> redis::RedisResult<()> {
-        match self.flushed_call(amounts, op) {
-            Some(call) => self.run(&call).await.map(drop),
-            None => Ok(()),
-        }
-    }
-
-    /// [`Shared::flushed`] as a [`Call`] (applied once however often it runs); `None` when there
-    /// is nothing to say.
+    /// After a batch reached the database: that much of this node's consumption is written
+    /// (applied once however often it runs). `None` when there is nothing to say.
     pub fn flushed_call(&self, amounts: &[(Account, i64)], op: u64) -> Option<Call> {
         if amounts.is_empty() {
             return None;

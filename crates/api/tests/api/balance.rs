@@ -623,36 +623,15 @@ async fn what_a_dead_node_left_in_redis_is_reclaimed() {
     );
 }
 
-/// A consume record as the relay queues it, for tests of the ledger alone.
+/// A consume record as the relay queues it (no key), for tests of the ledger alone.
 fn consume(user_id: i64, quota: i64) -> switchboard_store::logs::ConsumeRecord {
-    switchboard_store::logs::ConsumeRecord {
-        request_id: None,
-        created_at: 0,
-        log_type: 2,
-        user_id,
-        username: Default::default(),
-        token_id: 0,
-        token_name: Default::default(),
-        channel_id: 1,
-        model_name: "m".into(),
-        group_name: Default::default(),
-        quota,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        use_time_ms: 0,
-        first_response_ms: 0,
-        is_stream: false,
-        source_ip: Default::default(),
-        content: String::new(),
-        metadata: "{}".into(),
-        cache_hit: false,
-    }
+    switchboard_store::testing::consume_record(user_id, 0, quota)
 }
 
 /// A node's ledger on a Redis of the test's own (node `n1`), with users 1 to 3 loaded at
 /// 10 000 each and no keys, and a second connection to that Redis for the test's own commands.
 struct LedgerOnRedis {
-    _redis: crate::common::PrivateRedis,
+    redis: crate::common::PrivateRedis,
     prefix: String,
     sh: switchboard_api::relay::shared::Shared,
     admin: redis::aio::MultiplexedConnection,
@@ -687,12 +666,47 @@ impl LedgerOnRedis {
                 .unwrap();
         }
         LedgerOnRedis {
-            _redis: redis,
+            redis,
             prefix,
             sh,
             admin,
             ledger,
         }
+    }
+
+    /// A user's balance and what it holds reserved, as Redis has them.
+    async fn user(&self, user: i64) -> (i64, i64) {
+        use switchboard_api::relay::shared::Account;
+        let field = |name| async move {
+            self.sh
+                .field(Account::User(user), name)
+                .await
+                .unwrap()
+                .unwrap()
+        };
+        (field("bal").await, field("res").await)
+    }
+
+    /// One of the test's own commands.
+    async fn cmd(&mut self, args: &[&str]) {
+        let mut c = redis::cmd(args[0]);
+        for a in &args[1..] {
+            c.arg(*a);
+        }
+        let _: redis::Value = c.query_async(&mut self.admin).await.unwrap();
+    }
+
+    /// (user, charge) of every consume record queued for the database, taken from the queue.
+    async fn charged(&self) -> Vec<(i64, i64)> {
+        let mut charged: Vec<(i64, i64)> = self
+            .ledger
+            .take_pending()
+            .await
+            .iter()
+            .map(|r| (r.user_id, r.quota))
+            .collect();
+        charged.sort_unstable();
+        charged
     }
 }
 
@@ -704,79 +718,44 @@ impl LedgerOnRedis {
 /// a batch must get over.
 #[actix_web::test]
 async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied() {
-    use switchboard_api::relay::shared::Account;
     if !crate::common::redis_configured("settlements applied in batches") {
         return;
     }
-    let LedgerOnRedis {
-        _redis,
-        prefix,
-        sh,
-        mut admin,
-        ledger,
-    } = LedgerOnRedis::start().await;
-    let field = |user: i64, name: &'static str| {
-        let sh = sh.clone();
-        async move { sh.field(Account::User(user), name).await.unwrap().unwrap() }
-    };
+    let mut t = LedgerOnRedis::start().await;
     let mut held = Vec::new();
     for user in 1..=3 {
-        held.push(ledger.reserve(user, 0, 1_000).await.unwrap());
+        held.push(t.ledger.reserve(user, 0, 1_000).await.unwrap());
     }
-    let refused = format!("{prefix}done:n1:s{}", held[1].id);
-    let () = redis::cmd("HSET")
-        .arg(&refused)
-        .arg("not")
-        .arg("a marker")
-        .query_async(&mut admin)
-        .await
-        .unwrap();
+    let refused = format!("{}done:n1:s{}", t.prefix, held[1].id);
+    t.cmd(&["HSET", &refused, "not", "a marker"]).await;
     for (r, cost) in held.into_iter().zip([100, 200, 300]) {
-        ledger.settle(r, consume(r.user_id, cost), 0);
+        t.ledger.settle(r, consume(r.user_id, cost), 0);
     }
-    let () = redis::cmd("SCRIPT")
-        .arg("FLUSH")
-        .query_async(&mut admin)
-        .await
-        .unwrap();
-    ledger.apply_queued().await;
-    assert_eq!(ledger.redis_backlog(), 1, "user 2's settlement waits");
-    assert_eq!((field(1, "bal").await, field(1, "res").await), (9_900, 0));
-    assert_eq!((field(3, "bal").await, field(3, "res").await), (9_700, 0));
-    assert_eq!(
-        (field(2, "bal").await, field(2, "res").await),
-        (10_000, 1_000)
-    );
+    t.cmd(&["SCRIPT", "FLUSH"]).await;
+    t.ledger.apply_queued().await;
+    assert_eq!(t.ledger.redis_backlog(), 1, "user 2's settlement waits");
+    assert_eq!(t.user(1).await, (9_900, 0));
+    assert_eq!(t.user(2).await, (10_000, 1_000));
+    assert_eq!(t.user(3).await, (9_700, 0));
     // Every record is queued for the database with its charge (the refused one's is fixed at
     // most its reservation, and Redis is told that charge when it takes it).
-    let mut charged: Vec<(i64, i64)> = ledger
-        .take_pending()
-        .await
-        .iter()
-        .map(|r| (r.user_id, r.quota))
-        .collect();
-    charged.sort_unstable();
-    assert_eq!(charged, [(1, 100), (2, 200), (3, 300)]);
+    assert_eq!(t.charged().await, [(1, 100), (2, 200), (3, 300)]);
 
     // What comes after it waits behind it.
-    let later = ledger.reserve(1, 0, 500).await.unwrap();
-    ledger.settle(later, consume(1, 50), 0);
-    ledger.apply_queued().await;
-    assert_eq!(ledger.redis_backlog(), 2);
-    assert_eq!((field(1, "bal").await, field(1, "res").await), (9_900, 500));
+    let later = t.ledger.reserve(1, 0, 500).await.unwrap();
+    t.ledger.settle(later, consume(1, 50), 0);
+    t.ledger.apply_queued().await;
+    assert_eq!(t.ledger.redis_backlog(), 2);
+    assert_eq!(t.user(1).await, (9_900, 500));
 
     // Redis takes it again: both are applied, once.
-    let () = redis::cmd("DEL")
-        .arg(&refused)
-        .query_async(&mut admin)
-        .await
-        .unwrap();
+    t.cmd(&["DEL", &refused]).await;
     for _ in 0..2 {
-        ledger.apply_queued().await;
-        assert_eq!(ledger.redis_backlog(), 0);
-        assert_eq!((field(1, "bal").await, field(1, "res").await), (9_850, 0));
-        assert_eq!((field(2, "bal").await, field(2, "res").await), (9_800, 0));
-        assert_eq!((field(3, "bal").await, field(3, "res").await), (9_700, 0));
+        t.ledger.apply_queued().await;
+        assert_eq!(t.ledger.redis_backlog(), 0);
+        assert_eq!(t.user(1).await, (9_850, 0));
+        assert_eq!(t.user(2).await, (9_800, 0));
+        assert_eq!(t.user(3).await, (9_700, 0));
     }
 }
 
@@ -787,53 +766,79 @@ async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied()
 /// pause ends.
 #[actix_web::test]
 async fn an_applier_dropped_mid_round_trip_loses_nothing_and_charges_once() {
-    use std::time::{Duration, Instant};
-    use switchboard_api::relay::shared::Account;
+    use std::time::Duration;
     if !crate::common::redis_configured("an applier dropped mid round trip") {
         return;
     }
-    let LedgerOnRedis {
-        _redis,
-        sh,
-        mut admin,
-        ledger,
-        ..
-    } = LedgerOnRedis::start().await;
+    let t = LedgerOnRedis::start().await;
     for (user, cost) in (1..=3).zip([100, 200, 300]) {
-        let r = ledger.reserve(user, 0, 1_000).await.unwrap();
-        ledger.settle(r, consume(user, cost), 0);
+        let r = t.ledger.reserve(user, 0, 1_000).await.unwrap();
+        t.ledger.settle(r, consume(user, cost), 0);
     }
-    let paused = Instant::now();
-    let () = redis::cmd("CLIENT")
-        .arg("PAUSE")
-        .arg(1_000)
-        .arg("ALL")
-        .query_async(&mut admin)
-        .await
-        .unwrap();
-    let cut = tokio::time::timeout(Duration::from_millis(200), ledger.apply_queued()).await;
+    let paused = t.redis.pause(Duration::from_millis(1_000)).await;
+    let cut = tokio::time::timeout(Duration::from_millis(200), t.ledger.apply_queued()).await;
     assert!(cut.is_err(), "the applier was dropped mid round trip");
-    assert_eq!(ledger.redis_backlog(), 3, "the batch is back in the queue");
-    tokio::time::sleep(Duration::from_millis(1_100).saturating_sub(paused.elapsed())).await;
+    assert_eq!(
+        t.ledger.redis_backlog(),
+        3,
+        "the batch is back in the queue"
+    );
+    tokio::time::sleep_until(tokio::time::Instant::from_std(paused)).await;
 
-    ledger.apply_queued().await;
-    assert_eq!(ledger.redis_backlog(), 0);
-    for (user, bal) in (1..=3).zip([9_900, 9_800, 9_700]) {
-        let field = |name| {
-            let sh = sh.clone();
-            async move { sh.field(Account::User(user), name).await.unwrap() }
-        };
-        assert_eq!(
-            (field("bal").await, field("res").await),
-            (Some(bal), Some(0))
-        );
+    t.ledger.apply_queued().await;
+    assert_eq!(t.ledger.redis_backlog(), 0);
+    assert_eq!(t.user(1).await, (9_900, 0));
+    assert_eq!(t.user(2).await, (9_800, 0));
+    assert_eq!(t.user(3).await, (9_700, 0));
+    assert_eq!(t.charged().await, [(1, 100), (2, 200), (3, 300)]);
+}
+
+/// Settlements that could not reach Redis during an outage wait in order and are sent in
+/// batches when it is back: a backlog longer than one batch
+/// ([`switchboard_api::relay::ledger::REDIS_BATCH`]) is applied in full, each charged once,
+/// nothing left reserved. Redis keeps its data across the restart (AOF) but not its scripts.
+#[actix_web::test]
+async fn an_outages_backlog_longer_than_a_batch_is_applied_in_full_and_once() {
+    use std::time::{Duration, Instant};
+    use switchboard_api::relay::ledger::REDIS_BATCH;
+    if !crate::common::redis_configured("an outage's backlog") {
+        return;
     }
-    let mut charged: Vec<(i64, i64)> = ledger
-        .take_pending()
-        .await
-        .iter()
-        .map(|r| (r.user_id, r.quota))
-        .collect();
-    charged.sort_unstable();
-    assert_eq!(charged, [(1, 100), (2, 200), (3, 300)]);
+    let mut t = LedgerOnRedis::start().await;
+    let n = REDIS_BATCH * 2 + 10;
+    let mut held = Vec::new();
+    for i in 0..n {
+        let user = 1 + (i % 3) as i64;
+        held.push(t.ledger.reserve(user, 0, 10).await.unwrap());
+    }
+    t.redis.down();
+    for r in held {
+        t.ledger.settle(r, consume(r.user_id, 3), 0);
+    }
+    t.ledger.apply_queued().await;
+    assert_eq!(
+        t.ledger.redis_backlog(),
+        n,
+        "every settlement waits for Redis"
+    );
+    // Each is queued for the database already, charged at most its reservation.
+    let charged = t.charged().await;
+    assert_eq!(charged.len(), n);
+    assert!(charged.iter().all(|(_, q)| *q == 3));
+
+    t.redis.up();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while t.ledger.redis_backlog() > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "{} still wait",
+            t.ledger.redis_backlog()
+        );
+        t.ledger.apply_queued().await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for user in 1..=3 {
+        let count = (0..n).filter(|i| 1 + (i % 3) as i64 == user).count() as i64;
+        assert_eq!(t.user(user).await, (10_000 - 3 * count, 0), "user {user}");
+    }
 }

@@ -557,33 +557,46 @@ async fn redis_restarting_under_load_fails_requests_cleanly_and_the_books_balanc
     assert_eq!((t.used_quota, t.remain_quota), (spent, key_start - spent));
 }
 
-/// A reservation Redis makes after its caller stopped waiting (the reply later than the
-/// connection's two-second timeout, as under a stalled Redis, or lost with a cut connection)
-/// must not hold the balance: the caller withdraws it. Redis is stalled here with `CLIENT PAUSE`,
-/// which holds every command it receives and runs them when the pause ends.
-#[actix_web::test]
-async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
-    use crate::common::{unique, PrivateRedis};
+/// A node on a Redis of the test's own (its key prefix starting `prefix`), a user with
+/// 1 000 000 quota and a key limited to 500 000, and one request served, which loads both
+/// accounts into Redis.
+async fn node_on_private_redis(
+    prefix: &str,
+) -> (
+    crate::common::PrivateRedis,
+    TestApp,
+    crate::common::RelaySetup,
+) {
     use serde_json::json;
-    use std::time::{Duration, Instant};
-    use switchboard_api::relay::ledger::Shortfall;
-    use switchboard_api::relay::shared::Account;
-    if !crate::common::redis_configured("the late reservation test") {
-        return;
-    }
-    let redis = PrivateRedis::start();
+    let redis = crate::common::PrivateRedis::start();
     let db = switchboard_store::testing::TestDb::sqlite();
-    let app = TestApp::node_at(db, &redis.url(), &format!("sblate:{}:", unique()), "n1").await;
+    let prefix = format!("{prefix}:{}:", crate::common::unique());
+    let app = TestApp::node_at(db, &redis.url(), &prefix, "n1").await;
     let s = app
         .relay_setup(
             1_000_000,
             json!({"unlimited_quota": false, "remain_quota": 500_000}),
         )
         .await;
-    // One request loads both accounts into Redis.
     let body = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
     let r = timed_call(app.url("/v1/chat/completions"), s.key.clone(), body).await;
     assert_eq!(r.0, 200, "{r:?}");
+    (redis, app, s)
+}
+
+/// A reservation Redis makes after its caller stopped waiting (the reply later than the
+/// connection's two-second timeout, as under a stalled Redis, or lost with a cut connection)
+/// must not hold the balance: the caller withdraws it. Redis is stalled here with `CLIENT PAUSE`,
+/// which holds every command it receives and runs them when the pause ends.
+#[actix_web::test]
+async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
+    use std::time::{Duration, Instant};
+    use switchboard_api::relay::ledger::Shortfall;
+    use switchboard_api::relay::shared::Account;
+    if !crate::common::redis_configured("the late reservation test") {
+        return;
+    }
+    let (redis, app, s) = node_on_private_redis("sblate").await;
     let sh = app.state.relay.shared().unwrap().clone();
     let held = |account| {
         let sh = sh.clone();
@@ -592,19 +605,7 @@ async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
     assert_eq!(held(Account::User(s.user_id)).await, 0);
 
     // Redis stalls for longer than the ledger waits for an answer ...
-    let mut admin = redis::Client::open(redis.url())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
-    let paused = Instant::now();
-    let () = redis::cmd("CLIENT")
-        .arg("PAUSE")
-        .arg(3500)
-        .arg("ALL")
-        .query_async(&mut admin)
-        .await
-        .unwrap();
+    let paused = redis.pause(Duration::from_millis(3500)).await;
     // ... so the reservation is refused as unavailable, and Redis makes it when it wakes.
     let refused = app
         .state
@@ -616,7 +617,7 @@ async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
         matches!(refused, Err(Shortfall::Unavailable(_))),
         "{refused:?}"
     );
-    tokio::time::sleep(Duration::from_millis(3500).saturating_sub(paused.elapsed())).await;
+    tokio::time::sleep_until(tokio::time::Instant::from_std(paused)).await;
 
     // Withdrawn: nothing stays held, in Redis or on the ledger's queue.
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -648,7 +649,7 @@ async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
     // connection) is refused there, so it cannot be made behind the withdrawal's back.
     let expires = switchboard_api::relay::shared::reservation_expiry();
     let late = u64::MAX - 1;
-    sh.cancel(late, expires).await.unwrap();
+    sh.run(&sh.cancel_call(late, expires)).await.unwrap();
     assert_eq!(
         sh.reserve(late, s.user_id, s.token_id, 100, 100, expires)
             .await
@@ -664,26 +665,13 @@ async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
 /// (only a command that may have been sent is withdrawn).
 #[actix_web::test]
 async fn reservations_refused_while_redis_is_away_queue_nothing() {
-    use crate::common::{unique, PrivateRedis};
-    use serde_json::json;
     use std::time::{Duration, Instant};
     use switchboard_api::relay::ledger::Shortfall;
     use switchboard_api::relay::shared::Account;
     if !crate::common::redis_configured("refused reservations queue nothing") {
         return;
     }
-    let mut redis = PrivateRedis::start();
-    let db = switchboard_store::testing::TestDb::sqlite();
-    let app = TestApp::node_at(db, &redis.url(), &format!("sbaway:{}:", unique()), "n1").await;
-    let s = app
-        .relay_setup(
-            1_000_000,
-            json!({"unlimited_quota": false, "remain_quota": 500_000}),
-        )
-        .await;
-    let body = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
-    let r = timed_call(app.url("/v1/chat/completions"), s.key.clone(), body).await;
-    assert_eq!(r.0, 200, "{r:?}");
+    let (mut redis, app, s) = node_on_private_redis("sbaway").await;
     let ledger = &app.state.relay.ledger;
     ledger.apply_queued().await;
     let before = ledger.redis_backlog();

@@ -492,6 +492,25 @@ impl PrivateRedis {
         }
     }
 
+    /// Holds every client's commands for `how_long` (`CLIENT PAUSE … ALL`), as a stalled Redis
+    /// would; they run when the pause ends, which is returned.
+    pub async fn pause(&self, how_long: std::time::Duration) -> std::time::Instant {
+        let mut admin = redis::Client::open(self.url())
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap();
+        let ends = std::time::Instant::now() + how_long;
+        let () = redis::cmd("CLIENT")
+            .arg("PAUSE")
+            .arg(how_long.as_millis() as u64)
+            .arg("ALL")
+            .query_async(&mut admin)
+            .await
+            .unwrap();
+        ends
+    }
+
     /// Kills the server (a crash: open connections are dropped, new ones refused).
     pub fn down(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -351,19 +351,22 @@ def ttfe_once(port, payload, key):
 
 
 def start_single(mock_port, wrapper=(), timeout=30.0):
-    """Switchboard alone on a fresh SQLite database in TMP (as `main` starts it), optionally
-    under `wrapper` (valgrind, ...), with one OpenAI channel on the mock at `mock_port` serving
-    MODEL_FAST and one unlimited key. Returns (process, port, key, log file, environment)."""
+    """Switchboard alone on a fresh SQLite database in TMP (as `main` starts it), or on
+    BENCH_SQL_DSN and BENCH_REDIS_URL when set (as `main` does), optionally under `wrapper`
+    (valgrind, ...), with one OpenAI channel on the mock at `mock_port` serving MODEL_FAST and
+    one unlimited key. Returns (process, port, key, log file, environment)."""
     port = free_port()
     root_token = "bench-" + secrets.token_hex(16)
     log_path = os.path.join(TMP, "switchboard.log")
     env = dict(os.environ, PORT=str(port), HOST="127.0.0.1",
-               SQL_DSN="sqlite://" + os.path.join(TMP, "switchboard.db"),
+               SQL_DSN=SQL_DSN or "sqlite://" + os.path.join(TMP, "switchboard.db"),
                INITIAL_ROOT_ACCESS_TOKEN=root_token, INITIAL_ROOT_PASSWORD=secrets.token_hex(12),
                SESSION_SECRET=secrets.token_hex(32), GLOBAL_API_RATE_LIMIT="0",
                LOG_LEVEL="warn")
     for k in ("FRONTEND_DIR", "REDIS_CONN_STRING", "RUST_LOG"):
         env.pop(k, None)
+    if REDIS_URL:
+        env["REDIS_CONN_STRING"] = REDIS_URL
     proc = subprocess.Popen([*wrapper, SWITCHBOARD_BIN], cwd=TMP, env=env,
                             stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
     PROCS.append(proc)

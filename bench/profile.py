@@ -11,6 +11,9 @@ graph (`perf script | stackcollapse-perf.pl | flamegraph.pl`).
     BENCH_NO_BUILD=1 python3 bench/profile.py            # non-streamed
     BENCH_PROFILE_STREAM=1 python3 bench/profile.py      # streamed
 
+With BENCH_SQL_DSN (an empty database) and BENCH_REDIS_URL set, Switchboard runs on them instead,
+as in bench.py.
+
 Needs `perf` (Debian's linux-perf) and a release build with line tables for readable frames:
 CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release -p switchboard
 -p switchboard-mock-upstream.

@@ -23,6 +23,13 @@
 //! whatever waits sent in one round trip (up to [`REDIS_BATCH`]); an operation Redis does not
 //! take is retried in order until it is applied (each carries an id, so applying twice is a
 //! no-op), and a settlement that could not reach Redis charges at most its reservation.
+//!
+//! **Markers.** Redis remembers which operations it applied in marker generations, one hash each
+//! (`{p}done:{node}:g{gen}`); an operation takes the generation current when it is queued or
+//! started, and is marked in it every time it is sent. A generation lasts [`MARKER_PERIOD`];
+//! [`Ledger::rotate_markers`] then starts the next and drops every older one that no operation
+//! still queued, on its way or waiting for a retry belongs to: Redis holds the markers of a few
+//! seconds of operations, plus those of an outage's backlog until it is applied.
 
 use super::shared::{Account as SharedAccount, Call, Reserve, Settlement, Shared};
 use foldhash::{HashMap, HashMapExt};
@@ -80,6 +87,14 @@ pub const FLUSH_AT: usize = 4096;
 /// Redis from the other nodes' requests (each settlement is a short script).
 pub const REDIS_BATCH: usize = 256;
 
+/// How long a marker generation takes operations (see the module's "Markers"). Its markers are
+/// dropped at the earliest one period later, once none of its operations can be sent again.
+pub const MARKER_PERIOD: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Marker generations dropped in one command at most (after a long outage, the rest go with the
+/// next rotations).
+const MARKER_DROP_MAX: u64 = 1_000;
+
 /// A settlement or refund waiting for Redis.
 #[derive(Debug)]
 enum Queued {
@@ -89,22 +104,55 @@ enum Queued {
         tolerance: i64,
         /// The operation's id (see [`Settlement::op`]).
         op: u64,
+        /// Its marker generation.
+        gen: u64,
     },
     Refund(Reservation),
+}
+
+impl Queued {
+    fn gen(&self) -> Option<u64> {
+        match self {
+            Queued::Settle { gen, .. } => Some(*gen),
+            Queued::Refund(_) => None,
+        }
+    }
 }
 
 /// A batch taken from the queue for Redis that goes back to the queue's front, in order, if the
 /// applier is dropped before the batch is settled: a request whose client went away while it
 /// awaited the applier, or a flush's time limit, cancels it at its round trip. Redis may have
-/// applied any of it by then; each operation is applied once however often it is sent.
+/// applied any of it by then; each operation is applied once however often it is sent. Its
+/// oldest marker generation counts as on its way until the batch is back in the queue or
+/// settled ([`InFlight`]).
 struct Unapplied<'a> {
     queue: &'a Mutex<VecDeque<Queued>>,
     batch: Vec<Queued>,
+    on_its_way: InFlight<'a>,
 }
 
-impl Unapplied<'_> {
-    fn into_inner(mut self) -> Vec<Queued> {
-        std::mem::take(&mut self.batch)
+impl<'a> Unapplied<'a> {
+    /// Takes up to [`REDIS_BATCH`] operations from the front of the queue.
+    fn take(ledger: &'a Ledger) -> Unapplied<'a> {
+        let mut q = Ledger::lock_queue(&ledger.queued);
+        let n = q.len().min(REDIS_BATCH);
+        let batch: Vec<Queued> = q.drain(..n).collect();
+        let oldest = batch.iter().filter_map(Queued::gen).min();
+        Unapplied {
+            queue: &ledger.queued,
+            batch,
+            on_its_way: InFlight::enter(ledger, oldest),
+        }
+    }
+
+    /// The batch, to be settled by the caller; its generation counts as on its way until the
+    /// returned guard is dropped.
+    fn into_inner(mut self) -> (Vec<Queued>, InFlight<'a>) {
+        let on_its_way = InFlight {
+            held: self.on_its_way.held,
+            gen: self.on_its_way.gen.take(),
+        };
+        (std::mem::take(&mut self.batch), on_its_way)
     }
 }
 
@@ -117,6 +165,52 @@ impl Drop for Unapplied<'_> {
         for op in self.batch.drain(..).rev() {
             q.push_front(op);
         }
+        // `on_its_way` is dropped after this, once the batch is back in the queue.
+    }
+}
+
+/// A marker generation some operation on its way to Redis belongs to (and that may be sent
+/// again), held from when the operation leaves the queue (or is made) until it is back in a
+/// queue or settled. [`Ledger::rotate_markers`] keeps every generation held.
+struct InFlight<'a> {
+    held: &'a Mutex<Vec<u64>>,
+    gen: Option<u64>,
+}
+
+impl<'a> InFlight<'a> {
+    fn enter(ledger: &'a Ledger, gen: Option<u64>) -> InFlight<'a> {
+        if let Some(g) = gen {
+            Ledger::lock_queue(&ledger.in_flight).push(g);
+        }
+        InFlight {
+            held: &ledger.in_flight,
+            gen,
+        }
+    }
+
+    /// The current generation, taken and held at once (an operation about to be sent).
+    fn current(ledger: &'a Ledger) -> (u64, InFlight<'a>) {
+        let mut held = Ledger::lock_queue(&ledger.in_flight);
+        let gen = ledger.marker_gen.load(Ordering::SeqCst);
+        held.push(gen);
+        (
+            gen,
+            InFlight {
+                held: &ledger.in_flight,
+                gen: Some(gen),
+            },
+        )
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(g) = self.gen {
+            let mut held = Ledger::lock_queue(self.held);
+            if let Some(i) = held.iter().position(|h| *h == g) {
+                held.swap_remove(i);
+            }
+        }
     }
 }
 
@@ -128,6 +222,7 @@ enum Op {
         r: Reservation,
         charge: i64,
         op: u64,
+        gen: u64,
     },
     Refund(Reservation),
     Credit {
@@ -135,16 +230,28 @@ enum Op {
         delta: i64,
         unlimited: Option<bool>,
         id: u64,
+        gen: u64,
     },
     Flushed {
         amounts: Vec<(SharedAccount, i64)>,
         id: u64,
+        gen: u64,
     },
     /// A reservation whose outcome was not heard (see [`Shared::cancel_call`]).
     Cancel {
         id: u64,
         expires: i64,
     },
+}
+
+impl Op {
+    /// The marker generation the operation is marked applied in.
+    fn gen(&self) -> Option<u64> {
+        match self {
+            Op::Settle { gen, .. } | Op::Credit { gen, .. } | Op::Flushed { gen, .. } => Some(*gen),
+            Op::Refund(_) | Op::Cancel { .. } => None,
+        }
+    }
 }
 
 pub struct Ledger {
@@ -162,6 +269,15 @@ pub struct Ledger {
     /// One applier at a time, so that a flush waits for settlements being applied.
     apply_lock: tokio::sync::Mutex<()>,
     retry: Mutex<VecDeque<Op>>,
+    /// The marker generation operations take now (see the module's "Markers"), counted in
+    /// periods of `marker_period_ms` since the epoch.
+    marker_gen: AtomicU64,
+    marker_period_ms: u64,
+    /// Marker generations of operations on their way to Redis ([`InFlight`]).
+    in_flight: Mutex<Vec<u64>>,
+    /// The generation whose hash was last made in Redis, and the first not dropped yet.
+    markers_started: AtomicU64,
+    markers_kept_from: AtomicU64,
 }
 
 impl Default for Ledger {
@@ -179,8 +295,22 @@ impl Default for Ledger {
             batch_full: tokio::sync::Notify::new(),
             apply_lock: tokio::sync::Mutex::new(()),
             retry: Mutex::default(),
+            marker_gen: AtomicU64::new(0),
+            marker_period_ms: 0,
+            in_flight: Mutex::default(),
+            markers_started: AtomicU64::new(0),
+            markers_kept_from: AtomicU64::new(0),
         }
+        .with_marker_period(MARKER_PERIOD)
     }
+}
+
+/// Milliseconds since the epoch.
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or_default()
 }
 
 /// The first reservation id of this run: the start time in microseconds, so ids never repeat
@@ -315,6 +445,70 @@ impl Ledger {
 
     pub fn shared(&self) -> Option<&Shared> {
         self.shared.as_ref()
+    }
+
+    /// The ledger with marker generations of `period` (default [`MARKER_PERIOD`]; tests take a
+    /// shorter one). Set before the ledger is used.
+    pub fn with_marker_period(mut self, period: std::time::Duration) -> Ledger {
+        self.marker_period_ms = u64::try_from(period.as_millis()).unwrap_or(u64::MAX).max(1);
+        let gen = epoch_ms() / self.marker_period_ms;
+        self.marker_gen = AtomicU64::new(gen);
+        self.markers_kept_from = AtomicU64::new(gen);
+        self
+    }
+
+    /// The marker generation operations take now.
+    pub fn marker_generation(&self) -> u64 {
+        self.marker_gen.load(Ordering::SeqCst)
+    }
+
+    /// Redis mode: once the marker generation's period is over, starts the next one (its hash
+    /// made in Redis with its 24-hour expiry) and drops every older generation that no
+    /// operation queued, on its way or waiting for a retry belongs to. Cheap when there is
+    /// nothing to do; the applier's loop calls it every second. Answers the generations dropped
+    /// (a range that may hold some that were never made).
+    pub async fn rotate_markers(&self) -> std::ops::Range<u64> {
+        let Some(sh) = &self.shared else {
+            return 0..0;
+        };
+        let clock = epoch_ms() / self.marker_period_ms;
+        // The generation never goes back (a clock set back keeps the current one).
+        let current = self
+            .marker_gen
+            .fetch_max(clock, Ordering::SeqCst)
+            .max(clock);
+        if current == self.markers_started.load(Ordering::SeqCst) {
+            return 0..0;
+        }
+        // An operation takes its generation under the lock of what holds it (the queue, or the
+        // list of those on their way) and moves between them (queue -> on its way -> retry or
+        // back to the queue) before it leaves the one it was in: with all three locked, in that
+        // order, every operation that may still be sent is seen, or takes `current`.
+        let oldest_held = {
+            let queued = Self::lock_queue(&self.queued);
+            let retry = Self::lock_queue(&self.retry);
+            let in_flight = Self::lock_queue(&self.in_flight);
+            queued
+                .iter()
+                .filter_map(Queued::gen)
+                .chain(retry.iter().filter_map(Op::gen))
+                .chain(in_flight.iter().copied())
+                .min()
+        };
+        let keep_from = oldest_held.map_or(current, |g| g.min(current));
+        let from = self.markers_kept_from.load(Ordering::SeqCst);
+        let to = keep_from.clamp(from, from.saturating_add(MARKER_DROP_MAX));
+        match sh.rotate_markers(current, from..to).await {
+            Ok(()) => {
+                self.markers_started.store(current, Ordering::SeqCst);
+                self.markers_kept_from.store(to, Ordering::SeqCst);
+                from..to
+            }
+            Err(e) => {
+                tracing::warn!("rotating the ledger's operation markers in Redis failed: {e}");
+                0..0
+            }
+        }
     }
 
     fn next_id(&self) -> u64 {
@@ -500,12 +694,18 @@ impl Ledger {
             } else {
                 self.next_id()
             };
-            Self::lock_queue(&self.queued).push_back(Queued::Settle {
+            let record = Box::new(record);
+            let mut q = Self::lock_queue(&self.queued);
+            // Taken under the queue's lock (see `rotate_markers`).
+            let gen = self.marker_gen.load(Ordering::SeqCst);
+            q.push_back(Queued::Settle {
                 r,
-                record: Box::new(record),
+                record,
                 tolerance,
                 op,
+                gen,
             });
+            drop(q);
             self.queued_signal.notify_one();
             return;
         }
@@ -559,14 +759,7 @@ impl Ledger {
     async fn apply_locked(&self, sh: &Shared) {
         self.retry_failed().await;
         loop {
-            let batch = Unapplied {
-                queue: &self.queued,
-                batch: {
-                    let mut q = Self::lock_queue(&self.queued);
-                    let n = q.len().min(REDIS_BATCH);
-                    q.drain(..n).collect()
-                },
-            };
+            let batch = Unapplied::take(self);
             if batch.batch.is_empty() {
                 break;
             }
@@ -582,6 +775,7 @@ impl Ledger {
                             record,
                             tolerance,
                             op,
+                            gen,
                         } => sh.settle_call(&Settlement {
                             id: r.id,
                             op: *op,
@@ -591,6 +785,7 @@ impl Ledger {
                             cost: record.quota.max(0),
                             tolerance: *tolerance,
                             force: false,
+                            gen: *gen,
                         }),
                     })
                     .collect();
@@ -608,7 +803,7 @@ impl Ledger {
             }
             .into_iter();
             // From here on nothing waits: the batch is settled below whatever the caller does.
-            let batch = batch.into_inner();
+            let (batch, on_its_way) = batch.into_inner();
             let mut failed = None;
             let mut records = Vec::with_capacity(batch.len());
             {
@@ -627,13 +822,17 @@ impl Ledger {
                             }
                         }
                         Queued::Settle {
-                            r, mut record, op, ..
+                            r,
+                            mut record,
+                            op,
+                            gen,
+                            ..
                         } => {
                             let charge = match applied {
                                 Some(charge) => charge,
                                 None => {
                                     let charge = record.quota.max(0).min(r.amount);
-                                    retry.push_back(Op::Settle { r, charge, op });
+                                    retry.push_back(Op::Settle { r, charge, op, gen });
                                     charge
                                 }
                             };
@@ -643,6 +842,8 @@ impl Ledger {
                     }
                 }
             }
+            // What may be sent again is in the retry queue now.
+            drop(on_its_way);
             if let Some(e) = failed {
                 tracing::error!("a settlement or refund in Redis failed (retried): {e}");
             }
@@ -656,7 +857,7 @@ impl Ledger {
     /// The Redis call of an operation waiting for a retry (`None`: nothing left to do).
     fn call_of(sh: &Shared, op: &Op) -> Option<Call> {
         Some(match op {
-            Op::Settle { r, charge, op } => sh.settle_call(&Settlement {
+            Op::Settle { r, charge, op, gen } => sh.settle_call(&Settlement {
                 id: r.id,
                 op: *op,
                 user: r.user_id,
@@ -665,6 +866,7 @@ impl Ledger {
                 cost: *charge,
                 tolerance: 0,
                 force: true,
+                gen: *gen,
             }),
             Op::Refund(r) => sh.refund_call(r.id, r.user_id, r.token_id, r.amount),
             Op::Credit {
@@ -672,8 +874,9 @@ impl Ledger {
                 delta,
                 unlimited,
                 id,
-            } => sh.credit_call(*account, *delta, *unlimited, *id),
-            Op::Flushed { amounts, id } => return sh.flushed_call(amounts, *id),
+                gen,
+            } => sh.credit_call(*account, *delta, *unlimited, *id, *gen),
+            Op::Flushed { amounts, id, gen } => return sh.flushed_call(amounts, *id, *gen),
             Op::Cancel { id, expires } => sh.cancel_call(*id, *expires),
         })
     }
@@ -736,8 +939,9 @@ impl Ledger {
         }
     }
 
-    /// Runs `op` now, or queues it behind the operations waiting for a retry.
-    async fn run_or_queue(&self, op: Op) {
+    /// Runs `op` now, or queues it behind the operations waiting for a retry. `on_its_way` holds
+    /// its marker generation until it is applied or queued.
+    async fn run_or_queue(&self, op: Op, on_its_way: InFlight<'_>) {
         let Some(sh) = &self.shared else {
             return;
         };
@@ -752,6 +956,7 @@ impl Ledger {
             }
         }
         Self::lock_queue(&self.retry).push_back(op);
+        drop(on_its_way);
     }
 
     /// Waits until something is queued for Redis (the applier's loop).
@@ -778,12 +983,17 @@ impl Ledger {
                 Credit::Token { id, unlimited } => (SharedAccount::Token(id), unlimited),
             };
             let id = self.next_id();
-            self.run_or_queue(Op::Credit {
-                account,
-                delta,
-                unlimited,
-                id,
-            })
+            let (gen, on_its_way) = InFlight::current(self);
+            self.run_or_queue(
+                Op::Credit {
+                    account,
+                    delta,
+                    unlimited,
+                    id,
+                    gen,
+                },
+                on_its_way,
+            )
             .await;
             return;
         }
@@ -980,7 +1190,9 @@ impl Ledger {
                             .map(|(id, q)| (SharedAccount::Token(id), q)),
                     );
                     let id = self.next_id();
-                    self.run_or_queue(Op::Flushed { amounts, id }).await;
+                    let (gen, on_its_way) = InFlight::current(self);
+                    self.run_or_queue(Op::Flushed { amounts, id, gen }, on_its_way)
+                        .await;
                     return Ok(n);
                 }
                 let mut g = self.lock();

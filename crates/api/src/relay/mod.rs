@@ -732,8 +732,8 @@ pub fn kick_applier(state: &actix_web::web::Data<AppState>) {
 }
 
 /// Redis mode: applies queued settlements and refunds as they come (they may be queued from a
-/// `Drop`), retries failed ledger operations every second and releases expired reservations
-/// every minute, for as long as the actix system runs.
+/// `Drop`), retries failed ledger operations and rotates the operation markers every second and
+/// releases expired reservations every minute, for as long as the actix system runs.
 pub fn spawn_applier(state: actix_web::web::Data<AppState>) {
     if state.relay.ledger.shared().is_none() {
         return;
@@ -747,6 +747,7 @@ pub fn spawn_applier(state: actix_web::web::Data<AppState>) {
             )
             .await;
             state.relay.ledger.apply_queued().await;
+            state.relay.ledger.rotate_markers().await;
             if last_reap.elapsed() >= Duration::from_secs(60) {
                 last_reap = Instant::now();
                 if let Some(sh) = state.relay.ledger.shared() {

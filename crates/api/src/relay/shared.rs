@@ -12,8 +12,13 @@
 //! - `{p}rz`: the open reservations, a sorted set scored by expiry (milliseconds); a member is
 //!   `{user key}|{token key}|{amount}|{node}:{id}`. Expired ones are released by
 //!   [`Shared::reap`] (a node that died mid-request leaves them behind).
-//! - `{p}done:{node}:{op}`: an operation applied (24 h), so that a retried settlement, credit or
-//!   flush is applied once.
+//! - `{p}done:{node}:g{gen}`: a hash of the operations of one marker generation that were
+//!   applied (field `s{op}` a settlement, with its charge; `c{op}` a credit; `f{op}` a flush), so
+//!   that an operation sent again (its answer was lost) is applied once. A node starts a new
+//!   generation every few seconds and drops the old ones once none of their operations can be
+//!   sent again ([`Shared::rotate_markers`], driven by the ledger); each also expires 24 hours
+//!   after it began, for the generations of a node that stopped.
+//! - `{p}done:{node}:w{id}`: reservation `id` was withdrawn (as long as a reservation lives).
 //! - `{p}acc`: every account key loaded (for the periodic resync); `{p}nacc:{node}`: the
 //!   accounts with unwritten consumption of `node`.
 //! - `{p}rl:{name}`: rate-limit state.
@@ -71,6 +76,8 @@ pub struct Settlement {
     pub tolerance: i64,
     /// Charges `cost` whatever the balances (a retry, whose charge was fixed already).
     pub force: bool,
+    /// The marker generation the operation is marked applied in (the same each time it is sent).
+    pub gen: u64,
 }
 
 /// KEYS: user, token, rz. ARGV: min, max, "{node}:{id}", expiry ms, has token.
@@ -121,12 +128,12 @@ local function release(rz, member)
 end
 ";
 
-/// KEYS: user, token, rz, done. ARGV: member, cost, tolerance, node field, nacc key, has token,
-/// force. Releases the reservation and charges the cost, capped (unless forced) so that no
+/// KEYS: user, token, rz, marker generation. ARGV: member, cost, tolerance, node field, nacc key,
+/// has token, force, marker field. Releases the reservation and charges the cost, capped (unless forced) so that no
 /// balance goes below `-tolerance` beyond what other requests hold reserved. Returns the charge
 /// (the earlier charge when this settlement was applied already).
 const SETTLE: &str = r"
-local prev = redis.call('GET', KEYS[4])
+local prev = redis.call('HGET', KEYS[4], ARGV[8])
 if prev then return tonumber(prev) end
 release(KEYS[3], ARGV[1])
 local charge = tonumber(ARGV[2])
@@ -153,7 +160,7 @@ for _, k in ipairs(keys) do
     redis.call('SADD', ARGV[5], k)
   end
 end
-redis.call('SET', KEYS[4], charge, 'EX', 86400)
+redis.call('HSET', KEYS[4], ARGV[8], charge)
 return charge
 ";
 
@@ -177,10 +184,10 @@ end
 return 0
 ";
 
-/// KEYS: account, done. ARGV: delta, unl ('' keeps it). A credit (or debit) already committed to
-/// the database.
+/// KEYS: account, marker generation. ARGV: delta, unl ('' keeps it), marker field. A credit (or
+/// debit) already committed to the database.
 const CREDIT: &str = r"
-if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', 86400) then return 0 end
+if redis.call('HSETNX', KEYS[2], ARGV[3], 1) == 0 then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HINCRBY', KEYS[1], 'bal', tonumber(ARGV[1]))
   redis.call('HINCRBY', KEYS[1], 'ver', 1)
@@ -199,9 +206,10 @@ redis.call('HINCRBY', KEYS[1], 'ver', 1)
 return old
 ";
 
-/// KEYS: done, accounts... ARGV: node field, amounts... A batch reached the database.
+/// KEYS: marker generation, accounts... ARGV: node field, amounts..., marker field (after the
+/// amounts). A batch reached the database.
 const FLUSHED: &str = r"
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', 86400) then return 0 end
+if redis.call('HSETNX', KEYS[1], ARGV[#KEYS + 1], 1) == 0 then return 0 end
 for i = 2, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 1 then
     redis.call('HINCRBY', KEYS[i], ARGV[1], 0 - tonumber(ARGV[i]))
@@ -368,6 +376,10 @@ fn now_ms() -> i64 {
 /// A node silent this long (no heartbeat) is taken for dead by the others.
 pub const NODE_TTL_SECS: u64 = 600;
 
+/// How long a generation of operation markers lives at most (`{p}done:{node}:g{gen}`): the
+/// markers of a node that stopped, which no node drops.
+pub const MARKER_TTL_SECS: u64 = 24 * 3600;
+
 /// How long a reservation may stay open before [`Shared::reap`] releases it.
 pub const RESERVATION_TTL_MS: i64 = 2 * 3600 * 1000;
 
@@ -441,10 +453,10 @@ impl Shared {
         format!("{}rz", self.prefix)
     }
 
-    /// The marker of reservation `id`'s withdrawal ([`Shared::cancel_call`]): one of this node's
-    /// per-operation markers, each expiring on its own.
+    /// The marker of reservation `id`'s withdrawal ([`Shared::cancel_call`]), a key of its own
+    /// that lives as long as a reservation may (withdrawals are rare: a reply lost or late).
     fn withdrawn(&self, id: u64) -> String {
-        self.done(&format!("w{id}"))
+        format!("{}done:{}:w{id}", self.prefix, self.node)
     }
 
     fn acc(&self) -> String {
@@ -459,8 +471,9 @@ impl Shared {
         format!("uf:{}", self.node)
     }
 
-    fn done(&self, op: &str) -> String {
-        format!("{}done:{}:{op}", self.prefix, self.node)
+    /// The hash of marker generation `gen` of this node (the operations of it that were applied).
+    pub fn generation(&self, gen: u64) -> String {
+        format!("{}done:{}:g{gen}", self.prefix, self.node)
     }
 
     /// The reservation member's last part.
@@ -524,14 +537,15 @@ impl Shared {
         c.key(self.user(s.user))
             .key(self.token(s.token.max(0)))
             .key(self.rz())
-            .key(self.done(&format!("s{}", s.op)))
+            .key(self.generation(s.gen))
             .arg(member)
             .arg(s.cost.max(0))
             .arg(s.tolerance.max(0))
             .arg(self.uf())
             .arg(self.nacc())
             .arg(if s.token > 0 { "1" } else { "0" })
-            .arg(if s.force { "1" } else { "0" });
+            .arg(if s.force { "1" } else { "0" })
+            .arg(format!("s{}", s.op));
         Call(c)
     }
 
@@ -627,23 +641,26 @@ impl Shared {
     }
 
     /// A change already committed to the database: `delta` on the balance (and, for keys, the
-    /// unlimited flag when given). `op` makes it apply once however often it runs.
+    /// unlimited flag when given). `op` (marked in generation `gen`) makes it apply once however
+    /// often it runs.
     pub fn credit_call(
         &self,
         account: Account,
         delta: i64,
         unlimited: Option<bool>,
         op: u64,
+        gen: u64,
     ) -> Call {
         let mut s = CREDIT_S.prepare_invoke();
         s.key(self.key(account))
-            .key(self.done(&format!("c{op}")))
+            .key(self.generation(gen))
             .arg(delta)
             .arg(match unlimited {
                 None => "",
                 Some(true) => "1",
                 Some(false) => "0",
-            });
+            })
+            .arg(format!("c{op}"));
         Call(s)
     }
 
@@ -662,17 +679,42 @@ impl Shared {
     }
 
     /// After a batch reached the database: that much of this node's consumption is written
-    /// (applied once however often it runs). `None` when there is nothing to say.
-    pub fn flushed_call(&self, amounts: &[(Account, i64)], op: u64) -> Option<Call> {
+    /// (`op`, marked in generation `gen`, applied once however often it runs). `None` when there
+    /// is nothing to say.
+    pub fn flushed_call(&self, amounts: &[(Account, i64)], op: u64, gen: u64) -> Option<Call> {
         if amounts.is_empty() {
             return None;
         }
         let mut s = FLUSHED_S.prepare_invoke();
-        s.key(self.done(&format!("f{op}"))).arg(self.uf());
+        s.key(self.generation(gen)).arg(self.uf());
         for (a, q) in amounts {
             s.key(self.key(*a)).arg(*q);
         }
+        s.arg(format!("f{op}"));
         Some(Call(s))
+    }
+
+    /// Starts marker generation `current` (its hash made now, expiring after
+    /// [`MARKER_TTL_SECS`]) and drops the hashes of generations `drop` (none of whose operations
+    /// can be sent again). `UNLINK` frees a large hash off Redis's main thread.
+    pub async fn rotate_markers(
+        &self,
+        current: u64,
+        drop: std::ops::Range<u64>,
+    ) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        let mut p = redis::pipe();
+        let key = self.generation(current);
+        p.cmd("HSET").arg(&key).arg("at").arg(now_ms()).ignore();
+        p.cmd("EXPIRE").arg(&key).arg(MARKER_TTL_SECS).ignore();
+        if !drop.is_empty() {
+            let mut unlink = redis::cmd("UNLINK");
+            for gen in drop {
+                unlink.arg(self.generation(gen));
+            }
+            p.add_command(unlink).ignore();
+        }
+        p.query_async::<()>(&mut c).await
     }
 
     /// Every account loaded by any node.

@@ -579,6 +579,7 @@ async fn what_a_dead_node_left_in_redis_is_reclaimed() {
             cost: 4_000,
             tolerance: 0,
             force: false,
+            gen: 1,
         }))
         .await
         .unwrap(),
@@ -628,10 +629,16 @@ fn consume(user_id: i64, quota: i64) -> switchboard_store::logs::ConsumeRecord {
     switchboard_store::testing::consume_record(user_id, 0, quota)
 }
 
+/// The marker generations of [`LedgerOnRedis`]'s ledger: short, so that a test crosses them.
+const MARKER_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A node's ledger on a Redis of the test's own (node `n1`), with users 1 to 3 loaded at
-/// 10 000 each and no keys, and a second connection to that Redis for the test's own commands.
+/// 10 000 each and no keys, marker generations of [`MARKER_PERIOD`], and a second connection to
+/// that Redis for the test's own commands.
 struct LedgerOnRedis {
     redis: crate::common::PrivateRedis,
+    /// The ledger's way to Redis when it is not direct ([`LedgerOnRedis::behind_a_link`]).
+    link: Option<crate::common::SlowLink>,
     prefix: String,
     sh: switchboard_api::relay::shared::Shared,
     admin: redis::aio::MultiplexedConnection,
@@ -640,10 +647,26 @@ struct LedgerOnRedis {
 
 impl LedgerOnRedis {
     async fn start() -> LedgerOnRedis {
+        Self::start_with(false).await
+    }
+
+    /// The ledger talks to Redis through a [`crate::common::SlowLink`] (no delay until the test
+    /// sets one).
+    async fn behind_a_link() -> LedgerOnRedis {
+        Self::start_with(true).await
+    }
+
+    async fn start_with(behind_a_link: bool) -> LedgerOnRedis {
         use switchboard_api::relay::ledger::{Ledger, Loaded};
         let redis = crate::common::PrivateRedis::start();
+        let link = if behind_a_link {
+            Some(crate::common::SlowLink::start(redis.port, std::time::Duration::ZERO).await)
+        } else {
+            None
+        };
+        let url = link.as_ref().map_or_else(|| redis.url(), |l| l.url());
         let prefix = format!("sbledger:{}:", crate::common::unique());
-        let sh = switchboard_api::relay::shared::Shared::connect(&redis.url(), &prefix, "n1")
+        let sh = switchboard_api::relay::shared::Shared::connect(&url, &prefix, "n1")
             .await
             .unwrap();
         let admin = redis::Client::open(redis.url())
@@ -651,7 +674,7 @@ impl LedgerOnRedis {
             .get_multiplexed_async_connection()
             .await
             .unwrap();
-        let mut ledger = Ledger::default();
+        let mut ledger = Ledger::default().with_marker_period(MARKER_PERIOD);
         ledger.attach(sh.clone());
         for user in 1..=3 {
             ledger
@@ -667,6 +690,7 @@ impl LedgerOnRedis {
         }
         LedgerOnRedis {
             redis,
+            link,
             prefix,
             sh,
             admin,
@@ -696,6 +720,45 @@ impl LedgerOnRedis {
         let _: redis::Value = c.query_async(&mut self.admin).await.unwrap();
     }
 
+    /// Settles a request of user 1 that cost nothing, answered in time. Redis loads the
+    /// settlement's script with it, so that a round trip the test then holds up runs it rather
+    /// than refusing it as unknown (which would apply nothing).
+    async fn settle_one_in_time(&self) {
+        let r = self.ledger.reserve(1, 0, 1_000).await.unwrap();
+        self.ledger.settle(r, consume(1, 0), 0);
+        self.ledger.apply_queued().await;
+        assert_eq!(self.ledger.redis_backlog(), 0);
+    }
+
+    /// The operations Redis holds marked applied for node `n1` (the fields of its marker
+    /// generations, each named by its kind and id), and the generations' keys.
+    async fn markers(&mut self) -> (Vec<String>, Vec<String>) {
+        let pattern = format!("{}done:n1:g*", self.prefix);
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(&pattern)
+            .query_async(&mut self.admin)
+            .await
+            .unwrap();
+        let mut ops = Vec::new();
+        for k in &keys {
+            let fields: Vec<String> = redis::cmd("HKEYS")
+                .arg(k)
+                .query_async(&mut self.admin)
+                .await
+                .unwrap();
+            ops.extend(fields.into_iter().filter(|f| f != "at"));
+        }
+        ops.sort_unstable();
+        (ops, keys)
+    }
+
+    /// Waits out two marker periods and rotates: every generation the operations so far took
+    /// is over and may be dropped.
+    async fn two_periods_later(&self) -> std::ops::Range<u64> {
+        tokio::time::sleep(MARKER_PERIOD * 2 + std::time::Duration::from_millis(20)).await;
+        self.ledger.rotate_markers().await
+    }
+
     /// (user, charge) of every consume record queued for the database, taken from the queue.
     async fn charged(&self) -> Vec<(i64, i64)> {
         let mut charged: Vec<(i64, i64)> = self
@@ -712,9 +775,9 @@ impl LedgerOnRedis {
 
 /// Settlements waiting for Redis go in one round trip. One that Redis refuses must not take
 /// the rest of its batch with it: they are applied, it waits (with what arrives after it, in
-/// order) until Redis takes it, and each is charged once. Redis refuses it here because the
-/// key that marks it applied holds a value of another type (its script fails before it
-/// changes anything). Redis has also forgotten the ledger's scripts (as after a restart), which
+/// order) until Redis takes it, and each is charged once. It fails here because the field that
+/// marks it applied holds something that is not a charge (its script answers no number and
+/// changes nothing). Redis has also forgotten the ledger's scripts (as after a restart), which
 /// a batch must get over.
 #[actix_web::test]
 async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied() {
@@ -726,8 +789,9 @@ async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied()
     for user in 1..=3 {
         held.push(t.ledger.reserve(user, 0, 1_000).await.unwrap());
     }
-    let refused = format!("{}done:n1:s{}", t.prefix, held[1].id);
-    t.cmd(&["HSET", &refused, "not", "a marker"]).await;
+    let markers = t.sh.generation(t.ledger.marker_generation());
+    let refused = format!("s{}", held[1].id);
+    t.cmd(&["HSET", &markers, &refused, "not a charge"]).await;
     for (r, cost) in held.into_iter().zip([100, 200, 300]) {
         t.ledger.settle(r, consume(r.user_id, cost), 0);
     }
@@ -749,7 +813,7 @@ async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied()
     assert_eq!(t.user(1).await, (9_900, 500));
 
     // Redis takes it again: both are applied, once.
-    t.cmd(&["DEL", &refused]).await;
+    t.cmd(&["HDEL", &markers, &refused]).await;
     for _ in 0..2 {
         t.ledger.apply_queued().await;
         assert_eq!(t.ledger.redis_backlog(), 0);
@@ -762,8 +826,8 @@ async fn a_settlement_redis_refuses_waits_and_the_rest_of_its_batch_is_applied()
 /// An applier dropped while its batch is on its way to Redis (a non-streamed request whose
 /// client went away while it waited for its settlement, or a flush's time limit) puts the batch
 /// back: no consume record is lost, nothing stays held, and what Redis applied after the drop
-/// is not applied twice. Redis holds the batch here with `CLIENT PAUSE` and runs it when the
-/// pause ends.
+/// is not applied twice, even after the marker period is over. Redis holds the batch here with
+/// `CLIENT PAUSE` and runs it when the pause ends.
 #[actix_web::test]
 async fn an_applier_dropped_mid_round_trip_loses_nothing_and_charges_once() {
     use std::time::Duration;
@@ -771,6 +835,7 @@ async fn an_applier_dropped_mid_round_trip_loses_nothing_and_charges_once() {
         return;
     }
     let t = LedgerOnRedis::start().await;
+    t.settle_one_in_time().await;
     for (user, cost) in (1..=3).zip([100, 200, 300]) {
         let r = t.ledger.reserve(user, 0, 1_000).await.unwrap();
         t.ledger.settle(r, consume(user, cost), 0);
@@ -784,13 +849,17 @@ async fn an_applier_dropped_mid_round_trip_loses_nothing_and_charges_once() {
         "the batch is back in the queue"
     );
     tokio::time::sleep_until(tokio::time::Instant::from_std(paused)).await;
+    // The ledger's connection asks after its batch: Redis applied it when the pause ended.
+    assert_eq!(t.user(1).await, (9_900, 0));
+    // The queue holds it, and with it the generation of its markers, however many periods pass.
+    t.two_periods_later().await;
 
     t.ledger.apply_queued().await;
     assert_eq!(t.ledger.redis_backlog(), 0);
     assert_eq!(t.user(1).await, (9_900, 0));
     assert_eq!(t.user(2).await, (9_800, 0));
     assert_eq!(t.user(3).await, (9_700, 0));
-    assert_eq!(t.charged().await, [(1, 100), (2, 200), (3, 300)]);
+    assert_eq!(t.charged().await, [(1, 0), (1, 100), (2, 200), (3, 300)]);
 }
 
 /// Settlements that could not reach Redis during an outage wait in order and are sent in
@@ -841,4 +910,105 @@ async fn an_outages_backlog_longer_than_a_batch_is_applied_in_full_and_once() {
         let count = (0..n).filter(|i| 1 + (i % 3) as i64 == user).count() as i64;
         assert_eq!(t.user(user).await, (10_000 - 3 * count, 0), "user {user}");
     }
+}
+
+/// Redis remembers which operations it applied only while one may be sent again: a period
+/// after they were made, the markers of settlements, credits and flushes whose answers arrived
+/// are dropped, and the generation that takes new ones expires on its own after a day (the
+/// markers of a node that stopped). Before marker generations each applied operation left a key
+/// in Redis for 24 hours, about 150 bytes for every request relayed.
+#[actix_web::test]
+async fn markers_of_answered_operations_are_dropped_a_period_later() {
+    use switchboard_store::logs::ConsumeRecord;
+    if !crate::common::redis_configured("operation markers dropped") {
+        return;
+    }
+    let mut t = LedgerOnRedis::start().await;
+    let n = 300;
+    for i in 0..n {
+        let user = 1 + (i % 3) as i64;
+        let r = t.ledger.reserve(user, 0, 10).await.unwrap();
+        t.ledger.settle(r, consume(user, 3), 0);
+    }
+    t.ledger.apply_queued().await;
+    t.ledger.credit_user(1, 7).await;
+    let written = t
+        .ledger
+        .flush(|batch| async move { Ok::<_, (Vec<ConsumeRecord>, ())>(batch) })
+        .await
+        .unwrap();
+    assert_eq!(written, n);
+    let (ops, _) = t.markers().await;
+    let kinds = |k: char| ops.iter().filter(|f| f.starts_with(k)).count();
+    assert_eq!(
+        (kinds('s'), kinds('c'), kinds('f')),
+        (n, 1, 1),
+        "each operation is marked while it may be sent again"
+    );
+
+    let dropped = t.two_periods_later().await;
+    assert!(!dropped.is_empty());
+    let (ops, keys) = t.markers().await;
+    assert!(ops.is_empty(), "{} markers left", ops.len());
+    assert_eq!(
+        keys,
+        [t.sh.generation(t.ledger.marker_generation())],
+        "only the generation taking new operations is left"
+    );
+    let ttl: i64 = redis::cmd("TTL")
+        .arg(&keys[0])
+        .query_async(&mut t.admin)
+        .await
+        .unwrap();
+    assert!(
+        ttl > 0 && ttl <= 24 * 3600,
+        "a generation expires on its own: {ttl}"
+    );
+    // The books are right: 100 settlements of 3 each, and user 1's credit.
+    assert_eq!(t.user(1).await, (10_000 - 300 + 7, 0));
+    assert_eq!(t.user(2).await, (10_000 - 300, 0));
+    assert_eq!(t.user(3).await, (10_000 - 300, 0));
+}
+
+/// A settlement whose answer was lost (Redis applied it, its reply came later than the node
+/// waits: 2 s) waits for a retry, and its marker must outlive the marker period until the
+/// retry has been answered: the retry is then recognised and charged once. Rotations while it
+/// waits keep its generation; once it is applied, the next rotation drops it.
+#[actix_web::test]
+async fn a_settlement_whose_answer_was_lost_keeps_its_marker_until_its_retry_is_answered() {
+    use std::time::Duration;
+    if !crate::common::redis_configured("a lost answer's marker") {
+        return;
+    }
+    let mut t = LedgerOnRedis::behind_a_link().await;
+    t.settle_one_in_time().await;
+    for (user, cost) in (1..=3).zip([100, 200, 300]) {
+        let r = t.ledger.reserve(user, 0, 1_000).await.unwrap();
+        t.ledger.settle(r, consume(user, cost), 0);
+    }
+    let link = t.link.as_ref().unwrap();
+    link.set_delay(Duration::from_millis(2_500));
+    t.ledger.apply_queued().await;
+    link.set_delay(Duration::ZERO);
+    assert_eq!(t.ledger.redis_backlog(), 3, "all three wait for a retry");
+    assert_eq!(t.user(1).await, (9_900, 0), "Redis applied them");
+
+    for _ in 0..3 {
+        t.two_periods_later().await;
+        assert_eq!(
+            t.markers().await.0.len(),
+            4,
+            "the markers of settlements waiting for a retry stay (with the first's: the same \
+             generation)"
+        );
+    }
+    t.ledger.apply_queued().await;
+    assert_eq!(t.ledger.redis_backlog(), 0);
+    assert_eq!(t.user(1).await, (9_900, 0), "charged once");
+    assert_eq!(t.user(2).await, (9_800, 0));
+    assert_eq!(t.user(3).await, (9_700, 0));
+    assert_eq!(t.charged().await, [(1, 0), (1, 100), (2, 200), (3, 300)]);
+
+    t.two_periods_later().await;
+    assert!(t.markers().await.0.is_empty());
 }

@@ -529,20 +529,26 @@ impl Drop for PrivateRedis {
 
 /// A TCP relay to a local port that holds every reply for `delay` before passing it on: a
 /// distant server (Redis in another zone). Every round trip takes at least `delay`; commands
-/// sent together (a pipeline) still share one. Runs on the runtime it is started on, for as
-/// long as it is kept.
+/// sent together (a pipeline) still share one. The delay can be changed while it runs
+/// ([`SlowLink::set_delay`]: a server that stalls for a while). Runs on the runtime it is
+/// started on, for as long as it is kept.
 pub struct SlowLink {
     pub port: u16,
     task: tokio::task::JoinHandle<()>,
+    delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl SlowLink {
     pub async fn start(target: u16, delay: std::time::Duration) -> SlowLink {
+        use std::sync::atomic::{AtomicU64, Ordering};
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
+        let delay_ms = std::sync::Arc::new(AtomicU64::new(delay.as_millis() as u64));
+        let delays = delay_ms.clone();
         let task = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
+                let delays = delays.clone();
                 tokio::spawn(async move {
                     let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", target)).await
                     else {
@@ -553,12 +559,13 @@ impl SlowLink {
                     tokio::spawn(async move {
                         let _ = tokio::io::copy(&mut from_client, &mut to_server).await;
                     });
-                    // Replies keep their order, each released `delay` after it arrived.
+                    // Replies keep their order, each released `delay` (as it was when the reply
+                    // arrived) after it arrived.
                     let (tx, mut rx) =
                         tokio::sync::mpsc::unbounded_channel::<(tokio::time::Instant, Vec<u8>)>();
                     tokio::spawn(async move {
-                        while let Some((arrived, bytes)) = rx.recv().await {
-                            tokio::time::sleep_until(arrived + delay).await;
+                        while let Some((release, bytes)) = rx.recv().await {
+                            tokio::time::sleep_until(release).await;
                             if to_client.write_all(&bytes).await.is_err() {
                                 return;
                             }
@@ -566,8 +573,9 @@ impl SlowLink {
                     });
                     let mut buf = vec![0u8; 64 * 1024];
                     while let Ok(n @ 1..) = from_server.read(&mut buf).await {
+                        let delay = std::time::Duration::from_millis(delays.load(Ordering::SeqCst));
                         if tx
-                            .send((tokio::time::Instant::now(), buf[..n].to_vec()))
+                            .send((tokio::time::Instant::now() + delay, buf[..n].to_vec()))
                             .is_err()
                         {
                             return;
@@ -576,11 +584,23 @@ impl SlowLink {
                 });
             }
         });
-        SlowLink { port, task }
+        SlowLink {
+            port,
+            task,
+            delay_ms,
+        }
     }
 
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Holds the replies that arrive from now on for `delay` (those held already keep theirs).
+    pub fn set_delay(&self, delay: std::time::Duration) {
+        self.delay_ms.store(
+            delay.as_millis() as u64,
+            std::sync::atomic::Ordering::SeqCst,
+        );
     }
 }
 

@@ -1,4 +1,5 @@
 /// <reference types="vitest/config" />
+import { availableParallelism } from 'node:os'
 import { fileURLToPath, URL } from 'node:url'
 import tailwindcss from '@tailwindcss/vite'
 import react from '@vitejs/plugin-react'
@@ -30,6 +31,12 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     restoreMocks: true,
     css: false,
+    // One jsdom window and module graph per worker, not per file: a fresh environment, setup
+    // and import per file cost more than half the run. src/test/setup.ts starts each file from
+    // the state a fresh one would have.
+    isolate: false,
+    // Vitest's default (cores - 1) is a single worker on a 2-core machine.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Whole-app renders with lazy routes take a few seconds on a busy 2-core machine; these
     // bounds catch a hang without failing a slow but correct run.
     testTimeout: 30_000,

@@ -1,14 +1,26 @@
-import { screen } from '@testing-library/react'
+import { act, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { renderWithProviders } from '@/test/render'
 import { CopyField } from './copy-field'
 
-afterEach(() => vi.restoreAllMocks())
+// Test files share one jsdom window (isolate: false): put back what this file replaces.
+const { createObjectURL, revokeObjectURL } = URL
+const { setPointerCapture } = Element.prototype
+afterEach(() => {
+  vi.useRealTimers()
+  vi.restoreAllMocks()
+  URL.createObjectURL = createObjectURL
+  URL.revokeObjectURL = revokeObjectURL
+  if (setPointerCapture) Element.prototype.setPointerCapture = setPointerCapture
+  else Reflect.deleteProperty(Element.prototype, 'setPointerCapture')
+})
 
 describe('copy toast', () => {
   it('stays until closed and downloads what was copied', async () => {
-    const user = userEvent.setup()
+    // Fake time from the start, so that the toast's timers (if it had any) are fake too.
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime })
     const writeText = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue()
     const created: Blob[] = []
     URL.createObjectURL = vi.fn((b: Blob) => {
@@ -26,7 +38,7 @@ describe('copy toast', () => {
     expect(await screen.findByText('复制成功！')).toBeInTheDocument()
 
     // A success toast would be gone after 1.5 s; the copy toast is not.
-    await new Promise((r) => setTimeout(r, 2_000))
+    await act(() => vi.advanceTimersByTimeAsync(2_000))
     expect(screen.getByText('复制成功！')).toBeInTheDocument()
 
     await user.click(screen.getByRole('button', { name: '下载' }))

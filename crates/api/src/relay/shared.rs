@@ -129,9 +129,9 @@ end
 ";
 
 /// KEYS: user, token, rz, marker generation. ARGV: member, cost, tolerance, node field, nacc key,
-/// has token, force, marker field. Releases the reservation and charges the cost, capped (unless forced) so that no
-/// balance goes below `-tolerance` beyond what other requests hold reserved. Returns the charge
-/// (the earlier charge when this settlement was applied already).
+/// has token, force, marker field. Releases the reservation and charges the cost, capped (unless
+/// forced) so that no balance goes below `-tolerance` beyond what other requests hold reserved.
+/// Returns the charge (the earlier charge when this settlement was applied already).
 const SETTLE: &str = r"
 local prev = redis.call('HGET', KEYS[4], ARGV[8])
 if prev then return tonumber(prev) end

@@ -1,7 +1,7 @@
 import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
 import { renderApp } from '@/test/render'
@@ -91,7 +91,13 @@ describe('redemption codes screen', { timeout: 20_000 }, () => {
     const codes = await screen.findByTestId('redemption-codes-dialog')
     expect(within(codes).getByTestId('redemption-codes')).toHaveValue(`${'a'.repeat(32)}\n${'b'.repeat(32)}`)
     const writeText = vi.fn().mockResolvedValue(undefined)
+    const clipboard = Object.getOwnPropertyDescriptor(navigator, 'clipboard')
     Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })
+    // Test files share one jsdom window (isolate: false): put the clipboard back.
+    onTestFinished(() => {
+      if (clipboard) Object.defineProperty(navigator, 'clipboard', clipboard)
+      else Reflect.deleteProperty(navigator, 'clipboard')
+    })
     await user.click(within(codes).getByTestId('redemption-codes-copy'))
     expect(writeText).toHaveBeenCalledWith(`${'a'.repeat(32)}\n${'b'.repeat(32)}`)
     expect(await screen.findByText('复制成功！')).toBeInTheDocument()

@@ -44,9 +44,16 @@ run: release
 
 test: deps-test test-audit test-rust test-frontend test-e2e test-sdk test-soak test-compose
 
+# The debug binaries the script tests (test-e2e, test-sdk, test-soak) start. Alone, each builds
+# the default server; within `make test` they take the binaries test-rust's `cargo test` built
+# (the same command finds them built: the whole workspace once, not a second time with other
+# features). That build has the `otel` feature in, inert without OTEL_EXPORTER_OTLP_ENDPOINT.
+BIN_BUILD = $(CARGO) build -p switchboard -p switchboard-mock-upstream
+test: BIN_BUILD = $(CARGO) build --workspace --all-targets --features switchboard/otel
+
 # The server's `otel` feature (trace export) is compiled into the test build, so that its tests
-# run and clippy reads it; it is inert without OTEL_EXPORTER_OTLP_ENDPOINT. The default build
-# (`make run`) is what test-e2e, test-sdk and test-soak start.
+# run and clippy reads it; it is inert without OTEL_EXPORTER_OTLP_ENDPOINT. Its binaries are
+# what test-e2e, test-sdk and test-soak start within `make test` (BIN_BUILD above).
 test-rust:
 	$(CARGO) test --workspace --all-targets --features switchboard/otel
 	$(CARGO) clippy --workspace --all-targets --features switchboard/otel -- -D warnings
@@ -56,17 +63,17 @@ test-frontend: frontend-deps
 	cd frontend && $(NPM) run lint && $(NPM) test
 
 test-e2e: frontend
-	$(CARGO) build -p switchboard -p switchboard-mock-upstream
+	$(BIN_BUILD)
 	bash scripts/e2e.sh
 
-test-sdk: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && bash scripts/sdk-e2e.sh
+test-sdk: ; $(BIN_BUILD) && bash scripts/sdk-e2e.sh
 
 # The soak test (scripts/soak.py): the debug server and mock upstream under a modest mixed load
 # (chat, streams, embeddings, a failing channel, key edits), failing when RSS, threads, open
 # files or sockets grow after the warm-up, a request fails unexpectedly or the used quota differs
 # from the consume logs. `make test` runs five minutes; `make soak` an hour (SOAK_SECONDS to
 # change, SOAK_RELEASE=1 for the release build).
-test-soak: ; $(CARGO) build -p switchboard -p switchboard-mock-upstream && SOAK_SECONDS=300 python3 scripts/soak.py
+test-soak: ; $(BIN_BUILD) && SOAK_SECONDS=300 python3 scripts/soak.py
 
 soak:
 	$(CARGO) build $(if $(filter-out 0,$(SOAK_RELEASE)),--release) -p switchboard -p switchboard-mock-upstream

@@ -663,6 +663,63 @@ async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
 /// While Redis is away a refused connection sends nothing, so a refused reservation leaves no
 /// withdrawal to replay: an outage's refused requests must not pile up work for Redis's return
 /// (only a command that may have been sent is withdrawn).
+/// A running node drops the once-only markers of the requests it settled once their marker
+/// generation is over (every [`switchboard_api::relay::ledger::MARKER_PERIOD`], from the
+/// applier's loop): Redis is left with the current generation's hash and no marker of them.
+#[actix_web::test]
+async fn a_running_node_drops_the_markers_of_settled_requests() {
+    use serde_json::json;
+    use std::time::{Duration, Instant};
+    use switchboard_api::relay::ledger::MARKER_PERIOD;
+    if !crate::common::redis_configured("a running node's markers") {
+        return;
+    }
+    let (redis, app, s) = node_on_private_redis("sbmarks").await;
+    let prefix = app.state.relay.shared().unwrap().prefix().to_owned();
+    let body = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+    for _ in 0..5 {
+        let r = timed_call(app.url("/v1/chat/completions"), s.key.clone(), body.clone()).await;
+        assert_eq!(r.0, 200, "{r:?}");
+    }
+    let mut admin = redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    // The settlements marked applied (fields `s{op}`) in the node's marker generations.
+    let mut settlements = async || -> usize {
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{prefix}done:n1:g*"))
+            .query_async(&mut admin)
+            .await
+            .unwrap();
+        let mut n = 0;
+        for k in keys {
+            let fields: Vec<String> = redis::cmd("HKEYS")
+                .arg(&k)
+                .query_async(&mut admin)
+                .await
+                .unwrap();
+            n += fields.iter().filter(|f| f.starts_with('s')).count();
+        }
+        n
+    };
+    let marked = settlements().await;
+    assert!(marked >= 6, "each settlement is marked: {marked}");
+    let deadline = Instant::now() + MARKER_PERIOD * 3;
+    loop {
+        let left = settlements().await;
+        if left == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{left} settlement markers still in Redis"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 #[actix_web::test]
 async fn reservations_refused_while_redis_is_away_queue_nothing() {
     use std::time::{Duration, Instant};

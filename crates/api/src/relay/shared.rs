@@ -80,23 +80,27 @@ pub struct Settlement {
     pub gen: u64,
 }
 
-/// KEYS: user, token, rz. ARGV: min, max, "{node}:{id}", expiry ms, has token.
-/// Returns the amount reserved, or -1 not loaded, -2 user short, -3 token short.
+/// KEYS: user, token, rz, withdrawal marker. ARGV: min, max, "{node}:{id}", expiry ms, has
+/// token. Returns the amount reserved, or -1 not loaded, -2 user short, -3 token short, -4
+/// withdrawn. An account is loaded when its hash has a balance (which `HMGET` answers).
 const RESERVE: &str = r"
 local min = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 local tok = ARGV[5] == '1'
 if redis.call('EXISTS', KEYS[4]) == 1 then return -4 end
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if tok and redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
 local u = redis.call('HMGET', KEYS[1], 'bal', 'res')
-local ub = tonumber(u[1] or '0')
+if not u[1] then return -1 end
+local t
+if tok then
+  t = redis.call('HMGET', KEYS[2], 'bal', 'res', 'unl')
+  if not t[1] then return -1 end
+end
+local ub = tonumber(u[1])
 local avail = ub - tonumber(u[2] or '0')
 if ub <= 0 or avail < min then return -2 end
 if tok then
-  local t = redis.call('HMGET', KEYS[2], 'bal', 'res', 'unl')
   if t[3] ~= '1' then
-    local tb = tonumber(t[1] or '0')
+    local tb = tonumber(t[1])
     local ta = tb - tonumber(t[2] or '0')
     if tb <= 0 or ta < min then return -3 end
     if ta < avail then avail = ta end
@@ -131,34 +135,32 @@ end
 /// KEYS: user, token, rz, marker generation. ARGV: member, cost, tolerance, node field, nacc key,
 /// has token, force, marker field. Releases the reservation and charges the cost, capped (unless
 /// forced) so that no balance goes below `-tolerance` beyond what other requests hold reserved.
-/// Returns the charge (the earlier charge when this settlement was applied already).
+/// Returns the charge (the earlier charge when this settlement was applied already). Only
+/// loaded accounts (a hash with a balance, which `HMGET` answers) are charged.
 const SETTLE: &str = r"
 local prev = redis.call('HGET', KEYS[4], ARGV[8])
 if prev then return tonumber(prev) end
 release(KEYS[3], ARGV[1])
 local charge = tonumber(ARGV[2])
 local tol = tonumber(ARGV[3])
-local tok = ARGV[6] == '1'
-local keys = {KEYS[1]}
-if tok then keys[2] = KEYS[2] end
-if ARGV[7] ~= '1' then
-  for _, k in ipairs(keys) do
-    if redis.call('EXISTS', k) == 1 then
-      local h = redis.call('HMGET', k, 'bal', 'res', 'unl')
-      if h[3] ~= '1' or k == KEYS[1] then
-        local room = tonumber(h[1] or '0') - tonumber(h[2] or '0') + tol
+local loaded = {}
+for i, k in ipairs({KEYS[1], KEYS[2]}) do
+  if i == 1 or ARGV[6] == '1' then
+    local h = redis.call('HMGET', k, 'bal', 'res', 'unl')
+    if h[1] then
+      loaded[#loaded + 1] = k
+      if ARGV[7] ~= '1' and (h[3] ~= '1' or i == 1) then
+        local room = tonumber(h[1]) - tonumber(h[2] or '0') + tol
         if room < charge then charge = room end
       end
     end
   end
-  if charge < 0 then charge = 0 end
 end
-for _, k in ipairs(keys) do
-  if redis.call('EXISTS', k) == 1 then
-    redis.call('HINCRBY', k, 'bal', 0 - charge)
-    redis.call('HINCRBY', k, ARGV[4], charge)
-    redis.call('SADD', ARGV[5], k)
-  end
+if charge < 0 then charge = 0 end
+for _, k in ipairs(loaded) do
+  redis.call('HINCRBY', k, 'bal', 0 - charge)
+  redis.call('HINCRBY', k, ARGV[4], charge)
+  redis.call('SADD', ARGV[5], k)
 end
 redis.call('HSET', KEYS[4], ARGV[8], charge)
 return charge

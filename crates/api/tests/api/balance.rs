@@ -1012,3 +1012,35 @@ async fn a_settlement_whose_answer_was_lost_keeps_its_marker_until_its_retry_is_
     t.two_periods_later().await;
     assert!(t.markers().await.0.is_empty());
 }
+
+/// An account hash without a balance (left when a node's restart bumped the version of an
+/// account that had been forgotten) is not a loaded account with nothing in it: the
+/// reservation asks for it to be loaded from the database, and then admits against the real
+/// balance. Before, the request was refused as if the user had no quota.
+#[actix_web::test]
+async fn an_account_hash_without_a_balance_is_loaded_again_not_refused() {
+    use switchboard_api::relay::ledger::{Loaded, Shortfall};
+    if !crate::common::redis_configured("an account hash without a balance") {
+        return;
+    }
+    let mut t = LedgerOnRedis::start().await;
+    let user = format!("{}u:1", t.prefix);
+    t.cmd(&["DEL", &user]).await;
+    t.cmd(&["HINCRBY", &user, "ver", "1"]).await;
+    assert_eq!(t.ledger.reserve(1, 0, 100).await, Err(Shortfall::NotLoaded));
+    t.ledger
+        .load(Loaded {
+            user_id: 1,
+            user_quota: 10_000,
+            token_id: 0,
+            token_remain: 0,
+            token_unlimited: false,
+        })
+        .await
+        .unwrap();
+    let r = t.ledger.reserve(1, 0, 100).await.unwrap();
+    assert_eq!(t.user(1).await, (10_000, 100));
+    t.ledger.settle(r, consume(1, 40), 0);
+    t.ledger.apply_queued().await;
+    assert_eq!(t.user(1).await, (9_960, 0));
+}

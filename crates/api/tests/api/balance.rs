@@ -657,7 +657,7 @@ impl LedgerOnRedis {
     }
 
     async fn start_with(behind_a_link: bool) -> LedgerOnRedis {
-        use switchboard_api::relay::ledger::{Ledger, Loaded};
+        use switchboard_api::relay::ledger::Ledger;
         let redis = crate::common::PrivateRedis::start();
         let link = if behind_a_link {
             Some(crate::common::SlowLink::start(redis.port, std::time::Duration::ZERO).await)
@@ -676,26 +676,32 @@ impl LedgerOnRedis {
             .unwrap();
         let mut ledger = Ledger::default().with_marker_period(MARKER_PERIOD);
         ledger.attach(sh.clone());
-        for user in 1..=3 {
-            ledger
-                .load(Loaded {
-                    user_id: user,
-                    user_quota: 10_000,
-                    token_id: 0,
-                    token_remain: 0,
-                    token_unlimited: false,
-                })
-                .await
-                .unwrap();
-        }
-        LedgerOnRedis {
+        let t = LedgerOnRedis {
             redis,
             link,
             prefix,
             sh,
             admin,
             ledger,
+        };
+        for user in 1..=3 {
+            t.load_user(user).await;
         }
+        t
+    }
+
+    /// Loads `user` at 10 000 (what the database would say), without a key.
+    async fn load_user(&self, user: i64) {
+        self.ledger
+            .load(switchboard_api::relay::ledger::Loaded {
+                user_id: user,
+                user_quota: 10_000,
+                token_id: 0,
+                token_remain: 0,
+                token_unlimited: false,
+            })
+            .await
+            .unwrap();
     }
 
     /// A user's balance and what it holds reserved, as Redis has them.
@@ -1019,7 +1025,7 @@ async fn a_settlement_whose_answer_was_lost_keeps_its_marker_until_its_retry_is_
 /// balance. Before, the request was refused as if the user had no quota.
 #[actix_web::test]
 async fn an_account_hash_without_a_balance_is_loaded_again_not_refused() {
-    use switchboard_api::relay::ledger::{Loaded, Shortfall};
+    use switchboard_api::relay::ledger::Shortfall;
     if !crate::common::redis_configured("an account hash without a balance") {
         return;
     }
@@ -1028,16 +1034,7 @@ async fn an_account_hash_without_a_balance_is_loaded_again_not_refused() {
     t.cmd(&["DEL", &user]).await;
     t.cmd(&["HINCRBY", &user, "ver", "1"]).await;
     assert_eq!(t.ledger.reserve(1, 0, 100).await, Err(Shortfall::NotLoaded));
-    t.ledger
-        .load(Loaded {
-            user_id: 1,
-            user_quota: 10_000,
-            token_id: 0,
-            token_remain: 0,
-            token_unlimited: false,
-        })
-        .await
-        .unwrap();
+    t.load_user(1).await;
     let r = t.ledger.reserve(1, 0, 100).await.unwrap();
     assert_eq!(t.user(1).await, (10_000, 100));
     t.ledger.settle(r, consume(1, 40), 0);

@@ -305,12 +305,9 @@ impl Default for Ledger {
     }
 }
 
-/// Milliseconds since the epoch.
+/// Milliseconds since the epoch (the marker generations count periods of it).
 fn epoch_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or_default()
+    u64::try_from(super::shared::now_ms()).unwrap_or_default()
 }
 
 /// The first reservation id of this run: the start time in microseconds, so ids never repeat

@@ -368,7 +368,8 @@ static SETTLE_S: LazyLock<Script> = LazyLock::new(|| with_release(SETTLE));
 static VERS_S: LazyLock<Script> = LazyLock::new(|| script(VERS));
 static WINDOW_S: LazyLock<Script> = LazyLock::new(|| script(WINDOW));
 
-fn now_ms() -> i64 {
+/// Milliseconds since the epoch.
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

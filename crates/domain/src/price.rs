@@ -340,6 +340,69 @@ fn adjusted_counts(usage: &Usage, extra: &ExtraRatios) -> (Decimal, Decimal) {
     (prompt.max(Decimal::ZERO), completion.max(Decimal::ZERO))
 }
 
+/// The prompt and completion counts (never below 0) when no extra ratio changes them: every
+/// detail bucket is empty or priced at 1. `None` when one applies.
+fn plain_counts(usage: &Usage, extra: &ExtraRatios) -> Option<(i64, i64)> {
+    let unchanged = [
+        (usage.cached_tokens, extra.cached_tokens),
+        (usage.cached_write_tokens, extra.cached_write_tokens),
+        (usage.cached_read_tokens, extra.cached_read_tokens),
+        (usage.input_audio_tokens, extra.input_audio_tokens),
+        (usage.input_text_tokens, extra.input_text_tokens),
+        (usage.input_image_tokens, extra.input_image_tokens),
+        (usage.reasoning_tokens, extra.reasoning_tokens),
+        (usage.output_audio_tokens, extra.output_audio_tokens),
+        (usage.output_text_tokens, extra.output_text_tokens),
+        (usage.output_image_tokens, extra.output_image_tokens),
+    ]
+    .iter()
+    .all(|&(n, r)| n <= 0 || r == 1.0);
+    unchanged.then(|| (usage.prompt_tokens.max(0), usage.completion_tokens.max(0)))
+}
+
+/// `ceil((prompt * input + completion * output) * group)` in integers, where the decimal
+/// arithmetic of [`cost`] is exact: each product and the sum fit a decimal's 96-bit mantissa
+/// and the final scale is at most 28, so `rust_decimal` rounded nowhere and both give the same
+/// quota (a test holds them to it). `None` otherwise, and the decimals decide. A decimal
+/// product costs ~300 instructions and a priced request made three `cost`s (the reservation's
+/// two bounds and the settlement): ~3,500 instructions a request, ~600 this way.
+fn exact_tokens_cost(
+    prompt: i64,
+    completion: i64,
+    input: Decimal,
+    output: Decimal,
+    group: Decimal,
+) -> Option<i64> {
+    const FITS: u128 = 1 << 96;
+    let parts = |d: Decimal| (d.mantissa().unsigned_abs(), d.scale());
+    let ((mi, si), (mo, so), (mg, sg)) = (parts(input), parts(output), parts(group));
+    let scale = si.max(so);
+    if scale + sg > 28 {
+        return None;
+    }
+    let term = |n: i64, m: u128, s: u32| -> Option<u128> {
+        let v = u128::from(n.unsigned_abs()).checked_mul(m)?;
+        (v < FITS).then_some(v)?.checked_mul(10u128.pow(scale - s))
+    };
+    let sum = term(prompt, mi, si)?.checked_add(term(completion, mo, so)?)?;
+    let raw = sum.checked_mul(mg).filter(|&v| sum < FITS && v < FITS)?;
+    let unit = 10u128.pow(scale + sg);
+    let q = raw / unit + u128::from(raw % unit != 0);
+    Some(i64::try_from(q).unwrap_or(i64::MAX))
+}
+
+/// `ceil((adj_prompt * input + adj_completion * output) * group)` in decimals.
+fn decimal_tokens_cost(
+    usage: &Usage,
+    extra: &ExtraRatios,
+    input: Decimal,
+    output: Decimal,
+    group: Decimal,
+) -> i64 {
+    let (prompt, completion) = adjusted_counts(usage, extra);
+    ceil_quota(mul(add(mul(prompt, input), mul(completion, output)), group))
+}
+
 fn ceil_quota(d: Decimal) -> i64 {
     d.ceil()
         .to_i64()
@@ -365,12 +428,10 @@ pub fn cost(price: &Price, usage: &Usage, group_ratio: f64) -> i64 {
             if usage.total_tokens() <= 0 {
                 return 0;
             }
-            let (prompt, completion) = adjusted_counts(usage, &price.extra);
-            let raw = mul(
-                add(mul(prompt, input), mul(completion, ratio(price.output))),
-                group,
-            );
-            let q = ceil_quota(raw);
+            let output = ratio(price.output);
+            let q = plain_counts(usage, &price.extra)
+                .and_then(|(p, c)| exact_tokens_cost(p, c, input, output, group))
+                .unwrap_or_else(|| decimal_tokens_cost(usage, &price.extra, input, output, group));
             if q == 0 && !input.is_zero() && !group.is_zero() {
                 1
             } else {
@@ -1400,6 +1461,27 @@ mod tests {
         assert_eq!(display_price(20.0, false, false), "$0.04");
     }
 
+    /// Ratios as operators set them (a few decimals), as floats make them (a third), tiny,
+    /// huge, zero and invalid ones.
+    fn ratio_value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            4 => (0u32..2_000_000).prop_map(|n| f64::from(n) / 1e4),
+            1 => (1u32..1000).prop_map(|n| 1.0 / f64::from(n)),
+            1 => (0.0f64..1.0).prop_map(|x| x * 1e-9),
+            1 => 1.0f64..1e12,
+            1 => prop_oneof![Just(0.0), Just(1.0), Just(-1.0), Just(f64::NAN), Just(f64::INFINITY)],
+        ]
+    }
+
+    /// Token counts: small, large, and at the ends of `i64`.
+    fn counts() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            4 => 0i64..100_000,
+            1 => 0i64..1 << 50,
+            1 => prop_oneof![Just(i64::MAX), Just(i64::MIN), Just(-5)],
+        ]
+    }
+
     proptest! {
         #[test]
         fn cost_is_monotonic_in_tokens(
@@ -1430,6 +1512,28 @@ mod tests {
             let price = Price::tokens("m", 1, input, output).with_cached(0.0);
             let u = Usage { prompt_tokens: p, completion_tokens: c, cached_tokens: cached.min(p), ..Usage::default() };
             prop_assert!(cost(&price, &u, group) >= 1);
+        }
+
+        /// The integer reading of a token price gives the decimal one's quota wherever it
+        /// answers, and answers for the prices operators set (ratios of a few decimals).
+        #[test]
+        fn integer_cost_is_the_decimal_cost(
+            input in ratio_value(),
+            output in ratio_value(),
+            group in ratio_value(),
+            p in counts(),
+            c in counts(),
+        ) {
+            let (ri, ro, rg) = (ratio(input), ratio(output), ratio(group));
+            let plain = Usage { prompt_tokens: p, completion_tokens: c, ..Usage::default() };
+            let want = decimal_tokens_cost(&plain, &ExtraRatios::default(), ri, ro, rg);
+            if let Some(got) = exact_tokens_cost(p.max(0), c.max(0), ri, ro, rg) {
+                prop_assert_eq!(got, want, "{} {} {} {} {}", input, output, group, p, c);
+            }
+            let short = |x: f64| (x * 1e4).fract() == 0.0 && x < 1e6;
+            if short(input) && short(output) && short(group) && p < 1 << 40 && c < 1 << 40 {
+                prop_assert!(exact_tokens_cost(p.max(0), c.max(0), ri, ro, rg).is_some());
+            }
         }
 
         #[test]

@@ -82,11 +82,66 @@ pub fn of_image_answer(mut u: Usage) -> Usage {
 }
 
 /// [`from_openai`] on a raw response body, without building the document: the `usage` (or
-/// `response.usage`) member is read straight into its counts while parsing, everything else is
-/// skipped. Reads exactly what [`from_openai`] reads from the parsed document (the differential
-/// test below holds it to that), at about a third of the instructions: this runs on every
-/// non-streamed answer. `None` when the body is not a JSON object or reports no usage.
+/// `response.usage`) member is read straight into its counts, everything else is skipped. Reads
+/// exactly what [`from_openai`] reads from the parsed document (the differential tests below
+/// hold it to that). This runs on every non-streamed answer. `None` when the body is not a JSON
+/// object or reports no usage.
+///
+/// The object's members are found by [`scan::members`], a walk over the bytes that checks what
+/// it skips as serde_json does but builds nothing and compares no key but the top-level ones.
+/// A `usage` in the plain form upstreams send (integer counts) is read by
+/// [`typed::RawUsage::plain`]; any other `usage`, and a `response`, by serde. A body the walk
+/// does not take (not an object, an escaped top-level key, nesting deeper than 64, anything
+/// serde_json would refuse) is read by serde in full ([`from_openai_bytes_in_full`]), which
+/// decides it as before. Before (serde over the whole body): ~11,200 instructions a chat
+/// answer under `bench/instructions.py`; this way ~2,500.
 pub fn from_openai_bytes(body: &[u8]) -> Option<Usage> {
+    let Some(members) = scan::members(body) else {
+        return from_openai_bytes_in_full(body);
+    };
+    let usage = match members.usage {
+        Some(r) => match typed::RawUsage::plain(&body[r.clone()]) {
+            Some(u) => Some(typed::UsageObject(Some(u))),
+            None => member(body, Some(r))?,
+        },
+        None => None,
+    };
+    let response: Option<Inner> = member(body, members.response)?;
+    usage_of(usage, response)
+}
+
+/// The value of a top-level member found by [`scan::members`] (`None` inside: absent or
+/// null); `None` outside when serde refuses it, as it would refuse the whole body.
+fn member<'de, T: serde::Deserialize<'de>>(
+    body: &'de [u8],
+    at: Option<std::ops::Range<usize>>,
+) -> Option<Option<T>> {
+    match at {
+        None => Some(None),
+        Some(r) => serde_json::from_slice(&body[r]).ok(),
+    }
+}
+
+/// The `response` member of a Responses stream event: only its `usage` is read.
+#[derive(serde::Deserialize)]
+struct Inner {
+    #[serde(default)]
+    usage: Option<typed::UsageObject>,
+}
+
+/// The top-level `usage` when it is an object, else `response.usage`.
+fn usage_of(usage: Option<typed::UsageObject>, response: Option<Inner>) -> Option<Usage> {
+    let u = match usage {
+        Some(typed::UsageObject(Some(u))) => u,
+        _ => response?.usage?.0?,
+    };
+    u.usage()
+}
+
+/// [`from_openai_bytes`] with the whole body read by serde (skipping the other members with
+/// `IgnoredAny`): the reading for bodies [`scan::members`] does not take, and the one the
+/// walk is held to in the tests.
+fn from_openai_bytes_in_full(body: &[u8]) -> Option<Usage> {
     #[derive(serde::Deserialize)]
     struct Holder {
         #[serde(default)]
@@ -94,17 +149,354 @@ pub fn from_openai_bytes(body: &[u8]) -> Option<Usage> {
         #[serde(default)]
         response: Option<Inner>,
     }
-    #[derive(serde::Deserialize)]
-    struct Inner {
-        #[serde(default)]
-        usage: Option<typed::UsageObject>,
-    }
     let h: Holder = serde_json::from_slice(body).ok()?;
-    let u = match h.usage {
-        Some(typed::UsageObject(Some(u))) => u,
-        _ => h.response?.usage?.0?,
-    };
-    u.usage()
+    usage_of(h.usage, h.response)
+}
+
+/// The top-level members of a JSON object, found without parsing it.
+mod scan {
+    use std::ops::Range;
+
+    /// Where the values of the top-level `usage` and `response` members are (absent: `None`).
+    #[derive(Debug, PartialEq)]
+    pub struct Members {
+        pub usage: Option<Range<usize>>,
+        pub response: Option<Range<usize>>,
+    }
+
+    /// Nesting the walk follows (serde_json's own limit is 128): deeper bodies are left to it.
+    const MAX_DEPTH: u32 = 64;
+
+    /// The members of `body` when it is a JSON object that serde_json's reading of the
+    /// answer accepts, but for the values of `usage` and `response`, which are only measured
+    /// here and then read by serde: whitespace, literals, numbers, strings (no control
+    /// characters, valid escapes), brackets that match and nothing after the object, checked
+    /// by serde_json's rules for values it skips. Top-level keys must be plain (no escape)
+    /// UTF-8, and `usage` and `response` may each appear once (serde refuses a repeated
+    /// field). `None` for anything else, which the caller then hands to serde whole: so a
+    /// `None` here never changes an answer, and a `Some` must only be given for documents
+    /// serde accepts where it accepts the two members.
+    pub fn members(body: &[u8]) -> Option<Members> {
+        let mut s = Walk { b: body, i: 0 };
+        let mut m = Members {
+            usage: None,
+            response: None,
+        };
+        s.ws();
+        s.eat(b'{')?;
+        s.ws();
+        if s.peek()? == b'}' {
+            s.i += 1;
+        } else {
+            loop {
+                s.eat(b'"')?;
+                let start = s.i;
+                s.string()?;
+                let key = &body[start..s.i - 1];
+                if key.contains(&b'\\') || !(key.is_ascii() || std::str::from_utf8(key).is_ok()) {
+                    return None;
+                }
+                s.ws();
+                s.eat(b':')?;
+                s.ws();
+                let at = s.i;
+                let slot = match key {
+                    b"usage" => Some(&mut m.usage),
+                    b"response" => Some(&mut m.response),
+                    _ => None,
+                };
+                // The two members serde reads are only measured here (it checks them); the
+                // rest is checked as serde would skip it.
+                if slot.is_some() {
+                    s.extent()?;
+                } else {
+                    s.value()?;
+                }
+                if slot.is_some_and(|slot| slot.replace(at..s.i).is_some()) {
+                    // A repeated field, which serde refuses.
+                    return None;
+                }
+                s.ws();
+                match s.next()? {
+                    b',' => s.ws(),
+                    b'}' => break,
+                    _ => return None,
+                }
+            }
+        }
+        s.ws();
+        (s.i == body.len()).then_some(m)
+    }
+
+    struct Walk<'a> {
+        b: &'a [u8],
+        i: usize,
+    }
+
+    impl Walk<'_> {
+        fn peek(&self) -> Option<u8> {
+            self.b.get(self.i).copied()
+        }
+
+        fn next(&mut self) -> Option<u8> {
+            let c = self.peek()?;
+            self.i += 1;
+            Some(c)
+        }
+
+        fn eat(&mut self, c: u8) -> Option<()> {
+            (self.next()? == c).then_some(())
+        }
+
+        /// JSON's whitespace (serde_json's: space, tab, line feed, carriage return).
+        fn ws(&mut self) {
+            while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+                self.i += 1;
+            }
+        }
+
+        /// One value of any kind (with what it contains), iteratively; the stack of open
+        /// containers is a bit each (1: object, 0: array).
+        fn value(&mut self) -> Option<()> {
+            let mut open: u64 = 0;
+            let mut depth: u32 = 0;
+            loop {
+                // A value.
+                match self.next()? {
+                    b'"' => self.string()?,
+                    c @ (b'{' | b'[') => {
+                        depth += 1;
+                        if depth > MAX_DEPTH {
+                            return None;
+                        }
+                        let object = c == b'{';
+                        open = open << 1 | u64::from(object);
+                        self.ws();
+                        let empty = self.peek()? == if object { b'}' } else { b']' };
+                        if empty {
+                            self.i += 1;
+                            depth -= 1;
+                            open >>= 1;
+                        } else {
+                            if object {
+                                self.key()?;
+                            }
+                            continue;
+                        }
+                    }
+                    b't' => self.literal(b"rue")?,
+                    b'f' => self.literal(b"alse")?,
+                    b'n' => self.literal(b"ull")?,
+                    b'-' => self.number(None)?,
+                    c @ b'0'..=b'9' => self.number(Some(c))?,
+                    _ => return None,
+                }
+                // After a value: close what ends here, up to a comma before the next one.
+                loop {
+                    if depth == 0 {
+                        return Some(());
+                    }
+                    let object = open & 1 == 1;
+                    self.ws();
+                    match self.next()? {
+                        b',' => {
+                            self.ws();
+                            if object {
+                                self.key()?;
+                            }
+                            break;
+                        }
+                        b'}' if object => {}
+                        b']' if !object => {}
+                        _ => return None,
+                    }
+                    depth -= 1;
+                    open >>= 1;
+                }
+            }
+        }
+
+        /// Past one value without checking it: a string to its closing quote, a container to
+        /// its matching bracket (counting brackets outside strings), anything else to the next
+        /// delimiter. For a valid document that is where the value ends; serde then reads
+        /// the value, so one that is not valid is refused there, as it would be in full (a
+        /// value serde accepts, between a prefix and a rest the walk checked, makes a valid
+        /// document however its end was found).
+        fn extent(&mut self) -> Option<()> {
+            match self.peek()? {
+                b'"' => {
+                    self.i += 1;
+                    self.string_end()
+                }
+                b'{' | b'[' => {
+                    let mut depth = 0u32;
+                    loop {
+                        match self.next()? {
+                            b'"' => self.string_end()?,
+                            b'{' | b'[' => depth += 1,
+                            b'}' | b']' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    return Some(());
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {
+                    let from = self.i;
+                    while let Some(c) = self.peek() {
+                        if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\t' | b'\r') {
+                            break;
+                        }
+                        self.i += 1;
+                    }
+                    (self.i > from).then_some(())
+                }
+            }
+        }
+
+        /// Past the rest of a string without checking it: to the first quote no backslash
+        /// escapes.
+        fn string_end(&mut self) -> Option<()> {
+            loop {
+                let at = self.i + memchr::memchr2(b'"', b'\\', &self.b[self.i..])?;
+                self.i = at + 1;
+                if self.b[at] == b'"' {
+                    return Some(());
+                }
+                self.i += 1;
+            }
+        }
+
+        /// A member's key and its colon, with the whitespace after it.
+        fn key(&mut self) -> Option<()> {
+            self.eat(b'"')?;
+            self.string()?;
+            self.ws();
+            self.eat(b':')?;
+            self.ws();
+            Some(())
+        }
+
+        /// The rest of a literal whose first letter was read.
+        fn literal(&mut self, rest: &[u8]) -> Option<()> {
+            let end = self.i + rest.len();
+            (self.b.get(self.i..end)? == rest).then_some(())?;
+            self.i = end;
+            Some(())
+        }
+
+        /// A number by JSON's grammar (serde_json's `ignore_integer`): `first` is its first
+        /// digit, or `None` after a minus sign.
+        fn number(&mut self, first: Option<u8>) -> Option<()> {
+            let first = match first {
+                Some(c) => c,
+                None => self.next()?,
+            };
+            match first {
+                b'0' => {
+                    if self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                        return None;
+                    }
+                }
+                b'1'..=b'9' => self.digits(),
+                _ => return None,
+            }
+            if self.peek() == Some(b'.') {
+                self.i += 1;
+                let from = self.i;
+                self.digits();
+                if self.i == from {
+                    return None;
+                }
+            }
+            if let Some(b'e' | b'E') = self.peek() {
+                self.i += 1;
+                if let Some(b'+' | b'-') = self.peek() {
+                    self.i += 1;
+                }
+                let from = self.i;
+                self.digits();
+                if self.i == from {
+                    return None;
+                }
+            }
+            Some(())
+        }
+
+        fn digits(&mut self) {
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.i += 1;
+            }
+        }
+
+        /// The rest of a string after its opening quote, up to and with its closing one:
+        /// valid escapes (`\uXXXX` with four hex digits, any value, as serde_json skips them),
+        /// no control characters.
+        fn string(&mut self) -> Option<()> {
+            loop {
+                self.plain();
+                match self.next()? {
+                    b'"' => return Some(()),
+                    b'\\' => match self.next()? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                        b'u' => {
+                            let end = self.i + 4;
+                            if !self.b.get(self.i..end)?.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            self.i = end;
+                        }
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+            }
+        }
+
+        /// Past the bytes of a string that need no look: up to a quote, a backslash, a
+        /// control character or the end, eight bytes at a time. In each word the lowest byte
+        /// flagged is exact (a borrow only runs upwards from a byte that is flagged itself).
+        fn plain(&mut self) {
+            const ONE: u64 = 0x0101_0101_0101_0101;
+            const HIGH: u64 = 0x8080_8080_8080_8080;
+            // Most strings of an answer are keys and short values: a byte at a time first.
+            let stop = |c: u8| c == b'"' || c == b'\\' || c < 0x20;
+            let short = self.b.len().min(self.i + 16);
+            while self.i < short {
+                if stop(self.b[self.i]) {
+                    return;
+                }
+                self.i += 1;
+            }
+            let rest = &self.b[self.i..];
+            let mut words = rest.chunks_exact(8);
+            let mut at = 0;
+            for w in &mut words {
+                let x = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+                let quote = x ^ (ONE * u64::from(b'"'));
+                let slash = x ^ (ONE * u64::from(b'\\'));
+                let flagged = ((quote.wrapping_sub(ONE) & !quote)
+                    | (slash.wrapping_sub(ONE) & !slash)
+                    | (x.wrapping_sub(ONE * 0x20) & !x))
+                    & HIGH;
+                if flagged != 0 {
+                    self.i += at + (flagged.trailing_zeros() / 8) as usize;
+                    return;
+                }
+                at += 8;
+            }
+            for &c in words.remainder() {
+                if stop(c) {
+                    break;
+                }
+                at += 1;
+            }
+            self.i += at;
+        }
+    }
 }
 
 /// The typed reading of a `usage` object for [`from_openai_bytes`], with [`int`]'s rules: a
@@ -253,6 +645,76 @@ mod typed {
         }
     }
 
+    /// A reader of [`RawUsage::plain`]'s form.
+    struct Plain<'a> {
+        b: &'a [u8],
+        i: usize,
+    }
+
+    impl Plain<'_> {
+        fn ws(&mut self) {
+            while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.b.get(self.i) {
+                self.i += 1;
+            }
+        }
+
+        fn eat(&mut self, c: u8) -> Option<()> {
+            (*self.b.get(self.i)? == c).then(|| self.i += 1)
+        }
+
+        /// An object whose keys are letters, digits and underscores; `value` reads each
+        /// member's value (given the key) and the whitespace around it is skipped here.
+        fn members(&mut self, mut value: impl FnMut(&mut Self, &[u8]) -> Option<()>) -> Option<()> {
+            self.ws();
+            self.eat(b'{')?;
+            self.ws();
+            if self.eat(b'}').is_some() {
+                return Some(());
+            }
+            loop {
+                self.eat(b'"')?;
+                let from = self.i;
+                while self.b.get(self.i)?.is_ascii_alphanumeric() || self.b[self.i] == b'_' {
+                    self.i += 1;
+                }
+                let key = &self.b[from..self.i];
+                self.eat(b'"')?;
+                self.ws();
+                self.eat(b':')?;
+                self.ws();
+                value(self, key)?;
+                self.ws();
+                match *self.b.get(self.i)? {
+                    b',' => self.i += 1,
+                    b'}' => {
+                        self.i += 1;
+                        return Some(());
+                    }
+                    _ => return None,
+                }
+                self.ws();
+            }
+        }
+
+        /// `0` or a non-negative integer of up to 18 digits without a leading zero, not
+        /// followed by a fraction or an exponent.
+        fn integer(&mut self) -> Option<i64> {
+            let from = self.i;
+            let mut n: i64 = 0;
+            while let Some(c @ b'0'..=b'9') = self.b.get(self.i).copied() {
+                if self.i - from == 18 {
+                    return None;
+                }
+                n = n * 10 + i64::from(c - b'0');
+                self.i += 1;
+            }
+            let digits = self.i - from;
+            let leading_zero = digits > 1 && self.b[from] == b'0';
+            let more = matches!(self.b.get(self.i), Some(b'.' | b'e' | b'E'));
+            (digits > 0 && !leading_zero && !more).then_some(n)
+        }
+    }
+
     /// The keys of a `usage` object that count.
     #[derive(serde::Deserialize)]
     #[serde(field_identifier, rename_all = "snake_case")]
@@ -342,6 +804,61 @@ mod typed {
     }
 
     impl RawUsage {
+        /// The counts of a `usage` object in the plain form upstreams send: keys without
+        /// escapes, every value a non-negative integer of up to 18 digits or (the details
+        /// members) an object of such. What the typed reading gives for it, without serde's
+        /// per-key work; `None` for any other form, which serde then reads.
+        pub fn plain(b: &[u8]) -> Option<RawUsage> {
+            let mut u = RawUsage::default();
+            let mut r = Plain { b, i: 0 };
+            r.members(|r, key| {
+                let count = match key {
+                    b"input_tokens" => &mut u.input,
+                    b"output_tokens" => &mut u.output,
+                    b"prompt_tokens" => &mut u.prompt,
+                    b"completion_tokens" => &mut u.completion,
+                    b"total_tokens" => &mut u.total,
+                    b"prompt_cache_hit_tokens" => &mut u.prompt_cache_hit,
+                    b"cached_tokens" => &mut u.cached,
+                    b"prompt_tokens_details"
+                    | b"completion_tokens_details"
+                    | b"input_tokens_details"
+                    | b"output_tokens_details" => {
+                        let mut d = Details::default();
+                        r.members(|r, key| {
+                            let n = r.integer()?;
+                            match key {
+                                b"cached_tokens" => d.cached = n,
+                                b"audio_tokens" => d.audio = n,
+                                b"text_tokens" => d.text = n,
+                                b"image_tokens" => d.image = n,
+                                b"reasoning_tokens" => d.reasoning = n,
+                                _ => {}
+                            }
+                            Some(())
+                        })?;
+                        *match key {
+                            b"prompt_tokens_details" => &mut u.prompt_details,
+                            b"completion_tokens_details" => &mut u.completion_details,
+                            b"input_tokens_details" => &mut u.input_details,
+                            _ => &mut u.output_details,
+                        } = d;
+                        return Some(());
+                    }
+                    _ => {
+                        r.integer()?;
+                        return Some(());
+                    }
+                };
+                *count = Count {
+                    present: true,
+                    n: r.integer()?,
+                };
+                Some(())
+            })?;
+            (r.i == b.len()).then_some(u)
+        }
+
         /// [`super::from_openai`]'s reading of these counts.
         pub fn usage(&self) -> Option<Usage> {
             if self.input.present || self.output.present {
@@ -540,6 +1057,219 @@ mod typed_tests {
         fn the_typed_reading_reads_what_the_document_reading_reads(body in body()) {
             prop_assert_eq!(from_openai_bytes(body.as_bytes()), reference(body.as_bytes()), "{}", body);
         }
+    }
+
+    /// Any JSON value, nested a few levels, with strings that need escapes.
+    fn any_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (-1e6f64..1e6).prop_map(Value::from),
+            "[a-z\"\\\\/\n\t\u{1}é中😀 ]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec(("[a-z_\"]{0,6}", inner), 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// An answer's body: members of any value around a `usage` and a `response`, compact or
+    /// pretty-printed; and whether the walk must take it (no repeated `usage` or `response`,
+    /// which serde refuses).
+    fn answer() -> impl Strategy<Value = (String, bool)> {
+        let member = prop_oneof![
+            3 => usage().prop_map(|u| ("usage".to_owned(), u)),
+            1 => prop_oneof![usage().prop_map(|u| format!("{{\"usage\":{u}}}")), count()]
+                .prop_map(|r| ("response".to_owned(), r)),
+            4 => ("[a-z_]{1,8}", any_value(), any::<bool>()).prop_map(|(k, v, pretty)| {
+                let v = if pretty {
+                    serde_json::to_string_pretty(&v).unwrap()
+                } else {
+                    v.to_string()
+                };
+                (k, v)
+            }),
+        ];
+        (prop::collection::vec(member, 0..5), "[ \n]{0,2}").prop_map(|(m, ws)| {
+            let once = |k: &str| m.iter().filter(|(key, _)| key == k).count() <= 1;
+            let take = once("usage") && once("response");
+            let members: Vec<String> = m.iter().map(|(k, v)| format!("\"{k}\" : {v}")).collect();
+            (format!("{ws}{{{ws}{}{ws}}}{ws}", members.join(",\n")), take)
+        })
+    }
+
+    /// An answer with a few bytes replaced, inserted or removed: mostly the bytes JSON's
+    /// grammar turns on, and some that are not text.
+    fn damaged() -> impl Strategy<Value = Vec<u8>> {
+        const BYTES: &[u8] = b"\"\\{}[],: 0-.eE+tfnu\x01\x1f\xc3\xff9a";
+        let edit = (
+            any::<prop::sample::Index>(),
+            0..3u8,
+            prop::sample::select(BYTES),
+        );
+        (answer(), prop::collection::vec(edit, 1..4)).prop_map(|((body, _), edits)| {
+            let mut b = body.into_bytes();
+            for (at, kind, byte) in edits {
+                let i = at.index(b.len() + 1);
+                match kind {
+                    0 if i < b.len() => b[i] = byte,
+                    1 => b.insert(i, byte),
+                    _ if i < b.len() => {
+                        b.remove(i);
+                    }
+                    _ => b.push(byte),
+                }
+            }
+            b
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// The walk over the members gives what serde's reading of the whole body gives, for
+        /// answers of every shape (and takes them all: the fast path is the one used).
+        #[test]
+        fn the_walk_reads_what_the_whole_reading_reads((body, take) in answer()) {
+            prop_assert_eq!(scan::members(body.as_bytes()).is_some(), take, "{}", body);
+            prop_assert_eq!(
+                from_openai_bytes(body.as_bytes()),
+                from_openai_bytes_in_full(body.as_bytes()),
+                "{}", body
+            );
+        }
+
+        /// ... and for broken ones: it never takes a body that serde refuses, unless serde
+        /// refuses one of the two members it leaves to serde.
+        #[test]
+        fn the_walk_takes_no_body_that_serde_refuses(body in damaged()) {
+            use serde::de::IgnoredAny;
+            if let Some(m) = scan::members(&body) {
+                let valid = |r: Option<std::ops::Range<usize>>| {
+                    r.is_none_or(|r| serde_json::from_slice::<IgnoredAny>(&body[r]).is_ok())
+                };
+                if valid(m.usage) && valid(m.response) {
+                    prop_assert!(
+                        serde_json::from_slice::<IgnoredAny>(&body).is_ok(),
+                        "the walk took {:?}", String::from_utf8_lossy(&body)
+                    );
+                }
+            }
+            prop_assert_eq!(
+                from_openai_bytes(&body),
+                from_openai_bytes_in_full(&body),
+                "{:?}", String::from_utf8_lossy(&body)
+            );
+        }
+    }
+
+    #[test]
+    fn plain_usage_objects_are_read_without_serde_and_others_with_it() {
+        let typed = |b: &[u8]| -> Option<Usage> {
+            serde_json::from_slice::<typed::UsageObject>(b)
+                .ok()?
+                .0?
+                .usage()
+        };
+        for plain in [
+            r#"{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18,"prompt_tokens_details":{"cached_tokens":3,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}"#,
+            r#"{ "prompt_tokens" : 0 , "completion_tokens" : 123456789012345678 }"#,
+            r#"{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10,"prompt_cache_hit_tokens":4,"prompt_cache_miss_tokens":5}"#,
+            r#"{"input_tokens":5,"output_tokens":2,"input_tokens_details":{"cached_tokens":1},"output_tokens_details":{"reasoning_tokens":1},"total_tokens":7}"#,
+            r#"{"prompt_tokens":1,"prompt_tokens":2,"prompt_tokens_details":{"cached_tokens":1},"prompt_tokens_details":{}}"#,
+            r#"{}"#,
+        ] {
+            let raw = typed::RawUsage::plain(plain.as_bytes()).unwrap_or_else(|| panic!("{plain}"));
+            assert_eq!(raw.usage(), typed(plain.as_bytes()), "{plain}");
+        }
+        for other in [
+            r#"{"prompt_tokens":1.5}"#,
+            r#"{"prompt_tokens":-1}"#,
+            r#"{"prompt_tokens":1e3}"#,
+            r#"{"prompt_tokens":01}"#,
+            r#"{"prompt_tokens":1234567890123456789}"#,
+            r#"{"prompt_tokens":"3"}"#,
+            r#"{"prompt_tokens":null}"#,
+            r#"{"prompt_tokens":3,"cost":{"usd":1}}"#,
+            r#"{"prompt_tokens_details":null}"#,
+            r#"{"prompt\u005ftokens":3}"#,
+            r#"{"prompt_tokens":3,}"#,
+            r#"[1]"#,
+        ] {
+            assert!(
+                typed::RawUsage::plain(other.as_bytes()).is_none(),
+                "{other}"
+            );
+            let body = format!("{{\"usage\":{other}}}");
+            assert_eq!(
+                from_openai_bytes(body.as_bytes()),
+                from_openai_bytes_in_full(body.as_bytes()),
+                "{other}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_walk_finds_the_members_of_an_openai_answer() {
+        let body = br#"{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"a \"usage\": {} \u00e9","refusal":null,"annotations":[]},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":12,"total_tokens":21,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0}},"service_tier":"default","system_fingerprint":"fp"}"#;
+        let m = scan::members(body).expect("taken");
+        let usage = m.usage.expect("usage found");
+        assert!(body[usage.clone()].starts_with(br#"{"prompt_tokens":9"#));
+        assert!(body[usage].ends_with(br#""audio_tokens":0}}"#));
+        assert_eq!(m.response, None);
+        assert_eq!(
+            from_openai_bytes(body).map(|u| (u.prompt_tokens, u.completion_tokens)),
+            Some((9, 12))
+        );
+        let event = b"{ \"type\" : \"response.completed\",\n \"response\" : {\"usage\": {\"input_tokens\": 5, \"output_tokens\": 2}} }\n";
+        let m = scan::members(event).expect("taken");
+        assert_eq!(m.usage, None);
+        assert_eq!(from_openai_bytes(event).map(|u| u.prompt_tokens), Some(5));
+    }
+
+    #[test]
+    fn the_walk_leaves_to_serde_what_it_does_not_take() {
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(70), "]".repeat(70));
+        for body in [
+            // Serde refuses these: the answer reads no usage.
+            r#"{"usage":{"prompt_tokens":1},"usage":{"prompt_tokens":2}}"#,
+            r#"{"usage":{"prompt_tokens":1},}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":[1,]}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":01}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":1.}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":1e}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":-}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":tru}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":[}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":"\x"}"#,
+            r#"{"usage":{"prompt_tokens":1},"a":"\u12"}"#,
+            "{\"usage\":{\"prompt_tokens\":1},\"a\":\"\u{1}\"}",
+            r#"{"usage":{"prompt_tokens":1}} x"#,
+            r#"{"usage":{"prompt_tokens":1}"#,
+            // Serde takes these; the walk leaves them to it.
+            r#"{"us\u0061ge":{"prompt_tokens":1}}"#,
+            r#"[{"prompt_tokens":1}]"#,
+            &deep,
+        ] {
+            assert_eq!(scan::members(body.as_bytes()), None, "{body}");
+            assert_eq!(
+                from_openai_bytes(body.as_bytes()),
+                from_openai_bytes_in_full(body.as_bytes()),
+                "{body}"
+            );
+        }
+        // Taken by the walk; serde refuses the member's value, so the whole answer.
+        let body = br#"{"usage":{"prompt_tokens":1},"response":"x"}"#;
+        assert!(scan::members(body).is_some());
+        assert_eq!(from_openai_bytes(body), None);
+        assert_eq!(from_openai_bytes_in_full(body), None);
+        assert_eq!(
+            from_openai_bytes(br#"{"us\u0061ge":{"prompt_tokens":1}}"#).map(|u| u.prompt_tokens),
+            Some(1)
+        );
     }
 
     #[test]

@@ -363,9 +363,10 @@ fn plain_counts(usage: &Usage, extra: &ExtraRatios) -> Option<(i64, i64)> {
 /// `ceil((prompt * input + completion * output) * group)` in integers, where the decimal
 /// arithmetic of [`cost`] is exact: each product and the sum fit a decimal's 96-bit mantissa
 /// and the final scale is at most 28, so `rust_decimal` rounded nowhere and both give the same
-/// quota (a test holds them to it). `None` otherwise, and the decimals decide. A decimal
-/// product costs ~300 instructions and a priced request made three `cost`s (the reservation's
-/// two bounds and the settlement): ~3,500 instructions a request, ~600 this way.
+/// quota (a test holds them to it). `None` otherwise, and the decimals decide. A priced
+/// request makes three `cost`s (the reservation's two bounds and the settlement): ~3,700
+/// instructions a request in decimals, ~1,600 this way, most of it the ratios' look-ups
+/// (bench/instructions.py).
 fn exact_tokens_cost(
     prompt: i64,
     completion: i64,
@@ -1529,6 +1530,31 @@ mod tests {
             let want = decimal_tokens_cost(&plain, &ExtraRatios::default(), ri, ro, rg);
             if let Some(got) = exact_tokens_cost(p.max(0), c.max(0), ri, ro, rg) {
                 prop_assert_eq!(got, want, "{} {} {} {} {}", input, output, group, p, c);
+            }
+            // Through `cost`: detail buckets priced at 1 change nothing, so they take the
+            // integer path too; priced otherwise, the decimals.
+            for extra in [1.0, 0.5] {
+                let price = Price::tokens("m", 1, input, output).with_extra(ExtraRatios {
+                    cached_tokens: extra,
+                    reasoning_tokens: extra,
+                    ..ExtraRatios::default()
+                });
+                let u = Usage {
+                    prompt_tokens: p,
+                    completion_tokens: c,
+                    cached_tokens: p / 2,
+                    reasoning_tokens: c / 3,
+                    ..Usage::default()
+                };
+                let mut want = if u.total_tokens() <= 0 {
+                    0
+                } else {
+                    decimal_tokens_cost(&u, &price.extra, ri, ro, rg)
+                };
+                if want == 0 && u.total_tokens() > 0 && !ri.is_zero() && !rg.is_zero() {
+                    want = 1;
+                }
+                prop_assert_eq!(cost(&price, &u, group), want, "{} {} {} {} {} {}", extra, input, output, group, p, c);
             }
             let short = |x: f64| (x * 1e4).fract() == 0.0 && x < 1e6;
             if short(input) && short(output) && short(group) && p < 1 << 40 && c < 1 << 40 {

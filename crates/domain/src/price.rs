@@ -319,44 +319,51 @@ fn adjustment(n: i64, r: f64) -> Decimal {
 
 /// Prompt and completion counts after the extra ratios, never below 0.
 fn adjusted_counts(usage: &Usage, extra: &ExtraRatios) -> (Decimal, Decimal) {
-    let prompt = [
-        adjustment(usage.cached_tokens, extra.cached_tokens),
-        adjustment(usage.cached_write_tokens, extra.cached_write_tokens),
-        adjustment(usage.cached_read_tokens, extra.cached_read_tokens),
-        adjustment(usage.input_audio_tokens, extra.input_audio_tokens),
-        adjustment(usage.input_text_tokens, extra.input_text_tokens),
-        adjustment(usage.input_image_tokens, extra.input_image_tokens),
-    ]
-    .into_iter()
-    .fold(count(usage.prompt_tokens), add);
-    let completion = [
-        adjustment(usage.reasoning_tokens, extra.reasoning_tokens),
-        adjustment(usage.output_audio_tokens, extra.output_audio_tokens),
-        adjustment(usage.output_text_tokens, extra.output_text_tokens),
-        adjustment(usage.output_image_tokens, extra.output_image_tokens),
-    ]
-    .into_iter()
-    .fold(count(usage.completion_tokens), add);
-    (prompt.max(Decimal::ZERO), completion.max(Decimal::ZERO))
+    let (prompt_side, completion_side) = detail_buckets(usage, extra);
+    let adjusted = |count0: i64, buckets: &[Bucket]| {
+        buckets
+            .iter()
+            .map(|&(n, r)| adjustment(n, r))
+            .fold(count(count0), add)
+            .max(Decimal::ZERO)
+    };
+    (
+        adjusted(usage.prompt_tokens, &prompt_side),
+        adjusted(usage.completion_tokens, &completion_side),
+    )
+}
+
+/// A detail bucket's token count and its extra ratio.
+type Bucket = (i64, f64);
+
+/// Each detail bucket's count with its extra ratio: the prompt's parts, then the completion's.
+fn detail_buckets(usage: &Usage, extra: &ExtraRatios) -> ([Bucket; 6], [Bucket; 4]) {
+    (
+        [
+            (usage.cached_tokens, extra.cached_tokens),
+            (usage.cached_write_tokens, extra.cached_write_tokens),
+            (usage.cached_read_tokens, extra.cached_read_tokens),
+            (usage.input_audio_tokens, extra.input_audio_tokens),
+            (usage.input_text_tokens, extra.input_text_tokens),
+            (usage.input_image_tokens, extra.input_image_tokens),
+        ],
+        [
+            (usage.reasoning_tokens, extra.reasoning_tokens),
+            (usage.output_audio_tokens, extra.output_audio_tokens),
+            (usage.output_text_tokens, extra.output_text_tokens),
+            (usage.output_image_tokens, extra.output_image_tokens),
+        ],
+    )
 }
 
 /// The prompt and completion counts (never below 0) when no extra ratio changes them: every
-/// detail bucket is empty or priced at 1. `None` when one applies.
+/// detail bucket is empty or priced at 1 (its [`adjustment`] is 0). `None` when one applies.
 fn plain_counts(usage: &Usage, extra: &ExtraRatios) -> Option<(i64, i64)> {
-    let unchanged = [
-        (usage.cached_tokens, extra.cached_tokens),
-        (usage.cached_write_tokens, extra.cached_write_tokens),
-        (usage.cached_read_tokens, extra.cached_read_tokens),
-        (usage.input_audio_tokens, extra.input_audio_tokens),
-        (usage.input_text_tokens, extra.input_text_tokens),
-        (usage.input_image_tokens, extra.input_image_tokens),
-        (usage.reasoning_tokens, extra.reasoning_tokens),
-        (usage.output_audio_tokens, extra.output_audio_tokens),
-        (usage.output_text_tokens, extra.output_text_tokens),
-        (usage.output_image_tokens, extra.output_image_tokens),
-    ]
-    .iter()
-    .all(|&(n, r)| n <= 0 || r == 1.0);
+    let (prompt_side, completion_side) = detail_buckets(usage, extra);
+    let unchanged = prompt_side
+        .iter()
+        .chain(&completion_side)
+        .all(|&(n, r)| n <= 0 || r == 1.0);
     unchanged.then(|| (usage.prompt_tokens.max(0), usage.completion_tokens.max(0)))
 }
 

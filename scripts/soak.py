@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Switchboard soak test (`make soak`: one hour; `make test-soak`: five minutes).
+"""Switchboard soak test (`make soak`: one hour; `make test-soak`: two and a half minutes).
 
 Starts on 127.0.0.1, in a fresh temp dir:
   - the mock upstream (target/debug/mock-upstream, or target/release with SOAK_RELEASE=1);

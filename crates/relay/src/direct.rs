@@ -689,6 +689,18 @@ mod tests {
                 .await
                 .unwrap()
         }
+
+        /// The body of a GET of this upstream through `direct`, read to its end.
+        async fn text(&self, direct: &Direct) -> String {
+            self.call(direct).await.text().await.unwrap()
+        }
+    }
+
+    /// A direct client whose pool drops connections idle for `timeout`.
+    fn with_idle_timeout(timeout: Duration) -> Direct {
+        let mut direct = Direct::new().unwrap();
+        direct.plain = Arc::new(Http1Pool::new(timeout));
+        direct
     }
 
     /// Waits (up to 5 s) until `cond` holds: the upstream's side of a connection's end is
@@ -757,7 +769,7 @@ mod tests {
         // `connection: close` header.
         let up = Upstream::start(|_| true, 1).await;
         let direct = Direct::new().unwrap();
-        assert_eq!(up.call(&direct).await.text().await.unwrap(), "1");
+        assert_eq!(up.text(&direct).await, "1");
         tokio::time::sleep(Duration::from_millis(50)).await;
         for _ in 0..3 {
             let answer = up.call(&direct).await;
@@ -771,12 +783,11 @@ mod tests {
     #[tokio::test]
     async fn a_connection_idle_past_the_timeout_is_closed_not_reused() {
         let up = Upstream::start(|_| false, 1).await;
-        let mut direct = Direct::new().unwrap();
-        direct.plain = Arc::new(Http1Pool::new(Duration::from_millis(200)));
-        assert_eq!(up.call(&direct).await.text().await.unwrap(), "1");
-        assert_eq!(up.call(&direct).await.text().await.unwrap(), "2");
+        let direct = with_idle_timeout(Duration::from_millis(200));
+        assert_eq!(up.text(&direct).await, "1");
+        assert_eq!(up.text(&direct).await, "2");
         tokio::time::sleep(Duration::from_millis(300)).await;
-        assert_eq!(up.call(&direct).await.text().await.unwrap(), "1");
+        assert_eq!(up.text(&direct).await, "1");
         assert_eq!(up.accepted(), 2);
         eventually("the idle connection's close", || up.closed_by_client() == 1).await;
     }
@@ -787,13 +798,12 @@ mod tests {
             Upstream::start(|_| false, 1).await,
             Upstream::start(|_| false, 1).await,
         );
-        let mut direct = Direct::new().unwrap();
-        direct.plain = Arc::new(Http1Pool::new(Duration::from_millis(200)));
-        assert_eq!(a.call(&direct).await.text().await.unwrap(), "1");
-        assert_eq!(b.call(&direct).await.text().await.unwrap(), "1");
+        let direct = with_idle_timeout(Duration::from_millis(200));
+        assert_eq!(a.text(&direct).await, "1");
+        assert_eq!(b.text(&direct).await, "1");
         tokio::time::sleep(Duration::from_millis(300)).await;
         // Only `b` is called again: returning its connection sweeps `a`'s idle one.
-        assert_eq!(b.call(&direct).await.text().await.unwrap(), "1");
+        assert_eq!(b.text(&direct).await, "1");
         eventually("the close of the idle connection to a", || {
             a.closed_by_client() == 1
         })

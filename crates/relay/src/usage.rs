@@ -99,7 +99,14 @@ pub fn from_openai_bytes(body: &[u8]) -> Option<Usage> {
         #[serde(default)]
         usage: Option<typed::UsageObject>,
     }
-    let h: Holder = serde_json::from_slice(body).ok()?;
+    // From a `&str` when the body is UTF-8 (nearly always): serde_json then checks no string's
+    // UTF-8 again, where from bytes it checks each string and key it reads (~110 instructions
+    // each under callgrind, ~20 in a chat answer). Other bodies take the byte path as before,
+    // which skips what it does not read without checking it.
+    let h: Holder = match std::str::from_utf8(body) {
+        Ok(text) => serde_json::from_str(text).ok()?,
+        Err(_) => serde_json::from_slice(body).ok()?,
+    };
     let u = match h.usage {
         Some(typed::UsageObject(Some(u))) => u,
         _ => h.response?.usage?.0?,
@@ -425,7 +432,14 @@ mod typed_tests {
             #[serde(default)]
             usage: Option<Value>,
         }
-        let h: Holder = serde_json::from_slice(body).ok()?;
+        // From a `&str` when the body is UTF-8 (nearly always): serde_json then checks no string's
+        // UTF-8 again, where from bytes it checks each string and key it reads (~110 instructions
+        // each under callgrind, ~20 in a chat answer). Other bodies take the byte path as before,
+        // which skips what it does not read without checking it.
+        let h: Holder = match std::str::from_utf8(body) {
+            Ok(text) => serde_json::from_str(text).ok()?,
+            Err(_) => serde_json::from_slice(body).ok()?,
+        };
         let mut v = serde_json::Map::new();
         if let Some(u) = h.usage {
             v.insert("usage".into(), u);
@@ -649,6 +663,16 @@ mod tests {
         assert_eq!(from_openai_bytes(nested).map(|u| u.prompt_tokens), Some(5));
         assert_eq!(from_openai_bytes(b"not json"), None);
         assert_eq!(from_openai_bytes(b"[1]"), None);
+        // Bytes that are not UTF-8 in a part the reading skips: the usage is read all the same.
+        let mut latin1 = br#"{"choices":[{"message":{"content":"caf"#.to_vec();
+        latin1.extend_from_slice(
+            b"\xe9\"}}],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":2}}",
+        );
+        assert!(std::str::from_utf8(&latin1).is_err());
+        assert_eq!(
+            from_openai_bytes(&latin1).map(|u| (u.prompt_tokens, u.completion_tokens)),
+            Some((4, 2))
+        );
     }
 
     #[test]

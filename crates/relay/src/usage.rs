@@ -432,14 +432,7 @@ mod typed_tests {
             #[serde(default)]
             usage: Option<Value>,
         }
-        // From a `&str` when the body is UTF-8 (nearly always): serde_json then checks no string's
-        // UTF-8 again, where from bytes it checks each string and key it reads (~110 instructions
-        // each under callgrind, ~20 in a chat answer). Other bodies take the byte path as before,
-        // which skips what it does not read without checking it.
-        let h: Holder = match std::str::from_utf8(body) {
-            Ok(text) => serde_json::from_str(text).ok()?,
-            Err(_) => serde_json::from_slice(body).ok()?,
-        };
+        let h: Holder = serde_json::from_slice(body).ok()?;
         let mut v = serde_json::Map::new();
         if let Some(u) = h.usage {
             v.insert("usage".into(), u);

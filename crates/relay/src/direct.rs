@@ -241,6 +241,8 @@ struct Slots {
 
 #[derive(Debug)]
 struct Slot {
+    /// The map's key again: std's map lends no key beside a mutable value, and a loan of a
+    /// connection carries the key back to [`Http1Pool::put`] without allocating it anew.
     key: Arc<str>,
     idle: VecDeque<Idle>,
 }

@@ -109,6 +109,9 @@ impl ApiConfig {
 
 pub struct AppState {
     pub pool: Pool,
+    /// The consume-log writer's own connection (a pool of one), when the node has one: see
+    /// [`AppState::ledger_pool`].
+    pub ledger_writer: Option<Pool>,
     pub backend: Backend,
     pub config: ApiConfig,
     pub settings: Settings,
@@ -148,6 +151,7 @@ impl AppState {
             telegram: telegram::BotState::default(),
             metrics: metrics::Metrics::default(),
             pool,
+            ledger_writer: None,
             backend,
             api_limiter: IpLimiter::new(config.api_limit),
             critical_limiter: IpLimiter::new(config.critical_limit),
@@ -157,6 +161,31 @@ impl AppState {
             start_time: switchboard_store::now(),
             dummy_hash,
         })
+    }
+
+    /// Where the ledger's flush takes its connection: the writer's own ([`Self::ledger_writer`],
+    /// which the server opens when `SQL_MAX_OPEN_CONNS` is 2 or more), else the shared pool.
+    ///
+    /// On its own connection the flush never waits for one behind the API's queries, and only
+    /// that connection prepares the writer's multi-row statements and fills its page cache with
+    /// the log table's pages. Taken from the shared pool, each flush got whichever connection
+    /// was idle: every connection the pool had opened came to hold those statements and pages,
+    /// in the arena of whichever blocking thread ran it, and the node's memory rose each time
+    /// the pool opened one more (bench/README.md, eighteenth session).
+    pub fn ledger_pool(&self) -> &Pool {
+        self.ledger_writer.as_ref().unwrap_or(&self.pool)
+    }
+
+    /// Opens the consume-log writer's own connection on `dsn` (see [`Self::ledger_pool`]).
+    pub fn open_ledger_writer(&mut self, dsn: &str) -> switchboard_store::StoreResult<()> {
+        let (writer, _) = switchboard_store::conn::connect(dsn, 1)?;
+        self.ledger_writer = Some(writer);
+        Ok(())
+    }
+
+    /// Every pool this node's database connections come from (for the gauges of `/metrics`).
+    pub fn pools(&self) -> impl Iterator<Item = &Pool> {
+        std::iter::once(&self.pool).chain(self.ledger_writer.as_ref())
     }
 
     /// Runs blocking database work on the blocking pool, never on an actix worker thread.

@@ -620,7 +620,7 @@ impl RelayState {
 /// content). Parked records leave the queue like written ones. Errors that are not about the
 /// data (the pool, a lost connection) keep the whole batch queued for the next try.
 pub async fn flush_ledger(state: &AppState) -> ApiResult<usize> {
-    let pool = state.pool.clone();
+    let pool = state.ledger_pool().clone();
     let written = state
         .relay
         .ledger

@@ -89,7 +89,11 @@ pub async fn metrics(state: web::Data<AppState>, req: actix_web::HttpRequest) ->
     }
     use std::sync::atomic::Ordering;
     let now = switchboard_store::now();
-    let pool = state.pool.state();
+    // The shared pool and the consume-log writer's own connection, together.
+    let (connections, idle, max) = state.pools().fold((0, 0, 0), |(c, i, m), p| {
+        let s = p.state();
+        (c + s.connections, i + s.idle_connections, m + p.max_size())
+    });
     let ledger = &state.relay.ledger;
     let mut out = String::with_capacity(16 * 1024);
     {
@@ -111,19 +115,19 @@ pub async fn metrics(state: web::Data<AppState>, req: actix_web::HttpRequest) ->
         &mut out,
         "switchboard_db_pool_connections",
         "Open database connections of this node.",
-        pool.connections,
+        connections,
     );
     gauge(
         &mut out,
         "switchboard_db_pool_idle_connections",
         "Idle database connections of this node.",
-        pool.idle_connections,
+        idle,
     );
     gauge(
         &mut out,
         "switchboard_db_pool_max_connections",
-        "The pool's maximum (SQL_MAX_OPEN_CONNS).",
-        state.pool.max_size(),
+        "The most this node opens (SQL_MAX_OPEN_CONNS).",
+        max,
     );
     gauge(
         &mut out,

@@ -1041,3 +1041,45 @@ async fn an_account_hash_without_a_balance_is_loaded_again_not_refused() {
     t.ledger.apply_queued().await;
     assert_eq!(t.user(1).await, (9_960, 0));
 }
+
+/// The ledger's flush writes through a connection of its own: with every connection of the
+/// shared pool taken (a burst of console queries, a slow export), what the relay settled still
+/// reaches the database, and the balance with it.
+#[actix_web::test]
+async fn the_ledger_flush_does_not_wait_for_the_shared_pool() {
+    let app = TestApp::new().await;
+    let s = app.relay_setup(1_000_000, json!({})).await;
+    let pool = app.state.pool.clone();
+    let mut held = actix_web::web::block(move || {
+        (0..pool.max_size())
+            .map(|_| pool.get().unwrap())
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    assert!(
+        app.state.pool.try_get().is_none(),
+        "the shared pool is all taken"
+    );
+    let mut record = consume(s.user_id, 7);
+    record.token_id = s.token_id;
+    record.request_id = Some("writer-own-connection-1".into());
+    app.state.relay.ledger.settle(
+        switchboard_api::relay::ledger::Reservation::none(s.user_id, s.token_id),
+        record,
+        0,
+    );
+    // The shared pool waits 10 s for a connection: a flush that needed one would not be done.
+    let flushed = actix_web::rt::time::timeout(
+        std::time::Duration::from_secs(5),
+        switchboard_api::relay::flush_ledger(&app.state),
+    )
+    .await
+    .expect("the flush waited for the shared pool");
+    flushed.unwrap();
+    // Read on one of the held connections (the test's own).
+    let c = &mut held[0];
+    let rows = switchboard_store::logs::consumed_by_user(c, s.user_id).unwrap();
+    assert_eq!(rows, 7, "the record is written");
+    assert_eq!(users::find(c, s.user_id).unwrap().quota, 1_000_000 - 7);
+}

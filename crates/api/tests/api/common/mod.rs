@@ -72,6 +72,8 @@ impl TestApp {
         let mut config = ApiConfig::for_tests();
         tweak(&mut config);
         let mut app_state = AppState::new(db.pool.clone(), db.backend, config).unwrap();
+        // As the server does: the ledger's flush on a connection of its own.
+        app_state.open_ledger_writer(&db.dsn).unwrap();
         if let Some(sh) = shared {
             app_state.relay.attach(sh);
         }

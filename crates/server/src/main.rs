@@ -32,11 +32,24 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 /// after a burst kept its freed pages: idle RSS after the benchmark's warm-up went from ~90 MB
 /// to ~35 MB, peak from ~150 MB to ~75 MB, at the same CPU per request (0 ms cost ~15 % more
 /// CPU in madvise calls). `MIMALLOC_PURGE_DELAY` in the environment wins.
+///
+/// glibc's malloc, which only the C libraries use (SQLite above all; Rust's allocations go to
+/// mimalloc), keeps one arena: by default it gives each thread that meets contention an arena
+/// of its own, and each blocking thread that ran SQLite for the pool kept what SQLite had freed
+/// there for itself, so the node's memory rose with every thread that took a turn at the
+/// database (bench/README.md, eighteenth session). SQLite is called from a few blocking threads
+/// at a time; one arena's lock costs nothing measurable there. `MALLOC_ARENA_MAX` in the
+/// environment wins.
 #[allow(unsafe_code)]
 fn tune_allocator() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets a process-wide option by its index; mimalloc reads it at each purge.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 50) };
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: sets one of glibc's malloc parameters; called before any other thread exists.
+        unsafe { libc::mallopt(libc::M_ARENA_MAX, 1) };
     }
 }
 
@@ -339,8 +352,12 @@ fn frontend_dir(cfg: &Config) -> Option<PathBuf> {
 
 async fn run(cfg: Config) -> Result<(), String> {
     let secret = session_secret(&cfg)?;
-    let (pool, backend) = switchboard_store::conn::connect(&cfg.sql_dsn, cfg.sql_max_open_conns)
-        .map_err(|e| format!("SQL_DSN: {e}"))?;
+    // One of SQL_MAX_OPEN_CONNS connections is the consume-log writer's own (when there are
+    // two or more; see `AppState::ledger_pool`), opened once the migrations have run.
+    let writer_conns = u32::from(cfg.sql_max_open_conns >= 2);
+    let (pool, backend) =
+        switchboard_store::conn::connect(&cfg.sql_dsn, cfg.sql_max_open_conns - writer_conns)
+            .map_err(|e| format!("SQL_DSN: {e}"))?;
     {
         let pool = pool.clone();
         let ran = web::block(move || {
@@ -412,6 +429,11 @@ async fn run(cfg: Config) -> Result<(), String> {
     };
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;
+    if writer_conns == 1 {
+        app_state
+            .open_ledger_writer(&cfg.sql_dsn)
+            .map_err(|e| format!("SQL_DSN: the consume-log writer's connection: {e}"))?;
+    }
     let redis = cfg.redis_conn_string.as_deref().filter(|s| !s.is_empty());
     if let Some(url) = redis {
         let shared =

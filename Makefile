@@ -7,7 +7,7 @@ CARGO ?= cargo
 NPM ?= npm
 PORT ?= 3000
 
-.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit test-sdk test-soak soak fuzz fmt lint clean bench bench-logs bench-insn link-order
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit test-sdk test-soak soak fuzz fmt lint clean bench bench-logs bench-insn bench-rss link-order
 
 help:
 	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
@@ -121,6 +121,12 @@ bench-insn:
 	CARGO_PROFILE_RELEASE_DEBUG=line-tables-only $(CARGO) build --release -p switchboard -p switchboard-mock-upstream
 	python3 bench/instructions.py
 	BENCH_PROFILE_STREAM=1 python3 bench/instructions.py
+
+## Memory across load rounds, by mapping (bench/rss_rounds.py): what "RSS not growing across
+## rounds" in `make bench` is made of.
+bench-rss:
+	$(CARGO) build --release -p switchboard -p switchboard-mock-upstream
+	python3 bench/rss_rounds.py
 
 ## Rewrites crates/server/relay-path.ld, the code layout of release builds (bench/README.md,
 ## "Code layout"): after a dependency or toolchain update, or a large change of the relay path.

@@ -38,8 +38,8 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 /// of its own, and each blocking thread that ran SQLite for the pool kept what SQLite had freed
 /// there for itself, so the node's memory rose with every thread that took a turn at the
 /// database (bench/README.md, eighteenth session). SQLite is called from a few blocking threads
-/// at a time; one arena's lock costs nothing measurable there. `MALLOC_ARENA_MAX` in the
-/// environment wins.
+/// at a time, so the one arena's lock is rarely contended (the benchmark's CPU a request did not
+/// move beyond its noise). `MALLOC_ARENA_MAX` in the environment wins.
 #[allow(unsafe_code)]
 fn tune_allocator() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {

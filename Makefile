@@ -125,7 +125,8 @@ bench-insn:
 ## Memory across load rounds, by mapping (bench/rss_rounds.py): what "RSS not growing across
 ## rounds" in `make bench` is made of.
 bench-rss:
-	$(CARGO) build --release -p switchboard -p switchboard-mock-upstream
+	$(CARGO) build --release -p switchboard
+	$(CARGO) build --release -p switchboard-mock-upstream
 	python3 bench/rss_rounds.py
 
 ## Rewrites crates/server/relay-path.ld, the code layout of release builds (bench/README.md,

@@ -16,8 +16,8 @@ mapping by mapping, in groups:
   1-2 MB that come and go;
 - a file's path: its pages mapped (the binary's code and read-only data, shared libraries).
 
-    cargo build --release -p switchboard -p switchboard-mock-upstream
-    python3 bench/rss_rounds.py
+    make bench-rss                                               # builds as make release does
+    python3 bench/rss_rounds.py                                  # the binaries already built
     CARGO_TARGET_DIR=/tmp/other python3 bench/rss_rounds.py      # another build
     MALLOC_ARENA_MAX=4 python3 bench/rss_rounds.py               # an allocator setting
 
@@ -92,8 +92,7 @@ def snapshot(pid, tag):
 def main():
     for path in (bench.SWITCHBOARD_BIN, bench.MOCK_BIN):
         if not os.path.exists(path):
-            bench.fail(f"{path} missing: cargo build --release -p switchboard -p "
-                       "switchboard-mock-upstream")
+            bench.fail(f"{path} missing: make bench-rss builds it")
     bench.TMP = tempfile.mkdtemp(prefix="switchboard-rss-")
     atexit.register(bench.cleanup)
     _mock, mock_port = bench.start_mock("fast", 0)

@@ -111,7 +111,7 @@ pub struct AppState {
     pub pool: Pool,
     /// The consume-log writer's own connection (a pool of one), when the node has one: see
     /// [`AppState::ledger_pool`].
-    pub ledger_writer: Option<Pool>,
+    ledger_writer: Option<Pool>,
     pub backend: Backend,
     pub config: ApiConfig,
     pub settings: Settings,
@@ -163,8 +163,9 @@ impl AppState {
         })
     }
 
-    /// Where the ledger's flush takes its connection: the writer's own ([`Self::ledger_writer`],
-    /// which the server opens when `SQL_MAX_OPEN_CONNS` is 2 or more), else the shared pool.
+    /// Where the ledger's flush takes its connection: the writer's own (opened by
+    /// [`Self::open_ledger_writer`], which the server calls when `SQL_MAX_OPEN_CONNS` is 2 or
+    /// more), else the shared pool.
     ///
     /// On its own connection the flush never waits for one behind the API's queries, and only
     /// that connection prepares the writer's multi-row statements and fills its page cache with

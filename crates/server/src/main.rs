@@ -350,14 +350,22 @@ fn frontend_dir(cfg: &Config) -> Option<PathBuf> {
     default.join("index.html").is_file().then_some(default)
 }
 
+/// `SQL_MAX_OPEN_CONNS` shared out: the shared pool's size, and whether the consume-log writer
+/// has a connection of its own (one of them, when there are two or more; see
+/// `AppState::ledger_pool`). The node never opens more than the setting.
+fn split_connections(max: u32) -> (u32, bool) {
+    if max >= 2 {
+        (max - 1, true)
+    } else {
+        (max, false)
+    }
+}
+
 async fn run(cfg: Config) -> Result<(), String> {
     let secret = session_secret(&cfg)?;
-    // One of SQL_MAX_OPEN_CONNS connections is the consume-log writer's own (when there are
-    // two or more; see `AppState::ledger_pool`), opened once the migrations have run.
-    let writer_conns = u32::from(cfg.sql_max_open_conns >= 2);
-    let (pool, backend) =
-        switchboard_store::conn::connect(&cfg.sql_dsn, cfg.sql_max_open_conns - writer_conns)
-            .map_err(|e| format!("SQL_DSN: {e}"))?;
+    let (shared_conns, own_writer) = split_connections(cfg.sql_max_open_conns);
+    let (pool, backend) = switchboard_store::conn::connect(&cfg.sql_dsn, shared_conns)
+        .map_err(|e| format!("SQL_DSN: {e}"))?;
     {
         let pool = pool.clone();
         let ran = web::block(move || {
@@ -429,7 +437,8 @@ async fn run(cfg: Config) -> Result<(), String> {
     };
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;
-    if writer_conns == 1 {
+    // Opened once the migrations have run.
+    if own_writer {
         app_state
             .open_ledger_writer(&cfg.sql_dsn)
             .map_err(|e| format!("SQL_DSN: the consume-log writer's connection: {e}"))?;
@@ -739,6 +748,17 @@ fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod connection_tests {
+    #[test]
+    fn the_writer_connection_is_one_of_sql_max_open_conns() {
+        assert_eq!(super::split_connections(16), (15, true));
+        assert_eq!(super::split_connections(2), (1, true));
+        // One connection in all: the writer shares it.
+        assert_eq!(super::split_connections(1), (1, false));
+    }
 }
 
 #[cfg(test)]

@@ -503,6 +503,9 @@ pub struct Demand {
     pub generates: bool,
     /// Units of a per-call price (images asked for with `n`); 1 otherwise.
     pub units: i64,
+    /// The answers generated at once (chat and completions `n`, `best_of`; Gemini's
+    /// `candidateCount`), each up to the output limit; 1 otherwise (0 counts as 1).
+    pub answers: i64,
 }
 
 /// The output tokens a request that sets no limit is assumed to produce at most when the price
@@ -516,7 +519,8 @@ pub const DEFAULT_OUTPUT_LIMIT: i64 = 4096;
 /// - `tokens`: `min` covers the estimated prompt and one output token, `max` the prompt and the
 ///   most the answer may produce: the client's `max_tokens` capped by the model's output limit
 ///   (the price row's `max_output_tokens`, else `default_limit`), or that limit when the client
-///   set none. Both include `pre_consumed`. Endpoints without generated text (`generates`
+///   set none, times the answers asked for at once (`answers`: one token each at least for
+///   `min`). Both include `pre_consumed`. Endpoints without generated text (`generates`
 ///   false: embeddings, moderations, audio, rerank) reserve the prompt only.
 pub fn reservation_bounds(
     price: &Price,
@@ -530,7 +534,9 @@ pub fn reservation_bounds(
         max_tokens: client_max_tokens,
         generates,
         units,
+        answers,
     } = *demand;
+    let answers = answers.max(1);
     let pre = pre_consumed.max(0);
     match price.price_type {
         PriceType::Times => {
@@ -561,9 +567,10 @@ pub fn reservation_bounds(
                 default_limit.max(1)
             };
             let most = client_max_tokens.map_or(limit, |m| m.clamp(1, limit));
+            // Each of the answers may run to the limit, and needs one token at least.
             ReserveBounds {
-                min: at(1),
-                max: at(most),
+                min: at(answers),
+                max: at(most.saturating_mul(answers)),
             }
         }
     }
@@ -1238,6 +1245,24 @@ mod tests {
     }
 
     #[test]
+    fn reservation_bounds_cover_every_answer_asked_for() {
+        // 1000 prompt tokens at 1.25, output at 5.0; four answers of at most 100 tokens.
+        let p = Price::tokens("gpt-4o", 1, 1.25, 5.0).with_max_output(16_384);
+        let demand = |answers| Demand {
+            prompt_tokens: 1000,
+            max_tokens: Some(100),
+            generates: true,
+            units: 1,
+            answers,
+        };
+        let b = reservation_bounds(&p, &demand(4), 4096, 1.0, 0);
+        assert_eq!((b.min, b.max), (1250 + 4 * 5, 1250 + 4 * 100 * 5));
+        let one = reservation_bounds(&p, &demand(1), 4096, 1.0, 0);
+        assert_eq!(reservation_bounds(&p, &demand(0), 4096, 1.0, 0), one);
+        assert_eq!((one.min, one.max), (1250 + 5, 1250 + 100 * 5));
+    }
+
+    #[test]
     fn reservation_bounds_cover_the_worst_case() {
         // 1000 prompt tokens at 1.25, output at 5.0, group 1, no pre-consumed quota.
         let p = Price::tokens("gpt-4o", 1, 1.25, 5.0).with_max_output(16_384);
@@ -1248,6 +1273,7 @@ mod tests {
                 max_tokens: None,
                 generates: true,
                 units: 1,
+                answers: 1,
             },
             4096,
             1.0,
@@ -1262,6 +1288,7 @@ mod tests {
                 max_tokens: Some(100),
                 generates: true,
                 units: 1,
+                answers: 1,
             },
             4096,
             1.0,
@@ -1275,6 +1302,7 @@ mod tests {
                 max_tokens: Some(1_000_000),
                 generates: true,
                 units: 1,
+                answers: 1,
             },
             4096,
             1.0,
@@ -1289,6 +1317,7 @@ mod tests {
                 max_tokens: None,
                 generates: true,
                 units: 1,
+                answers: 1,
             },
             4096,
             1.0,
@@ -1306,6 +1335,7 @@ mod tests {
                 max_tokens: None,
                 generates: false,
                 units: 1,
+                answers: 1,
             },
             4096,
             1.0,
@@ -1320,7 +1350,8 @@ mod tests {
                     prompt_tokens: 10,
                     max_tokens: None,
                     generates: true,
-                    units: 1
+                    units: 1,
+                    answers: 1,
                 },
                 4096,
                 1.0,
@@ -1341,6 +1372,7 @@ mod tests {
                 max_tokens: None,
                 generates: false,
                 units: 1,
+                answers: 1,
             },
             4096,
             1.0,
@@ -1354,6 +1386,7 @@ mod tests {
                 max_tokens: None,
                 generates: false,
                 units: 10,
+                answers: 1,
             },
             4096,
             1.0,

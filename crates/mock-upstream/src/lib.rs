@@ -30,7 +30,7 @@
 //! | `sk-mock-slow` | 50 ms between stream chunks; non-streamed answers after 200 ms |
 //! | `sk-mock-cut` | streams stop after two content chunks and the connection is dropped |
 //! | `sk-mock-spaced` | chat streams written with spaces after `:` and `,` (`"choices": []`), as Python servers (vLLM, LiteLLM) write JSON |
-//! | `sk-mock-long` | chat answers as long as allowed: [`LONG_ANSWER`] completion tokens, or the request's `max_tokens` / `max_completion_tokens` when lower (`finish_reason` `length`); streams send [`LONG_CHUNKS`] content chunks |
+//! | `sk-mock-long` | chat answers as long as allowed: [`LONG_ANSWER`] completion tokens, or the request's `max_tokens` / `max_completion_tokens` when lower (`finish_reason` `length`), for each of the request's `n` answers; streams send [`LONG_CHUNKS`] content chunks |
 //! | `sk-mock-longslow` | `sk-mock-long` streamed with 100 ms between chunks (about 4 s) |
 //! | `sk-mock-big` | non-streamed chat answers with [`BIG_CONTENT_BYTES`] of content (usage as normal) |
 //! | `sk-mock-stall` | Realtime: a response stops after its first delta until `response.cancel` (see `realtime.rs`) |
@@ -894,11 +894,20 @@ fn long_completion(ctx: &Ctx) -> i64 {
         .map_or(LONG_ANSWER, |m| m.clamp(1, LONG_ANSWER))
 }
 
+/// The answers a chat request asks for (`n`, 1 to 16).
+fn choices_asked(ctx: &Ctx) -> i64 {
+    ctx.body
+        .get("n")
+        .and_then(Value::as_i64)
+        .map_or(1, |n| n.clamp(1, 16))
+}
+
 /// The usage of a chat answer: the fixed one, or a long answer's.
 fn chat_usage_of(ctx: &Ctx) -> Value {
     let mut u = chat_usage();
     if let Mode::Long { .. } = ctx.mode {
-        let c = long_completion(ctx);
+        // Each of the `n` answers as long as allowed.
+        let c = long_completion(ctx) * choices_asked(ctx);
         u["completion_tokens"] = json!(c);
         u["total_tokens"] = json!(11 + c);
     }
@@ -974,6 +983,16 @@ fn chat(ctx: &Ctx) -> Value {
     });
     if ctx.mode == Mode::Big {
         v["choices"][0]["message"]["content"] = json!("mock ".repeat(BIG_CONTENT_BYTES / 5));
+    }
+    if let Mode::Long { .. } = ctx.mode {
+        let one = v["choices"][0].clone();
+        v["choices"] = (0..choices_asked(ctx))
+            .map(|i| {
+                let mut c = one.clone();
+                c["index"] = json!(i);
+                c
+            })
+            .collect();
     }
     if ctx.usage() {
         v["usage"] = chat_usage_of(ctx);

@@ -15,7 +15,8 @@
 //!   data: {task_id, task_status: "submitted", ...}}` (`refuse` in the prompt: HTTP 400
 //!   `{code: 1301, message: ...}`; a bearer token that is not a three-part JWT: 401
 //!   `{code: 1000}`); `GET /v1/videos/{action}/{id}` advances it: `processing`, then `succeed`
-//!   with `task_result.videos[0].url` (`GET /mock-videos/{id}.mp4`), or `failed` with a
+//!   with `task_result.videos[0].url` (`GET /mock-videos/{id}.mp4`) and `duration` (the
+//!   seconds asked for; 5 when the prompt contains `short`), or `failed` with a
 //!   `task_status_msg` when the prompt contains `fail`.
 //!
 //! The midjourney-proxy key arrives as `mj-api-secret`, Suno's and Kling's as
@@ -36,6 +37,8 @@ struct MockTask {
     fail: bool,
     fetches: u32,
     submit_ms: u64,
+    /// A video's length as delivered (Kling).
+    seconds: String,
 }
 
 #[derive(Default)]
@@ -66,6 +69,7 @@ impl Tasks {
                 fail: prompt.contains("fail"),
                 fetches: 0,
                 submit_ms: now_ms(),
+                seconds: "5".into(),
             },
         );
         id
@@ -134,6 +138,19 @@ async fn kling_submit(
             "message": "The prompt violates the content policy", "request_id": "mock"}));
     }
     let id = tasks.create("kling-", &action, &prompt);
+    // The length asked for, delivered; a prompt with `short` gets 5 s whatever was asked.
+    let seconds = match v.get("duration") {
+        Some(Value::String(d)) => d.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => "5".into(),
+    };
+    if let Some(t) = tasks.lock().get_mut(&id) {
+        t.seconds = if prompt.contains("short") {
+            "5".into()
+        } else {
+            seconds
+        };
+    }
     let ms = now_ms();
     HttpResponse::Ok().json(
         json!({"code": 0, "message": "SUCCEED", "request_id": "mock",
@@ -153,7 +170,7 @@ fn kling_view(base: &str, id: &str, t: &mut MockTask) -> Value {
         (_, false) => {
             data["task_status"] = json!("succeed");
             data["task_result"] = json!({"videos": [{"id": format!("{id}-v"),
-                "url": format!("{base}/mock-videos/{id}.mp4"), "duration": "5"}]});
+                "url": format!("{base}/mock-videos/{id}.mp4"), "duration": t.seconds}]});
         }
     }
     data

@@ -243,11 +243,33 @@ pub fn unfinished(conn: &mut DbConn, after_id: i64, limit: i64) -> StoreResult<V
 /// key, and writes a system log with the amount. Returns the amount refunded, 0 when there was
 /// nothing to do (already refunded, not failed, free).
 pub fn refund(conn: &mut DbConn, id: i64) -> StoreResult<i64> {
+    give_back(conn, id, "FAILURE", None)
+}
+
+/// Gives back the seconds a video billed per second did not last, once: the task must have
+/// succeeded, be charged and not refunded yet. The refund is the charge's share of the
+/// seconds missing (`charge * (asked - delivered) / asked`, never more than the charge); the
+/// task then keeps what it cost. Returns the amount refunded (0: nothing to do).
+pub fn refund_unused(conn: &mut DbConn, id: i64, asked: i64, delivered: i64) -> StoreResult<i64> {
+    if asked <= 0 || delivered >= asked {
+        return Ok(0);
+    }
+    give_back(conn, id, "SUCCESS", Some((asked, delivered.max(0))))
+}
+
+/// [`refund`] and [`refund_unused`]: the whole charge (`part` None) or the share of the
+/// seconds missing, for a task in `status`.
+fn give_back(
+    conn: &mut DbConn,
+    id: i64,
+    status: &str,
+    part: Option<(i64, i64)>,
+) -> StoreResult<i64> {
     crate::transaction(conn, |c| {
         let marked = diesel::update(
             tasks::table
                 .filter(tasks::id.eq(id))
-                .filter(tasks::status.eq("FAILURE"))
+                .filter(tasks::status.eq(status))
                 .filter(tasks::refunded.eq(false))
                 .filter(tasks::quota.gt(0)),
         )
@@ -256,14 +278,30 @@ pub fn refund(conn: &mut DbConn, id: i64) -> StoreResult<i64> {
         if marked == 0 {
             return Ok(0);
         }
-        let t = find(c, id)?;
+        let mut t = find(c, id)?;
+        let amount = match part {
+            None => t.quota,
+            Some((asked, delivered)) => {
+                let share = i128::from(t.quota) * i128::from(asked - delivered) / i128::from(asked);
+                i64::try_from(share).unwrap_or(0).clamp(0, t.quota)
+            }
+        };
+        if amount == 0 {
+            return Ok(0);
+        }
+        if part.is_some() {
+            // The task keeps what it cost in the end.
+            diesel::update(tasks::table.find(id))
+                .set(tasks::quota.eq(t.quota - amount))
+                .execute(c)?;
+        }
         diesel::update(users::table.find(t.user_id))
-            .set(users::quota.eq(users::quota + t.quota))
+            .set(users::quota.eq(users::quota + amount))
             .execute(c)?;
         let mut token_name = String::new();
         if t.token_id > 0 {
             diesel::update(tokens::table.find(t.token_id))
-                .set(tokens::remain_quota.eq(tokens::remain_quota + t.quota))
+                .set(tokens::remain_quota.eq(tokens::remain_quota + amount))
                 .execute(c)?;
             token_name = tokens::table
                 .find(t.token_id)
@@ -282,10 +320,19 @@ pub fn refund(conn: &mut DbConn, id: i64) -> StoreResult<i64> {
             .ok()
             .and_then(|v| v.get("model").and_then(|m| m.as_str()).map(str::to_owned))
             .unwrap_or_default();
-        let content = format!(
-            "Refund of failed {} task {} ({}): {}",
-            t.platform, t.task_id, t.action, t.fail_reason
-        );
+        let content = match part {
+            None => format!(
+                "Refund of failed {} task {} ({}): {}",
+                t.platform, t.task_id, t.action, t.fail_reason
+            ),
+            Some((asked, delivered)) => format!(
+                "Refund of {} task {} ({}): {delivered} s delivered of {asked} s billed",
+                t.platform, t.task_id, t.action
+            ),
+        };
+        if let Some((_, delivered)) = part {
+            t.fail_reason = format!("{delivered} s delivered");
+        }
         let metadata = serde_json::json!({"event": "task_refund", "task": t.id, "task_id": t.task_id, "platform": t.platform, "action": t.action, "reason": t.fail_reason, "refund": true});
         diesel::insert_into(logs::table)
             .values((
@@ -297,12 +344,12 @@ pub fn refund(conn: &mut DbConn, id: i64) -> StoreResult<i64> {
                 logs::token_name.eq(token_name),
                 logs::channel_id.eq(t.channel_id),
                 logs::model_name.eq(model),
-                logs::quota.eq(t.quota),
+                logs::quota.eq(amount),
                 logs::content.eq(content),
                 logs::metadata.eq(metadata.to_string()),
             ))
             .execute(c)?;
-        Ok(t.quota)
+        Ok(amount)
     })
 }
 

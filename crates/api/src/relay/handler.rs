@@ -678,6 +678,22 @@ fn billed_units(endpoint: Endpoint, body: &Value) -> Option<i64> {
     }
 }
 
+/// The answers a request generates at once, each up to its output limit: chat's `n`,
+/// completions' `n` and `best_of` (the larger), Gemini's `generationConfig.candidateCount`; 1
+/// otherwise (and for values that are not a positive whole number, which the upstream refuses).
+fn answers_asked(endpoint: Endpoint, body: &Value) -> i64 {
+    let count = |v: Option<&Value>| v.and_then(Value::as_i64).filter(|n| *n >= 1).unwrap_or(1);
+    match endpoint {
+        Endpoint::ChatCompletions => count(body.get("n")),
+        Endpoint::Completions => count(body.get("n")).max(count(body.get("best_of"))),
+        Endpoint::GenerateContent => count(
+            body.get("generationConfig")
+                .and_then(|c| c.get("candidateCount")),
+        ),
+        _ => 1,
+    }
+}
+
 /// Gives the ledger the database balances of the user and the key (first use).
 pub(super) async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> Result<(), Refusal> {
     let (uid, tid) = (t.user_id, t.id);
@@ -1111,6 +1127,7 @@ async fn relay_parsed(
             max_tokens: rreq.max_tokens,
             generates: endpoint.generates_text(),
             units,
+            answers: answers_asked(endpoint, &rreq.body),
         },
         relay_options.default_max_output,
         ginfo.ratio,
@@ -1121,6 +1138,8 @@ async fn relay_parsed(
     let reservation = edge::reserve(&state, &token, bounds).await?;
     // The balance rule: the answer may not cost more than the reservation covers. When the
     // balance did not cover the worst case, the upstream is told to stop there.
+    // Each of `n` answers may run to the limit: each gets its share of what is covered.
+    let limit_before = rreq.max_tokens;
     if endpoint.generates_text() && reservation.amount < bounds.max {
         let covered = price::covered_completion_tokens(
             &price,
@@ -1129,8 +1148,10 @@ async fn relay_parsed(
             ginfo.ratio,
             pre_consumed,
         );
-        rreq.limit_output(covered.max(1));
+        rreq.limit_output((covered / answers_asked(endpoint, &rreq.body)).max(1));
     }
+    // An answer the balance rule may cut short is never kept for others (a hit is still served).
+    let output_cut = rreq.max_tokens != limit_before;
     let (cache, cache_header) = match cache {
         super::cache::Decision::Off => (None, None),
         super::cache::Decision::Skip => (None, Some("skip")),
@@ -1172,6 +1193,9 @@ async fn relay_parsed(
                 .insert_header((header::CONTENT_TYPE, "application/json"))
                 .insert_header((super::cache::HEADER, "hit"))
                 .body(hit.body));
+        }
+        if output_cut {
+            billing.cache = None;
         }
     }
     // `get` twice, not `pointer` (which unescapes each step into a new string).

@@ -106,6 +106,8 @@ enum Queued {
         op: u64,
         /// Its marker generation.
         gen: u64,
+        /// Told the charge once it is fixed ([`Ledger::settle_charged`]).
+        report: Option<tokio::sync::oneshot::Sender<i64>>,
     },
     Refund(Reservation),
 }
@@ -683,7 +685,39 @@ impl Ledger {
 
     /// Replaces the reservation by the real cost (capped by the balance rule) and queues the
     /// consume record with what was charged. Settling one reservation twice does nothing.
-    pub fn settle(&self, r: Reservation, mut record: ConsumeRecord, tolerance: i64) {
+    pub fn settle(&self, r: Reservation, record: ConsumeRecord, tolerance: i64) {
+        self.settle_reporting(r, record, tolerance, None);
+    }
+
+    /// [`Ledger::settle`], answering what was charged (the cost as the balance rule cut it; 0
+    /// when the reservation was settled already). With Redis, once the settlement is applied
+    /// (or its charge fixed for a retry). What a later refund may give back is at most this
+    /// (a task's charge, docs/billing.md).
+    pub async fn settle_charged(
+        &self,
+        r: Reservation,
+        record: ConsumeRecord,
+        tolerance: i64,
+    ) -> i64 {
+        if self.shared.is_none() {
+            return self.settle_reporting(r, record, tolerance, None);
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.settle_reporting(r, record, tolerance, Some(tx));
+        self.apply_queued().await;
+        // Applied by this call or by the applier it waited for; 0 only when the ledger went
+        // away with the settlement (nothing is then known to be charged).
+        rx.await.unwrap_or(0)
+    }
+
+    /// Local mode: the charge. With Redis: 0, the charge goes to `report` when fixed.
+    fn settle_reporting(
+        &self,
+        r: Reservation,
+        mut record: ConsumeRecord,
+        tolerance: i64,
+        report: Option<tokio::sync::oneshot::Sender<i64>>,
+    ) -> i64 {
         if self.shared.is_some() {
             let op = if r.id != 0 {
                 self.outstanding.fetch_sub(1, Ordering::SeqCst);
@@ -701,15 +735,16 @@ impl Ledger {
                 tolerance,
                 op,
                 gen,
+                report,
             });
             drop(q);
             self.queued_signal.notify_one();
-            return;
+            return 0;
         }
         let mut g = self.lock();
         if r.id != 0 && !self.release_local(&mut g, r.id) {
             tracing::warn!(reservation = r.id, "a reservation was settled twice");
-            return;
+            return 0;
         }
         let tolerance = tolerance.max(0);
         let mut charge = record.quota.max(0);
@@ -731,6 +766,7 @@ impl Ledger {
             t.unflushed += charge;
         }
         self.queue(&mut g, record);
+        charge
     }
 
     /// Redis mode: applies the queued settlements and refunds, then retries what failed before.
@@ -773,6 +809,7 @@ impl Ledger {
                             tolerance,
                             op,
                             gen,
+                            ..
                         } => sh.settle_call(&Settlement {
                             id: r.id,
                             op: *op,
@@ -823,6 +860,7 @@ impl Ledger {
                             mut record,
                             op,
                             gen,
+                            report,
                             ..
                         } => {
                             let charge = match applied {
@@ -833,6 +871,9 @@ impl Ledger {
                                     charge
                                 }
                             };
+                            if let Some(report) = report {
+                                let _ = report.send(charge);
+                            }
                             note_cap(&mut record, charge);
                             records.push(*record);
                         }

@@ -392,6 +392,7 @@ impl Turns {
             ),
             generates: true,
             units: 1,
+            answers: 1,
         };
         let bounds = price::reservation_bounds(
             &self.price,
@@ -419,7 +420,12 @@ impl Turns {
     /// the upstream told to stop where the reservation ends. `session.update` sets the
     /// session's output limit. Other events pass unchanged.
     async fn client_event(&mut self, text: &str) -> ClientEvent {
-        if !text.contains("response.create") && !text.contains("session.update") {
+        // Without a `\u` escape the event's text spells its type as it is; with one (a
+        // `response\u002ecreate`) only the parsed event tells.
+        if !text.contains("response.create")
+            && !text.contains("session.update")
+            && !text.contains("\\u")
+        {
             return ClientEvent::Forward(text.to_owned());
         }
         let Ok(mut event) = serde_json::from_str::<Value>(text) else {

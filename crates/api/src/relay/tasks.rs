@@ -374,10 +374,12 @@ async fn submit_task(
         price,
     } = admitted;
     let model = models[chosen].clone();
-    // A video priced by its per-second row (no per-call row for its length) costs that price
-    // once per second.
+    // A video is priced by the row of the model it was admitted for: the per-call row of its
+    // length when that model is served and priced, else the per-second row (`admit_any` takes
+    // the first priced name from the chosen one on), which costs its price once per second.
+    let per_call = chosen == 0 && state.relay.prices().lookup(&models[0]).is_some();
     let units = match &video {
-        Some(v) if state.relay.prices().lookup(&v.per_call_model()).is_none() => v.seconds,
+        Some(v) if !per_call => v.seconds,
         _ => 1,
     };
     let amount = price::cost_units(&price, &Usage::default(), ginfo.ratio, units);
@@ -436,7 +438,6 @@ async fn submit_task(
         state.relay.ledger.apply_queued().await;
         return Ok(relayed(answer));
     };
-    let quota = amount;
     let request_id = crate::observe::request_id(&req);
     let record = ConsumeRecord {
         request_id: Some(request_id.clone()),
@@ -449,7 +450,7 @@ async fn submit_task(
         channel_id: ch.id,
         model_name: model.as_str().into(),
         group_name: group.as_str().into(),
-        quota,
+        quota: amount,
         prompt_tokens: 0,
         completion_tokens: 0,
         use_time_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
@@ -468,9 +469,14 @@ async fn submit_task(
         .to_string(),
         cache_hit: false,
     };
-    // A per-call price: the reservation is the charge.
-    state.relay.ledger.settle(reservation, record, 0);
-    state.relay.ledger.apply_queued().await;
+    // A per-call price: the reservation is the charge, unless the balance rule cut it (the key's
+    // quota lowered while the task was submitted). The task keeps what was charged: a refund
+    // gives back at most that.
+    let quota = state
+        .relay
+        .ledger
+        .settle_charged(reservation, record, 0)
+        .await;
     let mode = match (p, &video) {
         (Platform::Midjourney(m), _) => m.as_str(),
         (Platform::Kling, Some(v)) => v.mode.as_str(),
@@ -480,6 +486,8 @@ async fn submit_task(
     if let Some(v) = &video {
         props["seconds"] = json!(v.seconds);
         props["video_model"] = json!(v.model);
+        // Seconds billed one by one: a shorter video gives the difference back.
+        props["per_second"] = json!(!per_call);
     }
     let row = SubmittedTask {
         task_id,
@@ -1034,11 +1042,20 @@ fn changed(t: &TaskRow, u: &TaskProgress) -> bool {
 async fn apply(state: &AppState, t: &TaskRow, u: TaskProgress) -> ApiResult<(bool, i64)> {
     let id = t.id;
     let failing = u.status.as_deref() == Some("FAILURE");
+    let short = if u.status.as_deref() == Some("SUCCESS") {
+        unused_seconds(t, u.data.as_deref())
+    } else {
+        None
+    };
     let (changed, refunded) = state
         .db(move |c| {
             switchboard_store::transaction(c, |c| {
                 let changed = tasks::update_progress(c, id, &u)?;
-                let refunded = if failing { tasks::refund(c, id)? } else { 0 };
+                let refunded = match short {
+                    _ if failing => tasks::refund(c, id)?,
+                    Some((asked, delivered)) => tasks::refund_unused(c, id, asked, delivered)?,
+                    None => 0,
+                };
                 Ok::<_, crate::error::ApiError>((changed, refunded))
             })
         })
@@ -1050,6 +1067,30 @@ async fn apply(state: &AppState, t: &TaskRow, u: TaskProgress) -> ApiResult<(boo
         }
     }
     Ok((changed, refunded))
+}
+
+/// A video billed per second that came back shorter than asked: (seconds billed, seconds
+/// delivered, rounded up). `None` for every other task, and when the upstream does not say.
+fn unused_seconds(t: &TaskRow, data: Option<&str>) -> Option<(i64, i64)> {
+    if t.platform != Platform::Kling.name() {
+        return None;
+    }
+    let props: Value = serde_json::from_str(&t.properties).ok()?;
+    if props.get("per_second").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    let asked = props.get("seconds").and_then(Value::as_i64)?;
+    let v: Value = serde_json::from_str(data?).ok()?;
+    let d = v.pointer("/task_result/videos/0/duration")?;
+    let delivered = match d {
+        Value::String(s) => s.trim().parse::<f64>().ok()?,
+        other => other.as_f64()?,
+    };
+    if !delivered.is_finite() || delivered < 0.0 {
+        return None;
+    }
+    let delivered = delivered.ceil() as i64;
+    (delivered < asked).then_some((asked, delivered))
 }
 
 /// Asks the upstream about a batch of tasks of one channel, platform and mode; the answers by

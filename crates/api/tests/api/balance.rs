@@ -1083,3 +1083,65 @@ async fn the_ledger_flush_does_not_wait_for_the_shared_pool() {
     assert_eq!(rows, 7, "the record is written");
     assert_eq!(users::find(c, s.user_id).unwrap().quota, 1_000_000 - 7);
 }
+
+/// Eight answers asked for at once (`n: 8`) against 20 000 quota, each of which may run to
+/// 4 000 tokens: the balance rule lowers each answer's limit to an eighth of what the balance
+/// covers, so the eight together cost no more than was reserved and nothing is cut by the cap.
+/// Fails when one answer is reserved and limited: the upstream kept the client's 4 000 per
+/// answer, served 32 000 tokens and the cap charged 20 000 of a 32 011 cost.
+async fn n_answers_share_the_covered_output(app: TestApp) {
+    let s = app
+        .relay_setup(20_000, json!({"unlimited_quota": true}))
+        .await;
+    long_model(&app, &s).await;
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "PreConsumedQuota", "value": "0"}),
+        )
+        .await
+        .ok();
+    // A prompt the estimate counts at more than the 11 tokens the mock reports.
+    let body = json!({"model": "long-model", "n": 8, "max_tokens": 4000,
+        "messages": [{"role": "user", "content": "hello there ".repeat(40)}]});
+    let r = app.relay(&s.key, "/v1/chat/completions", body).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(r.body["choices"].as_array().map(Vec::len), Some(8));
+    let sent = s
+        .upstream
+        .requests()
+        .into_iter()
+        .rfind(|q| q.path == "/v1/chat/completions")
+        .unwrap();
+    let per_answer = sent.body["max_tokens"].as_i64().unwrap();
+    assert!(
+        per_answer * 8 <= 20_000 && per_answer > 2_000,
+        "each answer's limit is its share of the covered output: {per_answer}"
+    );
+    let logs = app.consume_logs(s.user_id).await;
+    assert_eq!(logs.len(), 1);
+    let completion = r.body["usage"]["completion_tokens"].as_i64().unwrap();
+    assert_eq!(completion, per_answer * 8);
+    assert_eq!(
+        logs[0].quota,
+        11 + completion,
+        "charged the real cost of the eight answers: {}",
+        logs[0].metadata
+    );
+    assert!(
+        !logs[0].metadata.contains("uncapped_quota"),
+        "the cap did not cut it: {}",
+        logs[0].metadata
+    );
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    assert_eq!(u.quota, 20_000 - logs[0].quota);
+    assert!(u.quota >= 0);
+}
+
+#[actix_web::test]
+async fn n_answers_are_reserved_and_limited_together() {
+    n_answers_share_the_covered_output(TestApp::new().await).await;
+    if let Some(app) = TestApp::with_redis(TestDb::sqlite()).await {
+        n_answers_share_the_covered_output(app).await;
+    }
+}

@@ -823,3 +823,42 @@ async fn channels_not_set_by_root_open_no_private_realtime_upstream() {
     let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
     assert_eq!(next_event(&mut ws).await["type"], "session.created");
 }
+
+/// A `response.create` written with JSON escapes (`response\u002ecreate`) is the same event:
+/// it is reserved, and the upstream is told to stop where the reservation ends. Fails when the
+/// check reads the raw text: the event went through unreserved, without the limit, unbilled
+/// against the balance rule.
+#[actix_web::test]
+async fn an_escaped_response_create_is_still_reserved() {
+    let app = TestApp::new().await;
+    set_price(&app).await;
+    let s = app
+        .relay_setup(3_000, json!({"unlimited_quota": true}))
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    ws.send(Message::Text(
+        r#"{"type":"response\u002ecreate","response":{}}"#.into(),
+    ))
+    .await
+    .unwrap();
+    loop {
+        if next_event(&mut ws).await["type"] == "response.done" {
+            break;
+        }
+    }
+    let creates = response_creates(&s.upstream);
+    assert_eq!(creates.len(), 1, "{:?}", s.upstream.realtime_events());
+    // 3000 reserved of 4096 * 10 + 500: covers (3000 - 500) / 10 = 250 tokens.
+    assert_eq!(creates[0]["response"]["max_response_output_tokens"], 250);
+    ws.close(None).await.unwrap();
+    wait_closed(&s.upstream).await;
+    wait_settled(&app).await;
+    let logs = consume_logs(&app, s.user_id).await;
+    assert_eq!(
+        logs.iter().map(|l| l.quota).collect::<Vec<_>>(),
+        [TURN_COST]
+    );
+}

@@ -408,3 +408,67 @@ async fn redis_holds_the_cache_when_configured() {
     assert!(!hits.is_empty());
     assert!(hits.iter().all(|l| l.quota == FULL * 2 / 5));
 }
+
+/// An answer the balance rule cut short (the user's balance covered part of the output) is not
+/// kept: after a top-up the same request reaches the upstream and gets a whole answer, which
+/// is then kept and served. Fails when the cut answer is kept: the second request was a hit
+/// with the 2 900-odd tokens the small balance paid for.
+#[actix_web::test]
+async fn an_answer_cut_by_the_balance_is_never_kept() {
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(
+            3_000,
+            json!({"unlimited_quota": true, "cache_enabled": true}),
+        )
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-long", "cut-model", 0)
+        .await;
+    app.root()
+        .post(
+            "/api/prices",
+            json!({"model": "cut-model", "type": "tokens", "channel_type": 1, "input": 1, "output": 1}),
+        )
+        .await
+        .ok();
+    set_option(&app, "ChatCacheEnabled", json!("true")).await;
+    set_option(&app, "ChatCacheRatio", json!("0.4")).await;
+    set_option(&app, "PreConsumedQuota", json!("0")).await;
+    app.state.relay.reload_pricing(&app.state).await.unwrap();
+    let body = json!({"model": "cut-model", "temperature": 0,
+        "messages": [{"role": "user", "content": "Write a long story."}]});
+    let cut = app
+        .relay(&s.key, "/v1/chat/completions", body.clone())
+        .await;
+    assert_eq!(cut.status, 200, "{:?}", cut.body);
+    assert_eq!(cut.body["choices"][0]["finish_reason"], "length");
+    let cut_tokens = cut.body["usage"]["completion_tokens"].as_i64().unwrap();
+    assert!(cut_tokens < 3_000, "{cut_tokens}");
+    // The cut answer is not kept; wait as long as a kept answer takes to be written.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(response_cache::count(&mut app.conn()).unwrap(), 0);
+    app.root()
+        .post(
+            &format!("/api/user/quota/{}", s.user_id),
+            json!({"quota": 1_000_000, "remark": "top-up"}),
+        )
+        .await
+        .ok();
+    let full = app
+        .relay(&s.key, "/v1/chat/completions", body.clone())
+        .await;
+    assert_eq!(full.status, 200, "{:?}", full.body);
+    assert_eq!(header(&full, "X-Switchboard-Cache"), Some("miss"));
+    assert_eq!(
+        full.body["usage"]["completion_tokens"],
+        switchboard_mock_upstream::LONG_ANSWER
+    );
+    assert_eq!(chat_calls(&s), 2, "the second request reached the upstream");
+    kept(&app, 1).await;
+    let hit = app.relay(&s.key, "/v1/chat/completions", body).await;
+    assert_eq!(header(&hit, "X-Switchboard-Cache"), Some("hit"));
+    assert_eq!(
+        hit.body["usage"]["completion_tokens"],
+        switchboard_mock_upstream::LONG_ANSWER
+    );
+}

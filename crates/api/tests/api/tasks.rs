@@ -576,3 +576,93 @@ async fn one_node_polls_per_period() {
         .unwrap();
     assert!(second.is_none(), "node-a holds this period");
 }
+
+/// A key's quota set to 0 while its imagine is submitted: the balance rule cuts the charge to
+/// 0, and when the task then fails nothing is given back (the refund is at most the charge,
+/// never the price). Fails when the task row keeps the uncut price: the user got 50,000 more.
+async fn a_refund_never_exceeds_the_charge(app: TestApp) {
+    let s = app
+        .relay_setup(
+            1_000_000,
+            json!({"unlimited_quota": false, "remain_quota": 1_000_000}),
+        )
+        .await;
+    let port: u16 = s
+        .upstream
+        .base_url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let slow = crate::common::SlowLink::start(port, std::time::Duration::from_millis(700)).await;
+    let slow_url = format!("http://127.0.0.1:{}", slow.port);
+    app.root()
+        .post(
+            "/api/channel",
+            json!({"name": "mj-slow", "type": TYPE_MIDJOURNEY, "key": "mj-secret", "base_url": slow_url, "models": "mj_imagine", "group": "default"}),
+        )
+        .await
+        .ok();
+    let key = s.key.clone();
+    let in_flight = {
+        let app_url = app.url("/mj/submit/imagine");
+        tokio::spawn(async move {
+            reqwest::Client::new()
+                .post(app_url)
+                .bearer_auth(key)
+                .json(&json!({"prompt": "a cat that will fail"}))
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    let r = s
+        .user
+        .put(
+            "/api/token",
+            json!({"id": s.token_id, "remain_quota": 0, "unlimited_quota": false}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let submitted = in_flight.await.unwrap();
+    assert_eq!(submitted["code"], 1, "{submitted}");
+    let id = submitted["result"].as_str().unwrap().to_owned();
+    let charged = logs_of(&app, s.user_id, 2).await;
+    assert_eq!(charged.len(), 1);
+    assert_eq!(charged[0].quota, 0, "the balance rule cut the charge to 0");
+    let row = tasks::find_by_task_id(&mut app.conn(), "midjourney", &id, None).unwrap();
+    assert_eq!(row.quota, 0, "the task keeps what was charged");
+    poll_tasks(&app.state).await.unwrap();
+    poll_tasks(&app.state).await.unwrap();
+    let r = get(&app, &s.key, &format!("/mj/task/{id}/fetch")).await;
+    assert_eq!(r.body["status"], "FAILURE", "{:?}", r.body);
+    assert_eq!(
+        quota_of(&app, s.user_id).await,
+        1_000_000,
+        "nothing charged, nothing refunded: no money made"
+    );
+    assert!(
+        logs_of(&app, s.user_id, 4).await.is_empty(),
+        "no refund log"
+    );
+    let t = switchboard_store::tokens::find(&mut app.conn(), s.token_id).unwrap();
+    assert_eq!(t.remain_quota, 0, "the key gets nothing back either");
+}
+
+#[actix_web::test]
+async fn a_task_refund_never_exceeds_what_was_charged() {
+    a_refund_never_exceeds_the_charge(TestApp::new().await).await;
+    if let Some(app) = TestApp::with_redis(switchboard_store::testing::TestDb::sqlite()).await {
+        a_refund_never_exceeds_the_charge(app).await;
+    } else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_REDIS_URL must be set in CI"
+        );
+    }
+}

@@ -295,3 +295,97 @@ async fn bad_video_requests_are_refused_before_any_charge() {
     assert_eq!(r.body["code"], "insufficient_user_quota");
     assert_eq!(s.upstream.requests().len(), before);
 }
+
+/// A channel that serves only the per-second model while a per-call row exists for the length
+/// asked for: the video is billed by the row of the model it was admitted for, duration x the
+/// per-second price. Fails when seconds count only without a per-call row: a 5 s std video was
+/// billed as one second (15 000 instead of 75 000).
+#[actix_web::test]
+async fn a_per_second_model_bills_every_second_asked_for() {
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    app.root()
+        .post(
+            "/api/channel",
+            json!({"name": "kling-per-second", "type": TYPE_KLING,
+                "key": format!("{ACCESS}|{SECRET}"), "base_url": s.upstream.base_url,
+                "models": "kling-video_kling-v1_std", "group": "default"}),
+        )
+        .await
+        .ok();
+    for (model, ratio) in [
+        ("kling-video_kling-v1_std_5", 70.0),
+        ("kling-video_kling-v1_std", 15.0),
+    ] {
+        app.root()
+            .post(
+                "/api/prices",
+                json!({"model": model, "type": "times", "channel_type": TYPE_KLING, "input": ratio}),
+            )
+            .await
+            .ok();
+    }
+    let r = text2video(&app, &s.key, json!({"prompt": "waves", "duration": "5"})).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let logs = consumed(&app, s.user_id).await;
+    assert_eq!(
+        logs.iter()
+            .map(|l| (l.quota, l.model_name.as_str()))
+            .collect::<Vec<_>>(),
+        [(75_000, "kling-video_kling-v1_std")]
+    );
+    assert_eq!(quota_of(&app, s.user_id).await, 1_000_000 - 75_000);
+}
+
+/// A 10 s video billed per second that comes back 5 s long: the 5 s not delivered are given
+/// back once (a refund log), the task keeps what it cost. Fails without the partial refund:
+/// the user paid 200 000 for a 5 s video.
+#[actix_web::test]
+async fn a_shorter_video_gives_back_the_seconds_not_delivered() {
+    let app = TestApp::new().await;
+    let s = kling_setup(&app, 1_000_000).await;
+    let r = text2video(
+        &app,
+        &s.key,
+        json!({"prompt": "a short wave", "mode": "pro", "duration": "10"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert_eq!(quota_of(&app, s.user_id).await, 1_000_000 - 200_000);
+    poll_tasks(&app.state).await.unwrap();
+    let sum = poll_tasks(&app.state).await.unwrap();
+    assert_eq!(
+        (sum.finished, sum.refunded, sum.refunded_quota),
+        (1, 1, 100_000)
+    );
+    for _ in 0..2 {
+        assert_eq!(poll_tasks(&app.state).await.unwrap().refunded, 0);
+    }
+    assert_eq!(quota_of(&app, s.user_id).await, 1_000_000 - 100_000);
+    let refunds: Vec<logs::LogRow> = logs::recent_for_user(&mut app.conn(), s.user_id, 100)
+        .unwrap()
+        .into_iter()
+        .filter(|l| l.log_type == 4)
+        .collect();
+    assert_eq!(refunds.len(), 1);
+    assert_eq!(refunds[0].quota, 100_000);
+    assert!(
+        refunds[0].content.contains("5 s delivered of 10 s"),
+        "{}",
+        refunds[0].content
+    );
+    // A video as long as asked gives nothing back.
+    let r = text2video(
+        &app,
+        &s.key,
+        json!({"prompt": "a full wave", "mode": "pro", "duration": "10"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    poll_tasks(&app.state).await.unwrap();
+    let sum = poll_tasks(&app.state).await.unwrap();
+    assert_eq!((sum.finished, sum.refunded), (1, 0));
+    assert_eq!(quota_of(&app, s.user_id).await, 1_000_000 - 300_000);
+}

@@ -4,6 +4,7 @@
 pub mod at_rest;
 pub mod auth;
 pub mod bootstrap;
+pub mod cluster;
 pub mod coherence;
 pub mod crypto;
 pub mod csrf;

@@ -12,6 +12,7 @@ use config::Config;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
+use switchboard_api::cluster::{self, Claim, Mode};
 use switchboard_api::limiter::Limit;
 use switchboard_api::{bootstrap, ApiConfig, AppState};
 use tracing_subscriber::EnvFilter;
@@ -307,27 +308,43 @@ fn read_journal(path: &Path) -> Result<Vec<switchboard_store::logs::ConsumeRecor
     Ok(out)
 }
 
-/// The lease that makes a node without Redis the only one on its database.
-const LOCAL_LEDGER_LEASE: &str = "ledger:local";
-const LOCAL_LEDGER_TTL: i64 = 30;
+/// Holds `<DATA_DIR>/node.lock` for as long as the process runs: a second process on the same
+/// data directory (and so the same node id) is refused at start. The lock goes with the process,
+/// however it ends.
+fn lock_data_dir(cfg: &Config) -> Result<std::fs::File, String> {
+    std::fs::create_dir_all(&cfg.data_dir)
+        .map_err(|e| format!("cannot create {} (DATA_DIR): {e}", cfg.data_dir.display()))?;
+    let path = cfg.data_dir.join("node.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "another Switchboard process is running on the data directory {} (DATA_DIR) and \
+             would share its node id; give each process its own DATA_DIR",
+            cfg.data_dir.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}
 
-/// Takes (or renews) the local-ledger lease for `node`. Its own lease from an earlier run of the
-/// same node is taken over at once.
-async fn hold_local_ledger(state: &AppState, node: &str) -> Result<bool, String> {
-    let node = node.to_owned();
-    state
-        .db(move |c| {
-            let now = switchboard_store::now();
-            Ok(switchboard_store::job_locks::acquire_or_renew(
-                c,
-                LOCAL_LEDGER_LEASE,
-                &node,
-                now,
-                LOCAL_LEDGER_TTL,
-            )?)
-        })
-        .await
-        .map_err(|e| e.to_string())
+/// This process's instance, the holder of its node-id lease: its host and data directory.
+fn instance_of(cfg: &Config) -> String {
+    use std::hash::{Hash, Hasher};
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().chars().take(40).collect::<String>())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".into());
+    let dir = std::fs::canonicalize(&cfg.data_dir).unwrap_or_else(|_| cfg.data_dir.clone());
+    let mut h = std::hash::DefaultHasher::new();
+    dir.hash(&mut h);
+    format!("{host}:{:016x}", h.finish())
 }
 
 fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
@@ -435,6 +452,8 @@ async fn run(cfg: Config) -> Result<(), String> {
         telegram_proxy: cfg.telegram_proxy.clone().filter(|p| !p.trim().is_empty()),
         metrics_token: cfg.metrics_token.clone().filter(|t| !t.trim().is_empty()),
     };
+    // Held until the process ends: one process per data directory (and node id).
+    let _data_dir_lock = lock_data_dir(&cfg)?;
     let node = node_id(&cfg)?;
     let mut app_state = AppState::new(pool, backend, api_config).map_err(|e| e.to_string())?;
     // Opened once the migrations have run.
@@ -453,15 +472,24 @@ async fn run(cfg: Config) -> Result<(), String> {
         tracing::info!("balances, reservations and relay rate limits are shared through Redis");
     }
     let state = web::Data::new(app_state);
-    // Without Redis the balances live in this process: a second node on the same database
-    // would admit against its own copy and overdraw. Refuse that instead.
-    if redis.is_none() && !hold_local_ledger(&state, &node).await? {
-        return Err(format!(
-            "another Switchboard node is using this database with its own in-memory ledger; \
-             several nodes must share balances through Redis: set REDIS_CONN_STRING on every \
-             node (or stop the other node; its claim lapses {LOCAL_LEDGER_TTL} s after it stops)"
-        ));
-    }
+    // One spender per balance: the database records which nodes admit against its balances
+    // (switchboard_api::cluster): a node without Redis is the only node on its database, nodes
+    // with Redis share it, and a node id runs in one process at a time.
+    let claim = Claim::new(
+        &node,
+        &instance_of(&cfg),
+        if redis.is_some() {
+            Mode::Shared
+        } else {
+            Mode::Local
+        },
+    );
+    claim
+        .take(
+            &state,
+            Duration::from_secs(cluster::LEASE_TTL.unsigned_abs() + 5),
+        )
+        .await?;
     // Consume records an earlier run could not write (the database was away at shutdown).
     let journal = journal_path(&cfg);
     let journaled = read_journal(&journal)?;
@@ -514,19 +542,14 @@ async fn run(cfg: Config) -> Result<(), String> {
     switchboard_api::relay::spawn_applier(state.clone());
     // Other nodes' changes to channels, prices, settings, keys and users (Redis pub/sub).
     switchboard_api::coherence::spawn_subscriber(state.clone());
-    if redis.is_none() {
+    {
         let st = state.clone();
-        let node = node.clone();
+        let claim = claim.clone();
         actix_web::rt::spawn(async move {
-            let every = Duration::from_secs((LOCAL_LEDGER_TTL / 3).unsigned_abs());
             loop {
-                actix_web::rt::time::sleep(every).await;
-                match hold_local_ledger(&st, &node).await {
-                    Ok(true) => {}
-                    Ok(false) => tracing::error!(
-                        "another node took this database's local-ledger lease: several nodes need REDIS_CONN_STRING"
-                    ),
-                    Err(e) => tracing::warn!("renewing the local-ledger lease failed: {e}"),
+                actix_web::rt::time::sleep(cluster::RENEW_EVERY).await;
+                if let Err(e) = claim.renew(&st).await {
+                    tracing::warn!("renewing this node's leases failed: {e}");
                 }
             }
         });
@@ -614,18 +637,7 @@ async fn run(cfg: Config) -> Result<(), String> {
             }
         }
     }
-    if redis.is_none() {
-        let node = node.clone();
-        let _ = state
-            .db(move |c| {
-                Ok(switchboard_store::job_locks::release(
-                    c,
-                    LOCAL_LEDGER_LEASE,
-                    &node,
-                )?)
-            })
-            .await;
-    }
+    claim.release(&state).await;
     if state.relay.ledger.redis_backlog() > 0 {
         tracing::warn!(
             operations = state.relay.ledger.redis_backlog(),

@@ -328,22 +328,10 @@ fn a_second_node_without_redis_refuses_to_start() {
     std::fs::create_dir_all(&a_dir).unwrap();
     std::fs::create_dir_all(&b_dir).unwrap();
     let mut a = start(&dsn, &a_dir, &[]);
-    let mut b = spawn(&dsn, &b_dir, &[], free_port());
-    let started = Instant::now();
-    let status = loop {
-        if let Some(s) = b.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the second node kept running"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    assert!(!status.success());
+    let why = refused(&dsn, &b_dir, &[]);
     assert!(
-        stderr(&mut b).contains("REDIS_CONN_STRING"),
-        "the refusal names the setting"
+        why.contains("REDIS_CONN_STRING"),
+        "the refusal names the setting: {why}"
     );
     // The first node restarting (same data directory) takes its own claim back at once.
     signal(&a, "-KILL");
@@ -351,6 +339,158 @@ fn a_second_node_without_redis_refuses_to_start() {
     let mut a = start(&dsn, &a_dir, &[]);
     signal(&a, "-TERM");
     assert!(a.child.wait().unwrap().success());
+}
+
+/// Starts a node that must refuse to start: waits for it to exit (30 s at most), asserts it
+/// failed and returns what it wrote to stderr.
+fn refused(dsn: &str, data: &Path, env: &[(&str, String)]) -> String {
+    let mut b = spawn(dsn, data, env, free_port());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = b.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = b.kill();
+            panic!("the node kept running: {}", stderr(&mut b));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(!status.success());
+    stderr(&mut b)
+}
+
+/// Two processes on one data directory (the default `./data`) would share a node id and both
+/// hold the local-ledger lease: the second is refused at start. Fails without the data
+/// directory's lock: both ran and spent the same balance twice (-100 000 on 50 000).
+#[test]
+fn a_second_process_on_the_same_data_directory_refuses_to_start() {
+    let dir = Scratch::new("same-dir");
+    let dsn = sqlite(&dir.0);
+    let data = dir.0.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut a = start(&dsn, &data, &[]);
+    let why = refused(&dsn, &data, &[]);
+    assert!(
+        why.contains("DATA_DIR"),
+        "the refusal names the setting: {why}"
+    );
+    // The first one is untouched and still serves.
+    assert!(reqwest::blocking::get(format!("{}/api/status", a.base))
+        .unwrap()
+        .status()
+        .is_success());
+    signal(&a, "-TERM");
+    assert!(a.child.wait().unwrap().success());
+}
+
+/// The database records which ledger mode its nodes run in: a node with Redis does not start
+/// beside a running node without it, nor the other way round. Fails without the record: the
+/// second node started and both spent the same balances (-18 974).
+#[test]
+fn nodes_of_the_two_ledger_modes_never_share_a_database() {
+    let Some(redis) = std::env::var("TEST_REDIS_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_REDIS_URL must be set in CI"
+        );
+        println!("TEST_REDIS_URL not set: ledger modes not run");
+        return;
+    };
+    let dir = Scratch::new("modes");
+    let dsn = sqlite(&dir.0);
+    let (a_dir, b_dir) = (dir.0.join("a"), dir.0.join("b"));
+    std::fs::create_dir_all(&a_dir).unwrap();
+    std::fs::create_dir_all(&b_dir).unwrap();
+    let with_redis = [
+        ("REDIS_CONN_STRING", redis),
+        ("REDIS_KEY_PREFIX", format!("modes{}:", free_port())),
+    ];
+    let mut local = start(&dsn, &a_dir, &[]);
+    let why = refused(&dsn, &b_dir, &with_redis);
+    assert!(why.contains("in-memory ledger"), "{why}");
+    signal(&local, "-TERM");
+    assert!(local.child.wait().unwrap().success());
+    // The local node stopped cleanly (its claim released): a Redis node may start, and then
+    // a node without Redis may not.
+    let mut shared = start(&dsn, &b_dir, &with_redis);
+    let why = refused(&dsn, &a_dir, &[]);
+    assert!(
+        why.contains("share balances through Redis") && why.contains("REDIS_CONN_STRING"),
+        "{why}"
+    );
+    signal(&shared, "-TERM");
+    assert!(shared.child.wait().unwrap().success());
+    let mut local = start(&dsn, &a_dir, &[]);
+    signal(&local, "-TERM");
+    assert!(local.child.wait().unwrap().success());
+}
+
+/// Sets the local-ledger lease to another holder, as a node does that took it over while this
+/// one was paused past the lease (or gives it back: `None`).
+fn take_local_lease(dsn: &str, holder: Option<&str>) {
+    use diesel::RunQueryDsl;
+    let (pool, _) = switchboard_store::conn::connect(dsn, 1).unwrap();
+    let mut c = pool.get().unwrap();
+    let sql = match holder {
+        Some(h) => format!(
+            "UPDATE job_locks SET holder = '{h}', expires_at = {} WHERE name = 'ledger:local'",
+            switchboard_store::now() + 600
+        ),
+        None => "DELETE FROM job_locks WHERE name = 'ledger:local'".to_owned(),
+    };
+    assert_eq!(diesel::sql_query(sql).execute(&mut *c).unwrap(), 1);
+}
+
+/// The relay's answer: status and error code.
+fn chat_code(base: &str, key: &str) -> (u16, String) {
+    let r = reqwest::blocking::Client::new()
+        .post(format!("{base}/v1/chat/completions"))
+        .bearer_auth(key)
+        .json(&json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}))
+        .send()
+        .unwrap();
+    let status = r.status().as_u16();
+    let body: Value = r.json().unwrap_or(Value::Null);
+    let code = body["error"]["code"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (status, code)
+}
+
+/// A node without Redis whose local-ledger lease another node took over stops admitting relay
+/// requests (503 `ledger_lease_lost`) and starts again once the lease is free and its own
+/// again. Fails when it keeps serving and only logs: both nodes spent the balances (-18 985).
+#[test]
+fn a_node_that_lost_its_lease_admits_nothing_until_it_holds_it_again() {
+    let upstream = switchboard_mock_upstream::MockUpstream::start();
+    let dir = Scratch::new("lease-lost");
+    let dsn = sqlite(&dir.0);
+    let mut node = start(&dsn, &dir.0, &[]);
+    let key = setup(&node.base, &upstream.base_url, "sk-mock-ok", "gpt-4o-mini");
+    assert_eq!(chat_code(&node.base, &key).0, 200);
+    take_local_lease(&dsn, Some("another-node"));
+    // Within one renewal (10 s) the node sees it and stops admitting.
+    wait_until("the node stopped admitting", || {
+        chat_code(&node.base, &key) == (503, "ledger_lease_lost".to_owned())
+    });
+    let (_, _, served) = root_state(&dsn);
+    take_local_lease(&dsn, None);
+    wait_until("the node admits again", || {
+        chat_code(&node.base, &key).0 == 200
+    });
+    signal(&node, "-TERM");
+    assert!(node.child.wait().unwrap().success());
+    let (_, _, n) = root_state(&dsn);
+    assert_eq!(
+        n,
+        served + 1,
+        "nothing was served while the lease was another's"
+    );
 }
 
 /// A private Redis (AOF on, so that a restart keeps its data) on a free port.

@@ -167,3 +167,19 @@ mod tests {
         }
     }
 }
+
+/// The leases whose names start with `prefix` that are held at `now` (not expired): name and
+/// holder, by name (at most 100).
+pub fn held_with_prefix(
+    conn: &mut DbConn,
+    prefix: &str,
+    now: i64,
+) -> StoreResult<Vec<(String, String)>> {
+    Ok(job_locks::table
+        .filter(job_locks::name.like(format!("{prefix}%")))
+        .filter(job_locks::expires_at.ge(now))
+        .select((job_locks::name, job_locks::holder))
+        .order(job_locks::name.asc())
+        .limit(100)
+        .load(conn)?)
+}

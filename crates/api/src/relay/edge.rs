@@ -69,6 +69,12 @@ pub fn shortfall(s: &Shortfall) -> Refusal {
             "insufficient_quota",
             "insufficient_token_quota",
         ),
+        Shortfall::NotHeld => refusal(
+            503,
+            "This node does not hold its claim on the balances right now (another node may be using this database); it admits no request until it holds it again. Try again shortly.",
+            "server_error",
+            "ledger_lease_lost",
+        ),
         Shortfall::NotLoaded | Shortfall::Unavailable(_) => refusal(
             503,
             "The quota service is unavailable; try again shortly.",

@@ -280,6 +280,10 @@ pub struct Ledger {
     /// The generation whose hash was last made in Redis, and the first not dropped yet.
     markers_started: AtomicU64,
     markers_kept_from: AtomicU64,
+    /// Local mode behind a lease: milliseconds after `born` until which reservations are
+    /// admitted; `u64::MAX` when not fenced ([`Ledger::admit_until`]).
+    admit_until_ms: AtomicU64,
+    born: std::time::Instant,
 }
 
 impl Default for Ledger {
@@ -302,6 +306,8 @@ impl Default for Ledger {
             in_flight: Mutex::default(),
             markers_started: AtomicU64::new(0),
             markers_kept_from: AtomicU64::new(0),
+            admit_until_ms: AtomicU64::new(u64::MAX),
+            born: std::time::Instant::now(),
         }
         .with_marker_period(MARKER_PERIOD)
     }
@@ -330,6 +336,9 @@ pub enum Shortfall {
     NotLoaded,
     /// The shared store did not answer.
     Unavailable(String),
+    /// This node does not hold its database's local-ledger lease (another node may be spending
+    /// the same balances): nothing is admitted until it holds it again ([`Ledger::admit_until`]).
+    NotHeld,
 }
 
 /// Quota set aside for one request until it settles or is refunded. `id` 0 holds nothing (a
@@ -454,6 +463,25 @@ impl Ledger {
         self.marker_gen = AtomicU64::new(gen);
         self.markers_kept_from = AtomicU64::new(gen);
         self
+    }
+
+    /// Fences a ledger kept in this node's memory: reservations are admitted until `until` and
+    /// refused ([`Shortfall::NotHeld`]) after it, until it is moved on again. The holder of the
+    /// database's local-ledger lease moves it on at each renewal (`crate::cluster`): a node that
+    /// stopped renewing (paused, cut off from the database) stops admitting before the lease
+    /// can pass to another node. Settlements of requests already admitted go on.
+    pub fn admit_until(&self, until: std::time::Instant) {
+        let ms = until
+            .checked_duration_since(self.born)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX - 1));
+        self.admit_until_ms.store(ms, Ordering::SeqCst);
+    }
+
+    /// Whether reservations are admitted now (see [`Ledger::admit_until`]).
+    pub fn admitting(&self) -> bool {
+        let until = self.admit_until_ms.load(Ordering::Relaxed);
+        until == u64::MAX
+            || u64::try_from(self.born.elapsed().as_millis()).unwrap_or(u64::MAX) < until
     }
 
     /// The marker generation operations take now.
@@ -605,6 +633,9 @@ impl Ledger {
                     Err(Shortfall::Unavailable(e.to_string()))
                 }
             };
+        }
+        if !self.admitting() {
+            return Err(Shortfall::NotHeld);
         }
         let mut g = self.lock();
         let Some(user) = g.users.get(&user_id).copied() else {

@@ -449,7 +449,7 @@ impl Turns {
                     Err(s @ (Shortfall::User | Shortfall::Token)) => {
                         return ClientEvent::Refused(s)
                     }
-                    Err(Shortfall::NotLoaded | Shortfall::Unavailable(_)) => {
+                    Err(Shortfall::NotLoaded | Shortfall::Unavailable(_) | Shortfall::NotHeld) => {
                         return ClientEvent::Unavailable
                     }
                 };

@@ -123,6 +123,14 @@ impl TestDb {
 /// error, as a database refuses a value it cannot store. The refusal is about the data (the
 /// connection stays usable) and sanitising cannot lift it (it keeps the request id), so tests of
 /// the isolating flush can park a record on every backend.
+/// Runs `sql` as it is on `conn` (test support: `BEGIN IMMEDIATE` to hold SQLite's write lock
+/// from another connection, `ROLLBACK` to give it back).
+pub fn execute_raw(conn: &mut crate::DbConn, sql: &str) {
+    use diesel::connection::SimpleConnection;
+    conn.batch_execute(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
 pub fn refuse_log_request_id(conn: &mut crate::DbConn, request_id: &str) {
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let rid = request_id.replace('\'', "''");

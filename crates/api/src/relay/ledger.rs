@@ -284,6 +284,9 @@ pub struct Ledger {
     /// admitted; `u64::MAX` when not fenced ([`Ledger::admit_until`]).
     admit_until_ms: AtomicU64,
     born: std::time::Instant,
+    /// Redis mode: Redis lost its data (see `shared`'s epoch); nothing is admitted until the
+    /// balances are rebuilt from the database ([`Ledger::rebuild_with`]).
+    lost: std::sync::atomic::AtomicBool,
 }
 
 impl Default for Ledger {
@@ -308,10 +311,14 @@ impl Default for Ledger {
             markers_kept_from: AtomicU64::new(0),
             admit_until_ms: AtomicU64::new(u64::MAX),
             born: std::time::Instant::now(),
+            lost: std::sync::atomic::AtomicBool::new(false),
         }
         .with_marker_period(MARKER_PERIOD)
     }
 }
+
+/// Why a reservation is refused while the balances are rebuilt after Redis lost its data.
+const LOST: &str = "Redis lost its data: the balances are being rebuilt from the database";
 
 /// Milliseconds since the epoch (the marker generations count periods of it).
 fn epoch_ms() -> u64 {
@@ -605,8 +612,17 @@ impl Ledger {
         let max = bounds.max.max(min);
         let id = self.next_id();
         if let Some(sh) = &self.shared {
+            if self.lost.load(Ordering::SeqCst) {
+                return Err(Shortfall::Unavailable(LOST.into()));
+            }
             let expires = crate::relay::shared::reservation_expiry();
             return match sh.reserve(id, user_id, token_id, min, max, expires).await {
+                Ok(Reserve::Lost) => {
+                    self.lost.store(true, Ordering::SeqCst);
+                    // The applier's loop rebuilds.
+                    self.queued_signal.notify_one();
+                    Err(Shortfall::Unavailable(LOST.into()))
+                }
                 Ok(Reserve::Ok(amount)) => {
                     self.outstanding.fetch_add(1, Ordering::SeqCst);
                     Ok(Reservation {
@@ -1397,6 +1413,60 @@ impl Ledger {
         E: From<String>,
     {
         self.reclaim_with(false, read).await
+    }
+
+    /// Redis mode: whether the balances must be rebuilt (a reservation found that Redis lost its
+    /// data); the applier's loop also asks Redis itself ([`super::shared::Shared::epoch_lost`]).
+    pub fn needs_rebuild(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
+    }
+
+    /// Redis mode, after Redis lost its data (restarted without persistence, flushed): rebuilds
+    /// the balances from the database before anything is admitted again. Nothing is admitted
+    /// meanwhile. Under the applier's and the writer's locks: the settlements queued are applied
+    /// (to the new data set: the charges their records keep are what the database gets), every
+    /// consume record of this node is written through `write` *without* telling Redis (the
+    /// amounts it would subtract were lost with the data), this node's unwritten fields go,
+    /// every account Redis holds is set from the database through `read` (`balance = database
+    /// value - what the other nodes have not written yet`), and the node takes the data set's
+    /// epoch. Operations waiting for a retry belonged to the lost data: their effects are in
+    /// the database (credits, flushes) or in the records (settlements), so they go. Returns the
+    /// accounts set; an error leaves the node refusing, to try again.
+    pub async fn rebuild_with<W, WFut, R, RFut, E>(&self, write: W, read: R) -> Result<usize, E>
+    where
+        W: FnOnce(Vec<ConsumeRecord>) -> WFut,
+        WFut: std::future::Future<Output = Result<Vec<ConsumeRecord>, (Vec<ConsumeRecord>, E)>>,
+        R: FnOnce(Vec<i64>, Vec<i64>) -> RFut,
+        RFut: std::future::Future<Output = Result<DbValues, E>>,
+        E: From<String>,
+    {
+        let Some(sh) = &self.shared else {
+            return Ok(0);
+        };
+        self.lost.store(true, Ordering::SeqCst);
+        let _one_applier = self.apply_lock.lock().await;
+        Self::lock_queue(&self.retry).clear();
+        self.apply_locked(sh).await;
+        let _one_writer = self.flush_lock.lock().await;
+        let batch = std::mem::take(&mut self.lock().pending);
+        if !batch.is_empty() {
+            if let Err((batch, e)) = write(batch).await {
+                let mut g = self.lock();
+                let newer = std::mem::replace(&mut g.pending, batch);
+                g.pending.extend(newer);
+                return Err(e);
+            }
+        }
+        // What the applier above could not apply waits for a retry against the new data set:
+        // its records were written already, so it goes too.
+        Self::lock_queue(&self.retry).clear();
+        let e = |e: redis::RedisError| E::from(e.to_string());
+        sh.drop_unflushed().await.map_err(e)?;
+        let accounts = sh.accounts().await.map_err(e)?;
+        let n = self.resync_shared(sh, accounts, read).await?;
+        sh.adopt_epoch().await.map_err(e)?;
+        self.lost.store(false, Ordering::SeqCst);
+        Ok(n)
     }
 
     /// Redis mode, at start: this node's unwritten consumption and reservations of an earlier

@@ -624,42 +624,7 @@ pub async fn flush_ledger(state: &AppState) -> ApiResult<usize> {
     let written = state
         .relay
         .ledger
-        .flush(|batch| async move {
-            let batch = Arc::new(batch);
-            let for_db = Arc::clone(&batch);
-            let res = actix_web::web::block(move || {
-                let mut c = pool.get().map_err(ApiError::internal)?;
-                switchboard_store::logs::settle_isolated(&mut c, &for_db).map_err(ApiError::from)
-            })
-            .await
-            .map_err(ApiError::internal)
-            .and_then(|r| r);
-            match res {
-                Ok(outcome) => {
-                    if outcome.sanitised > 0 {
-                        tracing::warn!(
-                            "{} consume records were refused by the database and written sanitised",
-                            outcome.sanitised
-                        );
-                    }
-                    for p in &outcome.parked {
-                        tracing::error!(
-                            request_id = p.request_id.as_deref().unwrap_or(""),
-                            user_id = p.user_id,
-                            token_id = p.token_id,
-                            quota = p.quota,
-                            "a consume record the database refused was parked in dead_letters \
-                             and not charged: {}",
-                            p.reason
-                        );
-                    }
-                    // The blocking closure is done with its handle: the buffer comes back whole
-                    // for the next batch (or, should it not, a new one is grown).
-                    Ok(Arc::try_unwrap(batch).unwrap_or_default())
-                }
-                Err(e) => Err((Arc::try_unwrap(batch).unwrap_or_else(|b| (*b).clone()), e)),
-            }
-        })
+        .flush(|batch| write_records(pool, batch))
         .await;
     if written.is_ok() {
         state.relay.last_flush.store(
@@ -668,6 +633,68 @@ pub async fn flush_ledger(state: &AppState) -> ApiResult<usize> {
         );
     }
     written
+}
+
+type WriteResult = Result<
+    Vec<switchboard_store::logs::ConsumeRecord>,
+    (Vec<switchboard_store::logs::ConsumeRecord>, ApiError),
+>;
+
+/// Writes a batch of consume records to the database in one transaction (each refused record
+/// sanitised or parked in dead_letters); the batch's buffer comes back for the next one, or
+/// with the records on failure.
+async fn write_records(
+    pool: switchboard_store::Pool,
+    batch: Vec<switchboard_store::logs::ConsumeRecord>,
+) -> WriteResult {
+    let batch = Arc::new(batch);
+    let for_db = Arc::clone(&batch);
+    let res = actix_web::web::block(move || {
+        let mut c = pool.get().map_err(ApiError::internal)?;
+        switchboard_store::logs::settle_isolated(&mut c, &for_db).map_err(ApiError::from)
+    })
+    .await
+    .map_err(ApiError::internal)
+    .and_then(|r| r);
+    match res {
+        Ok(outcome) => {
+            if outcome.sanitised > 0 {
+                tracing::warn!(
+                    "{} consume records were refused by the database and written sanitised",
+                    outcome.sanitised
+                );
+            }
+            for p in &outcome.parked {
+                tracing::error!(
+                    request_id = p.request_id.as_deref().unwrap_or(""),
+                    user_id = p.user_id,
+                    token_id = p.token_id,
+                    quota = p.quota,
+                    "a consume record the database refused was parked in dead_letters \
+                     and not charged: {}",
+                    p.reason
+                );
+            }
+            // The blocking closure is done with its handle: the buffer comes back whole for
+            // the next batch (or, should it not, a new one is grown).
+            Ok(Arc::try_unwrap(batch).unwrap_or_default())
+        }
+        Err(e) => Err((Arc::try_unwrap(batch).unwrap_or_else(|b| (*b).clone()), e)),
+    }
+}
+
+/// Redis mode, after Redis lost its data: writes this node's consume records and sets every
+/// account from the database before anything is admitted again ([`ledger::Ledger::rebuild_with`]).
+pub async fn rebuild_ledger(state: &AppState) -> ApiResult<usize> {
+    let pool = state.ledger_pool().clone();
+    state
+        .relay
+        .ledger
+        .rebuild_with(
+            |batch| write_records(pool, batch),
+            |users, tokens| read_balances(state, users, tokens),
+        )
+        .await
 }
 
 /// Reads the database values of users and keys (for the ledger's resync and reconcile).
@@ -740,12 +767,36 @@ pub fn spawn_applier(state: actix_web::web::Data<AppState>) {
     }
     actix_web::rt::spawn(async move {
         let mut last_reap = Instant::now();
+        let mut last_epoch_check = Instant::now();
         loop {
             let _ = actix_web::rt::time::timeout(
                 Duration::from_secs(1),
                 state.relay.ledger.queued_changed(),
             )
             .await;
+            // Redis lost its data (a reservation found out, or its epoch is gone): the
+            // balances are rebuilt from the database before anything is admitted again.
+            if let Some(sh) = state.relay.ledger.shared() {
+                // Asked of Redis once a second at most (the loop wakes at every settlement).
+                let ask = last_epoch_check.elapsed() >= Duration::from_secs(1);
+                if ask {
+                    last_epoch_check = Instant::now();
+                }
+                let lost = state.relay.ledger.needs_rebuild()
+                    || (ask && sh.epoch_lost().await.unwrap_or(false));
+                if lost {
+                    match rebuild_ledger(&state).await {
+                        Ok(n) => tracing::warn!(
+                            accounts = n,
+                            "Redis had lost its data: the balances were rebuilt from the database"
+                        ),
+                        Err(e) => tracing::error!(
+                            "Redis lost its data and rebuilding the balances failed (retried; \
+                             nothing is admitted meanwhile): {e}"
+                        ),
+                    }
+                }
+            }
             state.relay.ledger.apply_queued().await;
             state.relay.ledger.rotate_markers().await;
             if last_reap.elapsed() >= Duration::from_secs(60) {

@@ -22,6 +22,11 @@
 //! - `{p}acc`: every account key loaded (for the periodic resync); `{p}nacc:{node}`: the
 //!   accounts with unwritten consumption of `node`.
 //! - `{p}rl:{name}`: rate-limit state.
+//! - `{p}epoch`: a random value set once per data set (by the first node that finds it missing).
+//!   Each node keeps the one it rebuilt its view on; a Redis that lost its data (restarted
+//!   without persistence, flushed) no longer has it, and every reservation is refused until the
+//!   node has rebuilt the balances from the database ([`Shared::epoch_lost`], the ledger's
+//!   `rebuild_with`).
 
 use redis::aio::ConnectionManager;
 use redis::Script;
@@ -34,6 +39,8 @@ pub struct Shared {
     conn: ConnectionManager,
     prefix: String,
     node: String,
+    /// The data set's epoch this node's view is built on (see the module's `{p}epoch`).
+    epoch: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 /// Outcome of a reservation script.
@@ -45,6 +52,8 @@ pub enum Reserve {
     TokenShort,
     /// An account is not in Redis yet (first use, or Redis lost its data): load it and retry.
     NotLoaded,
+    /// Redis no longer has the epoch this node's view is built on: it lost its data.
+    Lost,
 }
 
 /// Which account a key names.
@@ -80,10 +89,12 @@ pub struct Settlement {
     pub gen: u64,
 }
 
-/// KEYS: user, token, rz, withdrawal marker. ARGV: min, max, "{node}:{id}", expiry ms, has
-/// token. Returns the amount reserved, or -1 not loaded, -2 user short, -3 token short, -4
-/// withdrawn. An account is loaded when its hash has a balance (which `HMGET` answers).
+/// KEYS: user, token, rz, withdrawal marker, epoch. ARGV: min, max, "{node}:{id}", expiry ms,
+/// has token, epoch. Returns the amount reserved, or -1 not loaded, -2 user short, -3 token
+/// short, -4 withdrawn, -5 another epoch (Redis lost its data). An account is loaded when its
+/// hash has a balance (which `HMGET` answers).
 const RESERVE: &str = r"
+if redis.call('GET', KEYS[5]) ~= ARGV[6] then return -5 end
 local min = tonumber(ARGV[1])
 local max = tonumber(ARGV[2])
 local tok = ARGV[5] == '1'
@@ -286,6 +297,18 @@ end
 return accts
 ";
 
+/// KEYS: nacc of the node. ARGV: node field. This node's unwritten consumption is all in the
+/// database now (a rebuild): its fields go. Returns the accounts touched.
+const DROP_UNFLUSHED: &str = r"
+local accts = redis.call('SMEMBERS', KEYS[1])
+for _, k in ipairs(accts) do
+  redis.call('HDEL', k, ARGV[1])
+  redis.call('HINCRBY', k, 'ver', 1)
+end
+redis.call('DEL', KEYS[1])
+return accts
+";
+
 /// KEYS: nodes set, rz. ARGV: prefix, this node. Nodes whose heartbeat lapsed (they died and did
 /// not come back, or came back with another data directory): what they left unwritten is gone
 /// and their reservations belong to requests that no longer exist. Returns the accounts touched.
@@ -354,6 +377,7 @@ fn with_release(src: &'static str) -> Script {
 static BUCKET_S: LazyLock<Script> = LazyLock::new(|| script(BUCKET));
 static CANCEL_S: LazyLock<Script> = LazyLock::new(|| with_release(CANCEL));
 static CREDIT_S: LazyLock<Script> = LazyLock::new(|| script(CREDIT));
+static DROP_UNFLUSHED_S: LazyLock<Script> = LazyLock::new(|| script(DROP_UNFLUSHED));
 static FLUSHED_S: LazyLock<Script> = LazyLock::new(|| script(FLUSHED));
 static FORGET_S: LazyLock<Script> = LazyLock::new(|| script(FORGET));
 static LOAD_S: LazyLock<Script> = LazyLock::new(|| script(LOAD));
@@ -404,12 +428,72 @@ impl Shared {
             .set_number_of_retries(2)
             .set_max_delay(std::time::Duration::from_millis(500));
         let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
-        Ok(Shared {
+        let shared = Shared {
             client,
             conn,
             prefix: prefix.to_owned(),
             node: node.to_owned(),
-        })
+            epoch: std::sync::Arc::default(),
+        };
+        shared.adopt_epoch().await?;
+        Ok(shared)
+    }
+
+    fn epoch_key(&self) -> String {
+        format!("{}epoch", self.prefix)
+    }
+
+    fn epoch(&self) -> String {
+        match self.epoch.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// Builds this node's view on Redis's current data set: its epoch, set first when Redis
+    /// has none (a new or emptied data set). Call once the view is built (at start; after a
+    /// rebuild).
+    pub async fn adopt_epoch(&self) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        let fresh = crate::auth::random_string(24);
+        let (epoch,): (String,) = redis::pipe()
+            .cmd("SET")
+            .arg(self.epoch_key())
+            .arg(&fresh)
+            .arg("NX")
+            .ignore()
+            .cmd("GET")
+            .arg(self.epoch_key())
+            .query_async(&mut c)
+            .await?;
+        match self.epoch.lock() {
+            Ok(mut g) => *g = epoch,
+            Err(p) => *p.into_inner() = epoch,
+        }
+        Ok(())
+    }
+
+    /// Whether Redis no longer has the data set this node's view is built on (its epoch is
+    /// missing or another): the balances must be rebuilt from the database.
+    pub async fn epoch_lost(&self) -> redis::RedisResult<bool> {
+        let mut c = self.conn.clone();
+        let now: Option<String> = redis::cmd("GET")
+            .arg(self.epoch_key())
+            .query_async(&mut c)
+            .await?;
+        Ok(now.as_deref() != Some(self.epoch().as_str()))
+    }
+
+    /// A rebuild: this node's unwritten consumption was written to the database, so its
+    /// per-node fields go. Returns the accounts touched.
+    pub async fn drop_unflushed(&self) -> redis::RedisResult<Vec<Account>> {
+        let mut c = self.conn.clone();
+        let keys: Vec<String> = DROP_UNFLUSHED_S
+            .key(self.nacc())
+            .arg(self.uf())
+            .invoke_async(&mut c)
+            .await?;
+        Ok(keys.iter().filter_map(|k| self.parse_key(k)).collect())
     }
 
     /// Whether Redis answers (`PING`), for the readiness probe.
@@ -512,17 +596,20 @@ impl Shared {
             .key(self.token(token.max(0)))
             .key(self.rz())
             .key(self.withdrawn(id))
+            .key(self.epoch_key())
             .arg(min)
             .arg(max)
             .arg(self.tag(id))
             .arg(expires)
             .arg(if token > 0 { "1" } else { "0" })
+            .arg(self.epoch())
             .invoke_async(&mut c)
             .await?;
         Ok(match r {
             r if r >= 0 => Reserve::Ok(r),
             -2 => Reserve::UserShort,
             -3 => Reserve::TokenShort,
+            -5 => Reserve::Lost,
             _ => Reserve::NotLoaded,
         })
     }

@@ -1145,3 +1145,124 @@ async fn n_answers_are_reserved_and_limited_together() {
         n_answers_share_the_covered_output(app).await;
     }
 }
+
+/// Redis restarted without persistence while consumption it had charged was not in the
+/// database yet (the database's write lock held): the node finds the data set gone (its
+/// epoch), admits nothing until it has written its records and set every balance from the
+/// database, and the books then agree to the unit: Redis' balances are the database's, the
+/// database's are the start less the consume logs. Fails without the epoch: the request after
+/// the restart was admitted on the database's stale balance and, once the records were written,
+/// Redis stayed above the database by what they charged, resync after resync.
+#[actix_web::test]
+async fn redis_that_lost_its_data_is_rebuilt_from_the_database() {
+    use std::time::Duration;
+    if !crate::common::redis_configured("Redis losing its data") {
+        return;
+    }
+    let mut redis = crate::common::PrivateRedis::start();
+    let db = TestDb::sqlite();
+    let dsn = db.dsn.clone();
+    let prefix = format!("sblost:{}:", crate::common::unique());
+    let app = TestApp::node_at(db, &redis.url(), &prefix, "n1").await;
+    let (user_start, key_start) = (1_000_000, 500_000);
+    let s = app
+        .relay_setup(
+            user_start,
+            json!({"unlimited_quota": false, "remain_quota": key_start}),
+        )
+        .await;
+    let chat = json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]});
+    assert_eq!(
+        app.relay(&s.key, "/v1/chat/completions", chat.clone())
+            .await
+            .status,
+        200
+    );
+    app.flushed().await;
+    // Another connection holds SQLite's write lock: what follows is charged in Redis only.
+    let (pool, _) = switchboard_store::conn::connect(&dsn, 1).unwrap();
+    let mut lock = pool.get().unwrap();
+    switchboard_store::testing::execute_raw(&mut lock, "BEGIN IMMEDIATE");
+    for _ in 0..4 {
+        assert_eq!(
+            app.relay(&s.key, "/v1/chat/completions", chat.clone())
+                .await
+                .status,
+            200
+        );
+    }
+    redis.restart_empty();
+    // Once the node reaches the new Redis: refused (the rebuild waits for the database), or
+    // admitted on the database's balance, which lacks the four charges.
+    let started = std::time::Instant::now();
+    let admitted_stale = loop {
+        let r = app
+            .relay(&s.key, "/v1/chat/completions", chat.clone())
+            .await;
+        if r.status == 200 {
+            break true;
+        }
+        assert_eq!(
+            r.body["error"]["code"], "ledger_unavailable",
+            "{:?}",
+            r.body
+        );
+        if app.state.relay.ledger.needs_rebuild() {
+            break false;
+        }
+        assert!(started.elapsed() < Duration::from_secs(15), "Redis is back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    switchboard_store::testing::execute_raw(&mut lock, "ROLLBACK");
+    drop(lock);
+    let started = std::time::Instant::now();
+    loop {
+        let r = app
+            .relay(&s.key, "/v1/chat/completions", chat.clone())
+            .await;
+        if r.status == 200 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the node admits again once rebuilt: {:?}",
+            r.body
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    app.flushed().await;
+    switchboard_api::relay::resync_ledger(&app.state)
+        .await
+        .unwrap();
+    let logs = app.consume_logs(s.user_id).await;
+    assert_eq!(
+        logs.len(),
+        6 + usize::from(admitted_stale),
+        "every served request has its log"
+    );
+    let spent: i64 = logs.iter().map(|l| l.quota).sum();
+    assert!(spent > 0);
+    let u = users::find(&mut app.conn(), s.user_id).unwrap();
+    let t = tokens::find(&mut app.conn(), s.token_id).unwrap();
+    assert_eq!(u.quota, user_start - spent);
+    assert_eq!(t.remain_quota, key_start - spent);
+    let sh = app.state.relay.shared().unwrap();
+    assert_eq!(
+        sh.user_balance(s.user_id).await.unwrap(),
+        Some(u.quota),
+        "Redis holds the database's balance"
+    );
+    assert_eq!(
+        sh.field(
+            switchboard_api::relay::shared::Account::Token(s.token_id),
+            "bal"
+        )
+        .await
+        .unwrap(),
+        Some(t.remain_quota)
+    );
+    assert!(
+        !admitted_stale,
+        "nothing is admitted before the balances are rebuilt"
+    );
+}

@@ -513,6 +513,15 @@ impl PrivateRedis {
         ends
     }
 
+    /// Restarts the server with nothing kept (as one without persistence restarts): every key
+    /// is gone.
+    pub fn restart_empty(&mut self) {
+        self.down();
+        let _ = std::fs::remove_dir_all(&self.dir);
+        std::fs::create_dir_all(&self.dir).unwrap();
+        self.up();
+    }
+
     /// Kills the server (a crash: open connections are dropped, new ones refused).
     pub fn down(&mut self) {
         if let Some(mut c) = self.child.take() {

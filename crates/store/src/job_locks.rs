@@ -100,6 +100,22 @@ pub fn all(conn: &mut DbConn) -> StoreResult<Vec<(String, String, i64)>> {
         .load(conn)?)
 }
 
+/// The leases whose names start with `prefix` that are held at `now` (not expired): name and
+/// holder, by name (at most 100).
+pub fn held_with_prefix(
+    conn: &mut DbConn,
+    prefix: &str,
+    now: i64,
+) -> StoreResult<Vec<(String, String)>> {
+    Ok(job_locks::table
+        .filter(job_locks::name.like(format!("{prefix}%")))
+        .filter(job_locks::expires_at.ge(now))
+        .select((job_locks::name, job_locks::holder))
+        .order(job_locks::name.asc())
+        .limit(100)
+        .load(conn)?)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -166,20 +182,4 @@ mod tests {
             }
         }
     }
-}
-
-/// The leases whose names start with `prefix` that are held at `now` (not expired): name and
-/// holder, by name (at most 100).
-pub fn held_with_prefix(
-    conn: &mut DbConn,
-    prefix: &str,
-    now: i64,
-) -> StoreResult<Vec<(String, String)>> {
-    Ok(job_locks::table
-        .filter(job_locks::name.like(format!("{prefix}%")))
-        .filter(job_locks::expires_at.ge(now))
-        .select((job_locks::name, job_locks::holder))
-        .order(job_locks::name.asc())
-        .limit(100)
-        .load(conn)?)
 }

@@ -72,14 +72,20 @@ mod tests {
             ),
             ("<script>alert(1)</script><b>x</b>", "<b>x</b>"),
             (r#"<img src=x onerror="alert(1)">"#, r#"<img src="x">"#),
+            (r#"<iframe src="https://evil.example"></iframe>ok"#, "ok"),
             (
-                r#"<iframe src="https://evil.example"></iframe>ok"#,
-                "ok",
+                r#"<a href="javascript:alert(1)">a</a>"#,
+                r#"<a rel="noopener noreferrer">a</a>"#,
             ),
-            (r#"<a href="javascript:alert(1)">a</a>"#, r#"<a rel="noopener noreferrer">a</a>"#),
-            (r#"<a href="data:text/html,x">a</a>"#, r#"<a rel="noopener noreferrer">a</a>"#),
+            (
+                r#"<a href="data:text/html,x">a</a>"#,
+                r#"<a rel="noopener noreferrer">a</a>"#,
+            ),
             (r#"<p style="position:fixed">p</p>"#, "<p>p</p>"),
-            ("<base href=\"https://evil.example/\"><link rel=stylesheet href=x>t", "t"),
+            (
+                "<base href=\"https://evil.example/\"><link rel=stylesheet href=x>t",
+                "t",
+            ),
             ("<form action=x><input name=a></form>f", "f"),
             ("<style>body{display:none}</style>s", "s"),
         ];
@@ -123,6 +129,9 @@ mod tests {
             page_content("https://x.example <script>alert(1)</script>"),
             "https://x.example "
         );
-        assert_eq!(page_content("<meta http-equiv=refresh content=0>About"), "About");
+        assert_eq!(
+            page_content("<meta http-equiv=refresh content=0>About"),
+            "About"
+        );
     }
 }

@@ -16,7 +16,11 @@ fn help_pages_may_be_framed_by_the_site_and_nothing_else_may() {
     for dir in ["help/guides", "help/tools"] {
         std::fs::create_dir_all(console.join(dir)).unwrap();
     }
-    std::fs::write(console.join("index.html"), "<!doctype html><title>c</title>").unwrap();
+    std::fs::write(
+        console.join("index.html"),
+        "<!doctype html><title>c</title>",
+    )
+    .unwrap();
     std::fs::write(console.join("theme.js"), "// theme").unwrap();
     std::fs::write(
         console.join("help/guides/index.html"),
@@ -46,7 +50,11 @@ fn help_pages_may_be_framed_by_the_site_and_nothing_else_may() {
                 .unwrap_or("")
                 .to_owned()
         };
-        (r.status().as_u16(), get("x-frame-options"), get("content-security-policy"))
+        (
+            r.status().as_u16(),
+            get("x-frame-options"),
+            get("content-security-policy"),
+        )
     };
 
     for path in [

@@ -1761,7 +1761,10 @@ async fn administrator_html_is_served_cleaned() {
             "{key}"
         );
         admin
-            .put("/api/option", json!({"key": key, "value": "javascript:alert(1)"}))
+            .put(
+                "/api/option",
+                json!({"key": key, "value": "javascript:alert(1)"}),
+            )
             .await
             .ok();
         // Not an address: shown as text, never framed or followed.

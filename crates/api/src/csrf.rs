@@ -97,8 +97,8 @@ fn from_this_site(req: &HttpRequest) -> Result<(), ApiError> {
 
 /// For the GET that finishes a third-party sign-in (`/api/oauth/{provider}`), which binds the
 /// identity to a signed-in caller: with the session cookie, the request must come from this
-/// site, so that a link or image on another site cannot bind its author's WeChat account (whose
-/// flow has no state) to the visitor's account.
+/// site, so that a link or image on another site cannot bind its author's identity to the
+/// visitor's account (a second guard beside the sign-in state every provider's flow carries).
 pub fn check_signed_in_get(req: &HttpRequest) -> Result<(), ApiError> {
     if has_access_token(req) || !has_session_cookie(req) {
         return Ok(());

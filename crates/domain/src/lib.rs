@@ -6,6 +6,7 @@ pub mod channel_settings;
 pub mod dispatch;
 pub mod error;
 pub mod group;
+pub mod html;
 pub mod invoice;
 pub mod log;
 pub mod net;

@@ -21,8 +21,13 @@ pub enum OptionKind {
     },
     /// A share: a number greater than 0 and at most 1 (refused with `invalid_ratio`).
     Ratio,
-    /// Free text (HTML, Markdown, names).
+    /// Free text (names, plain text).
     Text,
+    /// HTML shown in the console (notice, footer): stored cleaned by [`crate::html::sanitize`].
+    Html,
+    /// A page (About, home page): an `http(s)://` address to show in a frame, or HTML cleaned by
+    /// [`crate::html::sanitize`] ([`crate::html::page_content`]).
+    Page,
     /// An http(s) URL, stored without its trailing slash; empty allowed.
     Url,
     /// JSON text whose top level is an object.
@@ -79,6 +84,8 @@ const fn secret(key: &'static str) -> OptionDef {
 const BOOL: OptionKind = OptionKind::Bool;
 const TEXT: OptionKind = OptionKind::Text;
 const URL: OptionKind = OptionKind::Url;
+const HTML: OptionKind = OptionKind::Html;
+const PAGE: OptionKind = OptionKind::Page;
 const fn int(min: i64, max: i64) -> OptionKind {
     OptionKind::Int { min, max }
 }
@@ -94,10 +101,10 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("SystemName", TEXT, "Switchboard"),
     def("Logo", URL, ""),
     root("ServerAddress", URL, ""),
-    def("Footer", TEXT, ""),
-    def("Notice", TEXT, ""),
-    def("About", TEXT, ""),
-    def("HomePageContent", TEXT, ""),
+    def("Footer", HTML, ""),
+    def("Notice", HTML, ""),
+    def("About", PAGE, ""),
+    def("HomePageContent", PAGE, ""),
     def("TopUpLink", URL, ""),
     def("ChatLink", URL, ""),
     def("ChatLinks", OptionKind::JsonArray, DEFAULT_CHAT_LINKS),
@@ -210,6 +217,38 @@ pub const CATALOGUE: &[OptionDef] = &[
     def("MjNotifyEnabled", BOOL, "false"),
 ];
 
+/// Schemes a chat-client link (`ChatLinks`) may use: web addresses, and the own schemes of the
+/// built-in desktop clients (AMA 问天 `ama://`, OpenCat `opencat://`, spec "Chat-link entry").
+/// Anything else (`javascript:`, `data:`, `file:`, ...) is refused with `invalid_chat_link`.
+pub const CHAT_LINK_SCHEMES: [&str; 4] = ["http", "https", "ama", "opencat"];
+
+/// Every entry of a `ChatLinks` list is an object whose `url` starts with one of
+/// [`CHAT_LINK_SCHEMES`] (`scheme:`, letters compared without case).
+fn chat_links(items: &[Value]) -> Result<(), DomainError> {
+    for (i, item) in items.iter().enumerate() {
+        let url = item
+            .get("url")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .unwrap_or("");
+        let scheme = url.split_once(':').map(|(s, _)| s).unwrap_or("");
+        if !CHAT_LINK_SCHEMES
+            .iter()
+            .any(|allowed| scheme.eq_ignore_ascii_case(allowed))
+        {
+            return Err(DomainError::invalid_coded(
+                "invalid_chat_link",
+                "ChatLinks",
+                format!(
+                    "entry {} has the address {url:?}: a chat link must start with http://, https://, ama:// or opencat://",
+                    i + 1
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn find(key: &str) -> Option<&'static OptionDef> {
     // Read on the relay path for every setting left at its default (several per request): a
     // map, not a scan of the catalogue, hashed with FNV-1a (the keys are ours and short; the
@@ -297,6 +336,8 @@ pub fn normalize(key: &str, value: &Value) -> Result<String, DomainError> {
             )),
         },
         OptionKind::Text => Ok(text),
+        OptionKind::Html => Ok(crate::html::sanitize(&text)),
+        OptionKind::Page => Ok(crate::html::page_content(&text)),
         OptionKind::Token { max } => {
             let ok = text.len() <= max
                 && text
@@ -317,6 +358,10 @@ pub fn normalize(key: &str, value: &Value) -> Result<String, DomainError> {
             _ => Err(DomainError::invalid(field, "must be a JSON object")),
         },
         OptionKind::JsonArray => match validate::json_text(field, &text)? {
+            Value::Array(items) if field == "ChatLinks" => {
+                chat_links(&items)?;
+                Ok(text)
+            }
             Value::Array(_) => Ok(text),
             _ => Err(DomainError::invalid(field, "must be a JSON array")),
         },
@@ -433,6 +478,23 @@ mod tests {
         assert!(normalize("RechargeDiscount", &json!("[1]")).is_err());
         assert!(normalize("RechargeDiscount", &json!("{oops")).is_err());
         assert!(normalize("ChatLinks", &json!("{}")).is_err());
+        assert!(normalize("ChatLinks", &json!(DEFAULT_CHAT_LINKS)).is_ok());
+        for bad in [
+            r#"[{"name":"x","url":"javascript:alert(1)//{key}"}]"#,
+            r#"[{"name":"x","url":" JavaScript:alert(1)"}]"#,
+            r#"[{"name":"x","url":"data:text/html,<script>"}]"#,
+            r#"[{"name":"x","url":"//evil.example/{key}"}]"#,
+            r#"[{"name":"x"}]"#,
+            r#"["https://example.com"]"#,
+        ] {
+            let e = normalize("ChatLinks", &json!(bad)).unwrap_err();
+            assert_eq!(e.code(), "invalid_chat_link", "{bad}");
+        }
+        assert!(normalize(
+            "ChatLinks",
+            &json!(r#"[{"name":"x","url":"HTTPS://chat.example/#/?key={key}"}]"#)
+        )
+        .is_ok());
         // Telegram accepts only these characters in a webhook secret.
         assert_eq!(
             normalize("TelegramWebhookSecret", &json!("a-Z_9")).unwrap(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fillChatLink, isJumpable, isWebLink, matchesChatLink, parseChatLinks, serverAddress } from './chat-links'
+import { fillChatLink, isChatLinkScheme, isJumpable, isWebLink, matchesChatLink, parseChatLinks, serverAddress } from './chat-links'
 
 const DEFAULTS = [
   { name: 'ChatGPT Next', url: 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{server}"}', show: true, sort: 1 },
@@ -13,6 +13,14 @@ describe('chat links', () => {
     expect(links.map((l) => l.name)).toEqual(['ChatGPT Next', 'AMA'])
     expect(parseChatLinks(DEFAULTS, { includeHidden: true }).map((l) => l.name)).toEqual(['ChatGPT Next', 'AMA', 'OpenCat'])
     expect(parseChatLinks('not a list')).toEqual([])
+  })
+
+  it('accepts web links and the built-in clients\' schemes only, as the server does', () => {
+    for (const l of DEFAULTS) expect(isChatLinkScheme(l.url)).toBe(true)
+    expect(isChatLinkScheme('HTTPS://chat.example/')).toBe(true)
+    for (const bad of ['javascript:alert(1)', ' JavaScript:alert(1)', 'data:text/html,x', 'vbscript:x', '//evil.example/', 'chat.example', '']) {
+      expect(isChatLinkScheme(bad)).toBe(false)
+    }
   })
 
   it('fills {key} and {server} everywhere they appear', () => {

@@ -33,6 +33,15 @@ export function fillChatLink(template: string, key: string, server: string): str
   return template.replaceAll('{key}', key).replaceAll('{server}', server)
 }
 
+/** The schemes a chat link may use (the server refuses others with `invalid_chat_link`). */
+export const CHAT_LINK_SCHEMES = ['http:', 'https:', 'ama:', 'opencat:'] as const
+
+/** Whether a chat link's address starts with one of {@link CHAT_LINK_SCHEMES}. */
+export function isChatLinkScheme(url: string): boolean {
+  const scheme = schemeOf(url)
+  return scheme !== undefined && (CHAT_LINK_SCHEMES as readonly string[]).includes(scheme)
+}
+
 const BLOCKED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:'])
 
 /** The scheme of an absolute URL (lower case, with the colon), or undefined when it is not one. */

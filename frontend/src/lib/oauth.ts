@@ -45,6 +45,21 @@ export async function startOAuth(provider: RedirectProvider): Promise<'popup' | 
   return 'redirected'
 }
 
+/**
+ * GET /api/oauth/state: a sign-in state for this browser (the server also sets it as an
+ * HttpOnly cookie and takes it once). WeChat's code is sent with one, so a link on another site
+ * carrying someone else's code cannot sign this browser in.
+ */
+export function getOAuthState(): Promise<string> {
+  return api.get<string>('/api/oauth/state')
+}
+
+/** GET /api/oauth/wechat?code=&state=&aff=: the official account's code, with a fresh state. */
+export async function completeWechat(code: string): Promise<OAuthResult> {
+  const state = await getOAuthState()
+  return completeOAuth('wechat', { code, state })
+}
+
 /** The invitation code kept from a `/register?aff=` link, sent with a third-party sign-up. */
 export function readAffCode(): string | undefined {
   return readString(STORAGE_KEYS.aff)?.trim() || undefined

@@ -1,5 +1,8 @@
 //! Third-party sign-in and account binding: `/api/oauth/*` and `DELETE /api/user/binding/*`.
 //!
+//! WeChat has no authorize page: the user types the code the official account answered, and the
+//! console sends it with a state from `/api/oauth/state` (the same cookie and single-use rules).
+//!
 //! The flow of GitHub, OIDC and Lark: the console asks `/api/oauth/endpoint?provider=` for the
 //! provider's authorize URL (or `/api/oauth/state` for a bare state), which also sets an
 //! HttpOnly cookie holding the state; the provider sends the browser back to `/oauth/{provider}`
@@ -152,7 +155,7 @@ async fn take_state(state: &AppState, req: &HttpRequest, given: &str) -> ApiResu
 }
 
 /// `GET /api/oauth/state`: a state for a sign-in the console builds itself (GitHub's authorize
-/// page takes client id, state and scope `user:email`).
+/// page takes client id, state and scope `user:email`; WeChat's code is sent with one).
 pub async fn get_state(state: web::Data<AppState>, req: HttpRequest) -> ApiResult<HttpResponse> {
     check_critical(&state, &req)?;
     let (s, cookie) = issue_state(&state).await?;
@@ -247,7 +250,8 @@ pub struct CallbackQuery {
     aff: String,
 }
 
-/// `GET /api/oauth/{provider}?code=&state=&aff=` (GitHub, OIDC, Lark; WeChat takes no state).
+/// `GET /api/oauth/{provider}?code=&state=&aff=` (GitHub, OIDC, Lark and WeChat; WeChat's state
+/// comes from `GET /api/oauth/state`).
 pub async fn callback(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -261,10 +265,11 @@ pub async fn callback(
     let o = View(&snap);
     require_enabled(&o, p)?;
     let code = required_code(&q.code)?;
-    // WeChat has no redirect leg: its code comes from the user, not from a provider's redirect.
-    if p != Provider::WeChat {
-        take_state(&state, &req, q.state.trim()).await?;
-    }
+    // Every provider's sign-in carries a state issued to this browser. WeChat has no redirect
+    // leg (the user types the code the official account answered), so the console takes a state
+    // from `/api/oauth/state` and sends it with the code: a link on another site carrying its
+    // author's code cannot sign the visitor in to the author's account (login CSRF).
+    take_state(&state, &req, q.state.trim()).await?;
     let client = state.relay.clients.get(None).map_err(ApiError::internal)?;
     let redirect = redirect_uri(&o, &req, p);
     let ep = &state.config.oauth;
@@ -335,11 +340,9 @@ pub async fn callback(
         }
     };
     let mut res = sign_in_or_bind(&state, &req, p, identity, &q.aff).await?;
-    if p != Provider::WeChat {
-        // The state is spent: its cookie goes.
-        res.add_cookie(&state_cookie(&state, String::new(), 0))
-            .map_err(ApiError::internal)?;
-    }
+    // The state is spent: its cookie goes.
+    res.add_cookie(&state_cookie(&state, String::new(), 0))
+        .map_err(ApiError::internal)?;
     Ok(res)
 }
 

@@ -6,6 +6,7 @@ use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde_json::{json, Map, Value};
+use switchboard_domain::html;
 use switchboard_domain::options::OptionValues;
 use switchboard_store::{model_owners, user_groups};
 
@@ -18,7 +19,9 @@ pub async fn status(state: web::Data<AppState>) -> HttpResponse {
     ok(json!({
         "system_name": o.text("SystemName"),
         "logo": o.text("Logo"),
-        "footer_html": o.text("Footer"),
+        // Administrator-written HTML is served cleaned (switchboard_domain::html), whatever
+        // is stored (an imported or hand-edited value too).
+        "footer_html": html::sanitize(&o.text("Footer")),
         "server_address": o.text("ServerAddress"),
         "version": switchboard_domain::VERSION,
         "start_time": state.start_time,
@@ -50,21 +53,24 @@ pub async fn status(state: web::Data<AppState>) -> HttpResponse {
     }))
 }
 
-fn text_option(state: &AppState, key: &str) -> HttpResponse {
+fn text_option(state: &AppState, key: &str, clean: fn(&str) -> String) -> HttpResponse {
     let snap = state.view();
-    ok(View(&snap).text(key))
+    ok(clean(&View(&snap).text(key)))
 }
 
+/// `GET /api/notice`: the notice, as cleaned HTML.
 pub async fn notice(state: web::Data<AppState>) -> HttpResponse {
-    text_option(&state, "Notice")
+    text_option(&state, "Notice", html::sanitize)
 }
 
+/// `GET /api/about`: an `http(s)://` address to frame, or cleaned HTML.
 pub async fn about(state: web::Data<AppState>) -> HttpResponse {
-    text_option(&state, "About")
+    text_option(&state, "About", html::page_content)
 }
 
+/// `GET /api/home_page_content`: an `http(s)://` address to frame, or cleaned HTML.
 pub async fn home_page_content(state: web::Data<AppState>) -> HttpResponse {
-    text_option(&state, "HomePageContent")
+    text_option(&state, "HomePageContent", html::page_content)
 }
 
 /// `GET /api/model_ownedby`: the model owners with their ids and icons.

@@ -109,6 +109,110 @@ async fn start(c: &Client, provider: &str) -> (String, String) {
     (query_of(&url, "state"), url)
 }
 
+/// A WeChat sign-in's state for this browser (`/api/oauth/state`, also set as its cookie).
+async fn wechat_state(c: &Client) -> String {
+    c.get("/api/oauth/state")
+        .await
+        .ok()
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// A fake WeChat server where the code `123456` is the WeChat user `wx-openid-1` (any other code
+/// is refused as the server does), and an app with WeChat sign-in on and registration open.
+async fn wechat_app() -> (TestApp, MockServer) {
+    let app = TestApp::new().await;
+    let wx = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/api/wechat/user"))
+        .and(query_param("code", "123456"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"success": true, "message": "", "data": "wx-openid-1"})),
+        )
+        .with_priority(1)
+        .mount(&wx)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/wechat/user"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"success": false, "message": "验证码错误或已过期"})),
+        )
+        .with_priority(5)
+        .mount(&wx)
+        .await;
+    set(
+        &app,
+        &[
+            ("WeChatServerAddress", json!(wx.uri())),
+            ("WeChatServerToken", json!("wx-token")),
+            ("WeChatAuthEnabled", json!(true)),
+            ("RegisterEnabled", json!(true)),
+        ],
+    )
+    .await;
+    (app, wx)
+}
+
+/// Login CSRF: an attacker gets a WeChat code for their own WeChat account and sends a visitor
+/// to `/api/oauth/wechat?code=…` (a link, a frame, a redirect). Without a state issued to the
+/// visitor's browser the sign-in is refused (403 `oauth_state_invalid`) and the visitor stays
+/// signed out; the attacker's own state does not help (the cookie is not the visitor's), nor
+/// does a spent one. The console's way (a state, then the code) signs in.
+#[actix_web::test]
+async fn wechat_sign_in_needs_a_state_issued_to_this_browser() {
+    let (app, _wx) = wechat_app().await;
+    // The attacker's account, made with their WeChat code in their own browser.
+    let attacker = app.client();
+    let state = wechat_state(&attacker).await;
+    let mine = attacker
+        .get(&format!("/api/oauth/wechat?code=123456&state={state}"))
+        .await
+        .ok()["id"]
+        .as_i64()
+        .unwrap();
+    let attackers_state = wechat_state(&attacker).await;
+
+    let visitor = app.client();
+    for forged in [
+        "/api/oauth/wechat?code=123456".to_owned(),
+        "/api/oauth/wechat?code=123456&state=".to_owned(),
+        format!("/api/oauth/wechat?code=123456&state={attackers_state}"),
+        // Spent by the attacker's own sign-in above.
+        format!("/api/oauth/wechat?code=123456&state={state}"),
+    ] {
+        let r = visitor
+            .http
+            .get(app.url(&forged))
+            .header("Sec-Fetch-Site", "cross-site")
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(status, 403, "{forged}: {body}");
+        assert_eq!(body["code"], "oauth_state_invalid", "{forged}: {body}");
+        // Still signed out: no session was opened for the attacker's account.
+        visitor
+            .get("/api/user/self")
+            .await
+            .err(401, "not_logged_in");
+    }
+
+    // The visitor's own flow: a state for this browser, then the code. Once only.
+    let state = wechat_state(&visitor).await;
+    let r = visitor
+        .get(&format!("/api/oauth/wechat?code=123456&state={state}"))
+        .await;
+    assert_eq!(r.ok()["id"], mine);
+    visitor
+        .get(&format!("/api/oauth/wechat?code=123456&state={state}"))
+        .await
+        .err(403, "oauth_state_invalid");
+}
+
 #[actix_web::test]
 async fn github_sign_up_sign_in_and_the_state_rules() {
     let (app, gh) = github_app().await;
@@ -296,11 +400,14 @@ async fn binding_github_and_wechat_and_unbinding() {
         .await;
     assert_eq!(r.ok()["id"], alice_id);
 
-    // WeChat's flow has no state: a link on another site carrying its author's code must not
+    // A link on another site carrying its author's code (and a state of its author's) must not
     // bind that WeChat account to the signed-in visitor (the browser says cross-site).
+    let foreign_state = wechat_state(&app.client()).await;
     let forged = alice
         .http
-        .get(app.url("/api/oauth/wechat?code=123456"))
+        .get(app.url(&format!(
+            "/api/oauth/wechat?code=123456&state={foreign_state}"
+        )))
         .header("Sec-Fetch-Site", "cross-site")
         .send()
         .await
@@ -310,16 +417,24 @@ async fn binding_github_and_wechat_and_unbinding() {
     assert_eq!(body["code"], "csrf_rejected", "{body}");
     assert_eq!(alice.get("/api/user/self").await.ok()["wechat_id"], "");
     // WeChat: a wrong code is refused; the right one binds, then signs in.
+    let state = wechat_state(&alice).await;
     alice
-        .get("/api/oauth/wechat?code=000000")
+        .get(&format!("/api/oauth/wechat?code=000000&state={state}"))
         .await
         .err(400, "wechat_code_invalid");
-    let r = alice.get("/api/oauth/wechat?code=123456").await;
+    let state = wechat_state(&alice).await;
+    let r = alice
+        .get(&format!("/api/oauth/wechat?code=123456&state={state}"))
+        .await;
     assert_eq!(r.ok()["wechat_id"], "wx-openid-1");
     assert_eq!(r.body["message"], "bind");
     let phone = app.client();
+    let state = wechat_state(&phone).await;
     assert_eq!(
-        phone.get("/api/oauth/wechat?code=123456").await.ok()["id"],
+        phone
+            .get(&format!("/api/oauth/wechat?code=123456&state={state}"))
+            .await
+            .ok()["id"],
         alice_id
     );
 

@@ -1665,3 +1665,166 @@ async fn a_key_sealed_under_an_unknown_secret_is_never_sent_upstream() {
     assert_eq!(r.status, 200, "{:?}", r.body);
     assert_eq!(last_upstream_key(&up), "sk-mock-ok");
 }
+
+/// What [`administrator_html_is_served_cleaned`] writes: the notice that sent root's browser to
+/// another site, and every other way HTML can run script, frame or redirect.
+const HOSTILE_HTML: &str = r#"<meta http-equiv="refresh" content="0;url=https://evil.example/"><p>Hello <a href="javascript:alert(1)">x</a> <a href="https://ok.example/" target="_blank">ok</a> <img src="https://ok.example/a.png" onerror="alert(1)"><script>alert(2)</script><iframe src="https://evil.example/"></iframe><a href="mailto:ops@example.com">m</a><a href="data:text/html,x">d</a><span style="position:fixed" onclick="alert(3)">s</span><base href="https://evil.example/"></p>"#;
+
+/// Every piece of `served` that could run, frame or redirect is gone; the harmless rest stays.
+fn assert_clean(what: &str, served: &str) {
+    for bad in [
+        "<meta",
+        "refresh",
+        "javascript:",
+        "onerror",
+        "onclick",
+        "<script",
+        "alert(2)",
+        "<iframe",
+        "evil.example",
+        "data:",
+        "style=",
+        "<base",
+    ] {
+        assert!(!served.contains(bad), "{what} serves {bad:?}: {served}");
+    }
+    for good in [
+        "<p>Hello ",
+        r#"href="https://ok.example/""#,
+        r#"target="_blank""#,
+        r#"src="https://ok.example/a.png""#,
+        r#"href="mailto:ops@example.com""#,
+        "<span>s</span>",
+    ] {
+        assert!(served.contains(good), "{what} lost {good:?}: {served}");
+    }
+}
+
+/// Administrator-written HTML (notice, footer, About, home page) is served cleaned to an
+/// allow-list: no `<meta>` refresh, script, event handler, frame, `style`, `<base>`, and links
+/// and images only over http(s) or mailto. It is cleaned when saved (an administrator's write
+/// through `/api/option`) and again when served (a value that reached the database another
+/// way: an import, an older version, a hand edit). About and the home page may instead be a
+/// single http(s) address (the console frames it).
+#[actix_web::test]
+async fn administrator_html_is_served_cleaned() {
+    let app = TestApp::new().await;
+    let (admin, _) = app.admin("htmlwriter").await;
+    let pages: [(&str, &str, Option<&str>); 4] = [
+        ("Notice", "/api/notice", None),
+        ("Footer", "/api/status", Some("footer_html")),
+        ("About", "/api/about", None),
+        ("HomePageContent", "/api/home_page_content", None),
+    ];
+    let served = |path: &'static str, field: Option<&'static str>| {
+        let c = app.client();
+        async move {
+            let r = c.get(path).await;
+            let v = match field {
+                Some(f) => &r.ok()[f],
+                None => r.ok(),
+            };
+            v.as_str().unwrap().to_owned()
+        }
+    };
+    // Saved by an administrator: stored cleaned, served cleaned.
+    for (key, path, field) in pages {
+        admin
+            .put("/api/option", json!({"key": key, "value": HOSTILE_HTML}))
+            .await
+            .ok();
+        assert_clean(key, &served(path, field).await);
+        let stored = switchboard_store::options::all(&mut app.conn()).unwrap();
+        let (_, v) = stored.iter().find(|(k, _)| k == key).unwrap();
+        assert_clean(&format!("stored {key}"), v);
+    }
+    // Written to the database another way (as an import would), then loaded: served cleaned.
+    for (key, _, _) in pages {
+        switchboard_store::options::set(&mut app.conn(), key, HOSTILE_HTML).unwrap();
+    }
+    app.state.reload_settings().await.unwrap();
+    for (key, path, field) in pages {
+        assert_clean(&format!("imported {key}"), &served(path, field).await);
+    }
+    // About and the home page as an address to frame: only http(s), kept as it is.
+    for &(key, path, _) in &pages[2..] {
+        admin
+            .put(
+                "/api/option",
+                json!({"key": key, "value": " https://about.example/page?x=1 "}),
+            )
+            .await
+            .ok();
+        assert_eq!(
+            served(path, None).await,
+            "https://about.example/page?x=1",
+            "{key}"
+        );
+        admin
+            .put(
+                "/api/option",
+                json!({"key": key, "value": "javascript:alert(1)"}),
+            )
+            .await
+            .ok();
+        // Not an address: shown as text, never framed or followed.
+        let text = served(path, None).await;
+        assert!(!text.starts_with("http"), "{key}: {text}");
+    }
+}
+
+/// Chat-client links (`ChatLinks`) are web links or the built-in desktop clients' own schemes
+/// (`ama://`, `opencat://`): a `javascript:`, `data:` or scheme-less address is refused with
+/// 400 `invalid_chat_link` naming the entry, and the stored list is unchanged.
+#[actix_web::test]
+async fn chat_links_are_web_or_app_links_only() {
+    let app = TestApp::new().await;
+    let (admin, _) = app.admin("linkwriter").await;
+    let before = app.client().get("/api/status").await.ok()["chat_links"].clone();
+    for url in [
+        "javascript:alert(document.cookie)//{key}",
+        " JAVASCRIPT:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:x",
+        "//evil.example/?key={key}",
+        "",
+    ] {
+        let links = json!([{"name": "Chat", "url": url, "show": true, "sort": 1}]).to_string();
+        let msg = admin
+            .put("/api/option", json!({"key": "ChatLinks", "value": links}))
+            .await
+            .err(400, "invalid_chat_link");
+        assert!(msg.contains("entry 1"), "{msg}");
+        admin
+            .put(
+                "/api/option/batch",
+                json!({"options": [{"key": "ChatLinks", "value": links}]}),
+            )
+            .await
+            .err(400, "invalid_chat_link");
+    }
+    assert_eq!(
+        app.client().get("/api/status").await.ok()["chat_links"],
+        before
+    );
+    // The default list (two web clients, AMA and OpenCat) and a web link are accepted.
+    admin
+        .put(
+            "/api/option",
+            json!({"key": "ChatLinks", "value": switchboard_domain::options::DEFAULT_CHAT_LINKS}),
+        )
+        .await
+        .ok();
+    let links = json!([{"name": "Chat", "url": "https://chat.example/#/?key={key}&url={server}", "show": true, "sort": 1}]);
+    admin
+        .put(
+            "/api/option",
+            json!({"key": "ChatLinks", "value": links.to_string()}),
+        )
+        .await
+        .ok();
+    assert_eq!(
+        app.client().get("/api/status").await.ok()["chat_links"],
+        links
+    );
+}

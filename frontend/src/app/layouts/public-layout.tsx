@@ -78,8 +78,8 @@ export function PublicLayout() {
       </main>
 
       {footer_html.trim() ? (
-        // The operator's own footer (option Footer): HTML they wrote, shown as they wrote it,
-        // like the notice.
+        // The operator's own footer (option Footer): HTML they wrote, as the server serves it,
+        // cleaned to an allow-list like the notice (docs/security.md).
         <footer
           className="border-t py-6 text-center text-sm text-muted-foreground [&_a]:underline"
           data-testid="footer"

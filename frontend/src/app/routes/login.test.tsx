@@ -231,7 +231,7 @@ describe('third-party sign-in on the login page', () => {
     expect(open).toHaveBeenCalledTimes(2)
   })
 
-  it('WeChat: shows the QR code, refuses a wrong code in Chinese, signs in with the right one', async () => {
+  it('WeChat: shows the QR code, refuses a wrong code in Chinese, signs in with the right one and a state', async () => {
     localStorage.setItem('aff', 'INV1')
     withStatus({ wechat_login: true, wechat_qrcode: 'https://example.com/qr.png' })
     const asked: URLSearchParams[] = []
@@ -264,9 +264,10 @@ describe('third-party sign-in on the login page', () => {
     await user.click(within(dialog).getByRole('button', { name: '登录' }))
     await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/panel'))
     expect(await screen.findByText('登录成功！')).toBeInTheDocument()
-    expect(asked.map((q) => [q.get('code'), q.get('aff')])).toEqual([
-      ['000000', 'INV1'],
-      [MOCK_WECHAT_CODE, 'INV1'],
+    // Each code goes with a fresh state issued to this browser (GET /api/oauth/state).
+    expect(asked.map((q) => [q.get('code'), q.get('state'), q.get('aff')])).toEqual([
+      ['000000', 'st-1', 'INV1'],
+      [MOCK_WECHAT_CODE, 'st-2', 'INV1'],
     ])
     expect(JSON.parse(localStorage.getItem('user') ?? 'null')).toMatchObject({ id: mockRoot.id, wechat_id: MOCK_IDENTITY.wechat })
     await waitFor(() => expect(sessionStore.get().userGroup).not.toBeNull())

@@ -1,5 +1,6 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
+import { isChatLinkScheme } from '@/lib/chat-links'
 import { parseQuotaText, quotaText, type QuotaUnit } from '@/lib/format'
 import { LANGUAGES } from '@/lib/i18n'
 import type { OptionDef } from './catalogue'
@@ -74,7 +75,9 @@ function checkText(def: OptionDef, raw: string, t: TFunction, unit: QuotaUnit): 
     case 'chatLinks': {
       const rows = parseChatLinkRows(v)
       if (!rows) return t('settings:validation.jsonArray')
-      return rows.every((r) => r.name.trim() && r.url.trim()) ? null : t('settings:validation.chatLinks')
+      if (!rows.every((r) => r.name.trim() && r.url.trim())) return t('settings:validation.chatLinks')
+      // As the server (invalid_chat_link): web links and the built-in desktop clients' schemes.
+      return rows.every((r) => isChatLinkScheme(r.url)) ? null : t('settings:validation.chatLinkScheme')
     }
     case 'int': {
       if (!/^-?\d+$/.test(v)) return t('settings:validation.integer')

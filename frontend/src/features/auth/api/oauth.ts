@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { errorCodeOf, httpStatusOf } from '@/lib/errors'
-import { completeOAuth, type OAuthResult, type RedirectProvider } from '@/lib/oauth'
+import { completeOAuth, completeWechat, type OAuthResult, type RedirectProvider } from '@/lib/oauth'
 import { setUser } from '@/stores/session'
 import { authKeys } from './keys'
 import { completeSignIn } from './login'
@@ -18,11 +18,11 @@ export function applyOAuthResult(queryClient: QueryClient, { user, bound }: OAut
   }
 }
 
-/** GET /api/oauth/wechat?code=&aff=: the code the official account answered. */
+/** GET /api/oauth/wechat?code=&state=&aff=: the code the official account answered, with a state for this browser. */
 export function useWechatSignIn() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (code: string) => completeOAuth('wechat', { code }),
+    mutationFn: completeWechat,
     onSuccess: (result) => applyOAuthResult(queryClient, result),
   })
 }

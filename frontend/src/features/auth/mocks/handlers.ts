@@ -22,6 +22,7 @@ let signedIn: User | null = null
 
 export function resetAuthMocks(user: User | null = null): void {
   signedIn = user
+  issuedStates = 0
 }
 
 /** Who the fake server has signed in (null: nobody). */
@@ -33,6 +34,10 @@ export function mockSignedIn(): User | null {
 export const MOCK_OAUTH_CODE = 'good-code'
 export const MOCK_WECHAT_CODE = '123456'
 export const MOCK_IDENTITY = { github: 'gh-1001', oidc: 'oidc-sub-1', lark: 'ou_lark1', wechat: 'wx-openid-1' } as const
+
+/** The states `/api/oauth/state` hands out (a new one each time, as the server does). */
+let issuedStates = 0
+export const mockIssuedState = () => `st-${issuedStates}`
 
 /** The authorize page each provider would show; the state is the server's. */
 export const mockAuthorizeUrl = (provider: string) => `https://${provider}.example/authorize?client_id=cid&state=st-${provider}`
@@ -79,10 +84,24 @@ export const authHandlers = [
     }
     return HttpResponse.json({ success: true, message: '', data: mockAuthorizeUrl(provider) })
   }),
+  http.get('*/api/oauth/state', () => {
+    issuedStates += 1
+    return HttpResponse.json({ success: true, message: '', data: mockIssuedState() })
+  }),
   http.get('*/api/oauth/:provider', ({ request, params }) => {
     const provider = String(params.provider)
-    const code = new URL(request.url).searchParams.get('code')
-    if (provider === 'wechat') return oauthAnswer('wechat', code, MOCK_WECHAT_CODE)
+    const query = new URL(request.url).searchParams
+    const code = query.get('code')
+    if (provider === 'wechat') {
+      // As the server: the code comes with the last state issued to this browser.
+      if (issuedStates === 0 || query.get('state') !== mockIssuedState()) {
+        return HttpResponse.json(
+          { success: false, message: 'this sign-in link has expired, was already used or was started in another browser', code: 'oauth_state_invalid' },
+          { status: 403 },
+        )
+      }
+      return oauthAnswer('wechat', code, MOCK_WECHAT_CODE)
+    }
     if (provider === 'github' || provider === 'oidc' || provider === 'lark') return oauthAnswer(provider, code, MOCK_OAUTH_CODE)
     return undefined
   }),

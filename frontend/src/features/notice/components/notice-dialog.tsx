@@ -26,7 +26,8 @@ export function NoticeDialog() {
           <div
             className="max-h-[60vh] overflow-y-auto text-sm break-words [&_a]:text-primary [&_a]:underline [&_h1]:text-lg [&_h1]:font-semibold [&_h2]:font-semibold [&_li]:my-1 [&_ol]:list-decimal [&_ol]:pl-5 [&_p]:my-2 [&_ul]:list-disc [&_ul]:pl-5"
             data-testid="notice-content"
-            // The operator's announcement, set in the settings (root only), rendered as HTML.
+            // The operator's announcement (setting Notice), rendered as HTML: the server cleans it
+            // to an allow-list when it is saved and when it is served (docs/security.md).
             dangerouslySetInnerHTML={{ __html: text }}
           />
         ) : (

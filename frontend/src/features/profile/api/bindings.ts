@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query'
 import { api } from '@/lib/api'
-import { completeOAuth, type BindingProvider } from '@/lib/oauth'
+import { completeWechat, type BindingProvider } from '@/lib/oauth'
 import { setUser } from '@/stores/session'
 import type { User } from '@/types/api'
 
@@ -12,10 +12,10 @@ export function useUnbindProvider() {
   return useMutation({ mutationFn: unbindProvider, onSuccess: (user) => setUser(user) })
 }
 
-/** GET /api/oauth/wechat?code=: signed in, so the server binds WeChat to this account ("bind"). */
+/** GET /api/oauth/wechat?code=&state=: signed in, so the server binds WeChat to this account ("bind"). */
 export function useBindWechat() {
   return useMutation({
-    mutationFn: (code: string) => completeOAuth('wechat', { code }),
+    mutationFn: completeWechat,
     onSuccess: ({ user }) => setUser(user),
   })
 }

@@ -99,7 +99,7 @@ describe('settings screen', () => {
     expect(batches).toEqual([])
   })
 
-  it('chat clients are edited as rows, and each needs a name and an address', async () => {
+  it('chat clients are edited as rows, and each needs a name and a web or app address', async () => {
     const batches = recordBatches()
     signIn()
     renderApp('/panel/setting')
@@ -116,6 +116,13 @@ describe('settings screen', () => {
     expect(batches).toEqual([])
 
     await user.type(within(rows()[1] as HTMLElement).getByLabelText('名称'), 'Lobe')
+    // Script addresses are refused before anything is sent (the server refuses them too).
+    await user.click(within(rows()[1] as HTMLElement).getByLabelText('地址模板'))
+    await user.paste('javascript:alert(document.cookie)//{key}')
+    await user.click(screen.getByTestId('settings-save-operation'))
+    expect(await screen.findByText('聊天链接必须以 http://、https://、ama:// 或 opencat:// 开头')).toBeInTheDocument()
+    expect(batches).toEqual([])
+    await user.clear(within(rows()[1] as HTMLElement).getByLabelText('地址模板'))
     await user.click(within(rows()[1] as HTMLElement).getByLabelText('地址模板'))
     await user.paste('https://lobe.example/?key={key}')
     // The new client goes first; the first one is hidden.

@@ -282,7 +282,28 @@ async fn forged_and_wrong_notifications_change_nothing() {
 /// (signed, for the order's amount) is checked as for any other.
 #[actix_web::test]
 async fn a_payment_after_the_order_expired_is_credited_once_as_paid_late() {
-    let app = TestApp::new().await;
+    late_payment_is_credited_once(TestApp::new().await).await;
+}
+
+/// The same on PostgreSQL (its row locks decide the race), with the ledger in Redis.
+#[actix_web::test]
+async fn a_late_payment_is_credited_once_on_postgresql_with_the_ledger_in_redis() {
+    // Fails (never skips) in CI, where .ci/run always sets TEST_PG_DSN and TEST_REDIS_URL.
+    let app = match switchboard_store::testing::TestDb::postgres() {
+        Some(db) => TestApp::with_redis(db).await,
+        None => None,
+    };
+    let Some(app) = app else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "TEST_PG_DSN and TEST_REDIS_URL must be set in CI"
+        );
+        return;
+    };
+    late_payment_is_credited_once(app).await;
+}
+
+async fn late_payment_is_credited_once(app: TestApp) {
     let gw = setup(&app).await;
     let uuid = gw["uuid"].as_str().unwrap();
     let (user, uid) = app.user("slowpayer").await;

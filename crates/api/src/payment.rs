@@ -435,7 +435,13 @@ pub fn stripe_verify(
     let event: serde_json::Value = serde_json::from_slice(body)
         .map_err(|e| Refused::Malformed(format!("the event is not JSON: {e}")))?;
     let kind = event["type"].as_str().unwrap_or_default();
-    if ![STRIPE_COMPLETED, STRIPE_ASYNC_SUCCEEDED, STRIPE_ASYNC_FAILED].contains(&kind) {
+    if ![
+        STRIPE_COMPLETED,
+        STRIPE_ASYNC_SUCCEEDED,
+        STRIPE_ASYNC_FAILED,
+    ]
+    .contains(&kind)
+    {
         return Err(Refused::NotPaid(format!("event {kind:?} is not a payment")));
     }
     let session = &event["data"]["object"];

@@ -39,8 +39,7 @@ impl OrderStatus {
     }
 
     pub fn from_i32(v: i32) -> Option<Self> {
-        ALL.into_iter()
-            .find(|s| s.as_i32() == v)
+        ALL.into_iter().find(|s| s.as_i32() == v)
     }
 
     /// The name the API uses.
@@ -55,8 +54,7 @@ impl OrderStatus {
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        ALL.into_iter()
-            .find(|s| s.name() == name)
+        ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
@@ -278,15 +276,13 @@ pub fn mark_paid_late(
     gateway_no: &str,
     at: i64,
 ) -> StoreResult<bool> {
-    let n = diesel::update(
-        orders::table
-            .filter(orders::trade_no.eq(trade_no))
-            .filter(orders::status.eq_any([
-                OrderStatus::Pending.as_i32(),
-                OrderStatus::Expired.as_i32(),
-                OrderStatus::Failed.as_i32(),
-            ])),
-    )
+    let n = diesel::update(orders::table.filter(orders::trade_no.eq(trade_no)).filter(
+        orders::status.eq_any([
+            OrderStatus::Pending.as_i32(),
+            OrderStatus::Expired.as_i32(),
+            OrderStatus::Failed.as_i32(),
+        ]),
+    ))
     .set((
         orders::status.eq(OrderStatus::PaidLate.as_i32()),
         orders::gateway_no.eq(gateway_no),
@@ -396,14 +392,9 @@ pub fn replace_config(conn: &mut DbConn, id: i64, old: &str, new: &str) -> Store
 /// Marks a pending or expired order failed (the gateway refused to take it, or reported that the
 /// payment failed); whether it did. A paid order stays paid.
 pub fn mark_failed(conn: &mut DbConn, trade_no: &str) -> StoreResult<bool> {
-    let n = diesel::update(
-        orders::table
-            .filter(orders::trade_no.eq(trade_no))
-            .filter(orders::status.eq_any([
-                OrderStatus::Pending.as_i32(),
-                OrderStatus::Expired.as_i32(),
-            ])),
-    )
+    let n = diesel::update(orders::table.filter(orders::trade_no.eq(trade_no)).filter(
+        orders::status.eq_any([OrderStatus::Pending.as_i32(), OrderStatus::Expired.as_i32()]),
+    ))
     .set(orders::status.eq(OrderStatus::Failed.as_i32()))
     .execute(conn)?;
     Ok(n == 1)

@@ -23,7 +23,6 @@
 use super::check_critical;
 use super::users::{page_json, page_req};
 use crate::auth::{AdminUser, AuthUser};
-use switchboard_domain::user::Role;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::payment::{
@@ -42,6 +41,7 @@ use switchboard_domain::log::LogType;
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::payment as rules;
 use switchboard_domain::quota;
+use switchboard_domain::user::Role;
 use switchboard_store::payments::{
     self, GatewayFields, GatewayRow, NewOrder, OrderFilter, OrderRow, OrderStatus, OrderView,
 };
@@ -1215,4 +1215,3 @@ fn settle(c: &mut DbConn, gateway_id: i64, per_unit: i64, notice: &Notice) -> Ap
         late,
     })
 }
-

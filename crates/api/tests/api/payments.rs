@@ -351,7 +351,11 @@ async fn late_payment_is_credited_once(app: TestApp) {
     assert_eq!(quota_of(&user).await, before + 5_000_000, "once");
     let logs = recharge_logs(&app, uid);
     assert_eq!(logs.len(), 1);
-    assert!(logs[0].content.contains("after it expired"), "{}", logs[0].content);
+    assert!(
+        logs[0].content.contains("after it expired"),
+        "{}",
+        logs[0].content
+    );
     assert_eq!(
         users::find(&mut app.conn(), uid).unwrap().total_topup,
         5_000_000
@@ -366,7 +370,11 @@ async fn late_payment_is_credited_once(app: TestApp) {
     );
     assert!(o["paid_at"].as_i64().unwrap() > 0);
     // The other order, paid late as well, is credited too; the expired list keeps neither.
-    let other = notification(&other_trade, od["order_amount"].as_str().unwrap(), "EP-LATE2");
+    let other = notification(
+        &other_trade,
+        od["order_amount"].as_str().unwrap(),
+        "EP-LATE2",
+    );
     assert_eq!(notify(&notify_url, &other).await, (200, "success".into()));
     assert_eq!(quota_of(&user).await, before + 6_000_000);
     let r = app.root().get("/api/payment/order?status=expired").await;
@@ -1118,8 +1126,10 @@ async fn administrators_cannot_move_a_gateway_key_or_change_prices() {
     let r = admin
         .put(
             "/api/payment",
-            edit(json!({"config": {"url": "https://pay.mallory.example", "pid": "6666",
-                                   "key": "mallorys-own-key"}})),
+            edit(
+                json!({"config": {"url": "https://pay.mallory.example", "pid": "6666",
+                                   "key": "mallorys-own-key"}}),
+            ),
         )
         .await;
     assert_eq!(r.ok()["config"]["pid"], "6666");

@@ -691,7 +691,10 @@ async fn administrators_cannot_change_whom_a_stored_key_pays_or_trusts() {
     let root = app.root();
     let (admin, _) = app.admin("eve").await;
     let ali = root
-        .post("/api/payment", alipay_gateway("支付宝", "qrcode", MERCHANT_KEY))
+        .post(
+            "/api/payment",
+            alipay_gateway("支付宝", "qrcode", MERCHANT_KEY),
+        )
         .await
         .ok()
         .clone();
@@ -715,9 +718,17 @@ async fn administrators_cannot_change_whom_a_stored_key_pays_or_trusts() {
     let ali_body = alipay_gateway("支付宝", "qrcode", MERCHANT_KEY);
     let wx_body = wxpay_gateway("微信支付", KEY_ID);
     for (body, id, change) in [
-        (&ali_body, &ali["id"], json!({"alipay_public_key": MERCHANT_PUB})),
+        (
+            &ali_body,
+            &ali["id"],
+            json!({"alipay_public_key": MERCHANT_PUB}),
+        ),
         (&ali_body, &ali["id"], json!({"app_id": "2021000000000666"})),
-        (&wx_body, &wx["id"], json!({"platform_public_key": MERCHANT_PUB})),
+        (
+            &wx_body,
+            &wx["id"],
+            json!({"platform_public_key": MERCHANT_PUB}),
+        ),
         (&wx_body, &wx["id"], json!({"mch_id": "1900000666"})),
     ] {
         admin
@@ -761,7 +772,10 @@ async fn late_alipay_and_wechat_pay_payments_are_credited_once() {
     settings(&app).await;
     let root = app.root();
     let ali = root
-        .post("/api/payment", alipay_gateway("支付宝", "page", MERCHANT_KEY))
+        .post(
+            "/api/payment",
+            alipay_gateway("支付宝", "page", MERCHANT_KEY),
+        )
         .await
         .ok()["uuid"]
         .as_str()
@@ -821,8 +835,7 @@ async fn late_alipay_and_wechat_pay_payments_are_credited_once() {
     // So does WeChat Pay's, however often it is delivered.
     let fen: i64 = wx_amount.replace('.', "").parse().unwrap();
     let n = wx_notification(GATEWAY_KEY, V3_KEY, &wx_trade, fen);
-    let answers =
-        futures_util::future::join_all((0..10).map(|_| post_wx(&app, &wxg, &n))).await;
+    let answers = futures_util::future::join_all((0..10).map(|_| post_wx(&app, &wxg, &n))).await;
     assert!(answers.iter().all(|a| a.0 == 200), "{answers:?}");
     assert_eq!(
         quota_of(&user).await,

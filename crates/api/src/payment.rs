@@ -16,12 +16,15 @@
 //! **Stripe Checkout**:
 //! - pay: `POST {STRIPE_API_URL}/v1/checkout/sessions` (form, `Authorization: Bearer` the secret
 //!   key) creates a session for the order (`client_reference_id` = our trade number, one line
-//!   item of the amount in cents); the browser opens the session's `url`;
-//! - notify: Stripe POSTs the event `checkout.session.completed` as JSON to the webhook endpoint
-//!   the administrator registered (`/api/payment/notify/{uuid}`), signed in the
-//!   `Stripe-Signature` header: `t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under
-//!   the webhook secret>`; events older than five minutes are refused (replays); any 2xx
-//!   stops its retries.
+//!   item of the amount in cents, `expires_at` = the order's expiry, so that Stripe stops taking
+//!   payment when the order expires); the browser opens the session's `url`;
+//! - notify: Stripe POSTs events as JSON to the webhook endpoint the administrator registered
+//!   (`/api/payment/notify/{uuid}`), signed in the `Stripe-Signature` header: `t=<unix
+//!   time>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under the webhook secret>`; events older than
+//!   five minutes are refused (replays); any 2xx stops its retries. A card payment is reported
+//!   by `checkout.session.completed` (`payment_status` `paid`); a delayed method (ACH, SEPA
+//!   debit, ...) completes the session `unpaid` and reports the outcome days later by
+//!   `checkout.session.async_payment_succeeded` or `checkout.session.async_payment_failed`.
 
 pub mod alipay;
 pub mod rsa;
@@ -141,6 +144,18 @@ pub struct Paid {
     pub money: Decimal,
     /// Upper case, when the gateway says (Stripe does; epay has one currency).
     pub currency: Option<String>,
+}
+
+/// What a verified notification reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The order was paid.
+    Paid(Paid),
+    /// The payment of the order failed (Stripe's delayed methods): nothing was paid.
+    Failed {
+        trade_no: String,
+        gateway_no: String,
+    },
 }
 
 /// Why a notification is refused.
@@ -293,6 +308,51 @@ impl GatewayConfig {
         }
     }
 
+    /// Where the gateway sends money and whom it trusts, field by field: the epay site and
+    /// merchant id; the Alipay application and Alipay's public key; the WeChat Pay merchant,
+    /// application, certificate serial and WeChat Pay's key (whoever sets a public key the
+    /// notifications are checked against can sign payments). Stripe has none beyond its secret
+    /// key. Only root may change these while a stored secret is kept (`destination_changes`).
+    fn destination(&self) -> Vec<(&'static str, String)> {
+        match self {
+            GatewayConfig::Epay(c) => vec![
+                ("url", c.url.trim().trim_end_matches('/').to_owned()),
+                ("pid", c.pid.trim().to_owned()),
+            ],
+            GatewayConfig::Stripe(_) => Vec::new(),
+            GatewayConfig::Alipay(c) => vec![
+                ("app_id", c.app_id.clone()),
+                (
+                    "alipay_public_key",
+                    c.alipay_public_key.split_whitespace().collect(),
+                ),
+            ],
+            GatewayConfig::Wxpay(c) => vec![
+                ("mch_id", c.mch_id.clone()),
+                ("app_id", c.app_id.clone()),
+                ("serial_no", c.serial_no.to_ascii_uppercase()),
+                ("platform_key_id", c.platform_key_id.clone()),
+                (
+                    "platform_public_key",
+                    c.platform_public_key.split_whitespace().collect(),
+                ),
+            ],
+        }
+    }
+
+    /// The destination fields `new` changes from `self` (`type` when the type changes).
+    pub fn destination_changes(&self, new: &GatewayConfig) -> Vec<&'static str> {
+        if std::mem::discriminant(self) != std::mem::discriminant(new) {
+            return vec!["type"];
+        }
+        self.destination()
+            .into_iter()
+            .zip(new.destination())
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, _)| a.0)
+            .collect()
+    }
+
     /// Which secrets are stored.
     pub fn secrets_set(&self) -> serde_json::Value {
         match self {
@@ -330,15 +390,23 @@ fn stripe_v1(secret: &str, t: i64, body: &[u8]) -> String {
     hex::encode(mac.finalize().into_bytes())
 }
 
+/// The Checkout Session events a Stripe gateway acts on.
+pub const STRIPE_COMPLETED: &str = "checkout.session.completed";
+pub const STRIPE_ASYNC_SUCCEEDED: &str = "checkout.session.async_payment_succeeded";
+pub const STRIPE_ASYNC_FAILED: &str = "checkout.session.async_payment_failed";
+
 /// Verifies a Stripe webhook call (`header`: its `Stripe-Signature`, `body`: the raw body) at
-/// `now`, and reads the payment of a `checkout.session.completed` event. Other events, and
-/// sessions not paid, are [`Refused::NotPaid`] (acknowledged, nothing done).
+/// `now`, and reads what it reports: a payment (`checkout.session.completed` or
+/// `checkout.session.async_payment_succeeded` of a session whose `payment_status` is `paid`) or
+/// a failed delayed payment (`checkout.session.async_payment_failed`). Other events, and
+/// sessions completed but not paid yet (a delayed method still processing), are
+/// [`Refused::NotPaid`] (acknowledged, nothing done).
 pub fn stripe_verify(
     cfg: &StripeConfig,
     header: Option<&str>,
     body: &[u8],
     now: i64,
-) -> Result<Paid, Refused> {
+) -> Result<Notice, Refused> {
     let header = header.ok_or_else(|| Refused::Forged("no Stripe-Signature header".into()))?;
     let mut t: Option<i64> = None;
     let mut v1: Vec<&str> = Vec::new();
@@ -367,30 +435,49 @@ pub fn stripe_verify(
     let event: serde_json::Value = serde_json::from_slice(body)
         .map_err(|e| Refused::Malformed(format!("the event is not JSON: {e}")))?;
     let kind = event["type"].as_str().unwrap_or_default();
-    if kind != "checkout.session.completed" {
+    if ![
+        STRIPE_COMPLETED,
+        STRIPE_ASYNC_SUCCEEDED,
+        STRIPE_ASYNC_FAILED,
+    ]
+    .contains(&kind)
+    {
         return Err(Refused::NotPaid(format!("event {kind:?} is not a payment")));
     }
     let session = &event["data"]["object"];
+    let trade_no = || {
+        session["client_reference_id"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| Refused::Malformed("no client_reference_id".into()))
+    };
+    if kind == STRIPE_ASYNC_FAILED {
+        return Ok(Notice::Failed {
+            trade_no: trade_no()?.to_owned(),
+            gateway_no: session["id"].as_str().unwrap_or_default().to_owned(),
+        });
+    }
     if session["payment_status"].as_str() != Some("paid") {
         return Err(Refused::NotPaid(format!(
-            "the session's payment_status is {}",
+            "the session's payment_status is {} ({kind})",
             session["payment_status"]
         )));
     }
-    let trade_no = session["client_reference_id"]
-        .as_str()
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| Refused::Malformed("no client_reference_id".into()))?;
+    let trade_no = trade_no()?;
     let cents = session["amount_total"]
         .as_i64()
         .ok_or_else(|| Refused::Malformed("no amount_total".into()))?;
-    Ok(Paid {
+    Ok(Notice::Paid(Paid {
         trade_no: trade_no.to_owned(),
         gateway_no: session["id"].as_str().unwrap_or_default().to_owned(),
         money: Decimal::new(cents, 2),
         currency: session["currency"].as_str().map(str::to_ascii_uppercase),
-    })
+    }))
 }
+
+/// Stripe's shortest Checkout Session life: `expires_at` must be at least 30 minutes after the
+/// session is created.
+pub const STRIPE_MIN_EXPIRY_SECS: i64 = 30 * 60;
 
 /// An order as Stripe Checkout is asked to charge it.
 pub struct StripeOrder<'a> {
@@ -402,6 +489,8 @@ pub struct StripeOrder<'a> {
     pub name: &'a str,
     pub success_url: &'a str,
     pub cancel_url: &'a str,
+    /// Unix time after which Stripe takes no payment for the session: the order's expiry.
+    pub expires_at: i64,
 }
 
 /// Creates a Checkout Session for `order` at `api` (Stripe's API origin); its payment page URL.
@@ -412,7 +501,9 @@ pub async fn stripe_checkout(
     order: &StripeOrder<'_>,
 ) -> Result<String, String> {
     let cents = order.amount_cents.to_string();
+    let expires_at = order.expires_at.to_string();
     let form = [
+        ("expires_at", expires_at.as_str()),
         ("mode", "payment"),
         ("client_reference_id", order.trade_no),
         ("metadata[trade_no]", order.trade_no),
@@ -651,12 +742,12 @@ mod tests {
         let paid = stripe_verify(&c, Some(&sig), &body, now).unwrap();
         assert_eq!(
             paid,
-            Paid {
+            Notice::Paid(Paid {
                 trade_no: "SB9".into(),
                 gateway_no: "cs_test_1".into(),
                 money: Decimal::from_str("10.50").unwrap(),
                 currency: Some("USD".into()),
-            }
+            })
         );
         // Several v1 values (secret rolling): any one may match.
         let two = format!(
@@ -704,6 +795,51 @@ mod tests {
         let s = stripe_signature("whsec_test", now, other_event);
         assert!(matches!(
             stripe_verify(&c, Some(&s), other_event, now),
+            Err(Refused::NotPaid(_))
+        ));
+    }
+
+    #[test]
+    fn stripe_delayed_payments_are_read_from_their_async_events() {
+        let c = stripe();
+        let now = 1_800_000_000;
+        let event = |kind: &str, status: &str| {
+            serde_json::json!({
+                "id": "evt_2", "type": kind,
+                "data": {"object": {"id": "cs_test_2", "client_reference_id": "SB7",
+                                     "amount_total": 2_000, "currency": "eur",
+                                     "payment_status": status}}
+            })
+            .to_string()
+            .into_bytes()
+        };
+        let verify = |body: &[u8]| {
+            let sig = stripe_signature("whsec_test", now, body);
+            stripe_verify(&c, Some(&sig), body, now)
+        };
+        // SEPA debit: the session completes unpaid (nothing yet), then succeeds or fails.
+        assert!(matches!(
+            verify(&event(STRIPE_COMPLETED, "unpaid")),
+            Err(Refused::NotPaid(_))
+        ));
+        assert_eq!(
+            verify(&event(STRIPE_ASYNC_SUCCEEDED, "paid")).unwrap(),
+            Notice::Paid(Paid {
+                trade_no: "SB7".into(),
+                gateway_no: "cs_test_2".into(),
+                money: Decimal::from_str("20").unwrap(),
+                currency: Some("EUR".into()),
+            })
+        );
+        assert_eq!(
+            verify(&event(STRIPE_ASYNC_FAILED, "unpaid")).unwrap(),
+            Notice::Failed {
+                trade_no: "SB7".into(),
+                gateway_no: "cs_test_2".into(),
+            }
+        );
+        assert!(matches!(
+            verify(&event("checkout.session.expired", "unpaid")),
             Err(Refused::NotPaid(_))
         ));
     }

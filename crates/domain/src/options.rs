@@ -202,10 +202,11 @@ pub const CATALOGUE: &[OptionDef] = &[
     // `/claude/v1/messages`) and Gemini (`/gemini/{version}/...`). Off: those paths answer 404.
     def("ClaudeAPIEnabled", BOOL, "true"),
     def("GeminiAPIEnabled", BOOL, "true"),
-    // Money.
-    def("PaymentUSDRate", float(0.0, 1_000_000.0), "7.3"),
+    // Money: what quota costs (the exchange rate and the discounts) is root's, as are the
+    // gateways' fees (`routes::payments`).
+    root("PaymentUSDRate", float(0.0, 1_000_000.0), "7.3"),
     def("PaymentMinAmount", int(1, 1_000_000), "1"),
-    def("RechargeDiscount", OptionKind::JsonObject, "{}"),
+    root("RechargeDiscount", OptionKind::JsonObject, "{}"),
     // Chat cache and Midjourney.
     def("ChatCacheEnabled", BOOL, "false"),
     def("ChatCacheExpireMinute", int(1, 100_000), "5"),

@@ -3,8 +3,11 @@
 //!
 //! Exactly-once crediting rests on [`mark_paid`]: `UPDATE orders SET status = paid WHERE
 //! trade_no = ? AND status = pending`, which every backend applies atomically per row, so of
-//! any number of concurrent callbacks for one order exactly one changes a row. Callers run it in
-//! the same transaction as the credit, the recharge log and the group promotion.
+//! any number of concurrent callbacks for one order exactly one changes a row. A payment reported
+//! after the order's time ran out (or for an order marked expired or failed) is still money the
+//! payer gave: [`mark_paid_late`] moves such an order to `paid_late` by the same kind of
+//! conditional update, so it too is credited exactly once. Callers run them in the same
+//! transaction as the credit, the recharge log and the group promotion.
 
 use crate::schema::{orders, payment_gateways, users};
 use crate::users::like_pattern;
@@ -18,7 +21,17 @@ pub enum OrderStatus {
     Paid = 2,
     Expired = 3,
     Failed = 4,
+    /// Paid after the order expired (or after it was marked failed): credited all the same.
+    PaidLate = 5,
 }
+
+const ALL: [OrderStatus; 5] = [
+    OrderStatus::Pending,
+    OrderStatus::Paid,
+    OrderStatus::Expired,
+    OrderStatus::Failed,
+    OrderStatus::PaidLate,
+];
 
 impl OrderStatus {
     pub fn as_i32(self) -> i32 {
@@ -26,9 +39,7 @@ impl OrderStatus {
     }
 
     pub fn from_i32(v: i32) -> Option<Self> {
-        [Self::Pending, Self::Paid, Self::Expired, Self::Failed]
-            .into_iter()
-            .find(|s| s.as_i32() == v)
+        ALL.into_iter().find(|s| s.as_i32() == v)
     }
 
     /// The name the API uses.
@@ -38,13 +49,12 @@ impl OrderStatus {
             Self::Paid => "paid",
             Self::Expired => "expired",
             Self::Failed => "failed",
+            Self::PaidLate => "paid_late",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        [Self::Pending, Self::Paid, Self::Expired, Self::Failed]
-            .into_iter()
-            .find(|s| s.name() == name)
+        ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
@@ -256,6 +266,32 @@ pub fn mark_paid(
     Ok(n == 1)
 }
 
+/// Marks an order that [`mark_paid`] no longer takes (pending past its expiry, expired, or
+/// failed) paid late by the gateway's number, exactly once: of any number of concurrent calls one
+/// gets `true`; a paid (or paid-late) order, or an unknown one, gives `false`. Run it in the
+/// transaction that credits the user, after `mark_paid` said no.
+pub fn mark_paid_late(
+    conn: &mut DbConn,
+    trade_no: &str,
+    gateway_no: &str,
+    at: i64,
+) -> StoreResult<bool> {
+    let n = diesel::update(orders::table.filter(orders::trade_no.eq(trade_no)).filter(
+        orders::status.eq_any([
+            OrderStatus::Pending.as_i32(),
+            OrderStatus::Expired.as_i32(),
+            OrderStatus::Failed.as_i32(),
+        ]),
+    ))
+    .set((
+        orders::status.eq(OrderStatus::PaidLate.as_i32()),
+        orders::gateway_no.eq(gateway_no),
+        orders::paid_at.eq(at),
+    ))
+    .execute(conn)?;
+    Ok(n == 1)
+}
+
 /// Marks pending orders past their expiry expired; returns how many.
 pub fn expire_pending(conn: &mut DbConn, now: i64) -> StoreResult<usize> {
     Ok(diesel::update(
@@ -353,13 +389,12 @@ pub fn replace_config(conn: &mut DbConn, id: i64, old: &str, new: &str) -> Store
     Ok(n == 1)
 }
 
-/// Marks a pending order failed (the gateway refused to take it); whether it did.
+/// Marks a pending or expired order failed (the gateway refused to take it, or reported that the
+/// payment failed); whether it did. A paid order stays paid.
 pub fn mark_failed(conn: &mut DbConn, trade_no: &str) -> StoreResult<bool> {
-    let n = diesel::update(
-        orders::table
-            .filter(orders::trade_no.eq(trade_no))
-            .filter(orders::status.eq(OrderStatus::Pending.as_i32())),
-    )
+    let n = diesel::update(orders::table.filter(orders::trade_no.eq(trade_no)).filter(
+        orders::status.eq_any([OrderStatus::Pending.as_i32(), OrderStatus::Expired.as_i32()]),
+    ))
     .set(orders::status.eq(OrderStatus::Failed.as_i32()))
     .execute(conn)?;
     Ok(n == 1)

@@ -1345,9 +1345,10 @@ fn rollup_statistics_equal_the_log_sums() {
 }
 
 /// Orders: stored exactly (decimal text), paid at most once even when many connections race,
-/// never once past their expiry; the expiry pass and the order log's filters.
+/// never once past their expiry, where they are paid late instead (again once); the expiry pass
+/// and the order log's filters.
 #[test]
-fn orders_are_paid_once_and_never_after_expiry() {
+fn orders_are_paid_once_in_time_or_late() {
     use switchboard_store::payments::{self, GatewayFields, NewOrder, OrderFilter, OrderStatus};
     for db in TestDb::all() {
         let what = format!("{:?}", db.backend);
@@ -1457,10 +1458,48 @@ fn orders_are_paid_once_and_never_after_expiry() {
             !payments::mark_paid(c, "SB-NONE", "x", 1).unwrap(),
             "{what}"
         );
+        // ...but paid late (pending past its expiry), once: of eight racing connections one
+        // wins; a paid order never is.
+        let late: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|i| {
+                    let db = &db;
+                    s.spawn(move || {
+                        let c = &mut db.conn();
+                        usize::from(
+                            payments::mark_paid_late(c, "SB-C", &format!("L{i}"), 600).unwrap(),
+                        )
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(late, 1, "{what}");
+        let late_order = payments::find_order(c, "SB-C").unwrap();
+        assert_eq!(
+            (late_order.status, late_order.paid_at),
+            (OrderStatus::PaidLate.as_i32(), 600),
+            "{what}"
+        );
+        assert!(
+            !payments::mark_paid_late(c, "SB-A", "again", 700).unwrap(),
+            "{what}: SB-A is paid"
+        );
+        assert!(!payments::mark_failed(c, "SB-C").unwrap(), "{what}");
+        assert_eq!(
+            payments::expire_pending(c, 200).unwrap(),
+            0,
+            "{what}: a paid-late order is not swept"
+        );
+        order(c, "SB-D", 150);
         assert_eq!(
             payments::expire_pending(c, 200).unwrap(),
             1,
-            "{what}: only SB-C"
+            "{what}: only SB-D"
+        );
+        assert!(
+            payments::mark_paid_late(c, "SB-D", "L-D", 700).unwrap(),
+            "{what}: an expired order is paid late"
         );
         let log = payments::list_orders(
             c,
@@ -1483,8 +1522,8 @@ fn orders_are_paid_once_and_never_after_expiry() {
         );
         let all = payments::list_orders(c, &OrderFilter::default(), PageReq { page: 1, size: 2 })
             .unwrap();
-        assert_eq!((all.total, all.items.len()), (3, 2), "{what}");
-        assert_eq!(all.items[0].order.trade_no, "SB-C", "{what}: newest first");
+        assert_eq!((all.total, all.items.len()), (4, 2), "{what}");
+        assert_eq!(all.items[0].order.trade_no, "SB-D", "{what}: newest first");
         payments::delete_gateway(c, gw).unwrap();
         assert!(payments::find_gateway(c, gw).unwrap_err().is_not_found());
     }

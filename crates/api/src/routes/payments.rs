@@ -7,8 +7,18 @@
 //! by a conditional update only one caller can win (`store::payments::mark_paid`), the user is
 //! credited `amount × QuotaPerUnit` (balance and cumulative top-up), a recharge log is written
 //! and group promotion runs; the relay's ledger learns the credit after the commit (in Redis
-//! mode every node at once). Replays, late notifications on expired orders, wrong amounts and
-//! bad signatures change nothing and are logged.
+//! mode every node at once). A payment reported after the order expired (or after it was marked
+//! failed) is money the payer gave: it is credited the same way, once, and the order is marked
+//! `paid_late` (`store::payments::mark_paid_late`). Replays, wrong amounts and bad signatures
+//! change nothing and are logged. Stripe's delayed methods report their outcome later:
+//! `checkout.session.async_payment_succeeded` credits, `async_payment_failed` marks the order
+//! failed.
+//!
+//! Administrators other than root manage gateways under the channel rule: changing where a
+//! gateway sends money or whom it trusts (`GatewayConfig::destination_changes`) while a stored
+//! secret is kept is refused with 403 `destination_needs_root` (enter the secrets again, or ask
+//! root), and a gateway's fees and currency, like the `PaymentUSDRate` and `RechargeDiscount`
+//! settings, are root's (403 `root_only_setting`).
 
 use super::check_critical;
 use super::users::{page_json, page_req};
@@ -16,7 +26,7 @@ use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::payment::{
-    self, AlipayConfig, EpayConfig, GatewayConfig, Paid, Refused, StripeConfig, WxpayConfig,
+    self, AlipayConfig, EpayConfig, GatewayConfig, Notice, Refused, StripeConfig, WxpayConfig,
 };
 use crate::settings::View;
 use crate::AppState;
@@ -31,6 +41,7 @@ use switchboard_domain::log::LogType;
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::payment as rules;
 use switchboard_domain::quota;
+use switchboard_domain::user::Role;
 use switchboard_store::payments::{
     self, GatewayFields, GatewayRow, NewOrder, OrderFilter, OrderRow, OrderStatus, OrderView,
 };
@@ -38,6 +49,10 @@ use switchboard_store::{logs, now, redemptions, user_groups, users, DbConn};
 
 /// How long an order may be paid after it was placed.
 pub const ORDER_TTL_SECS: i64 = 30 * 60;
+
+/// How long a Stripe order may be paid: its Checkout Session expires with it, and Stripe wants
+/// at least 30 minutes from the session's creation, so a minute more for the way there.
+pub const STRIPE_ORDER_TTL_SECS: i64 = payment::STRIPE_MIN_EXPIRY_SECS + 60;
 
 /// How many unpaid, unexpired orders one user may have waiting: a user clicking "pay" again and
 /// again, or a script, cannot fill the order table or flood a gateway with orders.
@@ -247,13 +262,22 @@ pub struct GatewayBody {
     config: Option<ConfigBody>,
 }
 
+/// A gateway as checked, before it is written.
+struct Checked {
+    fields: GatewayFields,
+    /// The configuration, open.
+    config: GatewayConfig,
+    /// Whether a stored secret was kept (left blank in the body).
+    kept_secret: bool,
+}
+
 /// The fields of `b` checked, with the configuration sealed; `stored` is the configuration
 /// saved before (an update may leave the key blank to keep it).
 fn gateway_fields(
     state: &AppState,
     b: GatewayBody,
     stored: Option<GatewayConfig>,
-) -> ApiResult<GatewayFields> {
+) -> ApiResult<Checked> {
     let name = b.name.unwrap_or_default().trim().to_owned();
     if name.is_empty() || name.chars().count() > 64 {
         return Err(field_invalid("name is required, at most 64 characters"));
@@ -307,14 +331,25 @@ fn gateway_fields(
             ));
         }
     }
+    if gateway_type == "wxpay" {
+        let snap = state.view();
+        check_wxpay_notify(&notify_domain, &View(&snap).text("ServerAddress"))?;
+    }
     let c = b
         .config
         .ok_or_else(|| config_invalid("config is required"))?;
     // A blank secret keeps the stored one (of the same type).
+    let kept = std::cell::Cell::new(false);
     let keep = |given: Option<String>, stored: Option<&str>| -> String {
         match given.filter(|v| !v.is_empty()) {
             Some(v) => v,
-            None => stored.unwrap_or_default().to_owned(),
+            None => {
+                let stored = stored.unwrap_or_default();
+                if !stored.is_empty() {
+                    kept.set(true);
+                }
+                stored.to_owned()
+            }
         }
     };
     let text = |v: Option<String>| v.unwrap_or_default().trim().to_owned();
@@ -383,7 +418,7 @@ fn gateway_fields(
     };
     cfg.check().map_err(config_invalid)?;
     let sealed = state.secret_box.seal(&cfg.to_json());
-    Ok(GatewayFields {
+    let fields = GatewayFields {
         name,
         gateway_type,
         icon,
@@ -395,7 +430,35 @@ fn gateway_fields(
         sort,
         config: sealed,
         updated_at: now(),
+    };
+    Ok(Checked {
+        fields,
+        config: cfg,
+        kept_secret: kept.get(),
     })
+}
+
+/// WeChat Pay refuses orders whose notify URL is not https: a WeChat Pay gateway's notify
+/// address (`notify_domain`, else `ServerAddress`) must be an https origin.
+fn check_wxpay_notify(notify_domain: &str, server_address: &str) -> ApiResult<()> {
+    let address = if notify_domain.is_empty() {
+        server_address.trim()
+    } else {
+        notify_domain
+    };
+    if address.to_ascii_lowercase().starts_with("https://") {
+        return Ok(());
+    }
+    Err(field_invalid(if address.is_empty() {
+        "WeChat Pay sends payment notifications only to https addresses: set notify_domain (or \
+         ServerAddress) to an https origin such as https://pay.example.com"
+            .to_owned()
+    } else {
+        format!(
+            "WeChat Pay sends payment notifications only to https addresses, not {address}: set \
+             notify_domain (or ServerAddress) to an https origin such as https://pay.example.com"
+        )
+    }))
 }
 
 pub async fn create(
@@ -408,7 +471,7 @@ pub async fn create(
             "id is set by the server; use PUT to change a gateway",
         ));
     }
-    let fields = gateway_fields(&state, b, None)?;
+    let fields = gateway_fields(&state, b, None)?.fields;
     let uuid = crate::auth::random_string(24).to_ascii_lowercase();
     let g = state
         .db(move |c| {
@@ -419,16 +482,23 @@ pub async fn create(
     Ok(ok(gateway_json(&state, &g)))
 }
 
+/// `PUT /api/payment {id, ...}`: changes a gateway (a blank secret keeps the stored one).
+/// Someone other than root moves a gateway's destination only with its secrets entered again,
+/// and never changes its fees or currency (module docs).
 pub async fn update(
     state: web::Data<AppState>,
-    _a: AdminUser,
+    AdminUser(me): AdminUser,
     Body(b): Body<GatewayBody>,
 ) -> ApiResult<HttpResponse> {
     let id = b.id.ok_or_else(|| field_invalid("id is required"))?;
     let current = state.db(move |c| load_gateway(c, id)).await?;
     // A key that cannot be opened any more can only be replaced.
     let stored = open_config(&state, &current).ok();
-    let fields = gateway_fields(&state, b, stored)?;
+    let checked = gateway_fields(&state, b, stored.clone())?;
+    if me.role != Role::Root {
+        check_admin_update(&current, stored.as_ref(), &checked)?;
+    }
+    let fields = checked.fields;
     let g = state
         .db(move |c| {
             payments::update_gateway(c, id, &fields)?;
@@ -436,6 +506,50 @@ pub async fn update(
         })
         .await?;
     Ok(ok(gateway_json(&state, &g)))
+}
+
+/// What an administrator other than root may not do to gateway `current` (its configuration
+/// `stored`, open): send a stored secret to a new destination (the channel rule: 403
+/// `destination_needs_root`), or change what a top-up costs (403 `root_only_setting`).
+fn check_admin_update(
+    current: &GatewayRow,
+    stored: Option<&GatewayConfig>,
+    checked: &Checked,
+) -> ApiResult<()> {
+    if let Some(stored) = stored {
+        let moved = stored.destination_changes(&checked.config);
+        if !moved.is_empty() && checked.kept_secret {
+            return Err(ApiError::forbidden(
+                "destination_needs_root",
+                format!(
+                    "only root may send a payment gateway's stored secrets to a new destination \
+                     ({}); enter its secrets again to change it",
+                    moved.join(", ")
+                ),
+            ));
+        }
+    }
+    let f = &checked.fields;
+    let mut changed = Vec::new();
+    if dec(&f.fixed_fee) != dec(&current.fixed_fee) {
+        changed.push("fixed_fee");
+    }
+    if dec(&f.percent_fee) != dec(&current.percent_fee) {
+        changed.push("percent_fee");
+    }
+    if f.currency != current.currency {
+        changed.push("currency");
+    }
+    if !changed.is_empty() {
+        return Err(ApiError::forbidden(
+            "root_only_setting",
+            format!(
+                "only root may change what a top-up costs ({})",
+                changed.join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 pub async fn delete(
@@ -474,7 +588,7 @@ pub async fn orders(
                 .ok_or_else(|| {
                     ApiError::bad_request(
                         "invalid_status",
-                        "status must be pending, paid, expired or failed",
+                        "status must be pending, paid, paid_late, expired or failed",
                     )
                 })?
                 .as_i32(),
@@ -647,8 +761,25 @@ pub async fn create_order(
     let name = format!("Top-up {amount} USD");
     let return_url = format!("{origin}/panel/topup?trade_no={trade_no}");
     let (user_id, gateway_id) = (me.id, g.id);
+    // WeChat Pay refuses an http notify URL (checked on save; ServerAddress may have changed).
+    if matches!(cfg, GatewayConfig::Wxpay(_)) && !notify_base.starts_with("https://") {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "payment_config_invalid",
+            format!(
+                "this WeChat Pay gateway's notify address {notify_base} is not https: an \
+                 administrator must set its notify domain to an https origin"
+            ),
+        ));
+    }
     let placed_at = now();
-    let expires_at = placed_at + ORDER_TTL_SECS;
+    // A Stripe session expires with its order (no payment after the order expired).
+    let ttl = if matches!(cfg, GatewayConfig::Stripe(_)) {
+        STRIPE_ORDER_TTL_SECS
+    } else {
+        ORDER_TTL_SECS
+    };
+    let expires_at = placed_at + ttl;
     {
         let (trade_no, q) = (trade_no.clone(), q.clone());
         state
@@ -721,6 +852,7 @@ pub async fn create_order(
                 name: &name,
                 success_url: &return_url,
                 cancel_url: &format!("{origin}/panel/topup"),
+                expires_at,
             },
         )
         .await
@@ -858,8 +990,12 @@ enum Outcome {
         user_id: i64,
         quota: i64,
         promoted: bool,
+        /// Paid after the order expired (or was marked failed).
+        late: bool,
     },
-    /// Already paid (a replay), expired, or failed: nothing changed.
+    /// A delayed payment failed: the order is marked failed.
+    Failed,
+    /// Already paid (a replay), or already failed: nothing changed.
     Unchanged(&'static str),
     /// Refused: the order is unknown, another gateway's, or the amount or currency differs.
     Refused(String),
@@ -921,9 +1057,9 @@ pub async fn notify(
         params
     };
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok());
-    let verified = match &cfg {
-        GatewayConfig::Epay(c) => payment::epay_verify(c, &form()),
-        GatewayConfig::Alipay(c) => payment::alipay::verify(c, &form()),
+    let verified: Result<Notice, Refused> = match &cfg {
+        GatewayConfig::Epay(c) => payment::epay_verify(c, &form()).map(Notice::Paid),
+        GatewayConfig::Alipay(c) => payment::alipay::verify(c, &form()).map(Notice::Paid),
         GatewayConfig::Stripe(c) => {
             payment::stripe_verify(c, header("Stripe-Signature"), &body, now())
         }
@@ -934,11 +1070,11 @@ pub async fn notify(
                 signature: header("Wechatpay-Signature"),
                 serial: header("Wechatpay-Serial"),
             };
-            payment::wxpay::verify(c, &by, &body, now())
+            payment::wxpay::verify(c, &by, &body, now()).map(Notice::Paid)
         }
     };
-    let paid: Paid = match verified {
-        Ok(p) => p,
+    let notice = match verified {
+        Ok(n) => n,
         Err(Refused::NotPaid(why)) => {
             // A real notification of something other than a finished payment: acknowledged,
             // nothing credited.
@@ -958,67 +1094,13 @@ pub async fn notify(
         View(&snap).int("QuotaPerUnit")
     };
     let gateway_id = g.id;
-    let p = paid.clone();
+    let trade_no = match &notice {
+        Notice::Paid(p) => p.trade_no.clone(),
+        Notice::Failed { trade_no, .. } => trade_no.clone(),
+    };
     let outcome = state
         .db(move |c| {
-            switchboard_store::transaction(c, |c| {
-                let Some(o) = found(payments::find_order(c, &p.trade_no))? else {
-                    return Ok(Outcome::Refused(format!("unknown order {}", p.trade_no)));
-                };
-                if o.gateway_id != gateway_id {
-                    return Ok(Outcome::Refused(format!(
-                        "order {} belongs to gateway {}",
-                        o.trade_no, o.gateway_id
-                    )));
-                }
-                if dec(&o.order_amount) != p.money
-                    || p.currency.as_ref().is_some_and(|cur| *cur != o.currency)
-                {
-                    return Ok(Outcome::Refused(format!(
-                        "order {} is {} {}, the notification says {} {}",
-                        o.trade_no,
-                        o.order_amount,
-                        o.currency,
-                        p.money,
-                        p.currency.as_deref().unwrap_or("")
-                    )));
-                }
-                let at = now();
-                if !payments::mark_paid(c, &o.trade_no, &p.gateway_no, at)? {
-                    let why = match OrderStatus::from_i32(o.status) {
-                        Some(OrderStatus::Paid) => "already paid",
-                        Some(OrderStatus::Pending) => "expired",
-                        Some(OrderStatus::Expired) => "expired",
-                        _ => "failed",
-                    };
-                    return Ok(Outcome::Unchanged(why));
-                }
-                redemptions::credit_topup(c, o.user_id, o.quota)?;
-                let username = users::find(c, o.user_id)?.username;
-                logs::record(
-                    c,
-                    LogType::Recharge,
-                    o.user_id,
-                    &username,
-                    o.quota,
-                    &format!(
-                        "paid order {} ({} {}) online: {}",
-                        o.trade_no,
-                        o.order_amount,
-                        o.currency,
-                        quota::display(o.quota, per_unit, true)
-                    ),
-                    &json!({"event": "paid", "trade_no": o.trade_no, "gateway_id": gateway_id,
-                            "gateway_no": p.gateway_no})
-                    .to_string(),
-                )?;
-                let promoted = user_groups::apply_promotion(c, o.user_id)?.is_some();
-                Ok(Outcome::Credited {
-                    user_id: o.user_id,
-                    quota: o.quota,
-                    promoted,
-                })
-            })
+            switchboard_store::transaction(c, |c| settle(c, gateway_id, per_unit, &notice))
         })
         .await;
     match outcome {
@@ -1026,16 +1108,25 @@ pub async fn notify(
             user_id,
             quota,
             promoted,
+            late,
         }) => {
             state.relay.ledger.credit_user(user_id, quota).await;
             if promoted {
                 state.relay.forget_user(user_id);
             }
-            tracing::info!(gateway = gateway_id, order = %paid.trade_no, user = user_id, "order paid, {quota} quota credited");
+            if late {
+                tracing::warn!(gateway = gateway_id, order = %trade_no, user = user_id, "order paid after it expired, {quota} quota credited (paid late)");
+            } else {
+                tracing::info!(gateway = gateway_id, order = %trade_no, user = user_id, "order paid, {quota} quota credited");
+            }
+            answer(&kind, Some(true))
+        }
+        Ok(Outcome::Failed) => {
+            tracing::info!(gateway = gateway_id, order = %trade_no, "the order's payment failed");
             answer(&kind, Some(true))
         }
         Ok(Outcome::Unchanged(why)) => {
-            tracing::warn!(gateway = gateway_id, order = %paid.trade_no, "payment notification changed nothing: order {why}");
+            tracing::warn!(gateway = gateway_id, order = %trade_no, "payment notification changed nothing: order {why}");
             answer(&kind, Some(true))
         }
         Ok(Outcome::Refused(why)) => {
@@ -1043,8 +1134,84 @@ pub async fn notify(
             answer(&kind, Some(false))
         }
         Err(e) => {
-            tracing::error!(gateway = gateway_id, order = %paid.trade_no, "payment notification failed, the gateway will retry: {e}");
+            tracing::error!(gateway = gateway_id, order = %trade_no, "payment notification failed, the gateway will retry: {e}");
             answer(&kind, None)
         }
     }
+}
+
+/// What a verified `notice` to gateway `gateway_id` does to its order, in one transaction: a
+/// payment marks the order paid (in time) or paid late (after its expiry, or after it was marked
+/// expired or failed) and credits the user, once; a failure marks a pending or expired order
+/// failed.
+fn settle(c: &mut DbConn, gateway_id: i64, per_unit: i64, notice: &Notice) -> ApiResult<Outcome> {
+    let trade_no = match notice {
+        Notice::Paid(p) => &p.trade_no,
+        Notice::Failed { trade_no, .. } => trade_no,
+    };
+    let Some(o) = found(payments::find_order(c, trade_no))? else {
+        return Ok(Outcome::Refused(format!("unknown order {trade_no}")));
+    };
+    if o.gateway_id != gateway_id {
+        return Ok(Outcome::Refused(format!(
+            "order {} belongs to gateway {}",
+            o.trade_no, o.gateway_id
+        )));
+    }
+    let p = match notice {
+        Notice::Paid(p) => p,
+        Notice::Failed { .. } => {
+            return Ok(if payments::mark_failed(c, &o.trade_no)? {
+                Outcome::Failed
+            } else {
+                Outcome::Unchanged("already paid or failed")
+            });
+        }
+    };
+    if dec(&o.order_amount) != p.money || p.currency.as_ref().is_some_and(|cur| *cur != o.currency)
+    {
+        return Ok(Outcome::Refused(format!(
+            "order {} is {} {}, the notification says {} {}",
+            o.trade_no,
+            o.order_amount,
+            o.currency,
+            p.money,
+            p.currency.as_deref().unwrap_or("")
+        )));
+    }
+    let at = now();
+    let late = if payments::mark_paid(c, &o.trade_no, &p.gateway_no, at)? {
+        false
+    } else if payments::mark_paid_late(c, &o.trade_no, &p.gateway_no, at)? {
+        true
+    } else {
+        return Ok(Outcome::Unchanged("already paid"));
+    };
+    redemptions::credit_topup(c, o.user_id, o.quota)?;
+    let username = users::find(c, o.user_id)?.username;
+    logs::record(
+        c,
+        LogType::Recharge,
+        o.user_id,
+        &username,
+        o.quota,
+        &format!(
+            "paid order {} ({} {}) online{}: {}",
+            o.trade_no,
+            o.order_amount,
+            o.currency,
+            if late { " after it expired" } else { "" },
+            quota::display(o.quota, per_unit, true)
+        ),
+        &json!({"event": if late { "paid_late" } else { "paid" }, "trade_no": o.trade_no,
+                "gateway_id": gateway_id, "gateway_no": p.gateway_no})
+        .to_string(),
+    )?;
+    let promoted = user_groups::apply_promotion(c, o.user_id)?.is_some();
+    Ok(Outcome::Credited {
+        user_id: o.user_id,
+        quota: o.quota,
+        promoted,
+        late,
+    })
 }

@@ -361,6 +361,8 @@ const WX_APP_ID: &str = "wxd678efh567hg6787";
 const SERIAL: &str = "5157F09EFDC096DE15EBE81A47057A7232F1B8E1";
 const V3_KEY: &str = "0123456789abcdef0123456789ABCDEF";
 const KEY_ID: &str = "PUB_KEY_ID_0114232019";
+/// WeChat Pay calls https addresses only.
+const WX_NOTIFY: &str = "https://pay.example.com";
 
 /// The four `Wechatpay-*` headers of `body`, signed with `key` at `ts`.
 fn wx_headers(key: &str, ts: i64, body: &[u8]) -> [(String, String); 4] {
@@ -428,6 +430,7 @@ fn wxpay_gateway(name: &str, platform_key_id: &str) -> Value {
     json!({
         "name": name, "type": "wxpay", "icon": "wxpay", "enable": true,
         "fixed_fee": 0, "percent_fee": 0, "currency": "CNY", "sort": 2,
+        "notify_domain": WX_NOTIFY,
         "config": {"mch_id": MCH_ID, "app_id": WX_APP_ID, "serial_no": SERIAL,
                    "private_key": MERCHANT_KEY, "api_v3_key": V3_KEY,
                    "platform_key_id": platform_key_id, "platform_public_key": GATEWAY_PUB}
@@ -540,7 +543,7 @@ async fn wechat_pay_native_orders_are_signed_paid_and_credited_once() {
     assert_eq!(sent["amount"], json!({"total": 6570, "currency": "CNY"}));
     assert_eq!(
         sent["notify_url"],
-        app.url(&format!("/api/payment/notify/{uuid}"))
+        format!("{WX_NOTIFY}/api/payment/notify/{uuid}")
     );
 
     // Signed by someone else, sealed under another key, or for less: refused in WeChat Pay's
@@ -598,4 +601,249 @@ async fn wechat_pay_native_orders_are_signed_paid_and_credited_once() {
         .await
         .err(502, "payment_gateway_error");
     assert!(m.contains("not the configured WeChat Pay key"), "{m}");
+}
+
+/// WeChat Pay refuses orders whose notify URL is http: a WeChat Pay gateway is saved only with
+/// an https notify address (its notify domain, else `ServerAddress`), and should `ServerAddress`
+/// turn http later, its orders are refused before WeChat Pay is asked.
+#[actix_web::test]
+async fn wechat_pay_gateways_refuse_an_http_notify_address() {
+    let wx = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .and(wiremock::matchers::path("/v3/pay/transactions/native"))
+        .respond_with(FakeWxpay)
+        .mount(&wx)
+        .await;
+    let api = wx.uri();
+    let app = TestApp::with_config(|c| c.wxpay_api_url = api).await;
+    settings(&app).await;
+    let root = app.root();
+    let server_address = |v: &str| {
+        let root = &root;
+        let v = v.to_owned();
+        async move {
+            root.put("/api/option", json!({"key": "ServerAddress", "value": v}))
+                .await
+                .ok();
+        }
+    };
+
+    let mut http = wxpay_gateway("微信支付", KEY_ID);
+    http["notify_domain"] = json!("http://pay.example.com");
+    let m = root
+        .post("/api/payment", http.clone())
+        .await
+        .err(400, "payment_field_invalid");
+    assert!(m.contains("https"), "{m}");
+    // No notify domain: the site's address is used, and must be https too.
+    let mut blank = wxpay_gateway("微信支付", KEY_ID);
+    blank["notify_domain"] = json!("");
+    root.post("/api/payment", blank.clone())
+        .await
+        .err(400, "payment_field_invalid");
+    server_address("http://sb.example.com").await;
+    root.post("/api/payment", blank.clone())
+        .await
+        .err(400, "payment_field_invalid");
+    assert_eq!(root.get("/api/payment").await.ok()["total_count"], 0);
+    server_address("https://sb.example.com").await;
+    let gw = root.post("/api/payment", blank).await.ok().clone();
+    let uuid = gw["uuid"].as_str().unwrap().to_owned();
+    // Nor may an update make it http.
+    http["id"] = gw["id"].clone();
+    root.put("/api/payment", http)
+        .await
+        .err(400, "payment_field_invalid");
+
+    // ServerAddress turned http after the gateway was saved: the order is refused here.
+    server_address("http://sb.example.com").await;
+    let (user, _) = app.user("wx-http").await;
+    let m = user
+        .post("/api/user/order", json!({"uuid": uuid, "amount": 2}))
+        .await
+        .err(503, "payment_config_invalid");
+    assert!(m.contains("https"), "{m}");
+    assert!(
+        wx.received_requests().await.unwrap().is_empty(),
+        "WeChat Pay was not asked"
+    );
+    // Back to https: the order reaches WeChat Pay with an https notify URL.
+    server_address("https://sb.example.com").await;
+    user.post("/api/user/order", json!({"uuid": uuid, "amount": 2}))
+        .await
+        .ok();
+    let sent: Value =
+        serde_json::from_slice(&wx.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!(
+        sent["notify_url"],
+        format!("https://sb.example.com/api/payment/notify/{uuid}")
+    );
+}
+
+/// Alipay and WeChat Pay notifications are checked against the public key configured: an
+/// administrator other than root who could set it (or the merchant) while keeping root's stored
+/// private key could sign payments herself, or send users' payments to her merchant. Refused
+/// unless she enters the secrets again.
+#[actix_web::test]
+async fn administrators_cannot_change_whom_a_stored_key_pays_or_trusts() {
+    let app = TestApp::new().await;
+    settings(&app).await;
+    let root = app.root();
+    let (admin, _) = app.admin("eve").await;
+    let ali = root
+        .post(
+            "/api/payment",
+            alipay_gateway("支付宝", "qrcode", MERCHANT_KEY),
+        )
+        .await
+        .ok()
+        .clone();
+    let wx = root
+        .post("/api/payment", wxpay_gateway("微信支付", KEY_ID))
+        .await
+        .ok()
+        .clone();
+    let kept = |mut body: Value, id: &Value, change: Value| {
+        body["id"] = id.clone();
+        for k in ["private_key", "api_v3_key"] {
+            if body["config"].get(k).is_some() {
+                body["config"][k] = json!("");
+            }
+        }
+        for (k, v) in change.as_object().unwrap() {
+            body["config"][k] = v.clone();
+        }
+        body
+    };
+    let ali_body = alipay_gateway("支付宝", "qrcode", MERCHANT_KEY);
+    let wx_body = wxpay_gateway("微信支付", KEY_ID);
+    for (body, id, change) in [
+        (
+            &ali_body,
+            &ali["id"],
+            json!({"alipay_public_key": MERCHANT_PUB}),
+        ),
+        (&ali_body, &ali["id"], json!({"app_id": "2021000000000666"})),
+        (
+            &wx_body,
+            &wx["id"],
+            json!({"platform_public_key": MERCHANT_PUB}),
+        ),
+        (&wx_body, &wx["id"], json!({"mch_id": "1900000666"})),
+    ] {
+        admin
+            .put("/api/payment", kept(body.clone(), id, change.clone()))
+            .await
+            .err(403, "destination_needs_root");
+    }
+    // Other fields with the secrets kept: allowed; the secrets entered again: allowed.
+    admin
+        .put(
+            "/api/payment",
+            kept(ali_body.clone(), &ali["id"], json!({"mode": "page"})),
+        )
+        .await
+        .ok();
+    let mut fresh = wx_body.clone();
+    fresh["id"] = wx["id"].clone();
+    fresh["config"]["mch_id"] = json!("1900000666");
+    admin.put("/api/payment", fresh).await.ok();
+    // Root may keep the key and change the rest.
+    root.put(
+        "/api/payment",
+        kept(ali_body, &ali["id"], json!({"app_id": "2021000000000777"})),
+    )
+    .await
+    .ok();
+}
+
+/// Alipay and WeChat Pay close a payment with the order, but one made at the last second may be
+/// reported after the order expired here: credited once all the same, the order paid late.
+#[actix_web::test]
+async fn late_alipay_and_wechat_pay_payments_are_credited_once() {
+    let wx = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .and(wiremock::matchers::path("/v3/pay/transactions/native"))
+        .respond_with(FakeWxpay)
+        .mount(&wx)
+        .await;
+    let api = wx.uri();
+    let app = TestApp::with_config(|c| c.wxpay_api_url = api).await;
+    settings(&app).await;
+    let root = app.root();
+    let ali = root
+        .post(
+            "/api/payment",
+            alipay_gateway("支付宝", "page", MERCHANT_KEY),
+        )
+        .await
+        .ok()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let wxg = root
+        .post("/api/payment", wxpay_gateway("微信支付", KEY_ID))
+        .await
+        .ok()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (user, uid) = app.user("late-payer").await;
+    let before = quota_of(&user).await;
+    let place = |uuid: &str| {
+        let (user, uuid) = (&user, uuid.to_owned());
+        async move {
+            let d = user
+                .post("/api/user/order", json!({"uuid": uuid, "amount": 2}))
+                .await
+                .ok()
+                .clone();
+            (
+                d["trade_no"].as_str().unwrap().to_owned(),
+                d["order_amount"].as_str().unwrap().to_owned(),
+            )
+        }
+    };
+    let (ali_trade, ali_amount) = place(&ali).await;
+    let (wx_trade, wx_amount) = place(&wxg).await;
+    assert_eq!(
+        payments::expire_pending(&mut app.conn(), i64::MAX).unwrap(),
+        2
+    );
+    let status = |t: String| {
+        let user = &user;
+        async move {
+            user.get(&format!("/api/user/order/status?trade_no={t}"))
+                .await
+                .ok()["status"]
+                .clone()
+        }
+    };
+    assert_eq!(status(ali_trade.clone()).await, "expired");
+
+    // Alipay reports the payment after the order expired: credited, once.
+    let paid = alipay_notification(GATEWAY_KEY, &ali_trade, &ali_amount);
+    assert_eq!(post_form(&app, &ali, &paid).await, (200, "success".into()));
+    assert_eq!(post_form(&app, &ali, &paid).await, (200, "success".into()));
+    assert_eq!(
+        quota_of(&user).await,
+        before + 1_000_000,
+        "a late Alipay payment is credited once"
+    );
+    assert_eq!(status(ali_trade).await, "paid_late");
+
+    // So does WeChat Pay's, however often it is delivered.
+    let fen: i64 = wx_amount.replace('.', "").parse().unwrap();
+    let n = wx_notification(GATEWAY_KEY, V3_KEY, &wx_trade, fen);
+    let answers = futures_util::future::join_all((0..10).map(|_| post_wx(&app, &wxg, &n))).await;
+    assert!(answers.iter().all(|a| a.0 == 200), "{answers:?}");
+    assert_eq!(
+        quota_of(&user).await,
+        before + 2_000_000,
+        "a late WeChat Pay payment is credited once"
+    );
+    assert_eq!(status(wx_trade).await, "paid_late");
+    assert_eq!(recharges(&app, uid), 2);
+    let r = root.get("/api/payment/order?status=paid_late").await;
+    assert_eq!(r.ok()["total_count"], 2);
 }

@@ -337,6 +337,8 @@ export function createGatewaySchema(t: TFunction, { storedType }: { storedType?:
     ...unchecked,
     type: z.literal('wxpay'),
     currency: cny,
+    // WeChat Pay notifies https addresses only (blank: the server checks the server address).
+    notify_domain: common.notify_domain.refine((v) => v === '' || v.toLowerCase().startsWith('https://'), t('payment:validation.notifyDomainHttps')),
     wxpay_mch_id: z
       .string()
       .trim()

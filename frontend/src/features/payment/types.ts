@@ -28,7 +28,8 @@ export type EpayPayType = (typeof EPAY_PAY_TYPES)[number]
 export const ALIPAY_MODES = ['page', 'qrcode'] as const
 export type AlipayMode = (typeof ALIPAY_MODES)[number]
 
-export const ORDER_STATUSES = ['pending', 'paid', 'expired', 'failed'] as const
+/** `paid_late`: paid after the order expired (or failed), credited all the same. */
+export const ORDER_STATUSES = ['pending', 'paid', 'paid_late', 'expired', 'failed'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
 /** What every gateway has, whatever its type. */

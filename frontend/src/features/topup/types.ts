@@ -53,7 +53,8 @@ export interface CreatedOrder extends Quote {
   pay: PayAction
 }
 
-export type OrderStatus = 'pending' | 'paid' | 'expired' | 'failed'
+/** `paid_late`: paid after the order expired (or failed), credited all the same. */
+export type OrderStatus = 'pending' | 'paid' | 'paid_late' | 'expired' | 'failed'
 
 /** Answer of GET /api/user/order/status. */
 export interface OrderState {

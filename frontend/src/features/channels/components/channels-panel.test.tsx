@@ -311,7 +311,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
     await waitFor(() => expect(put).toMatchObject({ id: 1, base_url: 'https://elsewhere.example.com' }))
     expect(put).not.toHaveProperty('key')
     expect(
-      await screen.findByText('错误：只有超级管理员可以把渠道已保存的密钥发往新的目标地址。修改类型、Base URL、代理、自定义请求头或区域时，请同时填写新的密钥。'),
+      await screen.findByText('错误：只有超级管理员可以把已保存的密钥发往新的目标地址。修改渠道的类型、Base URL、代理、自定义请求头或区域，或修改支付方式的地址、商户号或公钥时，请同时重新填写密钥。'),
     ).toBeInTheDocument()
     // The form stays open with what was typed.
     expect(screen.getByTestId('channel-form-dialog')).toBeInTheDocument()

@@ -12,6 +12,8 @@ import { Spinner } from '@/components/ui/spinner'
 import { Switch } from '@/components/ui/switch'
 import { Textarea } from '@/components/ui/textarea'
 import { formatPercent } from '@/lib/money'
+import { useUser } from '@/stores/session'
+import { ROLE } from '@/types/api'
 import { notify } from '@/lib/toast'
 import { useCreateGateway } from '../api/create-gateway'
 import { useUpdateGateway } from '../api/update-gateway'
@@ -79,6 +81,9 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
     resolver: zodResolver(schema),
     defaultValues: gatewayFormDefaults(gateway),
   })
+  // Only root reads secrets, so only root moves a stored one to a new destination or changes what
+  // a top-up costs (the server refuses it otherwise: `destination_needs_root`, `root_only_setting`).
+  const isRoot = useUser()?.role === ROLE.root
   const createMutation = useCreateGateway()
   const updateMutation = useUpdateGateway()
   const pending = createMutation.isPending || updateMutation.isPending
@@ -476,11 +481,21 @@ export function GatewayFormDialog({ open, onOpenChange, gateway }: GatewayFormDi
               })}
             </div>
 
+            {editing && !isRoot && (
+              <p
+                className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+                role="note"
+                data-testid="gateway-form-destination-hint"
+              >
+                {t('payment:form.destinationNeedsKeyHint')}
+              </p>
+            )}
+
             {providerFields}
 
             {textField('notify_domain', t('payment:form.notifyDomain'), {
               placeholder: 'https://pay.example.com',
-              hint: t('payment:form.notifyDomainHint'),
+              hint: type === 'wxpay' ? t('payment:form.notifyDomainHintWxpay') : t('payment:form.notifyDomainHint'),
             })}
 
             <FormField

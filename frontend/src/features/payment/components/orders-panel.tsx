@@ -19,6 +19,7 @@ import { ORDER_STATUSES, type OrderStatus } from '../types'
 const STATUS_VARIANT: Record<OrderStatus, BadgeVariant> = {
   pending: 'warning',
   paid: 'success',
+  paid_late: 'success',
   expired: 'secondary',
   failed: 'destructive',
 }

@@ -8,7 +8,7 @@ export const POLL_INTERVAL_MS = 3_000
 export const POLL_TIMEOUT_MS = 10 * 60_000
 
 export type PollOutcome =
-  | { kind: 'paid' | 'expired' | 'failed'; quota: number }
+  | { kind: 'paid' | 'paid_late' | 'expired' | 'failed'; quota: number }
   /** Still pending after POLL_TIMEOUT_MS: polling stopped. */
   | { kind: 'timeout' }
   /** The server refused the question (e.g. the order is not this user's). */
@@ -48,7 +48,7 @@ export function useOrderPolling(
       try {
         const state = await getOrderStatus(tradeNo, controller.signal)
         if (controller.signal.aborted) return
-        if (state.status === 'paid' || state.status === 'expired' || state.status === 'failed') {
+        if (state.status !== 'pending') {
           report.current({ kind: state.status, quota: state.quota })
         } else {
           schedule()

@@ -339,7 +339,7 @@ function PaymentWaiting({
 }: {
   order: WaitingOrder
   onClose: () => void
-  /** The order is paid, expired or failed. */
+  /** The order is paid (in time or late), expired or failed. */
   onSettled?: () => void
   onPaid?: () => void
 }) {
@@ -354,8 +354,8 @@ function PaymentWaiting({
     outcome ? null : order.trade_no,
     (o) => {
       setOutcome(o)
-      if (o.kind === 'paid' || o.kind === 'expired' || o.kind === 'failed') onSettled?.()
-      if (o.kind === 'paid') {
+      if (o.kind === 'paid' || o.kind === 'paid_late' || o.kind === 'expired' || o.kind === 'failed') onSettled?.()
+      if (o.kind === 'paid' || o.kind === 'paid_late') {
         notify.success(t('topup:pay.paidToast', { amount: renderQuota(o.quota, display) }))
         onPaid?.()
       }
@@ -371,6 +371,12 @@ function PaymentWaiting({
           icon: <CircleCheckIcon className={iconClass} aria-hidden />,
           tone: 'success',
           text: t('topup:pay.paid', { amount: renderQuota(o.quota, display) }),
+        }
+      case 'paid_late':
+        return {
+          icon: <CircleCheckIcon className={iconClass} aria-hidden />,
+          tone: 'success',
+          text: t('topup:pay.paidLate', { amount: renderQuota(o.quota, display) }),
         }
       case 'expired':
         return { icon: <ClockIcon className={iconClass} aria-hidden />, tone: 'warning', text: t('topup:pay.expired') }

@@ -387,6 +387,24 @@ describe('online top-up', { timeout: 30_000 }, () => {
     expect(await screen.findByTestId('topup-online-form')).toBeInTheDocument()
   })
 
+  it('an order paid after it expired is shown paid late, credited', async () => {
+    signIn([alipay])
+    server.use(
+      http.get('*/api/user/order/status', ({ request }) =>
+        HttpResponse.json({
+          success: true,
+          message: '',
+          data: { trade_no: new URL(request.url).searchParams.get('trade_no'), status: 'paid_late', quota: 5_000_000 },
+        }),
+      ),
+    )
+    renderApp(`/panel/topup?trade_no=${MOCK_TRADE_NO}`)
+    const message = await screen.findByTestId('topup-order-message')
+    expect(message).toHaveTextContent('订单过期后才完成支付，仍已到账')
+    // Settled: a reload does not ask again.
+    await waitFor(() => expect(screen.getByTestId('location')).toHaveAttribute('data-search', ''))
+  })
+
   it('a failed payment and an unknown order are said in Chinese', async () => {
     signIn([alipay])
     server.use(

@@ -60,12 +60,21 @@ function sixSignificant(v) {
   return v.toFixed(decimals).replace(/(\.\d\d\d*?)0+$/, '$1')
 }
 
+/** A received mail as text: its headers, then its body decoded (the server sends base64). */
+function readMail(path) {
+  const raw = readFileSync(path, 'utf8').replace(/\r\n/g, '\n')
+  const split = raw.indexOf('\n\n')
+  if (split < 0 || !/content-transfer-encoding: base64/i.test(raw.slice(0, split))) return raw
+  const body = Buffer.from(raw.slice(split + 2).replace(/\s+/g, ''), 'base64').toString('utf8')
+  return `${raw.slice(0, split)}\n\n${body}`
+}
+
 /** The newest mail the journey's mail server received after `before` mails, with its code. */
 async function nextMail(before, to) {
   for (let i = 0; i < 100; i++) {
     const files = readdirSync(MAIL_DIR).sort()
     if (files.length > before) {
-      const mail = readFileSync(`${MAIL_DIR}/${files[files.length - 1]}`, 'utf8').replace(/=\n/g, '').replace(/=3D/g, '=')
+      const mail = readMail(`${MAIL_DIR}/${files[files.length - 1]}`)
       assert.ok(mail.includes(to), `the mail is for ${to}`)
       const code = mail.match(/<strong>(\d{6})<\/strong>/)?.[1]
       assert.match(code ?? '', /^\d{6}$/, 'the mail holds a six-digit code')

@@ -66,6 +66,24 @@ fn username_char(c: char) -> bool {
         || matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}')
 }
 
+/// The languages of the console and of e-mails, as the `Language` setting names them.
+pub const LANGUAGES: &[&str] = &["zh_CN", "zh_HK", "en", "ja"];
+
+/// A user's language: one of [`LANGUAGES`], or empty (the site's `Language` setting).
+pub fn language(s: &str) -> Result<(), DomainError> {
+    if s.is_empty() || LANGUAGES.contains(&s) {
+        Ok(())
+    } else {
+        Err(DomainError::invalid(
+            "language",
+            format!(
+                "use one of {} (or empty for the site's)",
+                LANGUAGES.join(", ")
+            ),
+        ))
+    }
+}
+
 /// Passwords that guessing lists try first (the ones of at least [`PASSWORD_MIN`] characters),
 /// refused whatever their case.
 pub const COMMON_PASSWORDS: &[&str] = &[

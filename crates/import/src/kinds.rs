@@ -10,7 +10,11 @@ use diesel::Connection;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use switchboard_api::crypto::{key_digest, key_hint};
+use switchboard_domain::channel::{validate_channel, ChannelInput};
 use switchboard_domain::price::{validate_price, ExtraRatios, Price, PriceType};
+use switchboard_domain::redemption::{validate_quota, QUOTA_MAX};
+use switchboard_domain::user::{Role, UserStatus};
+use switchboard_domain::validate;
 use switchboard_store::import::{self as store, IdTable, Outcome, Upserted};
 use switchboard_store::{now, DbConn, StoreError};
 
@@ -421,6 +425,21 @@ fn groups(
         }
     }
     for (id, g) in wanted {
+        // The API's rules of a group (`POST /api/group`).
+        let settings = switchboard_domain::group::GroupSettings {
+            ratio: g.ratio,
+            api_rate: g.api_rate,
+            promotion: g.promotion,
+            min_topup: g.min_topup,
+            max_topup: g.max_topup,
+        };
+        let checked = validate::group_symbol(&g.symbol)
+            .and_then(|()| switchboard_domain::group::validate_name(&g.name))
+            .and_then(|()| settings.validate());
+        if let Err(e) = checked {
+            rep.skip(&id, e.to_string());
+            continue;
+        }
         row(c, rep, &id, |c| Ok(store::upsert_group(c, &g)?.outcome));
     }
     Ok(())
@@ -485,6 +504,31 @@ impl RowKind for Users<'_> {
         if username.is_empty() {
             return Err("empty username".into());
         }
+        // The API's rules (`POST /api/user`): a name the API would not accept (a look-alike in
+        // another script, an `@`) is not imported either.
+        validate::username(&username).map_err(|e| format!("{e} ({username:?})"))?;
+        let role = r.int("role", 1);
+        let role = i32::try_from(role)
+            .ok()
+            .and_then(|n| Role::try_from(n).ok())
+            .ok_or_else(|| {
+                format!(
+                    "role {role} is not a Switchboard role (1 user, 10 administrator, 100 root)"
+                )
+            })?;
+        let status = r.int("status", 1);
+        let status = i32::try_from(status)
+            .ok()
+            .and_then(|n| UserStatus::try_from(n).ok())
+            .ok_or_else(|| {
+                format!("status {status} is not a user status (1 enabled, 2 disabled)")
+            })?;
+        let display_name = r.str("display_name").trim().to_owned();
+        validate::display_name(&display_name).map_err(|e| e.to_string())?;
+        let email = r.str("email").trim().to_owned();
+        if !email.is_empty() {
+            validate::email(&email).map_err(|e| e.to_string())?;
+        }
         let mut password = r.str("password");
         if !is_bcrypt(&password) {
             self.unusable_passwords += 1;
@@ -494,29 +538,43 @@ impl RowKind for Users<'_> {
             "" => "default".to_owned(),
             g => g.to_owned(),
         };
+        validate::group_symbol(&group).map_err(|e| format!("group {group:?}: {e}"))?;
+        let amount = |col: &'static str| -> Result<i64, String> {
+            let v = r.int(col, 0);
+            validate_quota(v).map_err(|_| {
+                format!("{col} {v} is outside 0 to {QUOTA_MAX} (the API's range of a quota)")
+            })?;
+            Ok(v)
+        };
+        let (quota, used_quota, aff_quota, aff_history_quota) = (
+            amount("quota")?,
+            amount("used_quota")?,
+            amount("aff_quota")?,
+            amount("aff_history")?,
+        );
         let aff = r.str("aff_code").trim().to_owned();
         let inviter = r.int("inviter_id", 0);
         Ok(store::ImportedUser {
             keep_id: Some(src_id),
             fields: store::ImportedUserFields {
-                display_name: r.str("display_name"),
-                role: clamp_i32(r.int("role", 1)),
-                status: clamp_i32(r.int("status", 1)),
-                email: r.str("email"),
+                display_name,
+                role: role.as_i32(),
+                status: status.as_i32(),
+                email,
                 avatar_url: r.str("avatar_url"),
                 github_id: r.str("github_id"),
                 oidc_id: r.str("oidc_id"),
                 lark_id: r.str("lark_id"),
                 wechat_id: r.str("wechat_id"),
                 telegram_id: r.int("telegram_id", 0),
-                quota: r.int("quota", 0),
-                used_quota: r.int("used_quota", 0),
-                request_count: r.int("request_count", 0),
+                quota,
+                used_quota,
+                request_count: r.int("request_count", 0).max(0),
                 group_name: group,
                 aff_code: (!aff.is_empty()).then_some(aff),
                 aff_count: clamp_i32(r.int("aff_count", 0)),
-                aff_quota: r.int("aff_quota", 0),
-                aff_history_quota: r.int("aff_history", 0),
+                aff_quota,
+                aff_history_quota,
                 inviter_id: self.ids.get(&inviter).copied().unwrap_or(0),
                 created_at: r.int("created_time", 0),
                 last_login_at: r.int("last_login_time", 0),
@@ -527,6 +585,32 @@ impl RowKind for Users<'_> {
     }
 
     fn write(&mut self, c: &mut DbConn, user: &store::ImportedUser) -> Result<Upserted, RowErr> {
+        // One root: Switchboard's root owns money and secrets, so an import neither adds a
+        // second root nor takes root's role from the one the target has.
+        let matched = match switchboard_store::users::find_by_username(c, &user.fields.username) {
+            Ok(u) => Some(u),
+            Err(e) if e.is_not_found() => None,
+            Err(e) => return Err(e.into()),
+        };
+        let roots = store::root_user_ids(c)?;
+        let is_root = |id: i64| roots.contains(&id);
+        if user.fields.role == Role::Root.as_i32() {
+            if let Some(other) = roots
+                .iter()
+                .find(|id| Some(**id) != matched.as_ref().map(|u| u.id))
+            {
+                return Err(RowErr(format!(
+                    "role 100 (root): the target already has a root user (id {other}) and \
+                     Switchboard has one root; not imported"
+                )));
+            }
+        } else if let Some(m) = matched.as_ref().filter(|m| is_root(m.id)) {
+            return Err(RowErr(format!(
+                "its name matches the target's root user (id {}), whose role an import does not \
+                 lower (source role {})",
+                m.id, user.fields.role
+            )));
+        }
         let up = store::upsert_user_with_id(c, user)?;
         // Refused after the write: the row's savepoint rolls it back.
         if self.claimed.contains(&up.id) {
@@ -702,6 +786,15 @@ impl RowKind for Tokens<'_> {
             "" => "imported".to_owned(),
             n => n.to_owned(),
         };
+        // one-api takes what a key spends from its remainder even when the key is unlimited,
+        // so a spent key's remainder is negative: nothing is left, which is 0. Above the API's
+        // ceiling of a quota it is refused.
+        let remain = r.int("remain_quota", 0);
+        if remain > QUOTA_MAX {
+            return Err(format!(
+                "remain_quota {remain} is above {QUOTA_MAX} (the API's range of a quota)"
+            ));
+        }
         let src_id = r.int("id", 0);
         Ok(store::ImportedToken {
             keep_id: (src_id > 0).then_some(src_id),
@@ -715,9 +808,9 @@ impl RowKind for Tokens<'_> {
                 created_at: r.int("created_time", 0),
                 accessed_at: r.int("accessed_time", 0),
                 expired_at: r.int("expired_time", -1),
-                remain_quota: r.int("remain_quota", 0),
+                remain_quota: remain.max(0),
                 unlimited_quota: r.bool("unlimited_quota", false),
-                used_quota: r.int("used_quota", 0),
+                used_quota: r.int("used_quota", 0).max(0),
                 group_name: r.str("group").trim().to_owned(),
                 models,
                 subnet,
@@ -863,35 +956,60 @@ fn channel_data(ctx: &Ctx<'_>, r: &Row) -> Result<store::ImportedChannel, String
         mapping
     };
     let group = comma_list(r.str("group").split(','));
-    let fields = switchboard_store::channels::ChannelFields {
+    // The channel as the API would take it (`POST /api/channel`), checked and normalised by the
+    // API's own rules: http(s) base URL (empty: the type's default), region names, headers,
+    // mapping, models, priority 0 or more, weight 1 or more. one-api's weight 0 (its default:
+    // it picks among equal priorities at random) is the least weight, 1.
+    let mut input = ChannelInput {
+        name: r.str("name"),
         channel_type,
-        name: r.str("name").trim().to_owned(),
-        key: r.str("key").trim().to_owned(),
-        base_url: r.str("base_url").trim().to_owned(),
-        group_name: if group.is_empty() {
+        key: r.str("key"),
+        base_url: r.str("base_url"),
+        models: comma_list(r.str("models").split(',')),
+        group: if group.is_empty() {
             "default".into()
         } else {
             group
         },
-        models: comma_list(r.str("models").split(',')),
         model_mapping: mapping,
         priority: r.int("priority", 0),
-        weight: clamp_i32(r.int("weight", 1).max(0)),
-        tag: r.str("tag").trim().to_owned(),
-        proxy: r.str("proxy").trim().to_owned(),
-        test_model: r.str("test_model").trim().to_owned(),
-        status,
+        weight: clamp_i32(r.int("weight", 1).max(1)),
         custom_headers,
         config: if config.is_empty() {
             String::new()
         } else {
             Value::Object(config).to_string()
         },
+        test_model: r.str("test_model"),
+        proxy: r.str("proxy"),
+        tag: r.str("tag"),
         disabled_stream,
+    };
+    validate_channel(&mut input).map_err(|e| e.to_string())?;
+    let fields = switchboard_store::channels::ChannelFields {
+        channel_type,
+        name: input.name,
+        key: input.key,
+        base_url: input.base_url,
+        group_name: input.group,
+        models: input.models,
+        model_mapping: input.model_mapping,
+        priority: input.priority,
+        weight: input.weight,
+        tag: input.tag,
+        proxy: input.proxy,
+        test_model: input.test_model,
+        status,
+        custom_headers: input.custom_headers,
+        config: input.config,
+        disabled_stream: input.disabled_stream,
         pre_cost: clamp_i32(r.int("pre_cost", 1)),
         auto_ban: true,
         updated_at: now(),
-        destination_by_root: true,
+        // The outbound URL policy: root did not set these destinations (the source's
+        // administrators did), so unless `AllowPrivateOutbound` is on they are reached at
+        // public addresses only, until root saves the channel's destination in the console.
+        destination_by_root: false,
     };
     let src_id = r.int("id", 0);
     Ok(store::ImportedChannel {
@@ -972,6 +1090,11 @@ fn channels_kind(
             "one-api's per-channel system_prompt and plugin settings are not imported".into(),
         );
     }
+    rep.notes.push(
+        "imported channels count as destinations root did not set: unless AllowPrivateOutbound \
+         is on, they reach public addresses only until root saves their address in the console"
+            .into(),
+    );
     fix_sequence(c, IdTable::Channels, ctx.opts.dry_run)
 }
 
@@ -1004,6 +1127,8 @@ impl RowKind for Codes<'_> {
         if !(1..=3).contains(&status) {
             return Err(format!("unknown status {status}"));
         }
+        let quota = r.int("quota", 0);
+        validate_quota(quota).map_err(|e| format!("{e} (source quota {quota})"))?;
         let creator = r.int("user_id", 0);
         let src_id = r.int("id", 0);
         Ok(store::ImportedRedemption {
@@ -1013,7 +1138,7 @@ impl RowKind for Codes<'_> {
                 user_id: self.0.users.get(&creator).copied().unwrap_or(0),
                 name: r.str("name"),
                 status,
-                quota: r.int("quota", 0),
+                quota,
                 created_at: r.int("created_time", 0),
                 redeemed_at: r.int("redeemed_time", 0),
             },
@@ -1095,7 +1220,8 @@ fn prices_kind(
         .src_option("CompletionRatio")
         .and_then(|t| serde_json::from_str(t).ok())
         .unwrap_or_default();
-    let mut assumed = 0;
+    // The models whose output ratio came from one-api's built-in rules, with the ratio.
+    let mut built_in: Vec<String> = Vec::new();
     for (model, ratio) in &ratios {
         let Some(input) = ratio.as_f64() else {
             rep.skip(format!("ModelRatio[{model}]"), "ratio is not a number");
@@ -1104,8 +1230,10 @@ fn prices_kind(
         let factor = match completion.get(model).and_then(Value::as_f64) {
             Some(f) => f,
             None => {
-                assumed += 1;
-                1.0
+                let f = crate::one_api::completion_ratio(model);
+                // Shown to 4 decimals (4/3 as 1.3333); the price keeps the exact product.
+                built_in.push(format!("{model} x{}", (f * 10_000.0).round() / 10_000.0));
+                f
             }
         };
         let existing = switchboard_store::prices::find(c, model).ok();
@@ -1133,10 +1261,12 @@ fn prices_kind(
             "no ModelRatio entry for this model (nothing to multiply)",
         );
     }
-    if assumed > 0 {
+    if !built_in.is_empty() {
         rep.notes.push(format!(
-            "{assumed} model(s) had no CompletionRatio entry: output ratio = input ratio \
-             (one-api's built-in completion ratios are not in its database)"
+            "{} model(s) have no CompletionRatio entry: their output ratio is the input ratio \
+             times one-api's built-in completion ratio, as one-api billed them: {}",
+            built_in.len(),
+            built_in.join(", ")
         ));
     }
     rep.notes.push(

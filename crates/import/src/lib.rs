@@ -13,6 +13,7 @@
 //! nothing. docs/deployment.md ("Migrating from one-api or one-hub") has the field mapping.
 
 mod kinds;
+pub mod one_api;
 mod report;
 pub mod source;
 

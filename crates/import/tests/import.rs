@@ -866,3 +866,179 @@ fn a_row_the_database_refuses_is_reported_and_the_others_go_on() {
         assert!(skipped(&again, "logs", "3").contains("refused"));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A hostile source: the API's rules hold for what the import writes.
+
+fn hostile_source(backend: Backend) -> Option<SourceDb> {
+    let src = SourceDb::server(backend)?;
+    src.exec(ONE_API_SCHEMA);
+    let pw = go_bcrypt("hostile-password-1");
+    // 'rооt' below is written with two Cyrillic o (U+043E).
+    src.exec(&format!(
+        r#"
+INSERT INTO users (id, username, password, display_name, role, status, email, quota, "group")
+VALUES
+ (1, 'root', '{pw}', 'Root', 100, 1, '', 1000, 'default'),
+ (2, 'mallory', '{pw}', 'Mallory', 1000, 1, '', 1000, 'default'),
+ (3, 'r{o}{o}t', '{pw}', 'Look-alike', 100, 1, '', 1000, 'default'),
+ (4, 'eve', '{pw}', 'Eve', 1, 1, '', {min}, 'default'),
+ (5, 'trent', '{pw}', 'Second root', 100, 1, '', 1000, 'default'),
+ (6, 'peggy', '{pw}', 'Peggy', 1, 7, '', 1000, 'default'),
+ (7, 'victor', '{pw}', 'Victor', 10, 1, 'not an address', 1000, 'default'),
+ (8, 'walter', '{pw}', 'Walter', 1, 1, '', 1000, 'bad group'),
+ (9, 'alice', '{pw}', 'Alice', 1, 1, 'alice@example.com', 5000, 'default');
+INSERT INTO tokens (id, user_id, "key", status, name, created_time, accessed_time, expired_time,
+    remain_quota, unlimited_quota, used_quota, models, subnet)
+VALUES
+ (1, 9, '{ALICE_KEY}', 1, 'spent unlimited', 1700000000, 0, -1, -4200, true, 4200, '', ''),
+ (2, 9, 'ZZZZEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKl', 1, 'huge', 1700000000, 0, -1,
+  {max}, false, 0, '', '');
+INSERT INTO channels (id, "type", "key", status, name, weight, created_time, base_url, models,
+    "group", model_mapping, priority, config)
+VALUES
+ (1, 1, 'sk-file', 1, 'file-url', 1, 1700000000, 'file:///etc/passwd', 'gpt-4o', 'default', '',
+  0, ''),
+ (2, 42, '{{"type":"service_account"}}', 1, 'vertex-evil', 1, 1700000000, '', 'gemini-1.5-pro',
+  'default', '', 0, '{{"region":"../../evil"}}'),
+ (3, 33, 'AKID|SECRET|../../evil', 1, 'bedrock-evil', 1, 1700000000, '', 'claude-3-haiku',
+  'default', '', 0, ''),
+ (4, 1, 'sk-good', 1, 'good', 0, 1700000000, '', 'gpt-4o', 'default', '', 0, ''),
+ (5, 1, 'sk-meta', 1, 'metadata', 1, 1700000000, 'http://169.254.169.254', 'gpt-4o',
+  'default', '', 0, '');
+INSERT INTO redemptions (id, user_id, "key", status, name, quota, created_time, redeemed_time)
+VALUES
+ (1, 1, '0123456789abcdef0123456789abcdef', 1, 'negative', {min}, 1700000000, 0),
+ (2, 1, 'fedcba9876543210fedcba9876543210', 1, 'huge', {max}, 1700000000, 0),
+ (3, 1, 'aaaabbbbccccddddeeeeffff00001111', 1, 'fine', 5000, 1700000000, 0);
+"#,
+        o = '\u{043E}',
+        min = i64::MIN,
+        max = i64::MAX,
+    ));
+    Some(src)
+}
+
+#[test]
+fn hostile_rows_are_refused_by_the_apis_rules_and_named_in_the_report() {
+    for backend in backends() {
+        let Some(src) = hostile_source(backend) else {
+            continue;
+        };
+        let db = target(backend);
+        let rep = import(&db, &one_api_opts(&src, false, false));
+        println!("{rep}");
+        assert!(!rep.has_failures(), "{rep}");
+        let mut c = db.conn();
+
+        // Users: only the API's roles, usernames, statuses, quotas, addresses and groups; one
+        // root.
+        assert!(skipped(&rep, "users", "2").contains("role 1000"), "{rep}");
+        assert!(skipped(&rep, "users", "3").contains("username"), "{rep}");
+        assert!(skipped(&rep, "users", "4").contains("quota"), "{rep}");
+        assert!(skipped(&rep, "users", "5").contains("root"), "{rep}");
+        assert!(skipped(&rep, "users", "6").contains("status"), "{rep}");
+        assert!(skipped(&rep, "users", "7").contains("email"), "{rep}");
+        assert!(skipped(&rep, "users", "8").contains("group"), "{rep}");
+        for name in ["mallory", "eve", "trent", "peggy", "victor", "walter"] {
+            assert!(users::find_by_username(&mut c, name).is_err(), "{name}");
+        }
+        assert!(users::find_by_username(&mut c, "r\u{043E}\u{043E}t").is_err());
+        assert_eq!(
+            users::count_with_role_at_least(&mut c, 100).unwrap_or_else(|e| panic!("{e}")),
+            1
+        );
+        let alice = users::find_by_username(&mut c, "alice").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((alice.role, alice.quota), (1, 5000));
+
+        // Keys: a spent unlimited key's negative remainder is 0; a limited key's remainder is
+        // bounded like every quota.
+        let t = tokens::find_by_key_hash(&mut c, &key_digest(&format!("sk-{ALICE_KEY}")))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((t.remain_quota, t.used_quota), (0, 4200));
+        assert!(
+            skipped(&rep, "tokens", "2").contains("remain_quota"),
+            "{rep}"
+        );
+
+        // Channels: the API's channel rules (http(s) base URL, region names) and the outbound
+        // URL policy (a destination root did not set reaches public addresses only).
+        assert!(skipped(&rep, "channels", "1").contains("base_url"), "{rep}");
+        assert!(skipped(&rep, "channels", "2").contains("region"), "{rep}");
+        assert!(skipped(&rep, "channels", "3").contains("region"), "{rep}");
+        for id in [1, 2, 3] {
+            assert!(channels::find(&mut c, id).is_err(), "channel {id}");
+        }
+        let good = channels::find(&mut c, 4).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            good.weight, 1,
+            "one-api's weight 0 is the API's least weight"
+        );
+        assert_eq!(good.base_url, "https://api.openai.com");
+        let meta = channels::find(&mut c, 5).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!good.destination_by_root && !meta.destination_by_root);
+
+        // Codes: quota 0 to the API's ceiling.
+        assert!(skipped(&rep, "redemptions", "1").contains("quota"), "{rep}");
+        assert!(skipped(&rep, "redemptions", "2").contains("quota"), "{rep}");
+        assert!(
+            redemptions::find_by_code(&mut c, "aaaabbbbccccddddeeeeffff00001111").is_ok(),
+            "{rep}"
+        );
+        drop(c);
+
+        // A second run refuses the same rows and changes nothing.
+        let again = import(&db, &one_api_opts(&src, false, false));
+        assert_eq!(again.changes(), 0, "{again}");
+        assert!(skipped(&again, "users", "5").contains("root"), "{again}");
+    }
+}
+
+#[test]
+fn one_api_built_in_completion_ratios_fill_what_the_setting_leaves_out() {
+    for backend in backends() {
+        let Some(src) = SourceDb::server(backend) else {
+            continue;
+        };
+        src.exec(ONE_API_SCHEMA);
+        src.exec(
+            r#"INSERT INTO options ("key", value) VALUES
+ ('ModelRatio', '{"gpt-4o":1.25,"gpt-4":15,"gpt-3.5-turbo":0.25,"gpt-3.5-turbo-16k":1.5,"claude-3-5-sonnet-20241022":1.5,"claude-2.1":4,"gemini-1.5-pro":1.25,"my-model":2,"o1-mini":1.5}'),
+ ('CompletionRatio', '{"o1-mini":2}');"#,
+        );
+        let db = target(backend);
+        let rep = import(&db, &one_api_opts(&src, false, false));
+        println!("{rep}");
+        let mut c = db.conn();
+        for (model, input, output) in [
+            ("gpt-4o", 1.25, 5.0),
+            ("gpt-4", 15.0, 30.0),
+            ("gpt-3.5-turbo", 0.25, 0.75),
+            ("gpt-3.5-turbo-16k", 1.5, 2.0),
+            ("claude-3-5-sonnet-20241022", 1.5, 7.5),
+            ("claude-2.1", 4.0, 12.0),
+            ("gemini-1.5-pro", 1.25, 3.75),
+            ("my-model", 2.0, 2.0),
+            // The setting's own entry wins over the built-in rule (4).
+            ("o1-mini", 1.5, 3.0),
+        ] {
+            let p = prices::find(&mut c, model).unwrap_or_else(|e| panic!("{model}: {e}"));
+            assert_eq!((p.input, p.output), (input, output), "{model}\n{rep}");
+        }
+        // The report names every model whose output ratio came from one-api's built-in rules.
+        let notes = rep
+            .kind("prices")
+            .map(|k| k.notes.join("\n"))
+            .unwrap_or_default();
+        for listed in [
+            "gpt-4o x4",
+            "gpt-4 x2",
+            "gpt-3.5-turbo x3",
+            "claude-3-5-sonnet-20241022 x5",
+            "my-model x1",
+        ] {
+            assert!(notes.contains(listed), "{listed} not in:\n{notes}");
+        }
+        assert!(!notes.contains("o1-mini x"), "{notes}");
+    }
+}

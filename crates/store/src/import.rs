@@ -210,6 +210,15 @@ impl Upsert for ImportedUser {
     }
 }
 
+/// The ids of the target's root users (a stored role of 100 or more grants root).
+pub fn root_user_ids(conn: &mut DbConn) -> StoreResult<Vec<i64>> {
+    Ok(users::table
+        .filter(users::role.ge(switchboard_domain::user::Role::Root.as_i32()))
+        .select(users::id)
+        .order(users::id)
+        .load(conn)?)
+}
+
 /// Writes an imported user: unchanged when the user of that name already holds these values,
 /// updated when not (the stored name keeps its case), inserted under `keep_id` when it is free.
 pub fn upsert_user_with_id(conn: &mut DbConn, user: &ImportedUser) -> StoreResult<Upserted> {

@@ -33,6 +33,7 @@ diesel::table! {
         created_at -> BigInt,
         updated_at -> BigInt,
         last_login_at -> BigInt,
+        language -> Text,
     }
 }
 

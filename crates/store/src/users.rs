@@ -34,6 +34,8 @@ pub struct UserRow {
     pub created_at: i64,
     pub updated_at: i64,
     pub last_login_at: i64,
+    /// The console language the user chose (`zh_CN`, `zh_HK`, `en`, `ja`); empty: the site's.
+    pub language: String,
 }
 
 #[derive(Debug, Clone, Insertable)]
@@ -66,6 +68,7 @@ pub struct UserChangeset {
     pub status: Option<i32>,
     pub quota: Option<i64>,
     pub updated_at: Option<i64>,
+    pub language: Option<String>,
 }
 
 pub fn insert(conn: &mut DbConn, new: &NewUser<'_>) -> StoreResult<i64> {

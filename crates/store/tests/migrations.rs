@@ -26,7 +26,7 @@ const MYSQL_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations
 
 /// Every table the initial migration creates, with its column count in schema.rs.
 const TABLES: &[(&str, i64)] = &[
-    ("users", 27),
+    ("users", 28),
     ("sessions", 7),
     ("verification_codes", 7),
     ("options", 2),
@@ -354,6 +354,7 @@ macro_rules! roundtrip_all {
             created_at: i64 = 1_700_000_000,
             updated_at: i64 = 1_700_000_001,
             last_login_at: i64 = 1_700_000_002,
+            language: String = s("zh_HK"),
         });
         roundtrip!(conn, sessions {
             id_hash: String = s("cd".repeat(32).as_str()),

@@ -108,4 +108,22 @@ describe('routes', () => {
     await waitFor(() => expect(screen.getByTestId('home-title')).toHaveTextContent('Welcome to Switchboard Test'))
     expect(screen.getByTestId('login-link')).toHaveTextContent('Log in')
   })
+
+  it("a signed-in user's language choice is stored on the account (mails are written in it)", async () => {
+    const sent: unknown[] = []
+    server.use(
+      http.put('*/api/user/self', async ({ request }) => {
+        const body = (await request.json()) as { language: string }
+        sent.push(body)
+        return HttpResponse.json({ success: true, message: '', data: { ...mockRoot, language: body.language } })
+      }),
+    )
+    setUser(mockRoot)
+    renderApp('/')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('language-switcher'))
+    await user.click(await screen.findByRole('menuitemradio', { name: '日本語' }))
+    await waitFor(() => expect(sent).toEqual([{ language: 'ja' }]))
+    await waitFor(() => expect(JSON.parse(localStorage.getItem('user') ?? '{}')).toMatchObject({ language: 'ja' }))
+  })
 })

@@ -39,6 +39,8 @@ export interface User {
   wechat_id?: string
   /** Telegram's numeric chat id; 0 when not bound. */
   telegram_id?: number
+  /** The console language the user chose (e-mails to the user are written in it); empty: the site's. */
+  language?: string
 }
 
 /** GET /api/user_group_map: the groups this user may use, keyed by symbol (spec 3, "User group map"). */

@@ -5,7 +5,7 @@ use super::check_critical;
 use crate::auth::{self, AuthUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::{client_ip, Body};
-use crate::mail;
+use crate::mail::{self, Lang, Mail};
 use crate::settings::View;
 use crate::AppState;
 use actix_web::http::StatusCode;
@@ -68,6 +68,7 @@ pub fn user_json(u: &UserRow) -> Value {
         "has_password": !u.password.is_empty(),
         "created_at": u.created_at,
         "last_login_at": u.last_login_at,
+        "language": u.language,
     })
 }
 
@@ -459,6 +460,9 @@ pub struct UpdateSelfBody {
     password: Option<String>,
     /// The current password, required to set a new one.
     original_password: Option<String>,
+    /// The console language (`zh_CN`, `zh_HK`, `en`, `ja`; empty: the site's), which e-mails
+    /// to the user are written in.
+    language: Option<String>,
 }
 
 pub async fn update_self(
@@ -476,12 +480,16 @@ pub async fn update_self(
     if let Some(p) = &new_password {
         validate::password(p)?;
     }
+    if let Some(l) = &body.language {
+        validate::language(l)?;
+    }
     let cost = state.config.bcrypt_cost;
     let user = state
         .db(move |c| {
             let current = load_user(c, me.id)?;
             let mut changes = UserChangeset {
                 display_name: body.display_name,
+                language: body.language,
                 ..Default::default()
             };
             if let Some(u) = body.username.filter(|u| *u != current.username) {
@@ -574,23 +582,17 @@ pub async fn send_verification(
     let st = state.clone();
     mail::in_background(async move {
         let o = View(&snap);
-        let system = o.text("SystemName");
         if taken {
             // No code: the address's owner learns that somebody tried, the caller learns nothing.
-            let html = format!(
-                "<p>Somebody asked to register a {system} account with this address, which an \
-                 account already uses.</p><p>If it was you, sign in, or reset the password if \
-                 you forgot it. Otherwise ignore this e-mail.</p>"
-            );
-            return mail::send(&o, &email, &format!("{system} e-mail verification"), &html).await;
+            let lang = recipient_language(&st, &o, &email).await?;
+            return mail::send_mail(&o, &email, lang, &Mail::RegisterTaken, CODE_TTL_SECS / 60)
+                .await;
         }
-        let subject = format!("{system} e-mail verification");
         let code = issue_code(&st, PURPOSE_REGISTER.to_owned(), &email).await?;
-        let html = format!(
-            "<p>Your {system} verification code is <strong>{code}</strong>.</p><p>It is valid for {} minutes.</p>",
-            CODE_TTL_SECS / 60
-        );
-        mail::send(&o, &email, &subject, &html).await
+        // Nobody has the address yet: the site's language.
+        let lang = Lang::for_recipient(None, &o);
+        let mail = Mail::RegisterCode { code: &code };
+        mail::send_mail(&o, &email, lang, &mail, CODE_TTL_SECS / 60).await
     });
     Ok(ok_message(
         "if the address can be registered, a verification code has been sent to it",
@@ -611,6 +613,8 @@ pub async fn send_reset(
     validate::email(&email)?;
     let snap = state.view();
     mail::require_configured(&View(&snap))?;
+    // The link is absolute: `ServerAddress`, else the address this request was made to.
+    let origin = super::mail_origin(&View(&snap), &req, &state.config.trusted_proxies);
     let e2 = email.clone();
     let exists = state
         .db(move |c| Ok(users::email_taken(c, &e2, 0)?))
@@ -633,19 +637,19 @@ pub async fn send_reset(
                 )?)
             })
             .await?;
-            let base = o.text("ServerAddress");
+            let Some(origin) = origin else {
+                return Err(ApiError::internal(
+                    "no absolute address for the reset link: set ServerAddress (the request's \
+                     Host is not a host name)",
+                ));
+            };
             let link = format!(
-                "{base}/user/reset?email={}&token={token}",
+                "{origin}/user/reset?email={}&token={token}",
                 url::form_urlencoded::byte_serialize(email.as_bytes()).collect::<String>()
             );
-            let system = o.text("SystemName");
-            let html = format!(
-                "<p>Someone asked to reset the password of your {system} account.</p>\
-                 <p><a href=\"{link}\">Reset the password</a> (valid for {} minutes).</p>\
-                 <p>If it was not you, ignore this e-mail.</p>",
-                CODE_TTL_SECS / 60
-            );
-            mail::send(&o, &email, &format!("{system} password reset"), &html).await
+            let lang = recipient_language(&st, &o, &email).await?;
+            let mail = Mail::Reset { link: &link };
+            mail::send_mail(&o, &email, lang, &mail, CODE_TTL_SECS / 60).await
         });
     }
     Ok(ok_message(
@@ -741,6 +745,19 @@ async fn issue_code(state: &AppState, purpose: String, email: &str) -> ApiResult
     Ok(code)
 }
 
+/// The language of e-mails to `email`: its account's stored language, else the site's.
+async fn recipient_language(state: &AppState, o: &View<'_>, email: &str) -> ApiResult<Lang> {
+    let e = email.to_owned();
+    let stored = state
+        .db(move |c| match users::find_by_login(c, &e) {
+            Ok(u) => Ok(Some(u.language)),
+            Err(err) if err.is_not_found() => Ok(None),
+            Err(err) => Err(err.into()),
+        })
+        .await?;
+    Ok(Lang::for_recipient(stored.as_deref(), o))
+}
+
 /// The code purpose of binding an address to one account: codes are per user, so a code sent
 /// for one account never binds another.
 fn bind_purpose(user_id: i64) -> String {
@@ -771,10 +788,10 @@ pub async fn send_bind_code(
     check_email_domain(&o, &email)?;
     mail::require_configured(&o)?;
     let (e2, uid) = (email.clone(), me.id);
-    let (current, taken) = state
+    let (current, my_language, taken) = state
         .db(move |c| {
-            let current = load_user(c, uid)?.email;
-            Ok((current, users::email_taken(c, &e2, uid)?))
+            let me = load_user(c, uid)?;
+            Ok((me.email, me.language, users::email_taken(c, &e2, uid)?))
         })
         .await?;
     if current.eq_ignore_ascii_case(&email) {
@@ -786,22 +803,15 @@ pub async fn send_bind_code(
     let st = state.clone();
     mail::in_background(async move {
         let o = View(&snap);
-        let system = o.text("SystemName");
         if taken {
-            let html = format!(
-                "<p>Somebody asked to bind this address to another {system} account, but an \
-                 account already uses it. Nothing was changed.</p><p>If it was not you, you can \
-                 ignore this e-mail.</p>"
-            );
-            return mail::send(&o, &email, &format!("{system} e-mail binding"), &html).await;
+            // Written to the account that has the address, in its language.
+            let lang = recipient_language(&st, &o, &email).await?;
+            return mail::send_mail(&o, &email, lang, &Mail::BindTaken, CODE_TTL_SECS / 60).await;
         }
         let code = issue_code(&st, bind_purpose(uid), &email).await?;
-        let html = format!(
-            "<p>Your {system} code to bind this e-mail address is <strong>{code}</strong>.</p>\
-             <p>It is valid for {} minutes.</p>",
-            CODE_TTL_SECS / 60
-        );
-        mail::send(&o, &email, &format!("{system} e-mail binding"), &html).await
+        let lang = Lang::for_recipient(Some(&my_language), &o);
+        let mail = Mail::BindCode { code: &code };
+        mail::send_mail(&o, &email, lang, &mail, CODE_TTL_SECS / 60).await
     });
     Ok(ok_message(
         "if the address can be bound, a code has been sent to it",

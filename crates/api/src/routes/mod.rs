@@ -486,6 +486,72 @@ pub fn site_origin(o: &crate::settings::View<'_>, req: &HttpRequest) -> String {
     }
 }
 
+/// The absolute origin of links in e-mails (a password reset): the `ServerAddress` setting
+/// without a trailing slash, else the address this request was made to ([`request_origin`]).
+/// `None` when neither gives a usable host.
+pub fn mail_origin(
+    o: &crate::settings::View<'_>,
+    req: &HttpRequest,
+    trusted: &switchboard_domain::token::IpAllowList,
+) -> Option<String> {
+    use switchboard_domain::options::OptionValues;
+    let base = o
+        .text("ServerAddress")
+        .trim()
+        .trim_end_matches('/')
+        .to_owned();
+    if base.is_empty() {
+        request_origin(req, trusted)
+    } else {
+        Some(base)
+    }
+}
+
+/// The origin this request was made to, `scheme://host[:port]`. Forwarding headers
+/// (`X-Forwarded-Proto`, `X-Forwarded-Host`) count only from a trusted proxy (`TRUSTED_PROXIES`,
+/// as for the client address); otherwise the scheme is the connection's and the host is the
+/// `Host` header (or the HTTP/2 authority). A host that is not a host name, IP address or
+/// bracketed IPv6 address with an optional port gives `None`, so nothing else lands in a link.
+pub fn request_origin(
+    req: &HttpRequest,
+    trusted: &switchboard_domain::token::IpAllowList,
+) -> Option<String> {
+    let header = |name: &str| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    let via_proxy = req
+        .peer_addr()
+        .is_some_and(|peer| trusted.contains(peer.ip()));
+    let connection_scheme = if req.app_config().secure() {
+        "https"
+    } else {
+        "http"
+    };
+    let (scheme, forwarded_host) = if via_proxy {
+        let scheme = header("x-forwarded-proto")
+            .map(|p| p.to_ascii_lowercase())
+            .filter(|p| p == "http" || p == "https")
+            .unwrap_or_else(|| connection_scheme.to_owned());
+        (scheme, header("x-forwarded-host"))
+    } else {
+        (connection_scheme.to_owned(), None)
+    };
+    let host = forwarded_host
+        .or_else(|| header("host"))
+        .or_else(|| req.uri().authority().map(|a| a.to_string()))?;
+    let host_ok = host.len() <= 255
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
+        && !host.starts_with([':', '.', '-']);
+    host_ok.then(|| format!("{scheme}://{}", host.to_ascii_lowercase()))
+}
+
 pub fn check_critical(state: &AppState, req: &HttpRequest) -> Result<(), ApiError> {
     let ip = client_ip(req, &state.config.trusted_proxies);
     if state.critical_limiter.check(&ip) {

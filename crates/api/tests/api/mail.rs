@@ -70,9 +70,23 @@ async fn smtp_server_with_auth() -> (u16, Inbox, Inbox) {
     (port, out, auths_out)
 }
 
-/// Undoes quoted-printable soft breaks and `=3D`, enough to read codes and links.
+/// The mail as text: its headers, then its body decoded (the server sends bodies in base64).
 fn unfold(mail: &str) -> String {
-    mail.replace("=\n", "").replace("=3D", "=")
+    use base64::Engine;
+    let Some((head, body)) = mail.split_once("\n\n") else {
+        return mail.to_owned();
+    };
+    if !head
+        .to_ascii_lowercase()
+        .contains("content-transfer-encoding: base64")
+    {
+        return mail.to_owned();
+    }
+    let b64: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap_or_else(|e| panic!("body not base64 ({e}): {mail}"));
+    format!("{head}\n\n{}", String::from_utf8(bytes).unwrap())
 }
 
 /// The `n`-th e-mail received (0-based), waiting for it: mails go out after the answer.
@@ -112,6 +126,10 @@ async fn configure_smtp(app: &TestApp, port: u16) {
     )
     .await
     .ok();
+    // The mails below read English (the site's language unless the recipient chose one).
+    root.put("/api/option", json!({"key": "Language", "value": "en"}))
+        .await
+        .ok();
 }
 
 #[actix_web::test]
@@ -483,4 +501,115 @@ async fn an_account_binds_an_email_address_with_a_code_sent_there() {
     )
     .await
     .ok();
+}
+
+/// Without `ServerAddress` the reset link is absolute, made from the address the request was
+/// sent to (not from forwarding headers of an untrusted peer); each mail is written in the
+/// recipient's stored language, else the site's, in all four languages.
+#[actix_web::test]
+async fn reset_links_are_absolute_and_mails_speak_the_recipients_language() {
+    let app = TestApp::new().await;
+    let (port, inbox) = smtp_server().await;
+    configure_smtp(&app, port).await;
+    let root = app.root();
+    root.put("/api/option", json!({"key": "Language", "value": "zh_CN"}))
+        .await
+        .ok();
+    let mut people = Vec::new();
+    for (name, language) in [
+        ("rosa", "ja"),
+        ("hana", "zh_HK"),
+        ("sam", "en"),
+        ("lin", ""),
+    ] {
+        let (c, id) = app.user(name).await;
+        root.put(
+            "/api/user",
+            json!({"id": id, "email": format!("{name}@x.io")}),
+        )
+        .await
+        .ok();
+        people.push((language, c));
+    }
+
+    // A visitor's request, with a Host of its own and forwarding headers nobody trusts.
+    let visitor = reqwest::Client::new();
+    let ask = |email: &'static str| {
+        let visitor = visitor.clone();
+        let url = app.url(&format!("/api/reset_password?email={email}"));
+        async move {
+            let r = visitor
+                .get(url)
+                .header("X-Forwarded-Host", "evil.example")
+                .header("X-Forwarded-Proto", "https")
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+        }
+    };
+    let check = |n: usize, email: &'static str, words: &'static str| {
+        let inbox = inbox.clone();
+        let base = app.base.clone();
+        async move {
+            let mail = nth_mail(&inbox, n).await;
+            let (local, _) = email.split_once('@').unwrap();
+            let link = format!("{base}/user/reset?email={local}%40x.io&token=");
+            assert!(link.starts_with("http://127.0.0.1:"), "{link}");
+            assert!(mail.contains(&format!("href=\"{link}")), "{mail}");
+            assert!(!mail.contains("evil.example"), "{mail}");
+            assert!(mail.contains(words), "{email}: {words:?} not in {mail}");
+        }
+    };
+    // No language chosen: the site's (zh_CN).
+    ask("lin@x.io").await;
+    check(0, "lin@x.io", "重置密码").await;
+
+    // Each user's chosen language (the console stores it when the user switches).
+    for (language, c) in &people {
+        c.put("/api/user/self", json!({"language": language}))
+            .await
+            .ok();
+    }
+    let me = people[0].1.get("/api/user/self").await;
+    assert_eq!(me.ok()["language"], "ja");
+    people[0]
+        .1
+        .put("/api/user/self", json!({"language": "fr"}))
+        .await
+        .err(400, "invalid");
+    let expectations = [
+        ("rosa@x.io", "パスワードを再設定する"),
+        ("hana@x.io", "重設密碼"),
+        ("sam@x.io", "Reset the password"),
+    ];
+    for (n, (email, words)) in expectations.into_iter().enumerate() {
+        ask(email).await;
+        check(n + 1, email, words).await;
+    }
+
+    // The site's language for an address without an account: ja now.
+    root.put("/api/option", json!({"key": "Language", "value": "ja"}))
+        .await
+        .ok();
+    root.put(
+        "/api/option",
+        json!({"key": "EmailVerificationEnabled", "value": true}),
+    )
+    .await
+    .ok();
+    app.client()
+        .get("/api/verification?email=new@x.io")
+        .await
+        .ok();
+    let mail = nth_mail(&inbox, 4).await;
+    assert!(mail.contains("確認コードは <strong>"), "{mail}");
+    // A code to bind an address goes out in the signed-in user's language (zh_HK).
+    people[1]
+        .1
+        .post("/api/user/email/code", json!({"email": "hana2@x.io"}))
+        .await
+        .ok();
+    let mail = nth_mail(&inbox, 5).await;
+    assert!(mail.contains("您綁定此電郵地址"), "{mail}");
 }

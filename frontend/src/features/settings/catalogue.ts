@@ -263,6 +263,7 @@ export type KnownKey = (typeof SECTIONS)[number]['options'][number][0]
 
 /** The settings explained under their input (`settings:hints.<key>`). */
 export const HINTED_KEYS = [
+  'ServerAddress',
   'TelegramWebhookSecret',
   'ChatCacheEnabled',
   'ChatCacheExpireMinute',

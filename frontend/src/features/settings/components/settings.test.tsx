@@ -188,6 +188,8 @@ describe('settings screen', () => {
     expect(within(telegram).getByTestId('option-hint-TelegramWebhookSecret')).toHaveTextContent(
       '{ServerAddress}/api/telegram/{机器人 Token}',
     )
+    // The server address should be set: reset links in e-mails and sign-in callbacks use it.
+    expect(await screen.findByTestId('option-hint-ServerAddress')).toHaveTextContent('密码重置邮件')
     const user = userEvent.setup()
     await user.type(secret, 'hook-secret')
     await user.click(screen.getByTestId('settings-save-system'))

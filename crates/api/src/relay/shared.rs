@@ -284,12 +284,7 @@ return 1
 /// already), its reservations belong to requests that no longer exist. Returns the accounts
 /// touched (to be resynced from the database).
 const RECLAIM: &str = r"
-local accts = redis.call('SMEMBERS', KEYS[1])
-for _, k in ipairs(accts) do
-  redis.call('HDEL', k, ARGV[1])
-  redis.call('HINCRBY', k, 'ver', 1)
-end
-redis.call('DEL', KEYS[1])
+local accts = drop_unflushed(KEYS[1], ARGV[1])
 local all = redis.call('ZRANGE', KEYS[2], 0, -1)
 for _, m in ipairs(all) do
   if string.find(m, ARGV[2], 1, true) then release(KEYS[2], m) end
@@ -300,13 +295,21 @@ return accts
 /// KEYS: nacc of the node. ARGV: node field. This node's unwritten consumption is all in the
 /// database now (a rebuild): its fields go. Returns the accounts touched.
 const DROP_UNFLUSHED: &str = r"
-local accts = redis.call('SMEMBERS', KEYS[1])
-for _, k in ipairs(accts) do
-  redis.call('HDEL', k, ARGV[1])
-  redis.call('HINCRBY', k, 'ver', 1)
+return drop_unflushed(KEYS[1], ARGV[1])
+";
+
+/// Drops a node's unwritten-consumption field from the accounts of its set `nacc` (each
+/// account's version bumped) and the set; returns the accounts. Used inside other scripts.
+const DROP_UNFLUSHED_FN: &str = r"
+local function drop_unflushed(nacc, field)
+  local accts = redis.call('SMEMBERS', nacc)
+  for _, k in ipairs(accts) do
+    redis.call('HDEL', k, field)
+    redis.call('HINCRBY', k, 'ver', 1)
+  end
+  redis.call('DEL', nacc)
+  return accts
 end
-redis.call('DEL', KEYS[1])
-return accts
 ";
 
 /// KEYS: nodes set, rz. ARGV: prefix, this node. Nodes whose heartbeat lapsed (they died and did
@@ -369,7 +372,7 @@ fn script(src: &'static str) -> Script {
 }
 
 /// A script that calls `release`.
-fn with_release(src: &'static str) -> Script {
+fn with_release(src: &str) -> Script {
     Script::new(&format!("{RELEASE_FN}\n{src}"))
 }
 
@@ -377,13 +380,15 @@ fn with_release(src: &'static str) -> Script {
 static BUCKET_S: LazyLock<Script> = LazyLock::new(|| script(BUCKET));
 static CANCEL_S: LazyLock<Script> = LazyLock::new(|| with_release(CANCEL));
 static CREDIT_S: LazyLock<Script> = LazyLock::new(|| script(CREDIT));
-static DROP_UNFLUSHED_S: LazyLock<Script> = LazyLock::new(|| script(DROP_UNFLUSHED));
+static DROP_UNFLUSHED_S: LazyLock<Script> =
+    LazyLock::new(|| Script::new(&format!("{DROP_UNFLUSHED_FN}\n{DROP_UNFLUSHED}")));
 static FLUSHED_S: LazyLock<Script> = LazyLock::new(|| script(FLUSHED));
 static FORGET_S: LazyLock<Script> = LazyLock::new(|| script(FORGET));
 static LOAD_S: LazyLock<Script> = LazyLock::new(|| script(LOAD));
 static RECLAIM_DEAD_S: LazyLock<Script> = LazyLock::new(|| with_release(RECLAIM_DEAD));
 static REAP_S: LazyLock<Script> = LazyLock::new(|| with_release(REAP));
-static RECLAIM_S: LazyLock<Script> = LazyLock::new(|| with_release(RECLAIM));
+static RECLAIM_S: LazyLock<Script> =
+    LazyLock::new(|| with_release(&format!("{DROP_UNFLUSHED_FN}\n{RECLAIM}")));
 static REFUND_S: LazyLock<Script> = LazyLock::new(|| with_release(REFUND));
 static RESERVE_S: LazyLock<Script> = LazyLock::new(|| script(RESERVE));
 static RESYNC_S: LazyLock<Script> = LazyLock::new(|| script(RESYNC));

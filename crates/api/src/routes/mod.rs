@@ -472,18 +472,18 @@ pub fn too_many_requests() -> ApiError {
 /// returns and notifications): the `ServerAddress` setting without a trailing slash, else the
 /// origin this request was made to.
 pub fn site_origin(o: &crate::settings::View<'_>, req: &HttpRequest) -> String {
-    use switchboard_domain::options::OptionValues;
-    let base = o
-        .text("ServerAddress")
-        .trim()
-        .trim_end_matches('/')
-        .to_owned();
-    if base.is_empty() {
+    server_address(o).unwrap_or_else(|| {
         let info = req.connection_info();
         format!("{}://{}", info.scheme(), info.host())
-    } else {
-        base
-    }
+    })
+}
+
+/// The `ServerAddress` setting without a trailing slash; `None` when it is not set.
+fn server_address(o: &crate::settings::View<'_>) -> Option<String> {
+    use switchboard_domain::options::OptionValues;
+    let text = o.text("ServerAddress");
+    let base = text.trim().trim_end_matches('/');
+    (!base.is_empty()).then(|| base.to_owned())
 }
 
 /// The absolute origin of links in e-mails (a password reset): the `ServerAddress` setting
@@ -494,17 +494,7 @@ pub fn mail_origin(
     req: &HttpRequest,
     trusted: &switchboard_domain::token::IpAllowList,
 ) -> Option<String> {
-    use switchboard_domain::options::OptionValues;
-    let base = o
-        .text("ServerAddress")
-        .trim()
-        .trim_end_matches('/')
-        .to_owned();
-    if base.is_empty() {
-        request_origin(req, trusted)
-    } else {
-        Some(base)
-    }
+    server_address(o).or_else(|| request_origin(req, trusted))
 }
 
 /// The origin this request was made to, `scheme://host[:port]`. Forwarding headers

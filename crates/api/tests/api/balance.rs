@@ -81,6 +81,23 @@ async fn long_model(app: &TestApp, s: &RelaySetup) {
     app.state.relay.reload_pricing(&app.state).await.unwrap();
 }
 
+/// A user with `quota` and an unlimited key, `long-model` at input and output 1, and no
+/// `PreConsumedQuota`: a request's cost is its tokens.
+async fn long_model_user(app: &TestApp, quota: i64) -> RelaySetup {
+    let s = app
+        .relay_setup(quota, json!({"unlimited_quota": true}))
+        .await;
+    app.root()
+        .put(
+            "/api/option",
+            json!({"key": "PreConsumedQuota", "value": "0"}),
+        )
+        .await
+        .ok();
+    long_model(app, &s).await;
+    s
+}
+
 async fn setup(app: &TestApp, quota: i64, key: Value) -> RelaySetup {
     let s = app.relay_setup(quota, key).await;
     app.channel(&s.upstream.base_url, "sk-mock-long", MODEL, 0)
@@ -210,18 +227,7 @@ async fn concurrent_requests_never_overdraw_with_the_ledger_in_redis() {
 /// A call that costs more than it reserved (the price row does not know the model's limit and
 /// the upstream answers past the default) is charged what the balance holds, not more.
 async fn a_costlier_answer_is_capped(app: TestApp) {
-    let s = app
-        .relay_setup(5_000, json!({"unlimited_quota": true}))
-        .await;
-    long_model(&app, &s).await;
-    app.root()
-        .put(
-            "/api/option",
-            json!({"key": "PreConsumedQuota", "value": "0"}),
-        )
-        .await
-        .ok();
-    app.state.relay.reload_pricing(&app.state).await.unwrap();
+    let s = long_model_user(&app, 5_000).await;
     let body = json!({"model": "long-model", "messages": [{"role": "user", "content": "hi"}]});
     let r = app.relay(&s.key, "/v1/chat/completions", body).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
@@ -407,14 +413,7 @@ async fn key_edits_reach_the_ledger(app: TestApp) {
         .await;
     let in_flight = slow_request(&app, &s.key);
     actix_web::rt::time::sleep(std::time::Duration::from_millis(80)).await;
-    let r = s
-        .user
-        .put(
-            "/api/token",
-            json!({"id": s.token_id, "remain_quota": 0, "unlimited_quota": false}),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{:?}", r.body);
+    s.empty_the_key().await;
     assert_eq!(in_flight.await.unwrap(), 200);
     let r = app
         .relay(
@@ -1090,17 +1089,7 @@ async fn the_ledger_flush_does_not_wait_for_the_shared_pool() {
 /// Fails when one answer is reserved and limited: the upstream kept the client's 4 000 per
 /// answer, served 32 000 tokens and the cap charged 20 000 of a 32 011 cost.
 async fn n_answers_share_the_covered_output(app: TestApp) {
-    let s = app
-        .relay_setup(20_000, json!({"unlimited_quota": true}))
-        .await;
-    long_model(&app, &s).await;
-    app.root()
-        .put(
-            "/api/option",
-            json!({"key": "PreConsumedQuota", "value": "0"}),
-        )
-        .await
-        .ok();
+    let s = long_model_user(&app, 20_000).await;
     // A prompt the estimate counts at more than the 11 tokens the mock reports.
     let body = json!({"model": "long-model", "n": 8, "max_tokens": 4000,
         "messages": [{"role": "user", "content": "hello there ".repeat(40)}]});

@@ -115,6 +115,25 @@ async fn turn(ws: &mut Ws) -> (String, Value) {
     }
 }
 
+/// A user with `quota` and an unlimited key, the test price and a realtime channel on the mock,
+/// and a session opened with the key (its `session.created` read).
+async fn open_session(app: &TestApp, quota: i64) -> (crate::common::RelaySetup, Ws) {
+    set_price(app).await;
+    let s = app
+        .relay_setup(quota, json!({"unlimited_quota": true}))
+        .await;
+    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
+        .await;
+    let (mut ws, _) = connect(app, &bearer(&s.key)).await.unwrap();
+    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    (s, ws)
+}
+
+/// Reads up to the next `response.done`.
+async fn until_done(ws: &mut Ws) {
+    while next_event(ws).await["type"] != "response.done" {}
+}
+
 async fn set_option(app: &TestApp, key: &str, value: &str) {
     app.root()
         .put("/api/option", json!({"key": key, "value": value}))
@@ -454,14 +473,7 @@ async fn an_upstream_refusal_is_a_clear_error_and_close_codes_pass_through() {
 #[actix_web::test]
 async fn a_client_that_goes_away_ends_the_upstream_session() {
     let app = TestApp::new().await;
-    set_price(&app).await;
-    let s = app
-        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
-        .await;
-    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
-        .await;
-    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
-    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    let (s, ws) = open_session(&app, 1_000_000).await;
     assert_eq!(s.upstream.realtime_open(), 1);
     drop(ws);
     wait_closed(&s.upstream).await;
@@ -659,14 +671,7 @@ async fn a_turn_the_balance_cannot_start_never_reaches_the_upstream() {
 #[actix_web::test]
 async fn a_low_balance_limits_each_turn_and_never_goes_below_zero() {
     let app = TestApp::new().await;
-    set_price(&app).await;
-    let s = app
-        .relay_setup(3_000, json!({"unlimited_quota": true}))
-        .await;
-    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
-        .await;
-    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
-    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    let (s, mut ws) = open_session(&app, 3_000).await;
     // 1: 3000 reserved of 4096 * 10 + 500: covers (3000 - 500) / 10 = 250 tokens.
     turn(&mut ws).await;
     // 2: 1785 left; the client's own limit (20 tokens: 700 with pre-consumed quota) fits.
@@ -675,11 +680,7 @@ async fn a_low_balance_limits_each_turn_and_never_goes_below_zero() {
         json!({"type": "response.create", "response": {"max_response_output_tokens": 20}}),
     )
     .await;
-    loop {
-        if next_event(&mut ws).await["type"] == "response.done" {
-            break;
-        }
-    }
+    until_done(&mut ws).await;
     // 3: 570 left: covers (570 - 500) / 10 = 7 tokens; charged 570, not 1215.
     let (_, done) = turn(&mut ws).await;
     assert_eq!(done["type"], "response.done");
@@ -831,24 +832,13 @@ async fn channels_not_set_by_root_open_no_private_realtime_upstream() {
 #[actix_web::test]
 async fn an_escaped_response_create_is_still_reserved() {
     let app = TestApp::new().await;
-    set_price(&app).await;
-    let s = app
-        .relay_setup(3_000, json!({"unlimited_quota": true}))
-        .await;
-    app.channel(&s.upstream.base_url, "sk-mock-rt", MODEL, 0)
-        .await;
-    let (mut ws, _) = connect(&app, &bearer(&s.key)).await.unwrap();
-    assert_eq!(next_event(&mut ws).await["type"], "session.created");
+    let (s, mut ws) = open_session(&app, 3_000).await;
     ws.send(Message::Text(
         r#"{"type":"response\u002ecreate","response":{}}"#.into(),
     ))
     .await
     .unwrap();
-    loop {
-        if next_event(&mut ws).await["type"] == "response.done" {
-            break;
-        }
-    }
+    until_done(&mut ws).await;
     let creates = response_creates(&s.upstream);
     assert_eq!(creates.len(), 1, "{:?}", s.upstream.realtime_events());
     // 3000 reserved of 4096 * 10 + 500: covers (3000 - 500) / 10 = 250 tokens.

@@ -621,14 +621,7 @@ async fn a_refund_never_exceeds_the_charge(app: TestApp) {
         })
     };
     tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-    let r = s
-        .user
-        .put(
-            "/api/token",
-            json!({"id": s.token_id, "remain_quota": 0, "unlimited_quota": false}),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{:?}", r.body);
+    s.empty_the_key().await;
     let submitted = in_flight.await.unwrap();
     assert_eq!(submitted["code"], 1, "{submitted}");
     let id = submitted["result"].as_str().unwrap().to_owned();

@@ -320,6 +320,20 @@ pub struct RelaySetup {
     pub token_id: i64,
 }
 
+impl RelaySetup {
+    /// The key's owner sets its remaining quota to 0 (a limited key); asserts it was saved.
+    pub async fn empty_the_key(&self) {
+        let r = self
+            .user
+            .put(
+                "/api/token",
+                json!({"id": self.token_id, "remain_quota": 0, "unlimited_quota": false}),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+    }
+}
+
 impl TestApp {
     /// Creates a channel (as root) to `base_url` with `key` serving `models`; returns its id.
     pub async fn channel(&self, base_url: &str, key: &str, models: &str, priority: i64) -> i64 {

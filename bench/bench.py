@@ -53,6 +53,10 @@ WRK_THREADS = int(os.environ.get("BENCH_WRK_THREADS", "1"))
 OUT = os.environ.get("BENCH_OUT") or os.path.join(BENCH, "results", "latest.json")
 SQL_DSN = os.environ.get("BENCH_SQL_DSN", "")
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "")
+# Switchboard's LOG_LEVEL: empty (the default) runs it as shipped (LOG_LEVEL unset: info, with
+# the access log's line a request); `make bench` runs it that way and then with `warn`.
+LOG_LEVEL = os.environ.get("BENCH_LOG_LEVEL", "")
+LOG_LEVEL_NAME = LOG_LEVEL or "default (info, access log on)"
 
 PATH = "/v1/chat/completions"
 MODEL_FAST = "gpt-4o-mini"
@@ -440,8 +444,10 @@ def main():
     env = dict(os.environ, PORT=str(sb_port), HOST="127.0.0.1",
                SQL_DSN=SQL_DSN or "sqlite://" + os.path.join(TMP, "switchboard.db"),
                INITIAL_ROOT_ACCESS_TOKEN=root_token, INITIAL_ROOT_PASSWORD=secrets.token_hex(12),
-               SESSION_SECRET=secrets.token_hex(32), GLOBAL_API_RATE_LIMIT="0",
-               LOG_LEVEL="warn")
+               SESSION_SECRET=secrets.token_hex(32), GLOBAL_API_RATE_LIMIT="0")
+    env.pop("LOG_LEVEL", None)
+    if LOG_LEVEL:
+        env["LOG_LEVEL"] = LOG_LEVEL
     # No console (cwd is the temp dir, which has no frontend/dist): only the API is served.
     env.pop("FRONTEND_DIR", None)
     env.pop("REDIS_CONN_STRING", None)
@@ -656,7 +662,8 @@ def main():
         "worktree_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
         "machine": {"cores": os.cpu_count(), "cpu": cpu_model, "kernel": platform.release(),
                     "loadavg_before": load_before, "loadavg_after": load_after},
-        "config": {"duration_s": DURATION, "connections": CONNS, "rounds": ROUNDS,
+        "config": {"log_level": LOG_LEVEL_NAME,
+                   "duration_s": DURATION, "connections": CONNS, "rounds": ROUNDS,
                    "ttfe_n": TTFE_N, "pace_ms": PACE_MS, "wrk_threads": WRK_THREADS,
                    "nginx_workers": os.cpu_count(), "body_bytes": len(body(MODEL_FAST, False))},
         "table": table,
@@ -680,7 +687,8 @@ def main():
     print(f"Switchboard relay benchmark — {now:%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores "
           f"({cpu_model}), load avg {' '.join(load_before)} -> {' '.join(load_after)}")
     print(f"wrk -t{WRK_THREADS}, {DURATION} s per phase, median of {ROUNDS} rounds at "
-          f"c{CONNS}; POST {PATH} ({len(body(MODEL_FAST, False))}-byte body)")
+          f"c{CONNS}; POST {PATH} ({len(body(MODEL_FAST, False))}-byte body); "
+          f"Switchboard's LOG_LEVEL: {LOG_LEVEL_NAME}")
     print()
     hdr = (f"| {'scenario':<18} | {'target':<11} | {'req/s':>8} | {'x nginx':>7} | "
            f"{'p50 ms':>7} | {'p99 ms':>7} | {'+p50 ms':>7} | {'CPU us/req (kernel)':>19} |")

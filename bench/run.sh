@@ -5,7 +5,8 @@
 # Then bench/logs_bench.py times the log queries on a 10-million-row table.
 #
 # Knobs (environment): BENCH_SKIP_LOGS=1, BENCH_LOG_ROWS (10000000), BENCH_DURATION (s per load phase, 10), BENCH_CONNS (32), BENCH_ROUNDS (2),
-# BENCH_TTFE_N (200), BENCH_PACE_MS (20), BENCH_WRK_THREADS (1), BENCH_NO_BUILD=1 (skip cargo).
+# BENCH_TTFE_N (200), BENCH_PACE_MS (20), BENCH_WRK_THREADS (1), BENCH_NO_BUILD=1 (skip cargo),
+# BENCH_LOG_LEVELS ("default warn": the shipped configuration, then LOG_LEVEL=warn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,7 +51,16 @@ if [ -z "${BENCH_NO_BUILD:-}" ]; then
   "${CARGO:-cargo}" build --release -p switchboard-mock-upstream
 fi
 
-python3 bench/bench.py "$@"
+# Switchboard as shipped (LOG_LEVEL unset: info, the access log on) into latest.json, then with
+# LOG_LEVEL=warn into latest-warn.json; BENCH_LOG_LEVELS chooses ("default" is the shipped one).
+for level in ${BENCH_LOG_LEVELS:-default warn}; do
+  if [ "$level" = default ]; then
+    BENCH_LOG_LEVEL= python3 bench/bench.py "$@"
+  else
+    BENCH_LOG_LEVEL="$level" BENCH_OUT="${BENCH_OUT_DIR:-bench/results}/latest-$level.json" \
+      python3 bench/bench.py "$@"
+  fi
+done
 # Log queries on 10 million rows (bench/logs_bench.py); BENCH_SKIP_LOGS=1 skips them.
 if [ -z "${BENCH_SKIP_LOGS:-}" ]; then
   python3 bench/logs_bench.py

@@ -1,6 +1,6 @@
 //! One spender per balance (docs/deployment.md, "One spender per balance"): which nodes may
 //! admit requests against a database's balances, recorded in the database as leases
-//! (`job_locks`, [`switchboard_store::job_locks`]).
+//! (`job_locks`), taken through the one lease helper, [`crate::jobs`].
 //!
 //! - `ledger:local`: the one node that keeps balances in its own memory (no `REDIS_CONN_STRING`).
 //!   While it holds the lease no other node runs on the database. It admits requests only while
@@ -15,6 +15,7 @@
 //!   copied data directory) is refused at start; a lease an earlier run of the same instance
 //!   left is taken back at once.
 
+use crate::jobs::{self, Lease};
 use crate::AppState;
 use std::time::{Duration, Instant};
 use switchboard_store::job_locks;
@@ -78,100 +79,120 @@ impl Claim {
         format!("{NODE_PREFIX}{}", self.node)
     }
 
-    fn shared_lease(&self) -> String {
-        format!("{SHARED_LEDGER_PREFIX}{}", self.node)
+    /// The lease of the node's ledger mode and its holder.
+    fn ledger_lease(&self) -> (String, &str) {
+        match self.mode {
+            Mode::Local => (LOCAL_LEDGER.to_owned(), &self.node),
+            Mode::Shared => (
+                format!("{SHARED_LEDGER_PREFIX}{}", self.node),
+                &self.instance,
+            ),
+        }
+    }
+
+    /// Takes or renews the node-id lease and the ledger lease (`jobs::acquire`, held leases):
+    /// whether each is held.
+    async fn hold(&self, state: &AppState) -> Result<(bool, bool), String> {
+        let node = jobs::acquire(
+            state,
+            &self.node_lease(),
+            &self.instance,
+            LEASE_TTL,
+            Lease::Held,
+        )
+        .await
+        .map_err(|e| format!("cannot record this node in the database: {e}"))?;
+        if !node {
+            return Ok((false, false));
+        }
+        let (name, holder) = self.ledger_lease();
+        let ledger = jobs::acquire(state, &name, holder, LEASE_TTL, Lease::Held)
+            .await
+            .map_err(|e| format!("cannot record this node's ledger mode in the database: {e}"))?;
+        Ok((true, ledger))
+    }
+
+    /// Why a node of this mode must not run beside the leases held of the other mode, if so.
+    async fn other_mode(&self, state: &AppState) -> Result<Option<String>, String> {
+        let mode = self.mode;
+        state
+            .db(move |c| {
+                let now = switchboard_store::now();
+                Ok(match mode {
+                    Mode::Local => {
+                        let shared = job_locks::held_with_prefix(c, SHARED_LEDGER_PREFIX, now)?;
+                        (!shared.is_empty()).then(|| {
+                            let names: Vec<&str> = shared
+                                .iter()
+                                .map(|(n, _)| &n[SHARED_LEDGER_PREFIX.len()..])
+                                .collect();
+                            format!(
+                                "nodes that share balances through Redis use this database ({}); \
+                                 this node has no REDIS_CONN_STRING and would spend the same \
+                                 balances on its own: set REDIS_CONN_STRING (the same Redis) on \
+                                 this node too",
+                                names.join(", ")
+                            )
+                        })
+                    }
+                    Mode::Shared => job_locks::find(c, LOCAL_LEDGER)?
+                        .filter(|(_, expires)| *expires >= now)
+                        .map(|(holder, _)| {
+                            format!(
+                                "a node with its own in-memory ledger (node {holder}, no \
+                                 REDIS_CONN_STRING) uses this database; nodes of both kinds would \
+                                 spend the same balances: stop it, or give it REDIS_CONN_STRING \
+                                 too (its claim lapses {LEASE_TTL} s after it stops)"
+                            )
+                        }),
+                })
+            })
+            .await
+            .map_err(|e| format!("cannot read the ledger modes in the database: {e}"))
     }
 
     /// Takes the node's leases at start, or says why it must not run. A node-id lease held by
     /// another instance is waited for up to `wait` (the lease of a process that died lapses;
     /// a live duplicate renews it).
     pub async fn take(&self, state: &AppState, wait: Duration) -> Result<(), String> {
-        let started = Instant::now();
-        loop {
-            let me = self.clone();
-            let (held, holder) = state
-                .db(move |c| {
-                    let now = switchboard_store::now();
-                    let name = me.node_lease();
-                    let held = job_locks::acquire_or_renew(c, &name, &me.instance, now, LEASE_TTL)?;
-                    let holder = job_locks::find(c, &name)?.map(|h| h.0).unwrap_or_default();
-                    Ok((held, holder))
-                })
-                .await
-                .map_err(|e| format!("cannot record this node in the database: {e}"))?;
-            if held {
-                break;
+        let waiting = Instant::now();
+        let (ledger_held, taken) = loop {
+            let taken = Instant::now();
+            match self.hold(state).await? {
+                (true, ledger) => break (ledger, taken),
+                (false, _) if waiting.elapsed() >= wait => {
+                    let name = self.node_lease();
+                    let holder = state
+                        .db(move |c| Ok(job_locks::find(c, &name)?))
+                        .await
+                        .ok()
+                        .flatten()
+                        .map(|h| h.0)
+                        .unwrap_or_default();
+                    return Err(format!(
+                        "another running Switchboard process uses the node id `{}` ({holder}); \
+                         each process needs its own DATA_DIR (where its node id is kept)",
+                        self.node
+                    ));
+                }
+                (false, _) => actix_web::rt::time::sleep(Duration::from_secs(1)).await,
             }
-            if started.elapsed() >= wait {
-                return Err(format!(
-                    "another running Switchboard process uses the node id `{}` ({holder}); each \
-                     process needs its own DATA_DIR (where its node id is kept)",
-                    self.node
-                ));
-            }
-            actix_web::rt::time::sleep(Duration::from_secs(1)).await;
-        }
-        let me = self.clone();
-        let refused = state
-            .db(move |c| {
-                let now = switchboard_store::now();
-                Ok(match me.mode {
-                    Mode::Local => {
-                        if !job_locks::acquire_or_renew(c, LOCAL_LEDGER, &me.node, now, LEASE_TTL)?
-                        {
-                            Some(format!(
-                                "another Switchboard node is using this database with its own \
-                                 in-memory ledger; several nodes must share balances through \
-                                 Redis: set REDIS_CONN_STRING on every node (or stop the other \
-                                 node; its claim lapses {LEASE_TTL} s after it stops)"
-                            ))
-                        } else {
-                            let shared = job_locks::held_with_prefix(c, SHARED_LEDGER_PREFIX, now)?;
-                            (!shared.is_empty()).then(|| {
-                                let names: Vec<&str> = shared
-                                    .iter()
-                                    .map(|(n, _)| &n[SHARED_LEDGER_PREFIX.len()..])
-                                    .collect();
-                                format!(
-                                    "nodes that share balances through Redis use this database \
-                                     ({}); this node has no REDIS_CONN_STRING and would spend \
-                                     the same balances on its own: set REDIS_CONN_STRING (the \
-                                     same Redis) on this node too",
-                                    names.join(", ")
-                                )
-                            })
-                        }
-                    }
-                    Mode::Shared => {
-                        job_locks::acquire_or_renew(
-                            c,
-                            &me.shared_lease(),
-                            &me.instance,
-                            now,
-                            LEASE_TTL,
-                        )?;
-                        job_locks::find(c, LOCAL_LEDGER)?
-                            .filter(|(_, expires)| *expires >= now)
-                            .map(|(holder, _)| {
-                                format!(
-                                    "a node with its own in-memory ledger (node {holder}, no \
-                                     REDIS_CONN_STRING) uses this database; nodes of both kinds \
-                                     would spend the same balances: stop it, or give it \
-                                     REDIS_CONN_STRING too (its claim lapses {LEASE_TTL} s after \
-                                     it stops)"
-                                )
-                            })
-                    }
-                })
-            })
-            .await
-            .map_err(|e| format!("cannot record this node's ledger mode in the database: {e}"))?;
+        };
+        let refused = if ledger_held {
+            self.other_mode(state).await?
+        } else {
+            Some(format!(
+                "another Switchboard node is using this database with its own in-memory ledger; \
+                 several nodes must share balances through Redis: set REDIS_CONN_STRING on every \
+                 node (or stop the other node; its claim lapses {LEASE_TTL} s after it stops)"
+            ))
+        };
         if let Some(why) = refused {
             self.release(state).await;
             return Err(why);
         }
         if self.mode == Mode::Local {
-            state.relay.ledger.admit_until(started + lease_span());
+            state.relay.ledger.admit_until(taken + lease_span());
         }
         Ok(())
     }
@@ -182,28 +203,7 @@ impl Claim {
     /// node holds what it needs to admit requests.
     pub async fn renew(&self, state: &AppState) -> Result<bool, String> {
         let started = Instant::now();
-        let me = self.clone();
-        let (node_held, ledger_held) = state
-            .db(move |c| {
-                let now = switchboard_store::now();
-                let node =
-                    job_locks::acquire_or_renew(c, &me.node_lease(), &me.instance, now, LEASE_TTL)?;
-                let ledger = match me.mode {
-                    Mode::Local => {
-                        job_locks::acquire_or_renew(c, LOCAL_LEDGER, &me.node, now, LEASE_TTL)?
-                    }
-                    Mode::Shared => job_locks::acquire_or_renew(
-                        c,
-                        &me.shared_lease(),
-                        &me.instance,
-                        now,
-                        LEASE_TTL,
-                    )?,
-                };
-                Ok((node, ledger))
-            })
-            .await
-            .map_err(|e| e.to_string())?;
+        let (node_held, ledger_held) = self.hold(state).await?;
         if !node_held {
             tracing::error!(
                 node = %self.node,
@@ -237,17 +237,9 @@ impl Claim {
 
     /// Gives the leases up (a clean stop).
     pub async fn release(&self, state: &AppState) {
-        let me = self.clone();
-        let _ = state
-            .db(move |c| {
-                match me.mode {
-                    Mode::Local => job_locks::release(c, LOCAL_LEDGER, &me.node)?,
-                    Mode::Shared => job_locks::release(c, &me.shared_lease(), &me.instance)?,
-                };
-                job_locks::release(c, &me.node_lease(), &me.instance)?;
-                Ok(())
-            })
-            .await;
+        let (name, holder) = self.ledger_lease();
+        let _ = jobs::release(state, &name, holder).await;
+        let _ = jobs::release(state, &self.node_lease(), &self.instance).await;
     }
 }
 

@@ -10,7 +10,11 @@
 //! | `invoices:{month}` | the month's invoices | per period (released on failure) | 1 day |
 //! | `maintenance` | log retention and the response-cache purge | per period | 10 min |
 //! | `telegram` | the Telegram bot (webhook or polling) | held, renewed | 60 s |
-//! | `local-ledger` | a node without Redis owns its database | held, renewed | see the server |
+//! | `ledger:local` | a node without Redis owns its database's balances | held, renewed | 30 s |
+//! | `ledger:shared:{node}` | a node sharing balances through Redis runs | held, renewed | 30 s |
+//! | `node:{id}` | a node id runs in one process | held, renewed | 30 s |
+//!
+//! The last three are [`crate::cluster`]'s (one spender per balance).
 
 use crate::error::ApiResult;
 use crate::AppState;

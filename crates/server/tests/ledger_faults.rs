@@ -281,7 +281,7 @@ fn sigterm_with_the_database_locked_keeps_records_in_the_journal() {
     // Another process holds SQLite's write lock for the whole shutdown.
     let (pool, _) = switchboard_store::conn::connect(&dsn, 1).unwrap();
     let mut lock = pool.get().unwrap();
-    diesel::connection::SimpleConnection::batch_execute(&mut *lock, "BEGIN IMMEDIATE").unwrap();
+    switchboard_store::testing::execute_raw(&mut lock, "BEGIN IMMEDIATE");
     signal(&node, "-TERM");
     let status = node.child.wait().unwrap();
     assert!(

@@ -278,7 +278,7 @@ fn give_back(
         if marked == 0 {
             return Ok(0);
         }
-        let mut t = find(c, id)?;
+        let t = find(c, id)?;
         let amount = match part {
             None => t.quota,
             Some((asked, delivered)) => {
@@ -330,10 +330,11 @@ fn give_back(
                 t.platform, t.task_id, t.action
             ),
         };
-        if let Some((_, delivered)) = part {
-            t.fail_reason = format!("{delivered} s delivered");
-        }
-        let metadata = serde_json::json!({"event": "task_refund", "task": t.id, "task_id": t.task_id, "platform": t.platform, "action": t.action, "reason": t.fail_reason, "refund": true});
+        let reason = match part {
+            None => t.fail_reason.clone(),
+            Some((_, delivered)) => format!("{delivered} s delivered"),
+        };
+        let metadata = serde_json::json!({"event": "task_refund", "task": t.id, "task_id": t.task_id, "platform": t.platform, "action": t.action, "reason": reason, "refund": true});
         diesel::insert_into(logs::table)
             .values((
                 logs::created_at.eq(now()),

@@ -1120,6 +1120,7 @@ async fn relay_parsed(
             format!("n must be a whole number from 1 to {MAX_IMAGES}."),
         )
     })?;
+    let answers = answers_asked(endpoint, &rreq.body);
     let bounds = price::reservation_bounds(
         &price,
         &price::Demand {
@@ -1127,7 +1128,7 @@ async fn relay_parsed(
             max_tokens: rreq.max_tokens,
             generates: endpoint.generates_text(),
             units,
-            answers: answers_asked(endpoint, &rreq.body),
+            answers,
         },
         relay_options.default_max_output,
         ginfo.ratio,
@@ -1148,7 +1149,7 @@ async fn relay_parsed(
             ginfo.ratio,
             pre_consumed,
         );
-        rreq.limit_output((covered / answers_asked(endpoint, &rreq.body)).max(1));
+        rreq.limit_output((covered / answers).max(1));
     }
     // An answer the balance rule may cut short is never kept for others (a hit is still served).
     let output_cut = rreq.max_tokens != limit_before;

@@ -1534,6 +1534,26 @@ mod tests {
         }
     }
 
+    /// The time fence of a node without Redis: nothing is admitted once the instant its last
+    /// renewal allowed has passed (a paused node resumes refusing, before any renewal could
+    /// tell it another node took the lease), and admission resumes when it is moved on;
+    /// settling what was admitted before still works.
+    #[actix_web::test]
+    async fn admission_stops_when_the_fence_passes() {
+        let l = ledger(100, 1000, false).await;
+        assert!(l.admitting(), "unfenced by default");
+        let now = std::time::Instant::now();
+        l.admit_until(now + std::time::Duration::from_secs(60));
+        let held = l.reserve(1, 7, 10).await.unwrap();
+        l.admit_until(now);
+        assert!(!l.admitting());
+        assert_eq!(l.reserve(1, 7, 10).await.unwrap_err(), Shortfall::NotHeld);
+        l.settle(held, record(1, 7, 10), 0);
+        assert_eq!(l.user_balance(1), Some(90));
+        l.admit_until(std::time::Instant::now() + std::time::Duration::from_secs(60));
+        assert!(l.reserve(1, 7, 10).await.is_ok());
+    }
+
     #[actix_web::test]
     async fn reservations_never_exceed_the_balance() {
         let l = ledger(100, 1000, false).await;

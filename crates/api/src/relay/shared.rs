@@ -596,9 +596,8 @@ impl Shared {
         expires: i64,
     ) -> redis::RedisResult<Reserve> {
         let mut c = self.conn.clone();
-        let r: i64 = RESERVE_S
-            .key(self.user(user))
-            .key(self.token(token.max(0)))
+        let mut call = RESERVE_S.key(self.user(user));
+        call.key(self.token(token.max(0)))
             .key(self.rz())
             .key(self.withdrawn(id))
             .key(self.epoch_key())
@@ -606,10 +605,13 @@ impl Shared {
             .arg(max)
             .arg(self.tag(id))
             .arg(expires)
-            .arg(if token > 0 { "1" } else { "0" })
-            .arg(self.epoch())
-            .invoke_async(&mut c)
-            .await?;
+            .arg(if token > 0 { "1" } else { "0" });
+        // Written into the call under the lock (no copy of the epoch a reservation).
+        match self.epoch.lock() {
+            Ok(e) => call.arg(e.as_str()),
+            Err(p) => call.arg(p.into_inner().as_str()),
+        };
+        let r: i64 = call.invoke_async(&mut c).await?;
         Ok(match r {
             r if r >= 0 => Reserve::Ok(r),
             -2 => Reserve::UserShort,

@@ -1151,8 +1151,7 @@ async fn redis_that_lost_its_data_is_rebuilt_from_the_database() {
     let mut redis = crate::common::PrivateRedis::start();
     let db = TestDb::sqlite();
     let dsn = db.dsn.clone();
-    let prefix = format!("sblost:{}:", crate::common::unique());
-    let app = TestApp::node_at(db, &redis.url(), &prefix, "n1").await;
+    let app = redis.node(db).await;
     let (user_start, key_start) = (1_000_000, 500_000);
     let s = app
         .relay_setup(

@@ -148,10 +148,7 @@ async fn an_order_is_quoted_paid_and_credited_once() {
         (PID, "68.99", "alipay")
     );
     assert_eq!(notify_url, app.url(&format!("/api/payment/notify/{uuid}")));
-    let s = user
-        .get(&format!("/api/user/order/status?trade_no={trade_no}"))
-        .await;
-    assert_eq!(s.ok()["status"], "pending");
+    assert_eq!(order_status(&user, &trade_no).await, "pending");
     assert_eq!(
         quota_of(&user).await,
         before,
@@ -162,10 +159,7 @@ async fn an_order_is_quoted_paid_and_credited_once() {
     let paid = notification(&trade_no, "68.99", "EP0001");
     assert_eq!(notify(&notify_url, &paid).await, (200, "success".into()));
     assert_eq!(quota_of(&user).await, before + 5_000_000);
-    let s = user
-        .get(&format!("/api/user/order/status?trade_no={trade_no}"))
-        .await;
-    assert_eq!(s.ok()["status"], "paid");
+    assert_eq!(order_status(&user, &trade_no).await, "paid");
     let u = users::find(&mut app.conn(), uid).unwrap();
     assert_eq!(
         u.total_topup, 5_000_000,
@@ -317,16 +311,7 @@ async fn late_payment_is_credited_once(app: TestApp) {
         payments::expire_pending(&mut app.conn(), i64::MAX).unwrap(),
         2
     );
-    let status = |t: String| {
-        let user = &user;
-        async move {
-            user.get(&format!("/api/user/order/status?trade_no={t}"))
-                .await
-                .ok()["status"]
-                .clone()
-        }
-    };
-    assert_eq!(status(trade_no.clone()).await, "expired");
+    assert_eq!(order_status(&user, &trade_no).await, "expired");
 
     // Wrong or forged late notifications are refused as ever.
     let short = notification(&other_trade, "0.01", "LATE-SHORT");
@@ -360,7 +345,7 @@ async fn late_payment_is_credited_once(app: TestApp) {
         users::find(&mut app.conn(), uid).unwrap().total_topup,
         5_000_000
     );
-    assert_eq!(status(trade_no.clone()).await, "paid_late");
+    assert_eq!(order_status(&user, &trade_no).await, "paid_late");
     let r = app.root().get("/api/payment/order?status=paid_late").await;
     assert_eq!(r.ok()["total_count"], 1);
     let o = &r.ok()["data"][0];
@@ -925,7 +910,8 @@ async fn stripe_setup() -> (wiremock::MockServer, TestApp, String) {
     (stripe, app, uuid)
 }
 
-async fn order_status(user: &Client, trade_no: &str) -> Value {
+/// The status of an order as its user sees it.
+pub(crate) async fn order_status(user: &Client, trade_no: &str) -> Value {
     user.get(&format!("/api/user/order/status?trade_no={trade_no}"))
         .await
         .ok()["status"]

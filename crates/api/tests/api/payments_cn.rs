@@ -5,6 +5,7 @@
 //! from the providers' documentation with ring directly, not with the code under test.
 
 use crate::common::{Client, TestApp};
+use crate::payments::order_status;
 use base64::Engine as _;
 use ring::signature::{
     RsaKeyPair, UnparsedPublicKey, RSA_PKCS1_2048_8192_SHA256, RSA_PKCS1_SHA256,
@@ -290,10 +291,7 @@ async fn alipay_qr_orders_are_signed_paid_and_credited_once() {
     assert_eq!(recharges(&app, uid), 1);
     let o = payments::find_order(&mut app.conn(), &trade_no).unwrap();
     assert_eq!((o.status, o.gateway_no.as_str()), (2, "2026112622001456"));
-    let s = user
-        .get(&format!("/api/user/order/status?trade_no={trade_no}"))
-        .await;
-    assert_eq!(s.ok()["status"], "paid");
+    assert_eq!(order_status(&user, &trade_no).await, "paid");
 
     // Twenty concurrent copies of another order's notification credit once.
     let r = user
@@ -810,16 +808,7 @@ async fn late_alipay_and_wechat_pay_payments_are_credited_once() {
         payments::expire_pending(&mut app.conn(), i64::MAX).unwrap(),
         2
     );
-    let status = |t: String| {
-        let user = &user;
-        async move {
-            user.get(&format!("/api/user/order/status?trade_no={t}"))
-                .await
-                .ok()["status"]
-                .clone()
-        }
-    };
-    assert_eq!(status(ali_trade.clone()).await, "expired");
+    assert_eq!(order_status(&user, &ali_trade).await, "expired");
 
     // Alipay reports the payment after the order expired: credited, once.
     let paid = alipay_notification(GATEWAY_KEY, &ali_trade, &ali_amount);
@@ -830,7 +819,7 @@ async fn late_alipay_and_wechat_pay_payments_are_credited_once() {
         before + 1_000_000,
         "a late Alipay payment is credited once"
     );
-    assert_eq!(status(ali_trade).await, "paid_late");
+    assert_eq!(order_status(&user, &ali_trade).await, "paid_late");
 
     // So does WeChat Pay's, however often it is delivered.
     let fen: i64 = wx_amount.replace('.', "").parse().unwrap();
@@ -842,7 +831,7 @@ async fn late_alipay_and_wechat_pay_payments_are_credited_once() {
         before + 2_000_000,
         "a late WeChat Pay payment is credited once"
     );
-    assert_eq!(status(wx_trade).await, "paid_late");
+    assert_eq!(order_status(&user, &wx_trade).await, "paid_late");
     assert_eq!(recharges(&app, uid), 2);
     let r = root.get("/api/payment/order?status=paid_late").await;
     assert_eq!(r.ok()["total_count"], 2);

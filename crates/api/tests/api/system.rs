@@ -400,7 +400,7 @@ async fn timed_call(
 
 #[actix_web::test]
 async fn redis_restarting_under_load_fails_requests_cleanly_and_the_books_balance() {
-    use crate::common::{unique, PrivateRedis};
+    use crate::common::PrivateRedis;
     use serde_json::json;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -413,7 +413,7 @@ async fn redis_restarting_under_load_fails_requests_cleanly_and_the_books_balanc
     let mut redis = PrivateRedis::start();
     let db = switchboard_store::testing::TestDb::postgres()
         .unwrap_or_else(switchboard_store::testing::TestDb::sqlite);
-    let app = TestApp::node_at(db, &redis.url(), &format!("sbout:{}:", unique()), "n1").await;
+    let app = redis.node(db).await;
     let (user_start, key_start) = (100_000_000, 50_000_000);
     let s = app
         .relay_setup(

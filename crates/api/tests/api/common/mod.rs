@@ -527,6 +527,11 @@ impl PrivateRedis {
         ends
     }
 
+    /// An app on `db` whose ledger lives in this Redis (a fresh key prefix), as node `n1`.
+    pub async fn node(&self, db: TestDb) -> TestApp {
+        TestApp::node_at(db, &self.url(), &format!("sbpr:{}:", unique()), "n1").await
+    }
+
     /// Restarts the server with nothing kept (as one without persistence restarts): every key
     /// is gone.
     pub fn restart_empty(&mut self) {

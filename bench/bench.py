@@ -501,7 +501,7 @@ def main():
     time.sleep(2)
     rss_idle = mem_kb([sb.pid], "VmRSS")
     if os.environ.get("BENCH_SMAPS_OUT"):
-        # Where the idle figure lives, mapping by mapping (bench/README.md, twelfth session).
+        # Where the idle figure lives, mapping by mapping (bench/README.md, entry 12).
         shutil.copyfile(f"/proc/{sb.pid}/smaps", os.environ["BENCH_SMAPS_OUT"])
     nginx_idle = mem_kb(targets["nginx"].pids(), "VmRSS")
     log(f"idle after warm-up: switchboard RSS {mb(rss_idle)} MB (fresh {mb(rss_fresh)} MB), "

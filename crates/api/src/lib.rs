@@ -173,7 +173,7 @@ impl AppState {
     /// the log table's pages. Taken from the shared pool, each flush got whichever connection
     /// was idle: every connection the pool had opened came to hold those statements and pages,
     /// in the arena of whichever blocking thread ran it, and the node's memory rose each time
-    /// the pool opened one more (bench/README.md, eighteenth session).
+    /// the pool opened one more (bench/README.md, entry 18).
     pub fn ledger_pool(&self) -> &Pool {
         self.ledger_writer.as_ref().unwrap_or(&self.pool)
     }

@@ -38,7 +38,7 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 /// mimalloc), keeps one arena: by default it gives each thread that meets contention an arena
 /// of its own, and each blocking thread that ran SQLite for the pool kept what SQLite had freed
 /// there for itself, so the node's memory rose with every thread that took a turn at the
-/// database (bench/README.md, eighteenth session). SQLite is called from a few blocking threads
+/// database (bench/README.md, entry 18). SQLite is called from a few blocking threads
 /// at a time, so the one arena's lock is rarely contended (the benchmark's CPU a request did not
 /// move beyond its noise). `MALLOC_ARENA_MAX` in the environment wins.
 #[allow(unsafe_code)]

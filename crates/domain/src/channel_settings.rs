@@ -45,6 +45,18 @@ pub const KNOWLEDGE_ID_KEY: &str = "knowledge_id";
 /// `config` key: the prompt template of that knowledge base (string).
 pub const KNOWLEDGE_TEMPLATE_KEY: &str = "knowledge_template";
 /// Every provider switch, in the order a form shows them.
+/// `config.anthropic_beta`: `{"add": [flag, ...], "remove": [flag or prefix*, ...]}`, the
+/// `anthropic-beta` flags a channel of Anthropic's protocol (Anthropic, Bedrock, Vertex AI)
+/// sends beside the client's own (`remove: ["*"]`: none of the client's).
+pub const ANTHROPIC_BETA_KEY: &str = "anthropic_beta";
+/// The most flags in either list of [`ANTHROPIC_BETA_KEY`].
+pub const ANTHROPIC_BETA_MAX: usize = 32;
+/// The channel types whose upstream takes `anthropic-beta` flags.
+pub const ANTHROPIC_BETA_TYPES: [i32; 3] = [
+    crate::channel::TYPE_ANTHROPIC,
+    crate::channel::TYPE_AWS_BEDROCK,
+    crate::channel::TYPE_VERTEX_AI,
+];
 pub const SWITCHES: [&str; 5] = [
     WEB_SEARCH_KEY,
     CODE_EXECUTION_KEY,
@@ -143,7 +155,7 @@ fn types_with(key: &str) -> String {
 /// left alone. Each refusal has its own code: `invalid_region`, `invalid_api_version`,
 /// `invalid_only_chat`, `invalid_voice_mapping`, `invalid_custom_parameter`, and for the
 /// provider switches `invalid_web_search`, `invalid_code_execution`, `invalid_plugin`,
-/// `invalid_knowledge`. A switch that is off (`false`, `{}`, `""`) is accepted on every type;
+/// `invalid_knowledge`, and `invalid_anthropic_beta`. A switch that is off (`false`, `{}`, `""`) is accepted on every type;
 /// one that is on only on the types of [`switches_for`].
 pub fn validate_config(
     channel_type_id: i32,
@@ -194,7 +206,95 @@ pub fn validate_config(
         validate_plugin(channel_type_id, v)?;
     }
     validate_knowledge(channel_type_id, config)?;
+    if let Some(v) = config.get(ANTHROPIC_BETA_KEY) {
+        validate_anthropic_beta(channel_type_id, v)?;
+    }
     Ok(())
+}
+
+/// `{"add": [...], "remove": [...]}`: flags of lower-case letters, digits and `-` (at most 64
+/// characters, [`ANTHROPIC_BETA_MAX`] a list); `remove` also takes `prefix*` and `*`. Refused
+/// with `invalid_anthropic_beta`, and on types not of Anthropic's protocol unless empty.
+fn validate_anthropic_beta(channel_type_id: i32, v: &Value) -> Result<(), DomainError> {
+    let bad = |reason: String| {
+        DomainError::invalid_coded("invalid_anthropic_beta", ANTHROPIC_BETA_KEY, reason)
+    };
+    let Value::Object(map) = v else {
+        return Err(bad(
+            r#"must be an object such as {"add": ["flag"], "remove": ["flag"]}"#.into(),
+        ));
+    };
+    let mut any = false;
+    for (key, list) in map {
+        if key != "add" && key != "remove" {
+            return Err(bad(format!("unknown member {key:?} (add, remove)")));
+        }
+        let Value::Array(flags) = list else {
+            return Err(bad(format!("{key} must be a list of flags")));
+        };
+        if flags.len() > ANTHROPIC_BETA_MAX {
+            return Err(bad(format!(
+                "{key} has more than {ANTHROPIC_BETA_MAX} flags"
+            )));
+        }
+        for f in flags {
+            let flag = f.as_str().unwrap_or_default();
+            let name = match key.as_str() {
+                "remove" => flag.strip_suffix('*').unwrap_or(flag),
+                _ => flag,
+            };
+            let valid = name.len() <= 64
+                && (!name.is_empty() || (key == "remove" && flag == "*"))
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !valid {
+                return Err(bad(format!(
+                    "{key}: {f} is not a flag (lower-case letters, digits and -{})",
+                    if key == "remove" { ", or prefix*" } else { "" }
+                )));
+            }
+        }
+        any |= !flags.is_empty();
+    }
+    if any && !ANTHROPIC_BETA_TYPES.contains(&channel_type_id) {
+        return Err(bad(
+            "only channels of Anthropic's protocol (Anthropic, AWS Bedrock, Vertex AI) take anthropic-beta flags".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The `anthropic-beta` flags to send for a client that sent `client` (the header's
+/// comma-separated list) on a channel whose `config.anthropic_beta` is `setting`: the client's
+/// flags the channel does not remove, then the channel's added ones, each once, in order.
+pub fn anthropic_beta_flags(setting: Option<&Value>, client: Option<&str>) -> Vec<String> {
+    let list = |key: &str| -> Vec<&str> {
+        setting
+            .and_then(|s| s.get(key))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
+    };
+    let remove = list("remove");
+    let removed = |flag: &str| {
+        remove.iter().any(|r| match r.strip_suffix('*') {
+            Some(prefix) => flag.starts_with(prefix),
+            None => *r == flag,
+        })
+    };
+    let mut out: Vec<String> = Vec::new();
+    let client = client
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|f| !f.is_empty() && !removed(f));
+    for flag in client.chain(list("add")) {
+        if !out.iter().any(|f| f == flag) {
+            out.push(flag.to_owned());
+        }
+    }
+    out
 }
 
 /// A boolean switch: `true` only where the type supports it.
@@ -453,6 +553,59 @@ mod tests {
 
     fn check(ty: i32, v: Value) -> Result<(), &'static str> {
         validate_config(ty, v.as_object().unwrap()).map_err(|e| e.code())
+    }
+
+    #[test]
+    fn anthropic_beta_flags_are_checked_and_combined() {
+        let ok = json!({"anthropic_beta": {"add": ["context-1m-2025-08-07"], "remove": ["context-management-*", "x"]}});
+        for ty in ANTHROPIC_BETA_TYPES {
+            assert_eq!(check(ty, ok.clone()), Ok(()), "{ty}");
+        }
+        assert_eq!(
+            check(14, json!({"anthropic_beta": {"remove": ["*"]}})),
+            Ok(())
+        );
+        assert_eq!(
+            check(1, json!({"anthropic_beta": {}})),
+            Ok(()),
+            "empty: any type"
+        );
+        for bad in [
+            json!({"anthropic_beta": {"add": ["x"]}, "_type": 1}),
+            json!({"anthropic_beta": ["x"]}),
+            json!({"anthropic_beta": {"keep": ["x"]}}),
+            json!({"anthropic_beta": {"add": "x"}}),
+            json!({"anthropic_beta": {"add": ["Upper"]}}),
+            json!({"anthropic_beta": {"add": ["a,b"]}}),
+            json!({"anthropic_beta": {"add": ["x*"]}}),
+            json!({"anthropic_beta": {"add": [""]}}),
+            json!({"anthropic_beta": {"add": [7]}}),
+            json!({"anthropic_beta": {"add": vec!["f"; ANTHROPIC_BETA_MAX + 1]}}),
+        ] {
+            let ty = if bad.get("_type").is_some() { 1 } else { 14 };
+            let mut v = bad.clone();
+            v.as_object_mut().unwrap().remove("_type");
+            assert_eq!(check(ty, v), Err("invalid_anthropic_beta"), "{bad}");
+        }
+
+        let setting = ok["anthropic_beta"].clone();
+        assert_eq!(
+            anthropic_beta_flags(
+                Some(&setting),
+                Some("interleaved-thinking-2025-05-14, context-management-2025-06-27,x,context-1m-2025-08-07")
+            ),
+            ["interleaved-thinking-2025-05-14", "context-1m-2025-08-07"]
+        );
+        assert_eq!(
+            anthropic_beta_flags(None, Some(" a ,, b ,a")),
+            ["a", "b"],
+            "the client's flags, trimmed, each once"
+        );
+        assert_eq!(
+            anthropic_beta_flags(Some(&json!({"remove": ["*"], "add": ["c"]})), Some("a,b")),
+            ["c"]
+        );
+        assert!(anthropic_beta_flags(None, None).is_empty());
     }
 
     #[test]

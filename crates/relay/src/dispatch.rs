@@ -165,6 +165,19 @@ where
         );
         let result = tracing::Instrument::instrument(attempt(&ch), span.clone()).await;
         if let Err(f) = &result {
+            if f.gateway {
+                // Refused before any upstream call: the request's fault, not the channel's.
+                tracing::info!(
+                    channel = id,
+                    "refused before the upstream call: {}",
+                    f.message
+                );
+                if let Some(w) = watch {
+                    w.finish(false, policy.routing.breaker.as_ref());
+                }
+                last = result.err();
+                break;
+            }
             span.record("http.response.status_code", f.status);
         }
         channels.attempted(&ch, model, made, begun.elapsed(), result.as_ref().err());

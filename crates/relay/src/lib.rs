@@ -11,6 +11,7 @@
 pub mod aws;
 pub mod bpe;
 mod bpe_slots;
+pub mod bridge;
 pub mod client;
 pub mod direct;
 pub mod dispatch;

@@ -70,7 +70,25 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
             ("assistant", Some(Shape::Arr(blocks))) => {
                 messages.push(assistant_message(blocks)?);
             }
-            ("user" | "assistant", _) => {
+            // A system turn within the conversation (Claude Code's reminders): a system
+            // message where it stands.
+            ("system", Some(Shape::Str(s))) => {
+                if !s.is_empty() {
+                    messages.push(text_message("system", s));
+                }
+            }
+            ("system", Some(Shape::Arr(blocks))) => {
+                let text = blocks
+                    .iter()
+                    .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
+                    .filter(|t| !t.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n\n");
+                if !text.is_empty() {
+                    messages.push(text_message("system", text.into()));
+                }
+            }
+            ("user" | "assistant" | "system", _) => {
                 return Err(invalid("message content must be a string or an array"))
             }
             (other, _) => return Err(invalid(format!("unsupported message role {other:?}"))),
@@ -119,8 +137,10 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
             parallel_tool_calls = Some(false);
         }
     }
+    let reasoning_effort = reasoning_effort(input.output_config.as_ref(), input.thinking.as_ref());
     let body = ChatRequest {
         model: &req.model,
+        reasoning_effort,
         messages,
         max_tokens: req.max_tokens,
         stop: input.stop_sequences.filter(Value::is_array),
@@ -143,7 +163,43 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         model: req.model.clone(),
         stream: req.stream,
         max_tokens: req.max_tokens,
+        anthropic_beta: None,
     })
+}
+
+/// The chat `reasoning_effort` for a Messages request: `output_config.effort` (`low`,
+/// `medium`, `high`; `max` is `high`), else from extended thinking's `budget_tokens` (up to 2048
+/// `low`, up to 16384 `medium`, more `high`; adaptive thinking `medium`). `None` without either,
+/// or with thinking disabled. The beta-only fields that have no chat meaning
+/// (`context_management`, cache scopes) are not read at all.
+fn reasoning_effort(
+    output_config: Option<&Value>,
+    thinking: Option<&Value>,
+) -> Option<&'static str> {
+    let effort = output_config
+        .and_then(|c| c.get("effort"))
+        .and_then(Value::as_str)
+        .and_then(|e| match e {
+            "low" | "minimal" => Some("low"),
+            "medium" => Some("medium"),
+            "high" | "max" | "xhigh" => Some("high"),
+            _ => None,
+        });
+    if effort.is_some() {
+        return effort;
+    }
+    let thinking = thinking?;
+    match thinking.get("type").and_then(Value::as_str)? {
+        "enabled" => Some(
+            match thinking.get("budget_tokens").and_then(Value::as_i64) {
+                Some(b) if b <= 2048 => "low",
+                Some(b) if b > 16384 => "high",
+                _ => "medium",
+            },
+        ),
+        "adaptive" => Some("medium"),
+        _ => None,
+    }
 }
 
 /// `{"role", "content": text}`.

@@ -207,9 +207,26 @@ pub struct UpstreamFailure {
     pub retryable: bool,
     /// The channel's credentials or account are unusable (domain `should_auto_disable`).
     pub auto_disable: bool,
+    /// No upstream was called: the gateway refused the request because this channel's protocol
+    /// cannot express it ([`UpstreamFailure::refused_here`]). Not the channel's failure.
+    pub gateway: bool,
 }
 
 impl UpstreamFailure {
+    /// The gateway's own 400 `invalid_request` for a request the channel's protocol cannot
+    /// express (a translation refusal), given before any upstream call: not retried on another
+    /// channel, not counted against this one.
+    pub fn refused_here(message: String) -> Self {
+        UpstreamFailure {
+            status: 400,
+            message,
+            code: Some("invalid_request".into()),
+            kind: Some("invalid_request_error".into()),
+            gateway: true,
+            ..UpstreamFailure::default()
+        }
+    }
+
     /// The OpenAI-shaped body for the client when no retry is left (see
     /// [`crate::refusal::Refusal::upstream`]).
     pub fn to_body(&self) -> OpenAiErrorBody {
@@ -281,8 +298,23 @@ impl Provider {
         }
     }
 
-    /// Whether this family serves `endpoint`.
+    /// Whether this family serves `endpoint`: in its own protocol, or through the chat bridge
+    /// ([`Provider::bridge`]) when it serves chat completions.
     pub fn supports(&self, endpoint: Endpoint) -> bool {
+        self.speaks(endpoint)
+            || (crate::bridge::Bridge::of(endpoint).is_some()
+                && self.speaks(Endpoint::ChatCompletions))
+    }
+
+    /// The bridge that carries `endpoint`'s client protocol to this family over chat
+    /// completions; `None` when the family speaks it (Messages to Anthropic, Gemini's own to
+    /// Gemini, Responses to OpenAI-compatible upstreams) or the endpoint is OpenAI's.
+    pub fn bridge(&self, endpoint: Endpoint) -> Option<crate::bridge::Bridge> {
+        crate::bridge::Bridge::of(endpoint).filter(|_| !self.speaks(endpoint))
+    }
+
+    /// Whether this family's upstream speaks `endpoint`'s protocol itself.
+    fn speaks(&self, endpoint: Endpoint) -> bool {
         match self {
             Provider::OpenAiCompatible(p) => p.supports(endpoint),
             Provider::Azure(p) => p.supports(endpoint),
@@ -321,22 +353,10 @@ impl Provider {
         raw_body: Option<&[u8]>,
         content_type: Option<&str>,
     ) -> Result<reqwest::RequestBuilder, RelayError> {
+        if let Some(bridge) = self.bridge(req.endpoint) {
+            return self.build(client, target, &bridge.chat_request(req)?, None, None);
+        }
         match self {
-            // Messages clients on OpenAI-protocol channels: sent as a chat request.
-            Provider::OpenAiCompatible(p) if req.endpoint == Endpoint::Messages => p.build(
-                client,
-                target,
-                &crate::messages::chat_request(req)?,
-                None,
-                None,
-            ),
-            Provider::Azure(p) if req.endpoint == Endpoint::Messages => p.build(
-                client,
-                target,
-                &crate::messages::chat_request(req)?,
-                None,
-                None,
-            ),
             Provider::OpenAiCompatible(p) => p.build(client, target, req, raw_body, content_type),
             Provider::Azure(p) => p.build(client, target, req, raw_body, content_type),
             Provider::Anthropic(p) => p.build(client, target, req, raw_body),
@@ -389,12 +409,13 @@ impl Provider {
     /// (Anthropic, Gemini), with the usage to bill. An answer that cannot be translated is an
     /// upstream failure (502, not retried: the upstream did the work).
     pub fn answer(&self, req: &RelayRequest, body: Vec<u8>) -> Result<Answer, UpstreamFailure> {
+        if let Some(bridge) = self.bridge(req.endpoint) {
+            let chat = bridge
+                .chat_request(req)
+                .map_err(|e| crate::providers::openai::invalid_answer(&e.to_string()))?;
+            return bridge.answer(req, self.answer(&chat, body)?);
+        }
         match self {
-            Provider::OpenAiCompatible(_) | Provider::Azure(_)
-                if req.endpoint == Endpoint::Messages =>
-            {
-                crate::messages::answer(req, &body)
-            }
             // Rerank tokens are input (see `providers::rerank`).
             Provider::OpenAiCompatible(_) if req.endpoint == Endpoint::Rerank => Ok(Answer {
                 usage: crate::providers::rerank::usage_of(&body),
@@ -435,12 +456,17 @@ impl Provider {
     /// to the tap only when [`StreamTranslator::passes_through`]: Anthropic streams to
     /// Messages clients). `None`: pass the stream through to client and tap.
     pub fn stream_translator(&self, req: &RelayRequest) -> Option<StreamTranslator> {
+        if let Some(bridge) = self.bridge(req.endpoint) {
+            let upstream = bridge
+                .chat_request(req)
+                .ok()
+                .and_then(|chat| self.stream_translator(&chat));
+            return Some(StreamTranslator::bridged(
+                upstream,
+                bridge.stream(&req.model),
+            ));
+        }
         match self {
-            Provider::OpenAiCompatible(_) | Provider::Azure(_)
-                if req.endpoint == Endpoint::Messages =>
-            {
-                Some(StreamTranslator::messages(&req.model))
-            }
             Provider::OpenAiCompatible(_) | Provider::Azure(_) | Provider::Rerank(_) => None,
             Provider::Anthropic(_) if req.endpoint == Endpoint::Messages => {
                 Some(StreamTranslator::anthropic_observer(&req.model))
@@ -524,6 +550,7 @@ impl Provider {
                 auto_disable: false,
                 kind: None,
                 retry_after: None,
+                gateway: false,
             }),
         }
     }
@@ -581,6 +608,7 @@ pub(crate) fn classify_openai(
         retry_after: None,
         retryable: is_retryable_status(status) || auto_disable,
         auto_disable,
+        gateway: false,
     }
 }
 
@@ -678,6 +706,7 @@ pub fn transport_failure(
         auto_disable: false,
         kind: None,
         retry_after: None,
+        gateway: false,
     }
 }
 

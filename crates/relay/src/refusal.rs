@@ -421,6 +421,7 @@ mod tests {
             retry_after: Some(7),
             retryable: true,
             auto_disable: false,
+            gateway: false,
         };
         let r = Refusal::upstream(f);
         assert_eq!(r.status, 429);
@@ -437,6 +438,7 @@ mod tests {
             retry_after: None,
             retryable: true,
             auto_disable: false,
+            gateway: false,
         });
         assert_eq!(
             parsed(&overloaded, Protocol::Anthropic)["error"]["type"],
@@ -450,6 +452,7 @@ mod tests {
             retry_after: Some(30),
             retryable: true,
             auto_disable: false,
+            gateway: false,
         });
         assert_eq!(
             parsed(&exhausted, Protocol::Gemini)["error"]["status"],
@@ -471,6 +474,7 @@ mod tests {
             retry_after: None,
             retryable: true,
             auto_disable: true,
+            gateway: false,
         });
         assert_eq!(r.status, 502);
         assert_eq!(

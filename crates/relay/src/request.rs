@@ -22,6 +22,9 @@ pub struct RelayRequest {
     /// prefers `max_completion_tokens`, OpenAI's Responses API reads `max_output_tokens`), so
     /// the reservation covers the largest.
     pub max_tokens: Option<i64>,
+    /// The client's `anthropic-beta` header (comma-separated flags), for the channels that
+    /// speak Anthropic's protocol (see [`crate::switches::beta_flags`]).
+    pub anthropic_beta: Option<String>,
 }
 
 /// A request body as a JSON document ([`crate::wire::from_json_bytes`]).
@@ -86,6 +89,7 @@ impl RelayRequest {
             model,
             stream,
             max_tokens,
+            anthropic_beta: None,
         })
     }
 
@@ -175,6 +179,7 @@ impl RelayRequest {
             model: model.to_owned(),
             stream,
             max_tokens,
+            anthropic_beta: None,
         })
     }
 
@@ -199,6 +204,7 @@ impl RelayRequest {
             model,
             stream,
             max_tokens: None,
+            anthropic_beta: None,
         })
     }
 }

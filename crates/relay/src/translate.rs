@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::messages::MessagesStream;
+use crate::bridge::{BridgedStream, ClientStream};
 use crate::providers::anthropic::AnthropicStream;
 use crate::providers::bedrock::BedrockStream;
 use crate::providers::gemini::GeminiStream;
@@ -168,8 +168,8 @@ pub(crate) fn parse_data_url(url: &str) -> Option<(String, String)> {
 /// a first chunk with the assistant role, content / tool-call / reasoning deltas, a chunk with
 /// the finish reason, a usage-only chunk (`"choices":[]`, always written: the api crate holds
 /// it back from clients that did not ask for usage) and `data: [DONE]`. Upstream errors become
-/// `{"error": ...}` events. [`StreamTranslator::Messages`] goes the other way: OpenAI chunks to
-/// Anthropic events.
+/// `{"error": ...}` events. [`StreamTranslator::Bridged`] goes the other way: OpenAI chunks
+/// (the upstream's, or another translator's) to a client protocol's events.
 #[derive(Debug)]
 pub enum StreamTranslator {
     Anthropic(AnthropicStream),
@@ -179,10 +179,10 @@ pub enum StreamTranslator {
     AnthropicObserver(AnthropicStream),
     /// A Gemini stream relayed unchanged to a Gemini client (the rendering feeds the tap).
     GeminiObserver(GeminiStream),
-    /// An OpenAI stream turned into Anthropic events for a Messages client: the client gets
-    /// the events, the tap the upstream's OpenAI bytes (see
-    /// [`StreamTranslator::taps_upstream`]).
-    Messages(MessagesStream),
+    /// A stream for a client of another protocol (see [`crate::bridge`]): the client gets its
+    /// protocol's events, the tap the OpenAI chunks they were written from (see
+    /// [`StreamTranslator::is_bridged`]).
+    Bridged(BridgedStream),
     /// A Bedrock event stream (binary frames of Anthropic events) into OpenAI chunks.
     Bedrock(BedrockStream),
     /// A Vertex AI stream (Gemini's or Anthropic's, recognised) into OpenAI chunks.
@@ -234,15 +234,51 @@ impl StreamTranslator {
         }
     }
 
-    /// For OpenAI streams to Anthropic Messages clients.
-    pub fn messages(model: &str) -> Self {
-        StreamTranslator::Messages(MessagesStream::new(model))
+    /// For a client of another protocol: `upstream` makes the channel's stream OpenAI's
+    /// (`None`: it already is), `client` writes the client's events.
+    pub fn bridged(upstream: Option<StreamTranslator>, client: ClientStream) -> Self {
+        StreamTranslator::Bridged(BridgedStream {
+            upstream: upstream.map(Box::new),
+            client,
+        })
     }
 
-    /// The tap reads the upstream's bytes (they are OpenAI's); the output of
-    /// [`StreamTranslator::feed`] is for the client only.
-    pub fn taps_upstream(&self) -> bool {
-        matches!(self, StreamTranslator::Messages(_))
+    /// For OpenAI streams to Anthropic Messages clients.
+    pub fn messages(model: &str) -> Self {
+        Self::bridged(None, crate::bridge::Bridge::Messages.stream(model))
+    }
+
+    /// The output of [`StreamTranslator::feed`] is for the client only: the tap reads the
+    /// OpenAI chunks in between, given by [`StreamTranslator::feed_tapped`] and
+    /// [`StreamTranslator::finish_tapped`].
+    pub fn is_bridged(&self) -> bool {
+        matches!(self, StreamTranslator::Bridged(_))
+    }
+
+    /// [`StreamTranslator::feed`], the OpenAI rendering fed to `tap` on the way: the upstream's
+    /// bytes where they are OpenAI's, else this translator's output (for a bridged stream, the
+    /// chunks between its two translations).
+    pub fn feed_tapped(&mut self, chunk: &[u8], tap: &mut crate::SseTap) -> Vec<u8> {
+        match self {
+            StreamTranslator::Bridged(b) => b.feed(chunk, Some(tap)),
+            other => {
+                let out = other.feed(chunk);
+                tap.feed(&out);
+                out
+            }
+        }
+    }
+
+    /// [`StreamTranslator::finish`] with the tap fed as by [`StreamTranslator::feed_tapped`].
+    pub fn finish_tapped(&mut self, tap: &mut crate::SseTap) -> Vec<u8> {
+        match self {
+            StreamTranslator::Bridged(b) => b.finish(Some(tap)),
+            other => {
+                let out = other.finish();
+                tap.feed(&out);
+                out
+            }
+        }
     }
 
     /// For Gemini streams relayed unchanged (see [`StreamTranslator::passes_through`]).
@@ -265,7 +301,7 @@ impl StreamTranslator {
             StreamTranslator::Gemini(s) | StreamTranslator::GeminiObserver(s) => {
                 s.feed(chunk, &mut out)
             }
-            StreamTranslator::Messages(s) => s.feed(chunk, &mut out),
+            StreamTranslator::Bridged(b) => out = b.feed(chunk, None),
             StreamTranslator::Bedrock(s) => s.feed(chunk, &mut out),
             StreamTranslator::Vertex(s) => s.feed(chunk, &mut out),
         }
@@ -281,7 +317,7 @@ impl StreamTranslator {
                 s.finish(&mut out)
             }
             StreamTranslator::Gemini(s) | StreamTranslator::GeminiObserver(s) => s.finish(&mut out),
-            StreamTranslator::Messages(s) => s.finish(&mut out),
+            StreamTranslator::Bridged(b) => out = b.finish(None),
             StreamTranslator::Bedrock(s) => s.finish(&mut out),
             StreamTranslator::Vertex(s) => s.finish(&mut out),
         }
@@ -294,8 +330,9 @@ impl StreamTranslator {
         match self {
             StreamTranslator::Anthropic(s) | StreamTranslator::AnthropicObserver(s) => s.usage(),
             StreamTranslator::Gemini(s) | StreamTranslator::GeminiObserver(s) => s.usage(),
-            // The tap reads the upstream's OpenAI usage.
-            StreamTranslator::Messages(_) => None,
+            // The channel's own count, when its stream is translated; else the tap reads the
+            // upstream's OpenAI usage.
+            StreamTranslator::Bridged(b) => b.upstream.as_ref().and_then(|u| u.usage()),
             StreamTranslator::Bedrock(s) => s.usage(),
             StreamTranslator::Vertex(s) => s.usage(),
         }

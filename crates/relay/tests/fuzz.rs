@@ -1080,6 +1080,21 @@ fn expected_chat_roles(body: &Value) -> Vec<&'static str> {
                 }
             }
             ("user", _) => out.push("user"),
+            // A system turn within the conversation, where it stands (unless empty).
+            ("system", Value::String(s)) => {
+                if !s.is_empty() {
+                    out.push("system");
+                }
+            }
+            ("system", Value::Array(blocks)) => {
+                if blocks.iter().any(|b| {
+                    b.get("text")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| !t.is_empty())
+                }) {
+                    out.push("system");
+                }
+            }
             _ => out.push("assistant"),
         }
     }
@@ -1249,6 +1264,7 @@ proptest! {
             model: "m".into(),
             stream,
             max_tokens: body.get("max_tokens").and_then(Value::as_i64),
+            anthropic_beta: None,
         };
         let t = target(TYPE_ANTHROPIC, None, "m", "AK|SK|us-east-1");
         if let Err(e) = anthropic::request_body(&t, &req) {
@@ -1317,6 +1333,7 @@ proptest! {
             model: "m".into(),
             stream: false,
             max_tokens: None,
+            anthropic_beta: None,
         };
         for channel_type in CHANNEL_TYPES {
             let p = Provider::for_channel_type(channel_type).unwrap();
@@ -1719,18 +1736,22 @@ fn run(make: &dyn Fn() -> StreamTranslator, pieces: &[&[u8]]) -> Result<Run, Tes
     let mut out = Vec::new();
     let mut tap = SseTap::new();
     for p in pieces {
-        let o = t.feed(p);
-        if t.taps_upstream() {
-            tap.feed(p);
+        let o = if t.is_bridged() {
+            t.feed_tapped(p, &mut tap)
         } else {
+            let o = t.feed(p);
             tap.feed(&o);
-        }
+            o
+        };
         out.extend(o);
     }
-    let o = t.finish();
-    if !t.taps_upstream() {
+    let o = if t.is_bridged() {
+        t.finish_tapped(&mut tap)
+    } else {
+        let o = t.finish();
         tap.feed(&o);
-    }
+        o
+    };
     out.extend(o);
     Ok(Run {
         out: normalize(&out)?,

@@ -552,15 +552,17 @@ fn anthropic_messages_clients_are_passed_through() {
     let p = Provider::for_channel_type(14).unwrap();
     let t = anthropic_target();
     assert!(p.supports(Endpoint::Messages));
-    // OpenAI-protocol channels serve Messages through translation; Gemini channels do not.
-    for (other, serves) in [(1, true), (3, true), (25, false)] {
-        assert_eq!(
-            Provider::for_channel_type(other)
-                .unwrap()
-                .supports(Endpoint::Messages),
-            serves
-        );
+    // Every channel that serves chat serves Messages, through the chat bridge; Anthropic's
+    // own, as they come.
+    assert!(p.bridge(Endpoint::Messages).is_none());
+    for other in [1, 3, 25, 32, 42] {
+        let other = Provider::for_channel_type(other).unwrap();
+        assert!(other.supports(Endpoint::Messages));
+        assert!(other.bridge(Endpoint::Messages).is_some());
     }
+    assert!(!Provider::for_channel_type(47)
+        .unwrap()
+        .supports(Endpoint::Messages));
     // Unchanged bytes when the model is not mapped; the mapped model otherwise.
     let raw = br#"{"model":"claude-3-5-haiku-20241022","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}"#;
     let req = RelayRequest::parse(Endpoint::Messages, raw).unwrap();

@@ -805,7 +805,8 @@ async fn count_tokens_answer(
         return Err(Refusal::too_large(state.config.relay_body_bytes));
     }
     let (token, pin) = authenticate(&state, &req).await?;
-    let rreq = RelayRequest::parse(Endpoint::Messages, &body)?;
+    let mut rreq = RelayRequest::parse(Endpoint::Messages, &body)?;
+    rreq.anthropic_beta = anthropic_beta(&req);
     if !rreq.body.get("messages").is_some_and(Value::is_array) {
         return Err(Refusal::invalid(
             "invalid_request",
@@ -872,6 +873,19 @@ async fn count_tokens_answer(
     Ok(HttpResponse::Ok()
         .content_type("application/json")
         .body(answer))
+}
+
+/// The client's `anthropic-beta` flags, for channels of Anthropic's protocol (every value of
+/// the header, joined: a client may send one header per flag).
+fn anthropic_beta(req: &HttpRequest) -> Option<String> {
+    let flags: Vec<&str> = req
+        .headers()
+        .get_all("anthropic-beta")
+        .filter_map(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .collect();
+    (!flags.is_empty()).then(|| flags.join(","))
 }
 
 /// A channel that cannot be used as configured: another channel may work.
@@ -1091,6 +1105,7 @@ async fn relay_parsed(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok());
     let mut rreq = parse(&body, content_type)?;
+    rreq.anthropic_beta = anthropic_beta(&req);
     let model = rreq.model.clone();
     let Admitted {
         group,
@@ -1271,14 +1286,8 @@ async fn attempt_once(
         .build(&client, &ch.target, rreq, raw, content_type)
         .map_err(|e| match e {
             // The request cannot be expressed in this channel's protocol (a translated family):
-            // the client's to fix, not worth another channel.
-            RelayError::InvalidRequest(m) => UpstreamFailure {
-                status: 400,
-                message: m,
-                code: Some("invalid_request".into()),
-                kind: Some("invalid_request_error".into()),
-                ..UpstreamFailure::default()
-            },
+            // the client's to fix, the gateway's own refusal, not worth another channel.
+            RelayError::InvalidRequest(m) => UpstreamFailure::refused_here(m),
             other => channel_error(other.to_string()),
         })?;
     let (client, request) = rb.build_split();
@@ -1660,13 +1669,13 @@ impl MeteredStream {
                             }
                             (chunk, true)
                         }
-                        Some(t) if t.taps_upstream() => {
-                            // The tap reads the upstream's (OpenAI) bytes; the client gets
-                            // their translation.
-                            if let Some(tap) = self.tap.as_mut() {
-                                tap.feed(&chunk);
-                            }
-                            let out = t.feed(&chunk);
+                        Some(t) if t.is_bridged() => {
+                            // A client of another protocol: the tap reads the OpenAI chunks
+                            // between the channel's stream and the client's events.
+                            let out = match self.tap.as_mut() {
+                                Some(tap) => t.feed_tapped(&chunk, tap),
+                                None => t.feed(&chunk),
+                            };
                             if out.is_empty() {
                                 continue;
                             }
@@ -1712,14 +1721,17 @@ impl MeteredStream {
                 Poll::Ready(None) => {
                     self.ended = true;
                     if let Some(mut t) = self.translator.take() {
-                        let tail = t.finish();
+                        let tail = match self.tap.as_mut() {
+                            Some(tap) if t.is_bridged() => t.finish_tapped(tap),
+                            _ => t.finish(),
+                        };
                         self.translated_usage = t.usage();
                         if t.passes_through() {
                             if let Some(tap) = self.tap.as_mut() {
                                 tap.feed(&tail);
                             }
                         } else if !tail.is_empty() {
-                            if !t.taps_upstream() {
+                            if !t.is_bridged() {
                                 if let Some(tap) = self.tap.as_mut() {
                                     tap.feed(&tail);
                                 }

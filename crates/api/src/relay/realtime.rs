@@ -237,6 +237,7 @@ async fn open_upstream(
         auto_disable: false,
         kind: None,
         retry_after: None,
+        gateway: false,
     };
     let Some(provider) = ch.provider.as_ref() else {
         return Err(failure(

@@ -169,6 +169,7 @@ async fn call(
         auto_disable: false,
         kind: None,
         retry_after: None,
+        gateway: false,
     };
     let base = ch
         .target

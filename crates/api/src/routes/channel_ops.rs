@@ -95,6 +95,7 @@ fn timed_out() -> UpstreamFailure {
         auto_disable: false,
         kind: None,
         retry_after: None,
+        gateway: false,
     }
 }
 

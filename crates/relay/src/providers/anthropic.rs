@@ -63,7 +63,7 @@ impl Anthropic {
             })?;
             (bytes, beta)
         };
-        post(client, target, "/v1/messages", body, !req.stream, beta)
+        post(client, target, "/v1/messages", body, !req.stream, req, beta)
     }
 
     /// `POST {base}/v1/messages/count_tokens` with the client's Messages body (model mapped).
@@ -81,6 +81,7 @@ impl Anthropic {
             "/v1/messages/count_tokens",
             body,
             true,
+            req,
             None,
         )
     }
@@ -105,21 +106,52 @@ impl Anthropic {
     }
 }
 
+/// Extended thinking's `budget_tokens` for OpenAI's `reasoning_effort` (`low` 1024, `medium`
+/// 4096, `high` 16384), kept below the answer's `max_tokens` as Anthropic requires; `None`
+/// without an effort, for `none`, or when the limit leaves no room for the 1024 minimum.
+fn thinking_budget(effort: Option<&Value>, max_tokens: i64) -> Option<i64> {
+    let budget = match effort?.as_str()? {
+        "minimal" | "low" => 1024,
+        "medium" => 4096,
+        "high" => 16384,
+        _ => return None,
+    };
+    let budget = budget.min(max_tokens - 1);
+    (budget >= 1024).then_some(budget)
+}
+
+/// The `anthropic-beta` flags of `req` on `target`: the client's (its `anthropic-beta` header)
+/// less those the channel's `config.anthropic_beta` removes, plus those it adds. Bedrock and
+/// Vertex AI send the same list as the body's `anthropic_beta`.
+pub(crate) fn beta_flags(target: &ChannelTarget, req: &RelayRequest) -> Vec<String> {
+    switchboard_domain::channel_settings::anthropic_beta_flags(
+        target
+            .config
+            .get(switchboard_domain::channel_settings::ANTHROPIC_BETA_KEY),
+        req.anthropic_beta.as_deref(),
+    )
+}
+
 /// `POST {base}{path}` with a JSON body, the key and the channel's headers; `timed`: bounded by
-/// the channel's timeout (not streams); `beta`: a flag added to `anthropic-beta` (after the
-/// channel's custom headers, keeping the flags of a custom `anthropic-beta`).
+/// the channel's timeout (not streams). `anthropic-beta` carries, after the flags of a channel's
+/// custom `anthropic-beta` header, the client's flags that the channel keeps and the ones it adds
+/// ([`beta_flags`]), then `beta`, a flag a provider switch needs.
 fn post(
     client: &reqwest::Client,
     target: &ChannelTarget,
     path: &'static str,
     body: Vec<u8>,
     timed: bool,
+    req: &RelayRequest,
     beta: Option<&str>,
 ) -> Result<reqwest::RequestBuilder, RelayError> {
     let url = target.url(path, || path.to_owned())?;
     let mut headers = auth_headers(target)?;
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     apply_custom_headers(&mut headers, target)?;
+    for flag in beta_flags(target, req) {
+        crate::switches::add_anthropic_beta(&mut headers, &flag);
+    }
     if let Some(flag) = beta {
         crate::switches::add_anthropic_beta(&mut headers, flag);
     }
@@ -269,6 +301,17 @@ pub fn request_body(target: &ChannelTarget, req: &RelayRequest) -> Result<Value,
     for passthrough in ["top_k", "thinking"] {
         if let Some(v) = obj.get(passthrough).filter(|v| !v.is_null()) {
             body.insert(passthrough.into(), v.clone());
+        }
+    }
+    if !body.contains_key("thinking") {
+        let limit = body["max_tokens"].as_i64().unwrap_or_default();
+        if let Some(budget) = thinking_budget(obj.get("reasoning_effort"), limit) {
+            body.insert(
+                "thinking".into(),
+                json!({"type": "enabled", "budget_tokens": budget}),
+            );
+            // Anthropic takes no temperature but 1 with extended thinking.
+            body.remove("temperature");
         }
     }
     if req.stream {

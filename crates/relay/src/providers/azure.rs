@@ -41,8 +41,8 @@ pub fn api_version(target: &ChannelTarget) -> &str {
 
 impl Azure {
     /// Chat, completions, embeddings, image generations and audio (speech, transcriptions,
-    /// translations), and Anthropic's Messages (as chat completions). Moderations, rerank and
-    /// the Responses API are not served by deployments.
+    /// translations). Moderations, rerank and the Responses API are not served by deployments;
+    /// other protocols' clients come as chat requests (see [`crate::bridge`]).
     pub fn supports(&self, endpoint: Endpoint) -> bool {
         !matches!(
             endpoint,
@@ -50,6 +50,7 @@ impl Azure {
                 | Endpoint::Rerank
                 | Endpoint::Responses
                 | Endpoint::GenerateContent
+                | Endpoint::Messages
         )
     }
 

@@ -89,6 +89,10 @@ impl Bedrock {
             o.remove("model");
             o.remove("stream");
             o.insert("anthropic_version".into(), json!(BEDROCK_ANTHROPIC_VERSION));
+            let flags = crate::providers::anthropic::beta_flags(target, req);
+            if !flags.is_empty() {
+                o.insert("anthropic_beta".into(), json!(flags));
+            }
         }
         let body = serde_json::to_vec(&body).map_err(|e| {
             RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))

@@ -275,6 +275,12 @@ pub fn chat_body(target: &ChannelTarget, req: &RelayRequest) -> Result<Value, Re
         config.insert("stopSequences".into(), Value::Array(stop));
     }
     response_format(obj.get("response_format"), &mut config)?;
+    if let Some(budget) = thinking_budget(obj.get("reasoning_effort")) {
+        config.insert(
+            "thinkingConfig".into(),
+            json!({"thinkingBudget": budget, "includeThoughts": budget > 0}),
+        );
+    }
     if !config.is_empty() {
         body.insert("generationConfig".into(), Value::Object(config));
     }
@@ -318,6 +324,18 @@ pub fn chat_body(target: &ChannelTarget, req: &RelayRequest) -> Result<Value, Re
     // After the tool config, which concerns the client's functions only.
     crate::switches::apply_gemini(target, &mut body);
     Ok(Value::Object(body))
+}
+
+/// Gemini's `thinkingBudget` for OpenAI's `reasoning_effort`: `minimal` 0 (off where the model
+/// allows it), `low` 1024, `medium` 8192, `high` 24576; `None` without an effort.
+fn thinking_budget(effort: Option<&Value>) -> Option<i64> {
+    match effort?.as_str()? {
+        "minimal" | "none" => Some(0),
+        "low" => Some(1024),
+        "medium" => Some(8192),
+        "high" => Some(24576),
+        _ => None,
+    }
 }
 
 /// OpenAI's `response_format` in `generationConfig`: `json_object` asks for

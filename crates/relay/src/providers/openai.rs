@@ -18,10 +18,10 @@ use crate::request::RelayRequest;
 pub struct OpenAiCompatible;
 
 impl OpenAiCompatible {
-    /// Every OpenAI endpoint, and Anthropic's Messages (as chat completions); not Gemini's
-    /// generateContent.
+    /// Every OpenAI endpoint (the other protocols' clients come as chat requests, see
+    /// [`crate::bridge`]).
     pub fn supports(&self, endpoint: Endpoint) -> bool {
-        endpoint != Endpoint::GenerateContent
+        !matches!(endpoint, Endpoint::GenerateContent | Endpoint::Messages)
     }
 
     /// See [`crate::provider::Provider::build`].
@@ -33,8 +33,8 @@ impl OpenAiCompatible {
         raw_body: Option<&[u8]>,
         content_type: Option<&str>,
     ) -> Result<reqwest::RequestBuilder, RelayError> {
-        if !self.supports(req.endpoint) || req.endpoint == Endpoint::Messages {
-            // Messages are sent as chat requests (see `Provider::build`).
+        if !self.supports(req.endpoint) {
+            // Other protocols' clients are sent as chat requests (see `Provider::build`).
             return Err(RelayError::UnsupportedEndpoint(req.endpoint.path().into()));
         }
         let path = req.endpoint.path();
@@ -342,6 +342,7 @@ pub(crate) fn config_failure(e: RelayError) -> UpstreamFailure {
         auto_disable: false,
         kind: None,
         retry_after: None,
+        gateway: false,
     }
 }
 
@@ -395,6 +396,7 @@ pub(crate) fn invalid_answer(what: &str) -> UpstreamFailure {
         auto_disable: false,
         kind: None,
         retry_after: None,
+        gateway: false,
     }
 }
 

@@ -126,6 +126,7 @@ impl RerankVendor {
                 auto_disable: false,
                 kind: None,
                 retry_after: None,
+                gateway: false,
             }),
         }
     }

@@ -191,6 +191,7 @@ pub async fn access_token(
             auto_disable: (400..500).contains(&status),
             kind: None,
             retry_after: None,
+            gateway: false,
         });
     };
     let ttl = v.get("expires_in").and_then(Value::as_u64).unwrap_or(3600);
@@ -243,6 +244,10 @@ impl Vertex {
             if let Some(o) = body.as_object_mut() {
                 o.remove("model");
                 o.insert("anthropic_version".into(), json!(VERTEX_ANTHROPIC_VERSION));
+                let flags = crate::providers::anthropic::beta_flags(target, req);
+                if !flags.is_empty() {
+                    o.insert("anthropic_beta".into(), json!(flags));
+                }
             }
             let method = if req.stream {
                 "streamRawPredict"

@@ -323,6 +323,12 @@ pub struct MessagesRequest<'a> {
     pub tools: Option<Shape<'a, Obj<ToolIn<'a>>>>,
     #[serde(default, borrow)]
     pub tool_choice: Obj<ToolChoiceIn<'a>>,
+    /// Extended thinking (`{"type": "enabled", "budget_tokens"}`, `{"type": "adaptive"}`).
+    #[serde(default)]
+    pub thinking: Option<Value>,
+    /// `{"effort": "low" | "medium" | "high" | "max"}`.
+    #[serde(default)]
+    pub output_config: Option<Value>,
 }
 
 /// A block of which only the text matters (`system` blocks, `tool_result` content parts).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { channelConfig, mergeMapping, shortenFetchedModels, TTS_VOICES, type TtsVoice } from './schemas'
-import { keyFormat, needsBaseUrl, servesChat, speaksOpenAi } from './types'
+import { channelConfig, isValidBetaFlag, isValidBetaRemoval, mergeMapping, shortenFetchedModels, TTS_VOICES, type TtsVoice } from './schemas'
+import { keyFormat, needsBaseUrl, servesChat, speaksOpenAi, takesAnthropicBeta } from './types'
 
 const noVoices = Object.fromEntries(TTS_VOICES.map((v) => [v, ''])) as Record<TtsVoice, string>
 const form = {
@@ -14,6 +14,8 @@ const form = {
   plugin: '',
   knowledge_id: '',
   knowledge_template: '',
+  anthropic_beta_add: '',
+  anthropic_beta_remove: '',
 }
 
 describe('channel config', () => {
@@ -43,6 +45,31 @@ describe('channel config', () => {
     expect(keyFormat(53)).toBe('kling')
     expect(keyFormat(1)).toBeUndefined()
     expect(needsBaseUrl(53)).toBe(false)
+  })
+})
+
+describe('anthropic-beta flags in the config', () => {
+  it('are written for the types of Anthropic\'s protocol only, trimmed, each once, empty lists left out', () => {
+    const flags = { ...form, anthropic_beta_add: ' a-1 ,, b , a-1', anthropic_beta_remove: ' context-management-* ' }
+    for (const type of [14, 32, 42]) {
+      expect(takesAnthropicBeta(type)).toBe(true)
+      expect(channelConfig(type, flags, { custom_key: 1 })).toEqual({
+        custom_key: 1,
+        anthropic_beta: { add: ['a-1', 'b'], remove: ['context-management-*'] },
+      })
+    }
+    expect(channelConfig(14, { ...form, anthropic_beta_remove: '*' })).toEqual({ anthropic_beta: { remove: ['*'] } })
+    // Both empty, or a type without them: the key goes.
+    expect(channelConfig(14, form, { anthropic_beta: { add: ['a'] }, custom_key: 1 })).toEqual({ custom_key: 1 })
+    expect(takesAnthropicBeta(1)).toBe(false)
+    expect(channelConfig(1, flags, { anthropic_beta: { add: ['a'] } })).toEqual({})
+  })
+
+  it('flags are checked as the server does', () => {
+    for (const ok of ['context-1m-2025-08-07', 'a', '-', 'x'.repeat(64)]) expect(isValidBetaFlag(ok), ok).toBe(true)
+    for (const bad of ['', 'Upper', 'a,b', 'a b', 'x*', '*', 'a_b', 'x'.repeat(65)]) expect(isValidBetaFlag(bad), bad).toBe(false)
+    for (const ok of ['context-management-2025-06-27', 'context-*', '*', `${'x'.repeat(64)}*`]) expect(isValidBetaRemoval(ok), ok).toBe(true)
+    for (const bad of ['', '**', 'a*b', '*a', 'A*', `${'x'.repeat(65)}*`]) expect(isValidBetaRemoval(bad), bad).toBe(false)
   })
 })
 

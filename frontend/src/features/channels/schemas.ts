@@ -1,6 +1,6 @@
 import type { TFunction } from 'i18next'
 import { z } from 'zod'
-import { needsBaseUrl, servesChat, speaksOpenAi, SWITCH_KEYS, usesRegion, type Channel, type SwitchKey } from './types'
+import { needsBaseUrl, servesChat, speaksOpenAi, SWITCH_KEYS, takesAnthropicBeta, usesRegion, type Channel, type SwitchKey } from './types'
 
 /** The voices of `/v1/audio/speech` a channel may map to its upstream's voices (spec section 3). */
 export const TTS_VOICES = ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer'] as const
@@ -30,6 +30,14 @@ export const KNOWLEDGE_TEMPLATE_MAX = 4000
  * (i18next would read them as its own placeholders) and passed in as values.
  */
 export const KNOWLEDGE_PLACEHOLDERS = ['{{knowledge}}', '{{question}}'] as const
+/**
+ * `config.anthropic_beta`'s limits (the server's, crates/domain/src/channel_settings.rs): at most
+ * this many flags a list, each of lower-case letters, digits and `-`, at most
+ * `ANTHROPIC_BETA_FLAG_MAX` characters; `remove` also takes `prefix*` and `*`.
+ */
+export const ANTHROPIC_BETA_MAX = 32
+export const ANTHROPIC_BETA_FLAG_MAX = 64
+const ANTHROPIC_BETA_FLAG = /^[a-z0-9-]+$/
 /** An example of OpenRouter plugins (the plugin box's placeholder). */
 export const PLUGIN_EXAMPLE = '{\n  "file-parser": { "pdf": { "engine": "pdf-text" } }\n}'
 
@@ -76,6 +84,10 @@ export interface ChannelFormValues {
   knowledge_id: string
   /** `config.knowledge_template` (empty: the provider's default template). */
   knowledge_template: string
+  /** `config.anthropic_beta.add` as a comma list: flags sent upstream beside the client's. */
+  anthropic_beta_add: string
+  /** `config.anthropic_beta.remove` as a comma list: client flags (`prefix*`, `*`) not sent on. */
+  anthropic_beta_remove: string
 }
 
 /** Body of POST /api/channel (and of PUT /api/channel with an `id`; `key` left out keeps it). */
@@ -105,6 +117,14 @@ const AZURE = 3
 
 const noVoices = (): Record<TtsVoice, string> =>
   Object.fromEntries(TTS_VOICES.map((v) => [v, ''])) as Record<TtsVoice, string>
+
+/** One list of `config.anthropic_beta` as comma-separated text (empty when absent). */
+function anthropicBetaOf(config: Record<string, unknown> | null | undefined, list: 'add' | 'remove'): string {
+  const setting = config?.anthropic_beta
+  if (typeof setting !== 'object' || setting === null) return ''
+  const flags = (setting as Record<string, unknown>)[list]
+  return Array.isArray(flags) ? flags.filter((f): f is string => typeof f === 'string').join(',') : ''
+}
 
 function voicesOf(config: Record<string, unknown> | null | undefined): Record<TtsVoice, string> {
   const out = noVoices()
@@ -160,6 +180,8 @@ export function channelFormDefaults(channel?: Channel): ChannelFormValues {
       plugin: '',
       knowledge_id: '',
       knowledge_template: '',
+      anthropic_beta_add: '',
+      anthropic_beta_remove: '',
     }
   }
   const config = channel.config ?? {}
@@ -188,6 +210,8 @@ export function channelFormDefaults(channel?: Channel): ChannelFormValues {
     plugin: prettyJson(config.plugin),
     knowledge_id: typeof config.knowledge_id === 'string' ? config.knowledge_id : '',
     knowledge_template: typeof config.knowledge_template === 'string' ? config.knowledge_template : '',
+    anthropic_beta_add: anthropicBetaOf(config, 'add'),
+    anthropic_beta_remove: anthropicBetaOf(config, 'remove'),
   }
 }
 
@@ -199,6 +223,16 @@ export function splitList(text: string): string[] {
     if (item) seen.add(item)
   }
   return [...seen]
+}
+
+/** An `anthropic-beta` flag the channel adds: lower-case letters, digits and `-`, at most 64 characters. */
+export function isValidBetaFlag(flag: string): boolean {
+  return flag.length <= ANTHROPIC_BETA_FLAG_MAX && ANTHROPIC_BETA_FLAG.test(flag)
+}
+
+/** A client flag the channel removes: a flag, a `prefix*` (every flag starting so), or `*` (all of them). */
+export function isValidBetaRemoval(flag: string): boolean {
+  return flag === '*' || isValidBetaFlag(flag.endsWith('*') ? flag.slice(0, -1) : flag)
 }
 
 /** Spec section 5: no spaces or commas; `*` only as the last character, after at least one other. */
@@ -260,6 +294,8 @@ export function createChannelSchema(
       plugin: z.string().trim(),
       knowledge_id: z.string().trim(),
       knowledge_template: z.string().trim(),
+      anthropic_beta_add: z.string(),
+      anthropic_beta_remove: z.string(),
     })
     .superRefine((v, ctx) => {
       const issue = (path: keyof ChannelFormValues, message: string) =>
@@ -319,6 +355,18 @@ export function createChannelSchema(
           issue('custom_parameter', t('channels:validation.customParameterReserved', { keys: RESERVED_PARAMETERS.join(', ') }))
         else if (new TextEncoder().encode(JSON.stringify(params)).length > CUSTOM_PARAMETER_MAX_BYTES)
           issue('custom_parameter', t('channels:validation.customParameterSize', { max: CUSTOM_PARAMETER_MAX_BYTES }))
+      }
+      if (takesAnthropicBeta(type)) {
+        const lists = [
+          ['anthropic_beta_add', isValidBetaFlag, 'channels:validation.anthropicBetaAdd'],
+          ['anthropic_beta_remove', isValidBetaRemoval, 'channels:validation.anthropicBetaRemove'],
+        ] as const
+        for (const [key, valid, message] of lists) {
+          const flags = splitList(v[key])
+          const bad = flags.find((f) => !valid(f))
+          if (bad !== undefined) issue(key, t(message, { flag: bad, max: ANTHROPIC_BETA_FLAG_MAX }))
+          else if (flags.length > ANTHROPIC_BETA_MAX) issue(key, t('channels:validation.anthropicBetaMax', { max: ANTHROPIC_BETA_MAX }))
+        }
       }
       // Provider switches: checked only where the type has them (the others are not sent).
       const switches = switchesOf(type) ?? []
@@ -388,7 +436,9 @@ function checkPlugin(text: string, t: TFunction): string | null {
  * the form does not show for this type, are kept as they were), with the form's settings for this
  * type set or, when empty, removed. Voice mapping and other parameters exist only for the types
  * whose requests are OpenAI-shaped bodies; only-chat is kept only when on, and only for the types
- * that serve chat (not the task types).
+ * that serve chat (not the task types). The `anthropic-beta` flags (`anthropic_beta`, its lists
+ * trimmed, each flag once, an empty list left out) only for the types of Anthropic's protocol,
+ * and only when a list names some.
  *
  * Provider switches: with the type's list known (`switches`), each switch is kept only when the
  * type supports it and it is on (off ones are left out), so a change of type drops the ones the
@@ -409,6 +459,8 @@ export function channelConfig(
     | 'plugin'
     | 'knowledge_id'
     | 'knowledge_template'
+    | 'anthropic_beta_add'
+    | 'anthropic_beta_remove'
   >,
   previous?: Record<string, unknown> | null,
   switches?: readonly SwitchKey[],
@@ -426,6 +478,12 @@ export function channelConfig(
   put('voice_mapping', openAi && Object.keys(voices).length > 0 ? voices : undefined)
   const params = parseObject(v.custom_parameter)
   put('custom_parameter', openAi && params && Object.keys(params).length > 0 ? params : undefined)
+  const beta: Record<string, string[]> = {}
+  const add = splitList(v.anthropic_beta_add)
+  const remove = splitList(v.anthropic_beta_remove)
+  if (add.length > 0) beta.add = add
+  if (remove.length > 0) beta.remove = remove
+  put('anthropic_beta', takesAnthropicBeta(type) && Object.keys(beta).length > 0 ? beta : undefined)
   if (switches) {
     const has = (key: SwitchKey) => switches.includes(key)
     for (const key of SWITCH_KEYS) if (!has(key)) delete config[key]

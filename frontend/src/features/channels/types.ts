@@ -119,6 +119,17 @@ export function servesChat(typeId: number): boolean {
   return !TASK_CHANNEL_TYPES.includes(typeId)
 }
 
+/**
+ * The types of Anthropic's protocol (Anthropic, AWS Bedrock, Vertex AI): the only ones whose
+ * `config.anthropic_beta` may name flags (the server refuses it on the others).
+ */
+export const ANTHROPIC_BETA_TYPES: readonly number[] = [14, 32, 42]
+
+/** Whether a channel of this type sends `anthropic-beta` flags upstream (`config.anthropic_beta`). */
+export function takesAnthropicBeta(typeId: number): boolean {
+  return ANTHROPIC_BETA_TYPES.includes(typeId)
+}
+
 /** Vertex AI builds its host from the channel's region. */
 export function usesRegion(typeId: number): boolean {
   return typeId === 42

@@ -18,6 +18,7 @@ import { useFetchUpstreamModels } from '../api/fetch-models'
 import { useChannelSwitches } from '../api/get-switches'
 import { useCreateChannels, useUpdateChannel } from '../api/save-channel'
 import {
+  ANTHROPIC_BETA_MAX,
   AZURE_DEFAULT_API_VERSION,
   channelFormDefaults,
   createChannelSchema,
@@ -33,7 +34,18 @@ import {
   type ChannelFormValues,
   type ChannelPayload,
 } from '../schemas'
-import { CHANNEL_TYPES, KLING, KLING_MODELS, keyFormat, needsBaseUrl, servesChat, speaksOpenAi, usesRegion, type Channel } from '../types'
+import {
+  CHANNEL_TYPES,
+  KLING,
+  KLING_MODELS,
+  keyFormat,
+  needsBaseUrl,
+  servesChat,
+  speaksOpenAi,
+  takesAnthropicBeta,
+  usesRegion,
+  type Channel,
+} from '../types'
 
 /** The form fields edited as text. */
 type TextField = { [K in keyof ChannelFormValues]: ChannelFormValues[K] extends string ? K : never }[keyof ChannelFormValues]
@@ -405,6 +417,40 @@ export function ChannelFormDialog({ open, onOpenChange, channel }: ChannelFormDi
                     t('channels:form.customParameterHint'),
                   )}
                 </>
+              )}
+              {type && takesAnthropicBeta(type.id) && (
+                <div className="grid gap-4 sm:grid-cols-2" data-testid="channel-form-anthropic-beta">
+                  {field(
+                    'anthropic_beta_add',
+                    t('channels:form.anthropicBetaAdd'),
+                    (p) => (
+                      <Input
+                        autoComplete="off"
+                        spellCheck={false}
+                        className="font-mono"
+                        placeholder="context-1m-2025-08-07"
+                        data-testid="channel-form-anthropic-beta-add"
+                        {...p}
+                      />
+                    ),
+                    t('channels:form.anthropicBetaAddHint', { max: ANTHROPIC_BETA_MAX }),
+                  )}
+                  {field(
+                    'anthropic_beta_remove',
+                    t('channels:form.anthropicBetaRemove'),
+                    (p) => (
+                      <Input
+                        autoComplete="off"
+                        spellCheck={false}
+                        className="font-mono"
+                        placeholder="context-management-*"
+                        data-testid="channel-form-anthropic-beta-remove"
+                        {...p}
+                      />
+                    ),
+                    t('channels:form.anthropicBetaRemoveHint', { max: ANTHROPIC_BETA_MAX }),
+                  )}
+                </div>
               )}
             </fieldset>
             {(switches.isPending || switches.isError || typeSwitches.length > 0) && (

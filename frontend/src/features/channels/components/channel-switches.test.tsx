@@ -248,3 +248,168 @@ describe('channel form: provider switches', { timeout: 30_000 }, () => {
     expect(saved[0]?.body.config).toEqual({ web_search: true })
   })
 })
+
+describe('channel form: anthropic-beta flags', { timeout: 30_000 }, () => {
+  const ADD = '添加 anthropic-beta 标志'
+  const REMOVE = '移除客户端标志'
+
+  it('are offered only for the types of Anthropic\'s protocol (Anthropic, AWS Bedrock, Vertex AI)', async () => {
+    resetChannelMocks([])
+    signIn()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    const type = within(dialog).getByTestId('channel-form-type')
+    expect(within(dialog).queryByTestId('channel-form-anthropic-beta')).toBeNull()
+    expect(within(dialog).queryByLabelText(ADD)).toBeNull()
+    for (const id of ['14', '32', '42']) {
+      await user.selectOptions(type, id)
+      const relaying = within(dialog).getByTestId('channel-form-relaying')
+      expect(within(relaying).getByLabelText(ADD)).toHaveAttribute('placeholder', 'context-1m-2025-08-07')
+      expect(within(relaying).getByLabelText(REMOVE)).toHaveAttribute('placeholder', 'context-management-*')
+      expect(relaying).toHaveTextContent('前缀* 移除所有以该前缀开头的标志，* 移除全部')
+    }
+    await user.selectOptions(type, '1')
+    expect(within(dialog).queryByTestId('channel-form-anthropic-beta')).toBeNull()
+    await user.selectOptions(type, '25')
+    expect(within(dialog).queryByLabelText(REMOVE)).toBeNull()
+  })
+
+  it('saves the trimmed lists into the config beside the other settings', async () => {
+    resetChannelMocks([])
+    signIn()
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    await user.type(within(dialog).getByLabelText('名称'), 'claude')
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '14')
+    await user.type(within(dialog).getByLabelText('密钥'), 'sk-ant')
+    await user.type(within(dialog).getByLabelText('模型'), 'claude-sonnet-4-0')
+    await user.click(await within(dialog).findByRole('switch', { name: '联网搜索' }))
+    await user.type(within(dialog).getByLabelText(ADD), ' context-1m-2025-08-07 ,, token-efficient-tools-2025-02-19 ,context-1m-2025-08-07')
+    await user.type(within(dialog).getByLabelText(REMOVE), ' context-management-* , interleaved-thinking-2025-05-14 ')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body.config).toEqual({
+      web_search: true,
+      anthropic_beta: {
+        add: ['context-1m-2025-08-07', 'token-efficient-tools-2025-02-19'],
+        remove: ['context-management-*', 'interleaved-thinking-2025-05-14'],
+      },
+    })
+
+    // Removing every client flag alone: no empty add list is sent.
+    await user.click(screen.getByTestId('channel-create'))
+    const again = await screen.findByTestId('channel-form-dialog')
+    await user.type(within(again).getByLabelText('名称'), 'vertex')
+    await user.selectOptions(within(again).getByTestId('channel-form-type'), '42')
+    await user.type(within(again).getByLabelText('密钥'), 'vertex-key')
+    await user.type(within(again).getByLabelText('模型'), 'claude-sonnet-4-0')
+    await user.type(within(again).getByLabelText(REMOVE), '*')
+    await user.click(within(again).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(2))
+    expect(saved[1]?.body.config).toEqual({ anthropic_beta: { remove: ['*'] } })
+  })
+
+  it('refuses what the server would, with translated messages, and saves nothing', async () => {
+    resetChannelMocks([])
+    signIn()
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(await screen.findByTestId('channel-create'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    await user.type(within(dialog).getByLabelText('名称'), 'bedrock')
+    await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '32')
+    await user.type(within(dialog).getByLabelText('密钥'), 'AKIA|secret|us-east-1')
+    await user.type(within(dialog).getByLabelText('模型'), 'claude-sonnet-4-0')
+    const add = within(dialog).getByLabelText(ADD)
+    const remove = within(dialog).getByLabelText(REMOVE)
+    const enter = async (input: HTMLElement, text: string) => {
+      await user.clear(input)
+      await user.click(input)
+      await user.paste(text)
+    }
+    await enter(add, 'context-1m-2025-08-07,Context-1M')
+    await enter(remove, 'context-*-2025')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('“Context-1M”不是有效的标志：只能包含小写字母、数字和 -，最多 64 个字符')).toBeInTheDocument()
+    expect(within(dialog).getByText(/^“context-\*-2025”无效：须为由小写字母、数字和 - 组成的标志（最多 64 个字符）/)).toBeInTheDocument()
+
+    // A prefix* or * is only for removal; too long; too many.
+    await enter(add, 'context-*')
+    await enter(remove, `${'x'.repeat(65)}*`)
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('“context-*”不是有效的标志：只能包含小写字母、数字和 -，最多 64 个字符')).toBeInTheDocument()
+    expect(within(dialog).getByText(/^“x{65}\*”无效/)).toBeInTheDocument()
+    await enter(add, Array.from({ length: 33 }, (_, i) => `flag-${i}`).join(','))
+    await enter(remove, '**')
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    expect(await within(dialog).findByText('最多 32 个标志')).toBeInTheDocument()
+    expect(within(dialog).getByText(/^“\*\*”无效/)).toBeInTheDocument()
+    expect(saved).toEqual([])
+
+    await enter(add, Array.from({ length: 32 }, (_, i) => `flag-${i}`).join(','))
+    await enter(remove, `${'x'.repeat(64)}*`)
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body.config).toEqual({
+      anthropic_beta: { add: Array.from({ length: 32 }, (_, i) => `flag-${i}`), remove: [`${'x'.repeat(64)}*`] },
+    })
+  })
+
+  it('editing: shows the stored flags, removes the key when both are emptied, and drops it on a type without them', async () => {
+    resetChannelMocks([
+      mockChannel({
+        id: 7,
+        type: 14,
+        name: 'claude',
+        models: 'claude-*',
+        config: { web_search: true, custom_key: 'kept', anthropic_beta: { add: ['context-1m-2025-08-07'], remove: ['context-management-*', 'x'] } },
+      }),
+      mockChannel({ id: 8, type: 32, name: 'bedrock', models: 'claude-*', config: { anthropic_beta: { remove: ['*'] }, region_hint: 1 } }),
+    ])
+    signIn()
+    const saved = recordSaves()
+    renderApp('/panel/channel')
+    const user = userEvent.setup()
+    await user.click(within(await screen.findByTestId('channel-row-7')).getByTestId('channel-edit'))
+    const dialog = await screen.findByTestId('channel-form-dialog')
+    const add = within(dialog).getByLabelText(ADD)
+    const remove = within(dialog).getByLabelText(REMOVE)
+    expect(add).toHaveValue('context-1m-2025-08-07')
+    expect(remove).toHaveValue('context-management-*,x')
+    // Unchanged: saved as it was, beside the other settings.
+    await user.click(within(dialog).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(1))
+    expect(saved[0]?.body.config).toEqual({
+      web_search: true,
+      custom_key: 'kept',
+      anthropic_beta: { add: ['context-1m-2025-08-07'], remove: ['context-management-*', 'x'] },
+    })
+
+    // Both emptied: the key goes.
+    await user.click(within(screen.getByTestId('channel-row-7')).getByTestId('channel-edit'))
+    const again = await screen.findByTestId('channel-form-dialog')
+    await user.clear(within(again).getByLabelText(ADD))
+    await user.clear(within(again).getByLabelText(REMOVE))
+    await user.click(within(again).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(2))
+    expect(saved[1]?.body.config).toEqual({ web_search: true, custom_key: 'kept' })
+
+    // The Bedrock channel: loaded, then moved to OpenAI, which takes no flags.
+    await user.click(within(screen.getByTestId('channel-row-8')).getByTestId('channel-edit'))
+    const bedrock = await screen.findByTestId('channel-form-dialog')
+    expect(within(bedrock).getByLabelText(ADD)).toHaveValue('')
+    expect(within(bedrock).getByLabelText(REMOVE)).toHaveValue('*')
+    await user.selectOptions(within(bedrock).getByTestId('channel-form-type'), '1')
+    expect(within(bedrock).queryByLabelText(REMOVE)).toBeNull()
+    await user.click(within(bedrock).getByTestId('channel-form-submit'))
+    await waitFor(() => expect(saved).toHaveLength(3))
+    expect(saved[2]?.body).toMatchObject({ id: 8, type: 1 })
+    expect(saved[2]?.body.config).toEqual({ region_hint: 1 })
+  })
+})

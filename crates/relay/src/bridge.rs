@@ -1,0 +1,137 @@
+//! Client protocols spoken on channels of another protocol. Anthropic Messages, Gemini
+//! `generateContent` and OpenAI Responses clients reach every channel that serves chat
+//! completions through one pivot: the client's request becomes an OpenAI chat request
+//! ([`Bridge::chat_request`]), the channel's adapter sends that as it sends any chat request
+//! (translating it again for Anthropic, Gemini, Bedrock or Vertex AI), its answer comes back as a
+//! `chat.completion` ([`crate::Provider::answer`]) and is written in the client's protocol
+//! ([`Bridge::answer`]). Streams go the same way: the upstream's stream, turned into OpenAI
+//! chunks by the adapter's [`StreamTranslator`] where it is not OpenAI's, then into the client's
+//! events by a [`ClientStream`] ([`StreamTranslator::bridged`]).
+//!
+//! A channel that speaks the client's protocol itself is never bridged: Messages to Anthropic,
+//! `generateContent` to Gemini and Responses to OpenAI-compatible channels go through as sent
+//! ([`crate::Provider::bridge`] decides).
+
+use crate::endpoint::Endpoint;
+use crate::error::RelayError;
+use crate::messages::MessagesStream;
+use crate::provider::{Answer, UpstreamFailure};
+use crate::request::RelayRequest;
+use crate::translate::StreamTranslator;
+
+/// A client protocol written onto chat completions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bridge {
+    /// Anthropic Messages (`/v1/messages`), see [`crate::messages`].
+    Messages,
+}
+
+impl Bridge {
+    /// The bridge of `endpoint`'s client protocol; `None` for OpenAI's own endpoints.
+    pub fn of(endpoint: Endpoint) -> Option<Bridge> {
+        match endpoint {
+            Endpoint::Messages => Some(Bridge::Messages),
+            _ => None,
+        }
+    }
+
+    /// The OpenAI chat request for `req` (same model: the channel's model mapping is applied
+    /// when it is sent), carrying the client's `anthropic-beta` flags along. A request the chat
+    /// protocol cannot express is [`RelayError::InvalidRequest`]: the gateway's refusal.
+    pub fn chat_request(self, req: &RelayRequest) -> Result<RelayRequest, RelayError> {
+        let mut chat = match self {
+            Bridge::Messages => crate::messages::chat_request(req)?,
+        };
+        chat.anthropic_beta.clone_from(&req.anthropic_beta);
+        Ok(chat)
+    }
+
+    /// The client's answer for the channel's `chat` answer. The usage billed is the
+    /// channel's own count when its adapter read one (Anthropic's cache buckets, Gemini's
+    /// thinking tokens), else the one the chat answer states.
+    pub fn answer(self, req: &RelayRequest, chat: Answer) -> Result<Answer, UpstreamFailure> {
+        let written = match self {
+            Bridge::Messages => crate::messages::answer(req, &chat.body)?,
+        };
+        Ok(Answer {
+            body: written.body,
+            usage: chat.usage.or(written.usage),
+        })
+    }
+
+    /// The writer of the client's stream events for `model` (the name the client asked for,
+    /// until the upstream names its own).
+    pub fn stream(self, model: &str) -> ClientStream {
+        match self {
+            Bridge::Messages => ClientStream::Messages(MessagesStream::new(model)),
+        }
+    }
+}
+
+/// Turns OpenAI `chat.completion.chunk` events into a client protocol's stream.
+#[derive(Debug)]
+pub enum ClientStream {
+    Messages(MessagesStream),
+}
+
+impl ClientStream {
+    /// The client's bytes for the next OpenAI chunk (often empty: partial events wait).
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
+        match self {
+            ClientStream::Messages(s) => s.feed(chunk, out),
+        }
+    }
+
+    /// The OpenAI stream ended: what the client still needs (the closing events).
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        match self {
+            ClientStream::Messages(s) => s.finish(out),
+        }
+    }
+}
+
+/// A bridged stream: the channel's stream made OpenAI's by `upstream` (`None`: it already is),
+/// then written in the client's protocol by `client`. The tap reads the OpenAI chunks between.
+#[derive(Debug)]
+pub struct BridgedStream {
+    pub(crate) upstream: Option<Box<StreamTranslator>>,
+    pub(crate) client: ClientStream,
+}
+
+impl BridgedStream {
+    /// The client's bytes for the next upstream chunk; `tap` gets the chunk's OpenAI rendering.
+    pub fn feed(&mut self, chunk: &[u8], tap: Option<&mut crate::SseTap>) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self.upstream.as_mut() {
+            None => {
+                if let Some(tap) = tap {
+                    tap.feed(chunk);
+                }
+                self.client.feed(chunk, &mut out);
+            }
+            Some(u) => {
+                let openai = u.feed(chunk);
+                if let Some(tap) = tap {
+                    tap.feed(&openai);
+                }
+                self.client.feed(&openai, &mut out);
+            }
+        }
+        out
+    }
+
+    /// The upstream ended cleanly: the client's closing bytes (`tap` gets the rest of the
+    /// OpenAI rendering first).
+    pub fn finish(&mut self, tap: Option<&mut crate::SseTap>) -> Vec<u8> {
+        let mut out = Vec::new();
+        if let Some(u) = self.upstream.as_mut() {
+            let openai = u.finish();
+            if let Some(tap) = tap {
+                tap.feed(&openai);
+            }
+            self.client.feed(&openai, &mut out);
+        }
+        self.client.finish(&mut out);
+        out
+    }
+}

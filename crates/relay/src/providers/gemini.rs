@@ -393,21 +393,80 @@ fn response_format(
     Ok(())
 }
 
-/// A JSON schema without the keywords Gemini's schema subset rejects (`$schema`,
-/// `additionalProperties`, `strict`).
+/// A JSON schema in the OpenAPI subset Gemini's `parameters` take (its `Schema` object refuses
+/// any other member with 400 "Unknown name"): the members it knows, `type` as one name (a list
+/// such as `["integer", "null"]` becomes `integer` with `nullable: true`), `exclusiveMinimum` /
+/// `exclusiveMaximum` as `minimum` / `maximum`, a string `const` as a one-value `enum`;
+/// `properties` and `items` / `anyOf` schemas cleaned the same way; everything else (`$schema`,
+/// `additionalProperties`, `$ref`, `strict`, `examples`, ...) left out.
 fn clean_schema(v: &Value) -> Value {
-    match v {
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .filter(|(k, _)| {
-                    !matches!(k.as_str(), "$schema" | "additionalProperties" | "strict")
-                })
-                .map(|(k, v)| (k.clone(), clean_schema(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(clean_schema).collect()),
-        other => other.clone(),
+    let Value::Object(o) = v else {
+        return json!({});
+    };
+    let mut out = Map::new();
+    for (k, v) in o {
+        match k.as_str() {
+            "type" => match v {
+                Value::String(_) => {
+                    out.insert("type".into(), v.clone());
+                }
+                Value::Array(types) => {
+                    let named: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+                    if let Some(t) = named.first() {
+                        out.insert("type".into(), (*t).clone());
+                    }
+                    if named.len() < types.len() {
+                        out.insert("nullable".into(), json!(true));
+                    }
+                }
+                _ => {}
+            },
+            "format" | "title" | "description" | "nullable" | "enum" | "maxItems" | "minItems"
+            | "required" | "minProperties" | "maxProperties" | "minLength" | "maxLength"
+            | "pattern" | "example" | "propertyOrdering" | "default" | "minimum" | "maximum" => {
+                out.insert(k.clone(), v.clone());
+            }
+            "exclusiveMinimum" if v.is_number() => {
+                out.entry("minimum").or_insert_with(|| v.clone());
+            }
+            "exclusiveMaximum" if v.is_number() => {
+                out.entry("maximum").or_insert_with(|| v.clone());
+            }
+            "const" if v.is_string() => {
+                out.insert("enum".into(), json!([v]));
+            }
+            "properties" => {
+                if let Value::Object(props) = v {
+                    let props: Map<String, Value> = props
+                        .iter()
+                        .map(|(name, s)| (name.clone(), clean_schema(s)))
+                        .collect();
+                    out.insert("properties".into(), Value::Object(props));
+                }
+            }
+            "items" => {
+                out.insert("items".into(), clean_schema(v));
+            }
+            "anyOf" | "oneOf" => {
+                if let Value::Array(list) = v {
+                    out.insert(
+                        "anyOf".into(),
+                        Value::Array(list.iter().map(clean_schema).collect()),
+                    );
+                }
+            }
+            _ => {}
+        }
     }
+    // Gemini's enums are of strings.
+    if out
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|e| !e.iter().all(Value::is_string))
+    {
+        out.remove("enum");
+    }
+    Value::Object(out)
 }
 
 /// The parts of a user message: text, and images as inline data (`data:` URLs) or file data
@@ -902,5 +961,45 @@ impl GeminiStream {
             self.writer
                 .delta(out, Delta::default(), Some("content_filter"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_schemas_keep_to_geminis_openapi_subset() {
+        // Claude Code's Read tool, as its schema library writes it.
+        let schema = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "file_path": {"type": "string", "description": "The absolute path"},
+                "limit": {"type": "integer", "exclusiveMinimum": 0, "maximum": 2000},
+                "offset": {"type": ["integer", "null"]},
+                "type": {"const": "file", "examples": ["file"]},
+                "tags": {"type": "array", "items": {"type": "string", "minLength": 1, "$ref": "#/x"}},
+                "mode": {"oneOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "number", "enum": [1, 2]}]}
+            },
+            "required": ["file_path"]
+        });
+        assert_eq!(
+            clean_schema(&schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "file_path": {"type": "string", "description": "The absolute path"},
+                    "limit": {"type": "integer", "minimum": 0, "maximum": 2000},
+                    "offset": {"type": "integer", "nullable": true},
+                    "type": {"enum": ["file"]},
+                    "tags": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    "mode": {"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "number"}]}
+                },
+                "required": ["file_path"]
+            })
+        );
+        assert_eq!(clean_schema(&json!("not a schema")), json!({}));
     }
 }

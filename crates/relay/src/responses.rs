@@ -1236,3 +1236,641 @@ impl ResponsesStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn responses(body: Value) -> RelayRequest {
+        RelayRequest::parse(Endpoint::Responses, body.to_string().as_bytes()).unwrap()
+    }
+
+    fn refused(body: Value) -> String {
+        match chat_request(&responses(body)) {
+            Err(RelayError::InvalidRequest(m)) => m,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn codex_requests_become_chat_requests() {
+        let req = responses(json!({
+            "model": "claude-sonnet-4-5", "instructions": "You are Codex.",
+            "stream": true, "store": false, "include": ["reasoning.encrypted_content"],
+            "prompt_cache_key": "k", "max_output_tokens": 300, "temperature": 0.2,
+            "safety_identifier": "u-7", "parallel_tool_calls": false, "tool_choice": "auto",
+            "reasoning": {"effort": "high", "summary": "auto"},
+            "text": {"verbosity": "low", "format": {"type": "json_schema", "name": "out",
+                "schema": {"type": "object"}, "strict": true}},
+            "tools": [
+                {"type": "function", "name": "shell", "description": "Runs a command.",
+                 "strict": false, "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}},
+                {"type": "custom", "name": "apply_patch", "description": "Edits files.",
+                 "format": {"type": "grammar", "syntax": "lark", "definition": "start: patch"}},
+                {"type": "web_search", "external_web_access": false}
+            ],
+            "input": [
+                {"type": "message", "role": "developer", "content": [
+                    {"type": "input_text", "text": "Sandbox: read-only."},
+                    {"type": "input_text", "text": "Approvals: never."}
+                ]},
+                {"type": "message", "role": "user", "content": [
+                    {"type": "input_text", "text": "Fix it"},
+                    {"type": "input_image", "image_url": "data:image/png;base64,AAA"}
+                ]},
+                {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}],
+                 "encrypted_content": "gAAA"},
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Looking."}]},
+                {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{\"cmd\":\"ls\"}"},
+                {"type": "function_call", "call_id": "c2", "name": "shell", "arguments": "{\"cmd\":\"pwd\"}"},
+                {"type": "function_call_output", "call_id": "c1", "output": "a.rs"},
+                {"type": "function_call_output", "call_id": "c2", "output": [
+                    {"type": "input_text", "text": "/w"},
+                    {"type": "input_image", "image_url": "https://x/s.png"}
+                ]},
+                {"type": "custom_tool_call", "call_id": "c3", "name": "apply_patch", "input": "*** Begin Patch"},
+                {"type": "custom_tool_call_output", "call_id": "c3", "output": "Done"},
+                {"role": "user", "content": "Thanks"}
+            ]
+        }));
+        let chat = chat_request(&req).unwrap();
+        assert_eq!(chat.endpoint, Endpoint::ChatCompletions);
+        assert_eq!((chat.stream, chat.max_tokens), (true, Some(300)));
+        assert_eq!(
+            chat.body,
+            json!({
+                "model": "claude-sonnet-4-5", "max_tokens": 300, "temperature": 0.2,
+                "user": "u-7", "stream": true, "stream_options": {"include_usage": true},
+                "reasoning_effort": "high",
+                "response_format": {"type": "json_schema", "json_schema":
+                    {"name": "out", "schema": {"type": "object"}, "strict": true}},
+                "tool_choice": "auto", "parallel_tool_calls": false,
+                "tools": [
+                    {"type": "function", "function": {"name": "shell", "description": "Runs a command.",
+                        "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}},
+                    {"type": "function", "function": {"name": "apply_patch",
+                        "description": "Edits files.\n\nThe `input` argument is free text (not JSON) that must follow this lark grammar:\nstart: patch",
+                        "parameters": custom_parameters()}}
+                ],
+                "messages": [
+                    {"role": "system", "content": "You are Codex."},
+                    {"role": "system", "content": "Sandbox: read-only.\n\nApprovals: never."},
+                    {"role": "user", "content": [
+                        {"type": "text", "text": "Fix it"},
+                        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAA"}}
+                    ]},
+                    {"role": "assistant", "content": "Looking.", "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "shell", "arguments": "{\"cmd\":\"ls\"}"}},
+                        {"id": "c2", "type": "function", "function": {"name": "shell", "arguments": "{\"cmd\":\"pwd\"}"}}
+                    ]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "a.rs"},
+                    {"role": "tool", "tool_call_id": "c2", "content": "/w"},
+                    {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/s.png"}}]},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "c3", "type": "function", "function": {"name": "apply_patch",
+                            "arguments": "{\"input\":\"*** Begin Patch\"}"}}
+                    ]},
+                    {"role": "tool", "tool_call_id": "c3", "content": "Done"},
+                    {"role": "user", "content": "Thanks"}
+                ]
+            })
+        );
+    }
+
+    #[test]
+    fn string_input_tool_choices_and_plain_requests() {
+        let chat = chat_request(&responses(
+            json!({"model": "m", "input": "Hi", "user": "u"}),
+        ))
+        .unwrap();
+        assert_eq!(
+            chat.body,
+            json!({"model": "m", "user": "u", "messages": [{"role": "user", "content": "Hi"}]})
+        );
+        let with = |choice: Value| {
+            let req = responses(json!({"model": "m", "input": "Hi", "tool_choice": choice,
+                "tools": [{"type": "custom", "name": "patch"}]}));
+            chat_request(&req).unwrap().body["tool_choice"].clone()
+        };
+        assert_eq!(with(json!("required")), json!("required"));
+        assert_eq!(
+            with(json!({"type": "custom", "name": "patch"})),
+            json!({"type": "function", "function": {"name": "patch"}})
+        );
+        assert_eq!(
+            with(json!({"type": "allowed_tools", "mode": "required", "tools": []})),
+            json!("required")
+        );
+        // No tools (the dropped web search only): no tool fields at all.
+        let chat = chat_request(&responses(json!({"model": "m", "input": "Hi",
+            "tools": [{"type": "web_search"}], "tool_choice": "auto", "parallel_tool_calls": true})))
+        .unwrap();
+        assert!(chat.body.get("tools").is_none() && chat.body.get("tool_choice").is_none());
+        assert!(chat.body.get("parallel_tool_calls").is_none());
+        let chat = chat_request(&responses(json!({"model": "m", "input": "Hi",
+            "text": {"format": {"type": "json_object"}}})))
+        .unwrap();
+        assert_eq!(chat.body["response_format"], json!({"type": "json_object"}));
+    }
+
+    #[test]
+    fn history_comes_before_the_input_and_instructions_first() {
+        let req = responses(json!({"model": "m", "instructions": "Be brief.",
+        "previous_response_id": "resp_1", "input": [
+            {"type": "function_call_output", "call_id": "c1", "output": "42"}
+        ]}));
+        let history = vec![
+            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Ask"}]}),
+            json!({"type": "reasoning", "id": "rs_1", "summary": []}),
+            json!({"type": "function_call", "id": "fc_1", "status": "completed",
+                "call_id": "c1", "name": "calc", "arguments": "{}"}),
+        ];
+        assert_eq!(previous_response_id(&req), Some("resp_1"));
+        let chat = chat_request_with_history(&req, &history).unwrap();
+        assert_eq!(
+            chat.body["messages"],
+            json!([
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": [{"type": "text", "text": "Ask"}]},
+                {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "calc", "arguments": "{}"}}
+                ]},
+                {"role": "tool", "tool_call_id": "c1", "content": "42"}
+            ])
+        );
+        // What is kept: history, this input, the output.
+        let response = json!({"id": "resp_2", "output": [
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "42."}]}
+        ]});
+        let kept = conversation(&req, &history, &response);
+        assert_eq!(kept.len(), 5);
+        assert_eq!(kept[3]["type"], "function_call_output");
+        assert_eq!(kept[4]["content"][0]["text"], "42.");
+        let kept = conversation(
+            &responses(json!({"model": "m", "input": "Hi"})),
+            &[],
+            &response,
+        );
+        assert_eq!(
+            kept[0],
+            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]})
+        );
+        assert!(stores(&req));
+        assert!(!stores(&responses(
+            json!({"model": "m", "input": "Hi", "store": false})
+        )));
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        let m = refused(json!({"model": "m", "input": 5}));
+        assert!(m.contains("input must be a string or an array"), "{m}");
+        let m = refused(json!({"model": "m", "input": {"role": "user"}}));
+        assert!(m.contains("input must be a string or an array"), "{m}");
+        let m = refused(json!({"model": "m"}));
+        assert!(m.contains("input is required"), "{m}");
+        let m = refused(json!({"model": "m", "input": ["hi"]}));
+        assert!(m.contains("input items must be objects"), "{m}");
+        let m = refused(json!({"model": "m", "input": [{"type": "item_reference", "id": "x"}]}));
+        assert!(m.contains("\"item_reference\""), "{m}");
+        let m = refused(
+            json!({"model": "m", "input": [{"type": "function_call_output", "output": "x"}]}),
+        );
+        assert!(m.contains("function_call_output item needs call_id"), "{m}");
+        let m = refused(json!({"model": "m", "input": [{"type": "function_call", "name": "f"}]}));
+        assert!(m.contains("function_call item needs call_id"), "{m}");
+        let m = refused(json!({"model": "m", "input": [{"role": "tool", "content": "x"}]}));
+        assert!(m.contains("unsupported message role"), "{m}");
+        let m = refused(json!({"model": "m", "input": [{"role": "user", "content": [
+            {"type": "input_file", "file_id": "f"}]}]}));
+        assert!(m.contains("input_file"), "{m}");
+        let m = refused(json!({"model": "m", "input": [{"role": "user", "content": [
+            {"type": "input_image", "file_id": "f"}]}]}));
+        assert!(m.contains("file_id"), "{m}");
+        for tool in [
+            "file_search",
+            "computer_use_preview",
+            "local_shell",
+            "image_generation",
+            "code_interpreter",
+            "mcp",
+        ] {
+            let m = refused(json!({"model": "m", "input": "x", "tools": [{"type": tool}]}));
+            assert!(m.contains(tool) && m.contains("not supported"), "{m}");
+        }
+        let m = refused(json!({"model": "m", "input": "x", "tools": [{"type": "function"}]}));
+        assert!(m.contains("needs a name"), "{m}");
+        let m = refused(
+            json!({"model": "m", "input": "x", "tools": [{"type": "function", "name": "f"}],
+            "tool_choice": {"type": "web_search"}}),
+        );
+        assert!(m.contains("tool_choice of type web_search"), "{m}");
+        let m = refused(json!({"model": "m", "input": "x", "text": {"format": {"type": "yaml"}}}));
+        assert!(m.contains("text.format"), "{m}");
+        assert!(previous_response_not_found("resp_x")
+            .to_string()
+            .contains("previous response with id 'resp_x' not found"));
+    }
+
+    #[test]
+    fn channels_bridged_by_type_and_setting() {
+        let none = Map::new();
+        let mut native = Map::new();
+        native.insert("responses".into(), json!("native"));
+        let mut chat = Map::new();
+        chat.insert("responses".into(), json!("chat"));
+        assert!(!bridged(1, &none));
+        assert!(bridged(1, &chat));
+        for ty in [3, 14, 24, 25, 32, 42, 36, 8] {
+            assert!(bridged(ty, &none), "type {ty}");
+        }
+        assert!(!bridged(8, &native));
+    }
+
+    fn request_with_tools(stream: bool) -> RelayRequest {
+        responses(
+            json!({"model": "m", "input": "Hi", "stream": stream, "instructions": "I",
+            "tools": [{"type": "function", "name": "shell", "parameters": {"type": "object"}},
+                      {"type": "custom", "name": "apply_patch"}]}),
+        )
+    }
+
+    #[test]
+    fn answers_become_responses() {
+        let req = request_with_tools(false);
+        let body = json!({
+            "id": "chatcmpl-abc", "object": "chat.completion", "model": "claude-x",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": "Let me look.", "reasoning_content": "Plan.",
+                "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "shell", "arguments": "{\"cmd\":\"ls\"}"}},
+                    {"id": "call_2", "type": "function", "function": {"name": "apply_patch", "arguments": "{\"input\":\"*** Begin\"}"}}
+                ]
+            }}],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 8},
+                "completion_tokens_details": {"reasoning_tokens": 3}}
+        });
+        let a = answer(&req, body.to_string().as_bytes()).unwrap();
+        let v: Value = serde_json::from_slice(&a.body).unwrap();
+        let id = v["id"].as_str().unwrap();
+        assert!(id.starts_with("resp_") && id.len() == 37, "{id}");
+        let suffix = &id[5..];
+        assert_eq!(
+            v["output"],
+            json!([
+                {"type": "reasoning", "id": format!("rs_{suffix}00"),
+                 "summary": [{"type": "summary_text", "text": "Plan."}]},
+                {"type": "message", "id": format!("msg_{suffix}01"), "status": "completed", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "Let me look.", "annotations": []}]},
+                {"type": "function_call", "id": format!("fc_{suffix}02"), "status": "completed",
+                 "call_id": "call_1", "name": "shell", "arguments": "{\"cmd\":\"ls\"}"},
+                {"type": "custom_tool_call", "id": format!("ctc_{suffix}03"), "status": "completed",
+                 "call_id": "call_2", "name": "apply_patch", "input": "*** Begin"}
+            ])
+        );
+        assert_eq!(
+            v["usage"],
+            json!({"input_tokens": 20, "input_tokens_details": {"cached_tokens": 8},
+                "output_tokens": 9, "output_tokens_details": {"reasoning_tokens": 3}, "total_tokens": 29})
+        );
+        assert_eq!(
+            (&v["object"], &v["status"], &v["model"]),
+            (&json!("response"), &json!("completed"), &json!("claude-x"))
+        );
+        assert_eq!(v["incomplete_details"], Value::Null);
+        assert_eq!(v["error"], Value::Null);
+        assert_eq!(v["instructions"], "I");
+        assert_eq!(v["tools"], req.body["tools"]);
+        assert_eq!(
+            (&v["tool_choice"], &v["parallel_tool_calls"], &v["store"]),
+            (&json!("auto"), &json!(true), &json!(true))
+        );
+        assert!(v["created_at"].as_u64().unwrap() > 1_700_000_000);
+        let u = a.usage.unwrap();
+        assert_eq!(
+            (u.prompt_tokens, u.completion_tokens, u.cached_tokens),
+            (20, 9, 8)
+        );
+    }
+
+    #[test]
+    fn answers_cut_by_the_output_limit_are_incomplete() {
+        let req = responses(json!({"model": "m", "input": "Hi", "max_output_tokens": 5}));
+        let body = json!({"id": "x", "model": "m", "choices": [{"index": 0, "finish_reason": "length",
+            "message": {"role": "assistant", "content": "Once upon"}}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 5}});
+        let v: Value =
+            serde_json::from_slice(&answer(&req, body.to_string().as_bytes()).unwrap().body)
+                .unwrap();
+        assert_eq!(v["status"], "incomplete");
+        assert_eq!(
+            v["incomplete_details"],
+            json!({"reason": "max_output_tokens"})
+        );
+        assert_eq!(v["output"][0]["status"], "incomplete");
+        assert_eq!(v["max_output_tokens"], 5);
+        assert!(answer(&req, b"not json").is_err());
+        assert!(answer(&req, b"{\"choices\": []}").is_err());
+    }
+
+    fn events(text: &str) -> Vec<(String, Value)> {
+        text.split("\n\n")
+            .filter(|e| !e.trim().is_empty())
+            .map(|e| {
+                let mut lines = e.lines();
+                let name = lines.next().unwrap().strip_prefix("event: ").unwrap();
+                let data = lines.next().unwrap().strip_prefix("data: ").unwrap();
+                let v: Value = serde_json::from_str(data).unwrap();
+                assert_eq!(v["type"], name);
+                (name.to_owned(), v)
+            })
+            .collect()
+    }
+
+    fn chunk(delta: Value, finish: Value) -> String {
+        format!(
+            "data: {}\n\n",
+            json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "claude-x",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        )
+    }
+
+    const USAGE: &str = "data: {\"id\":\"chatcmpl-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":4,\"completion_tokens_details\":{\"reasoning_tokens\":2}}}\n\n";
+
+    /// The client events for `upstream`, the same at every split of its bytes.
+    fn run(req: &RelayRequest, upstream: &str) -> (Vec<(String, Value)>, Option<Value>) {
+        let bytes = upstream.as_bytes();
+        let mut whole: Option<String> = None;
+        let mut last = None;
+        for split in 0..bytes.len() {
+            let mut s = ResponsesStream::new(req);
+            s.created_at = 1_795_000_000;
+            let mut out = Vec::new();
+            s.feed(&bytes[..split], &mut out);
+            s.feed(&bytes[split..], &mut out);
+            s.finish(&mut out);
+            // Ids are fresh per stream: compare with this stream's id taken out.
+            let text = String::from_utf8(out).unwrap().replace(&s.suffix, "S");
+            match &whole {
+                None => whole = Some(text),
+                Some(w) => assert_eq!(&text, w, "split at {split}"),
+            }
+            last = s
+                .response()
+                .map(|r| serde_json::from_str(&r.to_string().replace(&s.suffix, "S")).unwrap());
+        }
+        let ev = events(whole.as_deref().unwrap());
+        for (i, (_, v)) in ev.iter().enumerate() {
+            assert_eq!(v["sequence_number"], i, "{v}");
+        }
+        (ev, last)
+    }
+
+    fn names(ev: &[(String, Value)]) -> Vec<&str> {
+        ev.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    #[test]
+    fn text_streams_become_the_event_sequence() {
+        let req = responses(json!({"model": "m", "input": "Hi", "stream": true}));
+        let mut up = String::new();
+        up += &chunk(json!({"role": "assistant", "content": ""}), Value::Null);
+        up += &chunk(json!({"content": "Hel"}), Value::Null);
+        up += &chunk(json!({"content": "lo"}), Value::Null);
+        up += &chunk(json!({}), json!("stop"));
+        up += USAGE;
+        up += "data: [DONE]\n\n";
+        let (ev, kept) = run(&req, &up);
+        assert_eq!(
+            names(&ev),
+            [
+                "response.created",
+                "response.in_progress",
+                "response.output_item.added",
+                "response.content_part.added",
+                "response.output_text.delta",
+                "response.output_text.delta",
+                "response.output_text.done",
+                "response.content_part.done",
+                "response.output_item.done",
+                "response.completed"
+            ]
+        );
+        assert_eq!(ev[0].1["response"]["status"], "in_progress");
+        assert_eq!(ev[0].1["response"]["id"], "resp_S");
+        assert_eq!(ev[0].1["response"]["output"], json!([]));
+        assert_eq!(ev[0].1["response"]["model"], "claude-x");
+        assert_eq!(
+            ev[2].1["item"],
+            json!({"type": "message", "id": "msg_S00", "status": "in_progress", "role": "assistant", "content": []})
+                .as_object()
+                .map(|o| {
+                    let mut o = o.clone();
+                    o.insert("content".into(), json!([{"type": "output_text", "text": "", "annotations": []}]));
+                    Value::Object(o)
+                })
+                .unwrap()
+        );
+        assert_eq!(
+            ev[4].1,
+            json!({"type": "response.output_text.delta", "item_id": "msg_S00", "output_index": 0,
+                "content_index": 0, "delta": "Hel", "logprobs": [], "sequence_number": 4})
+        );
+        assert_eq!(ev[6].1["text"], "Hello");
+        assert_eq!(ev[7].1["part"]["text"], "Hello");
+        assert_eq!(
+            ev[8].1["item"],
+            json!({"type": "message", "id": "msg_S00", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hello", "annotations": []}]})
+        );
+        let done = &ev[9].1["response"];
+        assert_eq!(done["status"], "completed");
+        assert_eq!(done["output"], json!([ev[8].1["item"]]));
+        assert_eq!(
+            done["usage"],
+            json!({"input_tokens": 9, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 4,
+                "output_tokens_details": {"reasoning_tokens": 2}, "total_tokens": 13})
+        );
+        assert_eq!(kept.as_ref(), Some(done));
+    }
+
+    #[test]
+    fn function_call_streams_send_argument_deltas() {
+        let req = request_with_tools(true);
+        let mut up = String::new();
+        up += &chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "shell", "arguments": ""}}]}),
+            Value::Null,
+        );
+        up += &chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"cmd\":"}}]}),
+            Value::Null,
+        );
+        up += &chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "\"ls\"}"}}]}),
+            Value::Null,
+        );
+        up += &chunk(
+            json!({"tool_calls": [{"index": 1, "id": "call_2", "type": "function", "function": {"name": "apply_patch", "arguments": "{\"input\":"}}]}),
+            Value::Null,
+        );
+        up += &chunk(
+            json!({"tool_calls": [{"index": 1, "function": {"arguments": "\"*** Begin\"}"}}]}),
+            Value::Null,
+        );
+        up += &chunk(json!({}), json!("tool_calls"));
+        up += USAGE;
+        // No [DONE]: a clean end after the finish reason completes the response.
+        let (ev, kept) = run(&req, &up);
+        assert_eq!(
+            names(&ev),
+            [
+                "response.created",
+                "response.in_progress",
+                "response.output_item.added",
+                "response.function_call_arguments.delta",
+                "response.function_call_arguments.delta",
+                "response.function_call_arguments.done",
+                "response.output_item.done",
+                "response.output_item.added",
+                "response.custom_tool_call_input.delta",
+                "response.custom_tool_call_input.done",
+                "response.output_item.done",
+                "response.completed"
+            ]
+        );
+        assert_eq!(
+            ev[2].1["item"],
+            json!({"type": "function_call", "id": "fc_S00", "status": "in_progress",
+                "call_id": "call_1", "name": "shell", "arguments": ""})
+        );
+        assert_eq!(ev[3].1["delta"], "{\"cmd\":");
+        assert_eq!(ev[3].1["item_id"], "fc_S00");
+        assert_eq!(
+            (&ev[5].1["arguments"], &ev[5].1["name"]),
+            (&json!("{\"cmd\":\"ls\"}"), &json!("shell"))
+        );
+        assert_eq!(
+            ev[6].1["item"],
+            json!({"type": "function_call", "id": "fc_S00", "status": "completed",
+                "call_id": "call_1", "name": "shell", "arguments": "{\"cmd\":\"ls\"}"})
+        );
+        assert_eq!(ev[7].1["item"]["type"], "custom_tool_call");
+        assert_eq!(ev[7].1["output_index"], 1);
+        assert_eq!(ev[8].1["delta"], "*** Begin");
+        assert_eq!(
+            ev[10].1["item"],
+            json!({"type": "custom_tool_call", "id": "ctc_S01", "status": "completed",
+                "call_id": "call_2", "name": "apply_patch", "input": "*** Begin"})
+        );
+        assert_eq!(kept.unwrap()["output"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn reasoning_then_text_streams() {
+        let req = responses(json!({"model": "m", "input": "Hi", "stream": true}));
+        let mut up = String::new();
+        up += &chunk(json!({"reasoning_content": "Think"}), Value::Null);
+        up += &chunk(json!({"reasoning_content": "ing."}), Value::Null);
+        up += &chunk(json!({"content": "Hi"}), Value::Null);
+        up += &chunk(json!({}), json!("stop"));
+        up += "data: [DONE]\n\n";
+        let (ev, _) = run(&req, &up);
+        assert_eq!(
+            names(&ev),
+            [
+                "response.created",
+                "response.in_progress",
+                "response.output_item.added",
+                "response.reasoning_summary_part.added",
+                "response.reasoning_summary_text.delta",
+                "response.reasoning_summary_text.delta",
+                "response.reasoning_summary_text.done",
+                "response.reasoning_summary_part.done",
+                "response.output_item.done",
+                "response.output_item.added",
+                "response.content_part.added",
+                "response.output_text.delta",
+                "response.output_text.done",
+                "response.content_part.done",
+                "response.output_item.done",
+                "response.completed"
+            ]
+        );
+        assert_eq!(
+            ev[2].1["item"],
+            json!({"type": "reasoning", "id": "rs_S00", "summary": [{"type": "summary_text", "text": ""}]})
+        );
+        assert_eq!(
+            (
+                &ev[4].1["delta"],
+                &ev[4].1["summary_index"],
+                &ev[4].1["item_id"]
+            ),
+            (&json!("Think"), &json!(0), &json!("rs_S00"))
+        );
+        assert_eq!(ev[6].1["text"], "Thinking.");
+        assert_eq!(
+            ev[8].1["item"],
+            json!({"type": "reasoning", "id": "rs_S00", "summary": [{"type": "summary_text", "text": "Thinking."}]})
+        );
+        assert_eq!(
+            (&ev[9].1["output_index"], &ev[9].1["item"]["id"]),
+            (&json!(1), &json!("msg_S01"))
+        );
+        assert_eq!(ev[15].1["response"]["output"].as_array().unwrap().len(), 2);
+        // Without usage from the upstream the usage is zero, never absent (Codex reads it).
+        assert_eq!(ev[15].1["response"]["usage"]["total_tokens"], 0);
+    }
+
+    #[test]
+    fn streams_cut_by_the_limit_end_incomplete() {
+        let req = responses(json!({"model": "m", "input": "Hi", "stream": true}));
+        let up = chunk(json!({"content": "Once"}), json!("length")) + "data: [DONE]\n\n";
+        let (ev, kept) = run(&req, &up);
+        let (name, last) = ev.last().unwrap();
+        assert_eq!(name, "response.incomplete");
+        assert_eq!(last["response"]["status"], "incomplete");
+        assert_eq!(
+            last["response"]["incomplete_details"]["reason"],
+            "max_output_tokens"
+        );
+        assert_eq!(last["response"]["output"][0]["status"], "incomplete");
+        assert_eq!(kept.unwrap()["status"], "incomplete");
+    }
+
+    #[test]
+    fn stream_errors_become_failed_responses() {
+        let req = responses(json!({"model": "m", "input": "Hi", "stream": true}));
+        let up = chunk(json!({"content": "Par"}), Value::Null)
+            + "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\",\"code\":\"context_length_exceeded\"}}\n\n"
+            + "data: [DONE]\n\n";
+        let (ev, kept) = run(&req, &up);
+        let (name, last) = ev.last().unwrap();
+        assert_eq!(name, "response.failed");
+        assert_eq!(
+            last["response"]["error"],
+            json!({"code": "context_length_exceeded", "message": "boom"})
+        );
+        assert_eq!(last["response"]["status"], "failed");
+        assert_eq!(kept.unwrap()["status"], "failed");
+        // An error before anything: created first (the SDKs want it), then failed.
+        let (ev, _) = run(
+            &req,
+            "data: {\"error\":{\"message\":\"down\",\"type\":\"upstream_error\"}}\n\n",
+        );
+        assert_eq!(
+            names(&ev),
+            [
+                "response.created",
+                "response.in_progress",
+                "response.failed"
+            ]
+        );
+        assert_eq!(ev[2].1["response"]["error"]["code"], "upstream_error");
+        // A stream cut before any finish reason ends with no terminal event.
+        let (ev, kept) = run(&req, &chunk(json!({"content": "Hi"}), Value::Null));
+        assert_eq!(ev.last().unwrap().0, "response.output_text.delta");
+        assert!(kept.is_none());
+    }
+}

@@ -1,15 +1,18 @@
 //! OpenAI Responses API clients (`POST /v1/responses`, Codex, openai-agents) on channels without
 //! a Responses API of their own (Anthropic, Gemini, Bedrock, Vertex AI and the OpenAI-compatible
 //! vendors other than OpenAI, see [`bridged`]). The Responses request becomes an OpenAI chat
-//! request ([`chat_request`], [`chat_request_with_history`]), which every provider adapter
+//! request ([`chat_request`]), which every provider adapter
 //! builds its upstream request from; the `chat.completion` answer becomes a `response`
 //! ([`answer`]) and the `chat.completion.chunk` stream becomes the Responses event sequence
 //! ([`ResponsesStream`]). Usage is billed from the chat answer or stream as for chat clients.
 //!
-//! `previous_response_id`: this crate does no I/O, so the conversation of an earlier response
-//! is loaded by the caller and handed in as Responses items ([`chat_request_with_history`]);
-//! after the answer, [`conversation`] gives the items to keep under the new response's id
-//! (unless the request says `store: false`, [`stores`]).
+//! `previous_response_id`: this crate does no I/O. The caller loads the conversation kept
+//! under that id for the user and splices it into the request with [`continue_conversation`]
+//! before anything else reads the request (the reservation estimates the whole conversation, and
+//! any channel, bridged or native, is sent the whole conversation). An id the caller did not
+//! find stays in the request: a native OpenAI channel may know it; the bridge refuses it
+//! ([`previous_response_not_found`]). After a bridged answer, [`conversation`] gives the items to
+//! keep under the new response's id, unless the request says `store: false` ([`stores`]).
 //!
 //! `docs/providers.md` ("Responses API") lists what is bridged, dropped and refused.
 
@@ -78,21 +81,40 @@ pub fn previous_response_not_found(id: &str) -> RelayError {
     ))
 }
 
-/// The chat request for a Responses request without earlier conversation (see
-/// [`chat_request_with_history`]).
-pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
-    chat_request_with_history(req, &[])
+/// Puts `history`, the Responses items kept for the request's `previous_response_id` (the
+/// conversation up to and including that response, as [`conversation`] gave them), before the
+/// request's input, and takes `previous_response_id` out: the request then carries its whole
+/// conversation. A string input becomes a user message item. `instructions` stay the request's
+/// own (an earlier response's are not carried over, as at OpenAI).
+pub fn continue_conversation(req: &mut RelayRequest, history: Vec<Value>) {
+    let Some(body) = req.body.as_object_mut() else {
+        return;
+    };
+    let mut items = history;
+    match body.remove("input") {
+        Some(Value::String(s)) => items.push(user_item(s)),
+        Some(Value::Array(list)) => items.extend(list),
+        // Anything else is refused when the request is read.
+        Some(other) if !other.is_null() => {
+            body.insert("input".into(), other);
+            return;
+        }
+        _ => {}
+    }
+    body.insert("input".into(), Value::Array(items));
+    body.remove("previous_response_id");
+}
+
+/// A user message item of `text`.
+fn user_item(text: String) -> Value {
+    json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
 }
 
 /// The OpenAI chat request (endpoint chat completions, same model: the channel's model mapping
-/// is applied when it is sent) for a Responses request, continuing `history`: the Responses
-/// items of the conversation that `previous_response_id` names (its input items and its
-/// output, as [`conversation`] gave them; empty without one). `instructions` become the first
-/// system message (an earlier response's instructions are not carried over, as at OpenAI).
-pub fn chat_request_with_history(
-    req: &RelayRequest,
-    history: &[Value],
-) -> Result<RelayRequest, RelayError> {
+/// is applied when it is sent) for a Responses request. `instructions` become the first system
+/// message. A `previous_response_id` still in the request (one the caller found no conversation
+/// for, see [`continue_conversation`]) is refused.
+pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
     if !req.body.is_object() {
         return Err(invalid("the request body must be a JSON object"));
     }
@@ -102,13 +124,13 @@ pub fn chat_request_with_history(
     if let Some(s) = input.instructions.as_str().filter(|s| !s.is_empty()) {
         messages.push(text_message("system", Cow::Borrowed(s)));
     }
+    if let Some(id) = previous_response_id(req) {
+        return Err(previous_response_not_found(id));
+    }
     let mut builder = Messages {
         out: messages,
         images: Vec::new(),
     };
-    for item in history {
-        builder.item(item)?;
-    }
     match &input.input {
         None | Some(Shape::Null) => {}
         Some(Shape::Str(s)) => {
@@ -528,17 +550,14 @@ fn response_format(format: Option<&Value>) -> Result<Option<Value>, RelayError> 
     }
 }
 
-/// The items to keep under a response's id for a later `previous_response_id`: `history` (the
-/// conversation this request continued), this request's input items (a string input as one
-/// user message) and the response's `output` items. `instructions` are not kept (OpenAI does not
-/// carry them over either).
-pub fn conversation(req: &RelayRequest, history: &[Value], response: &Value) -> Vec<Value> {
-    let mut items = history.to_vec();
+/// The items to keep under a response's id for a later `previous_response_id`: the request's
+/// input items (after [`continue_conversation`], the whole conversation before this request; a
+/// string input as one user message) and the response's `output` items. `instructions` are not
+/// kept (OpenAI does not carry them over either).
+pub fn conversation(req: &RelayRequest, response: &Value) -> Vec<Value> {
+    let mut items = Vec::new();
     match req.body.get("input") {
-        Some(Value::String(s)) => items.push(json!({
-            "type": "message", "role": "user",
-            "content": [{"type": "input_text", "text": s}]
-        })),
+        Some(Value::String(s)) => items.push(user_item(s.clone())),
         Some(Value::Array(list)) => items.extend(list.iter().cloned()),
         _ => {}
     }
@@ -1374,19 +1393,32 @@ mod tests {
     }
 
     #[test]
-    fn history_comes_before_the_input_and_instructions_first() {
-        let req = responses(json!({"model": "m", "instructions": "Be brief.",
+    fn kept_conversations_continue_before_the_input() {
+        let mut req = responses(json!({"model": "m", "instructions": "Be brief.",
         "previous_response_id": "resp_1", "input": [
             {"type": "function_call_output", "call_id": "c1", "output": "42"}
         ]}));
+        assert_eq!(previous_response_id(&req), Some("resp_1"));
+        // Not found by the caller: the bridge refuses it.
+        match chat_request(&req) {
+            Err(RelayError::InvalidRequest(m)) => {
+                assert!(
+                    m.contains("previous response with id 'resp_1' not found"),
+                    "{m}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
         let history = vec![
             json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Ask"}]}),
             json!({"type": "reasoning", "id": "rs_1", "summary": []}),
             json!({"type": "function_call", "id": "fc_1", "status": "completed",
                 "call_id": "c1", "name": "calc", "arguments": "{}"}),
         ];
-        assert_eq!(previous_response_id(&req), Some("resp_1"));
-        let chat = chat_request_with_history(&req, &history).unwrap();
+        continue_conversation(&mut req, history);
+        assert_eq!(previous_response_id(&req), None);
+        assert_eq!(req.body["input"].as_array().unwrap().len(), 4);
+        let chat = chat_request(&req).unwrap();
         assert_eq!(
             chat.body["messages"],
             json!([
@@ -1398,23 +1430,28 @@ mod tests {
                 {"role": "tool", "tool_call_id": "c1", "content": "42"}
             ])
         );
-        // What is kept: history, this input, the output.
+        // What is kept: the conversation so far, this input, the output.
         let response = json!({"id": "resp_2", "output": [
             {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "42."}]}
         ]});
-        let kept = conversation(&req, &history, &response);
+        let kept = conversation(&req, &response);
         assert_eq!(kept.len(), 5);
+        assert_eq!(kept[0]["content"][0]["text"], "Ask");
         assert_eq!(kept[3]["type"], "function_call_output");
         assert_eq!(kept[4]["content"][0]["text"], "42.");
-        let kept = conversation(
-            &responses(json!({"model": "m", "input": "Hi"})),
-            &[],
-            &response,
+        // A string input after a kept conversation is one user message item.
+        let mut req = responses(json!({"model": "m", "input": "Hi", "previous_response_id": "r"}));
+        continue_conversation(
+            &mut req,
+            vec![json!({"role": "assistant", "content": "Yes?"})],
         );
         assert_eq!(
-            kept[0],
-            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]})
+            req.body["input"],
+            json!([{"role": "assistant", "content": "Yes?"},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]}])
         );
+        let kept = conversation(&responses(json!({"model": "m", "input": "Hi"})), &response);
+        assert_eq!(kept[0], req.body["input"][1]);
         assert!(stores(&req));
         assert!(!stores(&responses(
             json!({"model": "m", "input": "Hi", "store": false})

@@ -931,41 +931,42 @@ impl ResponsesStream {
         self.output.push(item);
         self.open = Some(open);
         let output_index = self.output.len() - 1;
-        let item = &self.output[output_index];
-        let item_id = item.id();
         Self::write(
             out,
             &mut self.seq,
-            EventKind::OutputItemAdded { output_index, item },
+            EventKind::OutputItemAdded {
+                output_index,
+                item: &self.output[output_index],
+            },
         );
-        match item {
-            ItemOut::Reasoning { summary, .. } => {
-                if let Some(part) = summary.first() {
-                    Self::write(
-                        out,
-                        &mut self.seq,
-                        EventKind::ReasoningSummaryPartAdded {
-                            item_id,
-                            output_index,
-                            summary_index: 0,
-                            part,
-                        },
-                    );
-                }
+        // The text part or summary part, added after the item (as OpenAI's streams do: the
+        // SDKs append it to the item they hold).
+        match &mut self.output[output_index] {
+            ItemOut::Reasoning { id, summary } => {
+                summary.push(SummaryOut::new(String::new()));
+                Self::write(
+                    out,
+                    &mut self.seq,
+                    EventKind::ReasoningSummaryPartAdded {
+                        item_id: id,
+                        output_index,
+                        summary_index: 0,
+                        part: &summary[0],
+                    },
+                );
             }
-            ItemOut::Message { content, .. } => {
-                if let Some(part) = content.first() {
-                    Self::write(
-                        out,
-                        &mut self.seq,
-                        EventKind::ContentPartAdded {
-                            item_id,
-                            output_index,
-                            content_index: 0,
-                            part,
-                        },
-                    );
-                }
+            ItemOut::Message { id, content, .. } => {
+                content.push(PartOut::text(String::new()));
+                Self::write(
+                    out,
+                    &mut self.seq,
+                    EventKind::ContentPartAdded {
+                        item_id: id,
+                        output_index,
+                        content_index: 0,
+                        part: &content[0],
+                    },
+                );
             }
             _ => {}
         }
@@ -1155,7 +1156,7 @@ impl ResponsesStream {
                 let id = item_id("rs", &self.suffix, self.output.len());
                 let item = ItemOut::Reasoning {
                     id,
-                    summary: vec![SummaryOut::new(String::new())],
+                    summary: Vec::new(),
                 };
                 self.open_item(Open::Reasoning, item, out);
             }
@@ -1182,7 +1183,7 @@ impl ResponsesStream {
                     id: item_id("msg", &self.suffix, self.output.len()),
                     status: "in_progress",
                     role: "assistant",
-                    content: vec![PartOut::text(String::new())],
+                    content: Vec::new(),
                 };
                 self.open_item(Open::Message, item, out);
             }
@@ -1700,13 +1701,12 @@ mod tests {
         assert_eq!(
             ev[2].1["item"],
             json!({"type": "message", "id": "msg_S00", "status": "in_progress", "role": "assistant", "content": []})
-                .as_object()
-                .map(|o| {
-                    let mut o = o.clone();
-                    o.insert("content".into(), json!([{"type": "output_text", "text": "", "annotations": []}]));
-                    Value::Object(o)
-                })
-                .unwrap()
+        );
+        assert_eq!(
+            ev[3].1,
+            json!({"type": "response.content_part.added", "item_id": "msg_S00", "output_index": 0,
+                "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []},
+                "sequence_number": 3})
         );
         assert_eq!(
             ev[4].1,
@@ -1836,8 +1836,9 @@ mod tests {
         );
         assert_eq!(
             ev[2].1["item"],
-            json!({"type": "reasoning", "id": "rs_S00", "summary": [{"type": "summary_text", "text": ""}]})
+            json!({"type": "reasoning", "id": "rs_S00", "summary": []})
         );
+        assert_eq!(ev[3].1["part"], json!({"type": "summary_text", "text": ""}));
         assert_eq!(
             (
                 &ev[4].1["delta"],

@@ -1357,6 +1357,89 @@ mod tests {
         );
     }
 
+    /// A Codex turn as the Anthropic and Gemini adapters build it from the bridged chat request:
+    /// the calls and their results pair up, the custom tool is a function of `input`.
+    #[test]
+    fn codex_turns_reach_anthropic_and_gemini_whole() {
+        let req = responses(json!({
+            "model": "claude-sonnet-4-5", "instructions": "You are Codex.", "stream": true,
+            "store": false, "max_output_tokens": 1000,
+            "tools": [
+                {"type": "function", "name": "shell", "parameters": {"type": "object",
+                    "properties": {"cmd": {"type": "string"}}}},
+                {"type": "custom", "name": "apply_patch", "description": "Edits files.",
+                 "format": {"type": "grammar", "syntax": "lark", "definition": "start: patch"}},
+                {"type": "web_search", "external_web_access": false}
+            ],
+            "input": [
+                {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Sandbox."}]},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Fix it"}]},
+                {"type": "reasoning", "summary": [], "encrypted_content": "gAAA"},
+                {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{\"cmd\":\"ls\"}"},
+                {"type": "function_call", "call_id": "c2", "name": "shell", "arguments": "{\"cmd\":\"pwd\"}"},
+                {"type": "function_call_output", "call_id": "c1", "output": "a.rs"},
+                {"type": "function_call_output", "call_id": "c2", "output": "/w"},
+                {"type": "custom_tool_call", "call_id": "c3", "name": "apply_patch", "input": "*** Begin Patch"},
+                {"type": "custom_tool_call_output", "call_id": "c3", "output": "Done"}
+            ]
+        }));
+        let chat = chat_request(&req).unwrap();
+        let target = crate::provider::ChannelTarget {
+            channel_type: 14,
+            ..crate::provider::ChannelTarget::default()
+        };
+        let a = crate::providers::anthropic::request_body(&target, &chat).unwrap();
+        assert_eq!(a["system"], "You are Codex.\n\nSandbox.");
+        assert_eq!(a["max_tokens"], 1000);
+        assert_eq!(a["stream"], true);
+        let tools: Vec<&str> = a["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(tools, ["shell", "apply_patch"]);
+        assert_eq!(a["tools"][1]["input_schema"], custom_parameters());
+        let m = a["messages"].as_array().unwrap();
+        let roles: Vec<&str> = m.iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
+        let kinds = |i: usize| -> Vec<String> {
+            m[i]["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b["type"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(kinds(1), ["tool_use", "tool_use"]);
+        assert_eq!(m[1]["content"][0]["input"], json!({"cmd": "ls"}));
+        assert_eq!(kinds(2), ["tool_result", "tool_result"]);
+        assert_eq!(m[2]["content"][1]["tool_use_id"], "c2");
+        assert_eq!(
+            m[3]["content"][0]["input"],
+            json!({"input": "*** Begin Patch"})
+        );
+        assert_eq!(m[4]["content"][0]["tool_use_id"], "c3");
+
+        let target = crate::provider::ChannelTarget {
+            channel_type: 25,
+            ..crate::provider::ChannelTarget::default()
+        };
+        let g = crate::providers::gemini::chat_body(&target, &chat).unwrap();
+        let contents = g["contents"].as_array().unwrap();
+        let roles: Vec<&str> = contents
+            .iter()
+            .map(|c| c["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "model", "user", "model", "user"], "{g}");
+        assert_eq!(contents[1]["parts"][0]["functionCall"]["name"], "shell");
+        assert_eq!(contents[2]["parts"][1]["functionResponse"]["name"], "shell");
+        assert_eq!(
+            contents[3]["parts"][0]["functionCall"]["args"],
+            json!({"input": "*** Begin Patch"})
+        );
+    }
+
     #[test]
     fn string_input_tool_choices_and_plain_requests() {
         let chat = chat_request(&responses(

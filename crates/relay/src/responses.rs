@@ -552,8 +552,10 @@ fn response_format(format: Option<&Value>) -> Result<Option<Value>, RelayError> 
 
 /// The items to keep under a response's id for a later `previous_response_id`: the request's
 /// input items (after [`continue_conversation`], the whole conversation before this request; a
-/// string input as one user message) and the response's `output` items. `instructions` are not
-/// kept (OpenAI does not carry them over either).
+/// string input as one user message) and the response's `output` items without their ids and
+/// without the reasoning items (the bridge sends no reasoning back, and a native OpenAI channel
+/// the conversation may continue on refuses reasoning and item ids it does not know).
+/// `instructions` are not kept (OpenAI does not carry them over either).
 pub fn conversation(req: &RelayRequest, response: &Value) -> Vec<Value> {
     let mut items = Vec::new();
     match req.body.get("input") {
@@ -562,7 +564,16 @@ pub fn conversation(req: &RelayRequest, response: &Value) -> Vec<Value> {
         _ => {}
     }
     if let Some(Value::Array(output)) = response.get("output") {
-        items.extend(output.iter().cloned());
+        for item in output {
+            if item.get("type").and_then(Value::as_str) == Some("reasoning") {
+                continue;
+            }
+            let mut item = item.clone();
+            if let Some(o) = item.as_object_mut() {
+                o.remove("id");
+            }
+            items.push(item);
+        }
     }
     items
 }
@@ -1516,13 +1527,22 @@ mod tests {
         );
         // What is kept: the conversation so far, this input, the output.
         let response = json!({"id": "resp_2", "output": [
-            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "42."}]}
+            {"type": "reasoning", "id": "rs_2", "summary": [{"type": "summary_text", "text": "Hm."}]},
+            {"type": "message", "id": "msg_2", "status": "completed", "role": "assistant",
+             "content": [{"type": "output_text", "text": "42.", "annotations": []}]}
         ]});
         let kept = conversation(&req, &response);
         assert_eq!(kept.len(), 5);
         assert_eq!(kept[0]["content"][0]["text"], "Ask");
+        // The input is kept as it came (its reasoning item included).
+        assert_eq!(kept[1]["id"], "rs_1");
         assert_eq!(kept[3]["type"], "function_call_output");
-        assert_eq!(kept[4]["content"][0]["text"], "42.");
+        // The output without reasoning and without ids.
+        assert_eq!(
+            kept[4],
+            json!({"type": "message", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "text": "42.", "annotations": []}]})
+        );
         // A string input after a kept conversation is one user message item.
         let mut req = responses(json!({"model": "m", "input": "Hi", "previous_response_id": "r"}));
         continue_conversation(

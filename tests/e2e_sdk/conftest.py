@@ -126,7 +126,7 @@ def make_channel(admin: httpx.Client, env: Env) -> Iterator[Callable[..., int]]:
 
     def make(models: list[str] | str, key: str = "sk-mock-ok", priority: int = 0, weight: int = 1,
              group: str = "default", name: str | None = None, channel_type: int = 1,
-             model_mapping: dict[str, str] | None = None) -> int:
+             model_mapping: dict[str, str] | None = None, config: dict[str, Any] | None = None) -> int:
         body = {
             "name": name or unique("sdk-e2e"),
             "type": channel_type,
@@ -139,6 +139,8 @@ def make_channel(admin: httpx.Client, env: Env) -> Iterator[Callable[..., int]]:
         }
         if model_mapping:
             body["model_mapping"] = json.dumps(model_mapping)
+        if config:
+            body["config"] = config
         data = call(admin, "POST", "/api/channel", body)
         assert data["count"] == 1, data
         channel_id = data["ids"][0]

@@ -8,7 +8,7 @@
 //! | `task-poll` | polling Midjourney, Suno and Kling tasks | per period | 14 s |
 //! | `channel-test` | the scheduled channel test | per period | `ChannelTestFrequency` |
 //! | `invoices:{month}` | the month's invoices | per period (released on failure) | 1 day |
-//! | `maintenance` | log retention and the response-cache purge | per period | 10 min |
+//! | `maintenance` | log retention, the response-cache purge and the Responses conversations' purge | per period | 10 min |
 //! | `telegram` | the Telegram bot (webhook or polling) | held, renewed | 60 s |
 //! | `ledger:local` | a node without Redis owns its database's balances | held, renewed | 30 s |
 //! | `ledger:shared:{node}` | a node sharing balances through Redis runs | held, renewed | 30 s |
@@ -70,7 +70,8 @@ pub const MAINTENANCE: &str = "maintenance";
 pub const MAINTENANCE_TTL_SECS: i64 = 600;
 
 /// The clean-up jobs, once per [`MAINTENANCE_TTL_SECS`] for the cluster: old logs
-/// (`LogCleanupDays`) and the response cache's expired answers. `None` when another node has
+/// (`LogCleanupDays`), the response cache's expired answers and the expired conversations of
+/// bridged Responses answers (`relay::responses`). `None` when another node has
 /// the period.
 pub async fn clean_up(state: &AppState, holder: &str) -> ApiResult<Option<(u64, usize)>> {
     if !acquire(
@@ -86,5 +87,9 @@ pub async fn clean_up(state: &AppState, holder: &str) -> ApiResult<Option<(u64, 
     }
     let logs = crate::routes::logs::cleanup_logs(state).await?;
     let cache = crate::relay::cache::purge(state).await?;
+    let conversations = crate::relay::responses::purge(state).await?;
+    if conversations > 0 {
+        tracing::info!("{conversations} expired Responses conversations removed");
+    }
     Ok(Some((logs, cache)))
 }

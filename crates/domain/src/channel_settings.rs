@@ -9,6 +9,7 @@
 //! | other parameters | `config.custom_parameter` (object) | each top-level key is set in the upstream JSON body, replacing the client's value; `null` removes the key; not applied to multipart bodies; the keys of [`RESERVED_PARAMETERS`] are refused |
 //! | API version | `config.api_version` | Azure OpenAI's `api-version` query parameter |
 //! | region | `config.region` | Vertex AI's region (the host is built from it) |
+//! | Responses API | `config.responses`, `"native"` or `"chat"` | how `/v1/responses` is served: passed to the upstream's own Responses API, or bridged onto chat completions; unset: native for OpenAI, bridged for every other type ([`responses_native_by_default`]) |
 //! | provider switches | `config.web_search`, `config.code_execution` (booleans), `config.plugin` (object), `config.knowledge_id`, `config.knowledge_template` (strings) | the provider's own search, code execution, plugin and knowledge-base fields, added to chat requests; each only for the types of [`switches_for`] |
 //!
 //! Voice mapping and other parameters rewrite OpenAI-shaped JSON bodies, so they are accepted only
@@ -34,6 +35,12 @@ pub const VOICE_MAPPING_KEY: &str = "voice_mapping";
 pub const CUSTOM_PARAMETER_KEY: &str = "custom_parameter";
 /// `config` key: the cloud region (Vertex AI).
 pub const REGION_KEY: &str = "region";
+/// `config` key: how `/v1/responses` is served (`"native"` or `"chat"`).
+pub const RESPONSES_KEY: &str = "responses";
+/// `config.responses`: passed to the upstream's own Responses API.
+pub const RESPONSES_NATIVE: &str = "native";
+/// `config.responses`: bridged onto chat completions.
+pub const RESPONSES_CHAT: &str = "chat";
 /// `config` key: turn on the provider's web search for chat requests (boolean).
 pub const WEB_SEARCH_KEY: &str = "web_search";
 /// `config` key: turn on the provider's code execution for chat requests (boolean).
@@ -105,6 +112,14 @@ pub fn speaks_openai(channel_type_id: i32) -> bool {
         || channel_type(channel_type_id).is_some_and(|t| t.openai_compatible)
 }
 
+/// Whether `/v1/responses` goes to the upstream's own Responses API when the channel does not
+/// say (`config.responses`): only for OpenAI; every other type is bridged onto chat completions
+/// (Azure deployments, Anthropic, Gemini, and the OpenAI-compatible vendors without a Responses
+/// API, such as DeepSeek, Ollama or vLLM).
+pub fn responses_native_by_default(channel_type_id: i32) -> bool {
+    channel_type_id == crate::channel::TYPE_OPENAI
+}
+
 /// Whether a channel of this type serves chat at all (only-chat makes no sense elsewhere).
 pub fn serves_chat(channel_type_id: i32) -> bool {
     !matches!(
@@ -153,7 +168,7 @@ fn types_with(key: &str) -> String {
 
 /// Checks the known settings of a channel's `config` object (already trimmed); other keys are
 /// left alone. Each refusal has its own code: `invalid_region`, `invalid_api_version`,
-/// `invalid_only_chat`, `invalid_voice_mapping`, `invalid_custom_parameter`, and for the
+/// `invalid_only_chat`, `invalid_responses`, `invalid_voice_mapping`, `invalid_custom_parameter`, and for the
 /// provider switches `invalid_web_search`, `invalid_code_execution`, `invalid_plugin`,
 /// `invalid_knowledge`, and `invalid_anthropic_beta`. A switch that is off (`false`, `{}`, `""`) is accepted on every type;
 /// one that is on only on the types of [`switches_for`].
@@ -183,6 +198,25 @@ pub fn validate_config(
             }
             Value::Bool(_) => {}
             _ => return Err(bad("must be true or false")),
+        }
+    }
+    if let Some(v) = config.get(RESPONSES_KEY) {
+        let bad =
+            |reason: &str| DomainError::invalid_coded("invalid_responses", "responses", reason);
+        match v.as_str() {
+            // Azure deployments are not served `/v1/responses` by its adapter.
+            Some(RESPONSES_NATIVE)
+                if !channel_type(channel_type_id).is_some_and(|t| t.openai_compatible) =>
+            {
+                return Err(bad(
+                    "this channel type has no Responses API of its own: use \"chat\"",
+                ))
+            }
+            Some(RESPONSES_CHAT) if !serves_chat(channel_type_id) => {
+                return Err(bad("this channel type does not serve chat"))
+            }
+            Some(RESPONSES_NATIVE | RESPONSES_CHAT) => {}
+            _ => return Err(bad("must be \"native\" or \"chat\"")),
         }
     }
     if let Some(v) = config.get(VOICE_MAPPING_KEY) {
@@ -632,6 +666,35 @@ mod tests {
             Err("invalid_only_chat")
         );
         assert_eq!(check(TYPE_SUNO, json!({"only_chat": false})), Ok(()));
+    }
+
+    #[test]
+    fn responses_mode_rules() {
+        assert!(responses_native_by_default(1));
+        assert!(!responses_native_by_default(TYPE_ANTHROPIC));
+        assert!(!responses_native_by_default(TYPE_AZURE));
+        assert_eq!(check(1, json!({"responses": "chat"})), Ok(()));
+        assert_eq!(check(1, json!({"responses": "native"})), Ok(()));
+        // Any OpenAI-compatible vendor with a Responses API of its own may say native.
+        assert_eq!(
+            check(TYPE_OPENROUTER, json!({"responses": "native"})),
+            Ok(())
+        );
+        assert_eq!(check(TYPE_ANTHROPIC, json!({"responses": "chat"})), Ok(()));
+        for (ty, v) in [
+            (TYPE_ANTHROPIC, json!("native")),
+            (TYPE_GEMINI, json!("native")),
+            (TYPE_AZURE, json!("native")),
+            (TYPE_SUNO, json!("chat")),
+            (1, json!("bridge")),
+            (1, json!(true)),
+        ] {
+            assert_eq!(
+                check(ty, json!({"responses": v})),
+                Err("invalid_responses"),
+                "type {ty}, {v}"
+            );
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod realtime;
 pub mod refusal;
 pub mod remote;
 pub mod request;
+pub mod responses;
 pub mod sse;
 pub mod stream;
 pub mod switches;

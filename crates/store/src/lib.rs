@@ -18,6 +18,7 @@ pub mod payments;
 pub mod prices;
 pub mod redemptions;
 pub mod response_cache;
+pub mod response_history;
 pub mod schema;
 pub mod sessions;
 pub mod statistics;

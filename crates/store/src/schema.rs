@@ -417,3 +417,14 @@ diesel::table! {
         expires_at -> BigInt,
     }
 }
+
+diesel::table! {
+    response_history (response_id) {
+        response_id -> Text,
+        user_id -> BigInt,
+        model_name -> Text,
+        items -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+    }
+}

@@ -48,6 +48,7 @@ const TABLES: &[(&str, i64)] = &[
     ("job_locks", 3),
     ("dead_letters", 10),
     ("response_cache", 7),
+    ("response_history", 6),
 ];
 
 #[derive(QueryableByName)]
@@ -564,6 +565,15 @@ macro_rules! roundtrip_all {
             created_at: i64 = 1_700_000_000,
             expires_at: i64 = 1_700_000_300,
         });
+        roundtrip!(conn, response_history {
+            response_id: String = s(&format!("resp_{}", "ab".repeat(16))),
+            user_id: i64 = 900_000_007,
+            model_name: String = s("claude-sonnet-4-5"),
+            // Larger than MySQL's TEXT (64 KiB): the column is MEDIUMTEXT there.
+            items: String = "x".repeat(70_000),
+            created_at: i64 = 1_700_000_000,
+            expires_at: i64 = 1_702_592_000,
+        });
         roundtrip!(conn, invoices {
             id: i64 = 900_000_001,
             user_id: i64 = 900_000_007,
@@ -827,6 +837,7 @@ const INDEXES: &[&str] = &[
     "idx_redemptions_status",
     "idx_response_cache_created_at",
     "idx_response_cache_expires_at",
+    "idx_response_history_expires_at",
     "uq_logs_request_id",
     "idx_logs_created_at_id",
     "idx_logs_user_id_created_at",

@@ -1528,3 +1528,42 @@ fn orders_are_paid_once_in_time_or_late() {
         assert!(payments::find_gateway(c, gw).unwrap_err().is_not_found());
     }
 }
+
+#[test]
+fn response_history_is_the_owners_until_it_expires() {
+    use switchboard_store::response_history::{self, Conversation};
+    for db in TestDb::all() {
+        let c = &mut db.conn();
+        let row = |id: &str, user_id: i64, expires_at: i64| Conversation {
+            response_id: id.to_owned(),
+            user_id,
+            model_name: "claude-sonnet-4-5".to_owned(),
+            items: format!("[{{\"type\":\"message\",\"id\":\"{id}\"}}]"),
+            created_at: 100,
+            expires_at,
+        };
+        response_history::put(c, &row("resp_a", 7, 1_000)).unwrap();
+        response_history::put(c, &row("resp_b", 8, 2_000)).unwrap();
+        let found = response_history::find(c, "resp_a", 7, 500).unwrap();
+        assert_eq!(found, Some(row("resp_a", 7, 1_000)), "{:?}", db.backend);
+        // Another user's id, an unknown id and an expired one are not found.
+        assert_eq!(response_history::find(c, "resp_a", 8, 500).unwrap(), None);
+        assert_eq!(response_history::find(c, "resp_x", 7, 500).unwrap(), None);
+        assert_eq!(response_history::find(c, "resp_a", 7, 1_000).unwrap(), None);
+        // Written again under the same id: replaced.
+        let mut again = row("resp_a", 7, 3_000);
+        again.items = "[]".to_owned();
+        response_history::put(c, &again).unwrap();
+        assert_eq!(
+            response_history::find(c, "resp_a", 7, 2_500).unwrap(),
+            Some(again)
+        );
+        // The purge removes what has expired only.
+        assert_eq!(response_history::purge(c, 2_000).unwrap(), 1);
+        assert_eq!(response_history::find(c, "resp_b", 8, 10).unwrap(), None);
+        assert!(response_history::find(c, "resp_a", 7, 2_500)
+            .unwrap()
+            .is_some());
+        assert_eq!(response_history::purge(c, 2_000).unwrap(), 0);
+    }
+}

@@ -14,6 +14,7 @@ pub mod handler;
 pub mod heartbeat;
 pub mod ledger;
 pub mod realtime;
+pub mod responses;
 pub mod shared;
 pub mod snapshot;
 pub mod tasks;

@@ -20,6 +20,7 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 pub mod anthropic;
 pub mod gemini;
 pub mod openai;
+pub mod responses;
 
 /// `bytes` read as JSON: from a `&str` when they are UTF-8 (nearly always), where serde_json
 /// checks no string's UTF-8 again (from bytes it checks each string and key it reads, ~110

@@ -1,5 +1,5 @@
-//! Client protocols spoken on channels of another protocol. Anthropic Messages, Gemini
-//! `generateContent` and OpenAI Responses clients reach every channel that serves chat
+//! Client protocols spoken on channels of another protocol. Anthropic Messages and OpenAI
+//! Responses clients reach every channel that serves chat
 //! completions through one pivot: the client's request becomes an OpenAI chat request
 //! ([`Bridge::chat_request`]), the channel's adapter sends that as it sends any chat request
 //! (translating it again for Anthropic, Gemini, Bedrock or Vertex AI), its answer comes back as a
@@ -8,15 +8,16 @@
 //! chunks by the adapter's [`StreamTranslator`] where it is not OpenAI's, then into the client's
 //! events by a [`ClientStream`] ([`StreamTranslator::bridged`]).
 //!
-//! A channel that speaks the client's protocol itself is never bridged: Messages to Anthropic,
-//! `generateContent` to Gemini and Responses to OpenAI-compatible channels go through as sent
-//! ([`crate::Provider::bridge`] decides).
+//! A channel that speaks the client's protocol itself is never bridged: Messages to Anthropic
+//! and Responses to OpenAI (type 1, or a channel whose `config.responses` says `native`) go
+//! through as sent ([`crate::Provider::bridge`] decides).
 
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::messages::MessagesStream;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::request::RelayRequest;
+use crate::responses::ResponsesStream;
 use crate::translate::StreamTranslator;
 
 /// A client protocol written onto chat completions.
@@ -24,6 +25,8 @@ use crate::translate::StreamTranslator;
 pub enum Bridge {
     /// Anthropic Messages (`/v1/messages`), see [`crate::messages`].
     Messages,
+    /// OpenAI's Responses API (`/v1/responses`), see [`crate::responses`].
+    Responses,
 }
 
 impl Bridge {
@@ -31,6 +34,7 @@ impl Bridge {
     pub fn of(endpoint: Endpoint) -> Option<Bridge> {
         match endpoint {
             Endpoint::Messages => Some(Bridge::Messages),
+            Endpoint::Responses => Some(Bridge::Responses),
             _ => None,
         }
     }
@@ -41,6 +45,7 @@ impl Bridge {
     pub fn chat_request(self, req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         let mut chat = match self {
             Bridge::Messages => crate::messages::chat_request(req)?,
+            Bridge::Responses => crate::responses::chat_request(req)?,
         };
         chat.anthropic_beta.clone_from(&req.anthropic_beta);
         Ok(chat)
@@ -52,6 +57,7 @@ impl Bridge {
     pub fn answer(self, req: &RelayRequest, chat: Answer) -> Result<Answer, UpstreamFailure> {
         let written = match self {
             Bridge::Messages => crate::messages::answer(req, &chat.body)?,
+            Bridge::Responses => crate::responses::answer(req, &chat.body)?,
         };
         Ok(Answer {
             body: written.body,
@@ -59,11 +65,12 @@ impl Bridge {
         })
     }
 
-    /// The writer of the client's stream events for `model` (the name the client asked for,
-    /// until the upstream names its own).
-    pub fn stream(self, model: &str) -> ClientStream {
+    /// The writer of the client's stream events for `req` (its model, until the upstream names
+    /// its own; for Responses also the tools and settings every `response` object repeats).
+    pub fn stream(self, req: &RelayRequest) -> ClientStream {
         match self {
-            Bridge::Messages => ClientStream::Messages(MessagesStream::new(model)),
+            Bridge::Messages => ClientStream::Messages(MessagesStream::new(&req.model)),
+            Bridge::Responses => ClientStream::Responses(Box::new(ResponsesStream::new(req))),
         }
     }
 }
@@ -72,6 +79,7 @@ impl Bridge {
 #[derive(Debug)]
 pub enum ClientStream {
     Messages(MessagesStream),
+    Responses(Box<ResponsesStream>),
 }
 
 impl ClientStream {
@@ -79,6 +87,7 @@ impl ClientStream {
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
         match self {
             ClientStream::Messages(s) => s.feed(chunk, out),
+            ClientStream::Responses(s) => s.feed(chunk, out),
         }
     }
 
@@ -86,6 +95,16 @@ impl ClientStream {
     pub fn finish(&mut self, out: &mut Vec<u8>) {
         match self {
             ClientStream::Messages(s) => s.finish(out),
+            ClientStream::Responses(s) => s.finish(out),
+        }
+    }
+
+    /// The whole answer the client got, once the stream has ended, for the protocols that keep
+    /// it (the Responses API's final `response` object; see [`crate::responses::conversation`]).
+    pub fn final_answer(&self) -> Option<&serde_json::Value> {
+        match self {
+            ClientStream::Messages(_) => None,
+            ClientStream::Responses(s) => s.response(),
         }
     }
 }

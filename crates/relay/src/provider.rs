@@ -294,7 +294,24 @@ impl Provider {
         }
         match switchboard_domain::channel::channel_type(channel_type) {
             Some(t) if !t.openai_compatible => None,
-            _ => Some(Provider::OpenAiCompatible(OpenAiCompatible)),
+            _ => Some(Provider::OpenAiCompatible(OpenAiCompatible {
+                responses: !crate::responses::bridged(channel_type, &serde_json::Map::new()),
+            })),
+        }
+    }
+
+    /// [`Provider::for_channel_type`] with the channel's `config` settings that decide what the
+    /// upstream speaks (`config.responses`: whether `/v1/responses` goes to the upstream's own
+    /// Responses API or through the chat bridge).
+    pub fn for_channel(
+        channel_type: i32,
+        config: &serde_json::Map<String, Value>,
+    ) -> Option<Provider> {
+        match Provider::for_channel_type(channel_type)? {
+            Provider::OpenAiCompatible(_) => Some(Provider::OpenAiCompatible(OpenAiCompatible {
+                responses: !crate::responses::bridged(channel_type, config),
+            })),
+            other => Some(other),
         }
     }
 
@@ -461,10 +478,7 @@ impl Provider {
                 .chat_request(req)
                 .ok()
                 .and_then(|chat| self.stream_translator(&chat));
-            return Some(StreamTranslator::bridged(
-                upstream,
-                bridge.stream(&req.model),
-            ));
+            return Some(StreamTranslator::bridged(upstream, bridge.stream(req)));
         }
         match self {
             Provider::OpenAiCompatible(_) | Provider::Azure(_) | Provider::Rerank(_) => None,

@@ -176,6 +176,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
     };
     let user = input.safety_identifier.0.or(input.user.0);
     let body = ChatRequest {
+        reasoning_effort: None,
         model: &req.model,
         messages,
         max_tokens: req.max_tokens,
@@ -209,6 +210,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         model: req.model.clone(),
         stream: req.stream,
         max_tokens: req.max_tokens,
+        anthropic_beta: None,
     })
 }
 

@@ -245,7 +245,19 @@ impl StreamTranslator {
 
     /// For OpenAI streams to Anthropic Messages clients.
     pub fn messages(model: &str) -> Self {
-        Self::bridged(None, crate::bridge::Bridge::Messages.stream(model))
+        Self::bridged(
+            None,
+            ClientStream::Messages(crate::messages::MessagesStream::new(model)),
+        )
+    }
+
+    /// A bridged stream's whole answer once it has ended, where the client's protocol keeps
+    /// one (see [`ClientStream::final_answer`]).
+    pub fn final_answer(&self) -> Option<&Value> {
+        match self {
+            StreamTranslator::Bridged(b) => b.client.final_answer(),
+            _ => None,
+        }
     }
 
     /// The output of [`StreamTranslator::feed`] is for the client only: the tap reads the

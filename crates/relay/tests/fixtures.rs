@@ -23,7 +23,7 @@ fn json(name: &str) -> serde_json::Value {
 }
 
 fn provider() -> Provider {
-    Provider::OpenAiCompatible(OpenAiCompatible)
+    Provider::OpenAiCompatible(OpenAiCompatible::default())
 }
 
 #[test]

@@ -1106,6 +1106,9 @@ async fn relay_parsed(
         .and_then(|v| v.to_str().ok());
     let mut rreq = parse(&body, content_type)?;
     rreq.anthropic_beta = anthropic_beta(&req);
+    // A Responses request continuing a kept conversation: the conversation is part of the
+    // request from here on (the estimate, the reservation, every channel).
+    super::responses::continue_conversation(&state, token.user_id, &mut rreq).await;
     let model = rreq.model.clone();
     let Admitted {
         group,
@@ -1392,9 +1395,13 @@ async fn answer(
     });
     let heartbeat_after = billing.token.heartbeat_after;
     let billing_header = billing.cache_header;
+    // A bridged Responses answer's conversation is kept for `previous_response_id`.
+    let keeps_conversation = provider.and_then(|p| p.bridge(rreq.endpoint))
+        == Some(switchboard_relay::bridge::Bridge::Responses);
     if billing.is_stream && is_sse {
         let tap = provider.map(|p| p.stream_tap()).unwrap_or_default();
         let translator = provider.and_then(|p| p.stream_translator(&rreq));
+        let conversation = keeps_conversation.then(|| rreq.clone());
         if translator.is_some() {
             content_type = HeaderValue::from_static("text/event-stream");
         }
@@ -1409,6 +1416,7 @@ async fn answer(
             translator,
             translated_usage: None,
             ended: false,
+            conversation,
         };
         let mut res = HttpResponse::build(status);
         res.insert_header((header::CONTENT_TYPE, content_type))
@@ -1455,8 +1463,13 @@ async fn answer(
             return Err(bad_gateway(f));
         }
     };
-    if translates {
+    if translates || keeps_conversation {
         content_type = HeaderValue::from_static("application/json");
+    }
+    if keeps_conversation && status == StatusCode::OK {
+        if let Ok(response) = serde_json::from_slice::<Value>(&body) {
+            super::responses::keep(&billing.state, billing.token.user_id, &rreq, &response);
+        }
     }
     billing.body = rreq.body;
     let (usage, estimated) = match usage {
@@ -1556,6 +1569,8 @@ struct MeteredStream {
     /// the client see its output), observes a stream passed through (the tap sees its output),
     /// or turns an OpenAI stream into another protocol (the tap sees the upstream's bytes).
     translator: Option<StreamTranslator>,
+    /// A bridged Responses request, whose conversation is kept when the stream ends.
+    conversation: Option<RelayRequest>,
     /// The translator's usage, kept when it is dropped at the end of the upstream stream.
     translated_usage: Option<Usage>,
     /// The upstream stream ended (it is not polled again).
@@ -1726,6 +1741,11 @@ impl MeteredStream {
                             _ => t.finish(),
                         };
                         self.translated_usage = t.usage();
+                        if let (Some(rreq), Some(response), Some(b)) =
+                            (&self.conversation, t.final_answer(), &self.billing)
+                        {
+                            super::responses::keep(&b.state, b.token.user_id, rreq, response);
+                        }
                         if t.passes_through() {
                             if let Some(tap) = self.tap.as_mut() {
                                 tap.feed(&tail);

@@ -47,6 +47,10 @@ impl Snapshot {
                 serde_json::from_str::<HashMap<String, String>>(&r.custom_headers)
                     .map(|m| m.into_iter().collect())
                     .unwrap_or_default();
+            let config = match serde_json::from_str(&r.config) {
+                Ok(serde_json::Value::Object(o)) => o,
+                _ => serde_json::Map::new(),
+            };
             let info = ChannelInfo {
                 id: r.id,
                 name: r.name.clone(),
@@ -54,7 +58,7 @@ impl Snapshot {
                 status: r.status,
                 auto_ban: r.auto_ban,
                 destination_by_root: r.destination_by_root,
-                provider: Provider::for_channel_type(r.channel_type),
+                provider: Provider::for_channel(r.channel_type, &config),
                 target: ChannelTarget {
                     id: r.id,
                     channel_type: r.channel_type,
@@ -67,10 +71,7 @@ impl Snapshot {
                         .map(|(a, b)| (a.to_owned(), b.to_owned()))
                         .collect(),
                     timeout: UPSTREAM_TIMEOUT,
-                    config: match serde_json::from_str(&r.config) {
-                        Ok(serde_json::Value::Object(o)) => o,
-                        _ => serde_json::Map::new(),
-                    },
+                    config,
                     disabled_stream: parse_disabled_stream(&r.disabled_stream),
                     urls: Default::default(),
                 },

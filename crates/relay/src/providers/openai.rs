@@ -15,13 +15,21 @@ use crate::request::RelayRequest;
 /// The OpenAI-compatible family. Stateless: everything channel-specific is in the
 /// [`ChannelTarget`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OpenAiCompatible;
+pub struct OpenAiCompatible {
+    /// The upstream has OpenAI's Responses API (`/v1/responses` is passed to it); else
+    /// Responses clients come through the chat bridge (see [`crate::responses::bridged`]).
+    pub responses: bool,
+}
 
 impl OpenAiCompatible {
-    /// Every OpenAI endpoint (the other protocols' clients come as chat requests, see
-    /// [`crate::bridge`]).
+    /// Every OpenAI endpoint, the Responses API where the upstream has it (the other protocols'
+    /// clients come as chat requests, see [`crate::bridge`]).
     pub fn supports(&self, endpoint: Endpoint) -> bool {
-        !matches!(endpoint, Endpoint::GenerateContent | Endpoint::Messages)
+        match endpoint {
+            Endpoint::GenerateContent | Endpoint::Messages => false,
+            Endpoint::Responses => self.responses,
+            _ => true,
+        }
     }
 
     /// See [`crate::provider::Provider::build`].

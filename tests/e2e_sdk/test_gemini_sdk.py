@@ -1,8 +1,10 @@
 """The official `google-genai` SDK against Switchboard's Gemini endpoint
-(`/gemini/{version}/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), served
-by Gemini channels of the mock upstream.
+(`/gemini/{version}/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
+`:countTokens`, `:batchEmbedContents`), served by Gemini channels of the mock upstream and, for
+counting and embeddings, by the shared OpenAI channel.
 
-gemini-2.5-pro's built-in price is 0.625 / 5; the mock reports 11 prompt and 7 candidate tokens.
+gemini-2.5-pro's built-in price is 0.625 / 5; the mock reports 11 prompt and 7 candidate tokens
+and counts 4242 tokens.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from conftest import Env, User
+from conftest import Env, User, wait_for
 
 CONTENT = "Hello from the mock upstream."
 CONTENT_CHUNKS = ["Hello", " from", " the", " mock", " upstream."]
 MODEL = "gemini-2.5-pro"
 COST = math.ceil(11 * 0.625 + 7 * 5)
 assert COST == 42
+COUNTED_TOKENS = 4242
 
 
 def gclient(env: Env, key: str, api_version: str = "v1beta") -> genai.Client:
@@ -110,3 +113,36 @@ def test_errors(env: Env, key, user: User, make_channel, set_option):
         c.models.generate_content(model=MODEL, contents="hi")
     assert (e.value.code, e.value.status) == (404, "NOT_FOUND")
     assert user.used_quota() == 0
+
+
+def test_count_tokens(env: Env, key, user: User, gemini_channel: int):
+    c = gclient(env, key.key)
+    # A Gemini channel counts upstream.
+    assert c.models.count_tokens(model=MODEL, contents="Say hello").total_tokens == COUNTED_TOKENS
+    # gpt-4o-mini (the shared OpenAI channel): the tokenizer counts.
+    n = c.models.count_tokens(model="gpt-4o-mini", contents="Say hello").total_tokens
+    assert 0 < n < 100
+    with pytest.raises(errors.ClientError) as e:
+        c.models.count_tokens(model="gemini-without-channel", contents="hi")
+    assert (e.value.code, e.value.status) == (404, "NOT_FOUND")
+    assert user.used_quota() == 0, "counting is free"
+
+
+@pytest.mark.parametrize(("model", "embeddings"), [("text-embedding-3-small", 2), (MODEL, 1)])
+def test_embed_content(env: Env, key, user: User, gemini_channel: int, model: str, embeddings: int):
+    """On the shared OpenAI channel (`/v1/embeddings`) and on a Gemini channel. The SDK sends
+    the texts as contents of their own (`batchEmbedContents`), except to models it takes for
+    multimodal Gemini embedding models (`gemini` in the name), where they are the parts of one
+    content."""
+    c = gclient(env, key.key)
+    r = c.models.embed_content(
+        model=model,
+        contents=["first text", "second text"],
+        config=types.EmbedContentConfig(output_dimensionality=4, task_type="RETRIEVAL_DOCUMENT"),
+    )
+    assert len(r.embeddings) == embeddings
+    assert all(len(e.values) == 4 for e in r.embeddings)
+    wait_for(lambda: user.used_quota() > 0, "billed as embeddings")
+    with pytest.raises(errors.ClientError) as e:
+        c.models.embed_content(model=model, contents=[types.Part.from_bytes(data=b"x", mime_type="image/png")])
+    assert (e.value.code, e.value.status) == (400, "INVALID_ARGUMENT")

@@ -1,5 +1,5 @@
 //! Gemini: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent` (SSE with
-//! `alt=sse`), `:batchEmbedContents` and `GET /v1beta/models`.
+//! `alt=sse`), `:batchEmbedContents`, `:embedContent`, `:countTokens` and `GET /v1beta/models`.
 //!
 //! Usage: 11 prompt and 7 candidate tokens; `sk-mock-think` adds 5 thinking tokens,
 //! `sk-mock-cache` reports 8 of the prompt tokens as cached; `sk-mock-nousage` reports none.
@@ -182,6 +182,16 @@ pub(super) fn embed(ctx: &Ctx) -> Value {
         })
         .collect();
     json!({ "embeddings": embeddings })
+}
+
+/// `:embedContent`: `{"embedding": {"values": [...]}}` (`outputDimensionality` honoured).
+pub(super) fn embed_one(ctx: &Ctx) -> Value {
+    let dims = ctx
+        .body
+        .get("outputDimensionality")
+        .and_then(Value::as_u64)
+        .map_or(EMBEDDING_DIMS, |d| (d as usize).clamp(1, 8192));
+    json!({"embedding": {"values": embedding_values(0, dims)}})
 }
 
 pub(super) fn models() -> Value {

@@ -9,7 +9,8 @@
 //! SigV4-signed, the key being the access key; see `bedrock.rs`), Vertex AI
 //! (`/v1/projects/{p}/locations/{r}/publishers/{google|anthropic}/models/{m}:{method}` with a
 //! `Bearer ya29.mock-...` token from its `POST /token`, which takes service-account JWTs) and Gemini (`/v1beta/models/{model}:generateContent`,
-//! `:streamGenerateContent`, `:batchEmbedContents`, `GET /v1beta/models`; see `gemini.rs`).
+//! `:streamGenerateContent`, `:batchEmbedContents`, `:embedContent`, `:countTokens`,
+//! `GET /v1beta/models`; see `gemini.rs`).
 //! Errors come in each protocol's own shape.
 //!
 //! Its behaviour is chosen by the upstream API key (`Authorization: Bearer <key>`, or `api-key`,
@@ -318,6 +319,10 @@ enum Route {
     GeminiStream,
     /// Gemini `POST /v1beta/models/{model}:batchEmbedContents`.
     GeminiEmbed,
+    /// Gemini `POST /v1beta/models/{model}:embedContent`.
+    GeminiEmbedOne,
+    /// Gemini `POST /v1beta/models/{model}:countTokens`: `{"totalTokens": COUNTED_TOKENS}`.
+    GeminiCountTokens,
     /// Gemini `GET /v1beta/models`.
     GeminiModels,
     /// Bedrock `POST /model/{modelId}/invoke`.
@@ -419,6 +424,8 @@ fn route(req: &HttpRequest) -> Option<(Route, Proto, Option<String>)> {
             "generateContent" => Route::GeminiGenerate,
             "streamGenerateContent" => Route::GeminiStream,
             "batchEmbedContents" => Route::GeminiEmbed,
+            "embedContent" => Route::GeminiEmbedOne,
+            "countTokens" => Route::GeminiCountTokens,
             _ => return None,
         };
         return Some((route, Proto::Gemini, Some(model.to_owned())));
@@ -853,6 +860,8 @@ async fn handle(req: HttpRequest, body: Bytes, shared: web::Data<Shared>) -> Htt
         Route::GeminiStream => gemini::stream(&ctx),
         Route::GeminiGenerate => json_ok(&gemini::generate(&ctx)),
         Route::GeminiEmbed => json_ok(&gemini::embed(&ctx)),
+        Route::GeminiEmbedOne => json_ok(&gemini::embed_one(&ctx)),
+        Route::GeminiCountTokens => json_ok(&json!({ "totalTokens": COUNTED_TOKENS })),
         Route::GeminiModels => json_ok(&gemini::models()),
         Route::BedrockStream => anthropic::bedrock_stream(&ctx),
         Route::BedrockInvoke => json_ok(&anthropic::message(&ctx)),

@@ -17,6 +17,7 @@ pub mod direct;
 pub mod dispatch;
 pub mod endpoint;
 pub mod error;
+pub mod gemini_client;
 pub mod health;
 pub mod messages;
 pub mod outbound;

@@ -40,7 +40,7 @@ use switchboard_store::logs::ConsumeRecord;
 use switchboard_store::{now, tokens, users};
 
 /// Largest error body read from an upstream (the message is all we need).
-const MAX_ERROR_BODY: usize = 64 * 1024;
+pub(super) const MAX_ERROR_BODY: usize = 64 * 1024;
 /// Largest non-streamed upstream answer relayed.
 const MAX_RESPONSE_BODY: usize = 256 * 1024 * 1024;
 
@@ -889,7 +889,7 @@ fn anthropic_beta(req: &HttpRequest) -> Option<String> {
 }
 
 /// A channel that cannot be used as configured: another channel may work.
-fn channel_failure(message: String) -> UpstreamFailure {
+pub(super) fn channel_failure(message: String) -> UpstreamFailure {
     UpstreamFailure {
         status: 500,
         message,
@@ -900,8 +900,9 @@ fn channel_failure(message: String) -> UpstreamFailure {
 }
 
 /// `POST /gemini/{version}/models/{model}:{method}` (`generateContent`,
-/// `streamGenerateContent`): Gemini clients, served natively by Gemini channels. Errors come in
-/// Google's shape.
+/// `streamGenerateContent`): Gemini clients, served natively by Gemini channels; `countTokens`,
+/// `embedContent` and `batchEmbedContents` are answered by [`super::gemini_methods`]. Errors
+/// come in Google's shape.
 pub async fn gemini(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -915,6 +916,15 @@ pub async fn gemini(
     let (model, stream) = match target.rsplit_once(':') {
         Some((m, "generateContent")) => (m.to_owned(), false),
         Some((m, "streamGenerateContent")) => (m.to_owned(), true),
+        Some((m, "countTokens")) => {
+            return super::gemini_methods::count_tokens(state, req, body, m).await
+        }
+        Some((m, "embedContent")) => {
+            return super::gemini_methods::embed(state, req, body, m, false).await
+        }
+        Some((m, "batchEmbedContents")) => {
+            return super::gemini_methods::embed(state, req, body, m, true).await
+        }
         _ => return refuse(Protocol::Gemini, &path_not_found(&req)),
     };
     if body.len() > state.config.relay_body_bytes {
@@ -1081,7 +1091,7 @@ fn gemini_model_json(model: &str) -> Value {
     json!({
         "name": format!("models/{model}"),
         "displayName": model,
-        "supportedGenerationMethods": ["generateContent", "streamGenerateContent"],
+        "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"],
     })
 }
 
@@ -1092,7 +1102,7 @@ pub async fn gemini_not_found(req: HttpRequest) -> HttpResponse {
 
 /// The relay path for a request that `parse` reads from the body (and content type) once the
 /// key is authenticated: admission, reservation, dispatch (the relay crate's loop), answer.
-async fn relay_parsed(
+pub(super) async fn relay_parsed(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: Bytes,
@@ -1333,7 +1343,10 @@ async fn checked(
         .with_retry_headers(&headers))
 }
 
-async fn read_limited(resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, reqwest::Error> {
+pub(super) async fn read_limited(
+    resp: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, reqwest::Error> {
     let mut out = Vec::new();
     let mut s = resp.bytes_stream();
     while let Some(chunk) = s.next().await {

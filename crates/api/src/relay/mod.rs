@@ -10,6 +10,7 @@
 pub mod cache;
 pub mod edge;
 pub mod gather;
+pub mod gemini_methods;
 pub mod handler;
 pub mod heartbeat;
 pub mod ledger;

@@ -343,6 +343,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .wrap(from_fn(api_rate_limit))
             .default_service(web::to(api_not_found)),
     )
+    // `HEAD /` answers 200 without a body whether or not the console is served (clients such
+    // as Claude Code probe the base URL with it). A resource guard, not a route's: another
+    // method goes on to the console.
+    .service(
+        web::resource("/")
+            .guard(actix_web::guard::Head())
+            .to(|| async { HttpResponse::Ok().finish() }),
+    )
     .route("/healthz", web::get().to(health::healthz))
     .route("/readyz", web::get().to(health::readyz))
     .route("/metrics", web::get().to(health::metrics))

@@ -32,6 +32,7 @@ mod relay_anthropic;
 mod relay_azure;
 mod relay_bedrock;
 mod relay_gemini;
+mod relay_gemini_methods;
 mod relay_gemini_native;
 mod relay_messages;
 mod relay_messages_openai;

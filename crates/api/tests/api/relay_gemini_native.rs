@@ -227,7 +227,7 @@ async fn gemini_errors_come_in_google_shape() {
 
     // Unknown methods and paths.
     for bad in [
-        "/gemini/v1beta/models/gemini-2.5-pro:countTokens",
+        "/gemini/v1beta/models/gemini-2.5-pro:predict",
         "/gemini/v1beta/other",
     ] {
         let (status, text, _) = post(&app, bad, Some(&s.key), &generate()).await;
@@ -314,7 +314,7 @@ async fn gemini_model_list_shows_gemini_served_models() {
     assert_eq!(v["name"], "models/gemini-2.5-pro");
     assert_eq!(
         v["supportedGenerationMethods"],
-        json!(["generateContent", "streamGenerateContent"])
+        json!(["generateContent", "streamGenerateContent", "countTokens"])
     );
 }
 

@@ -124,3 +124,29 @@ async fn per_ip_limit_answers_429_in_the_envelope() {
     }
     c.get("/api/status").await.err(429, "rate_limited");
 }
+
+#[actix_web::test]
+async fn head_of_the_root_answers_200_without_a_body() {
+    let app = TestApp::new().await;
+    let r = reqwest::Client::new()
+        .head(app.url("/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.bytes().await.unwrap().len(), 0);
+    // Other methods on `/` still go on to the console (not built in tests: its 404).
+    let r = reqwest::Client::new()
+        .get(app.url("/"))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(r.status(), 405);
+    // And HEAD elsewhere is not answered by it.
+    let r = reqwest::Client::new()
+        .head(app.url("/no-such-page"))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(r.status(), 200);
+}

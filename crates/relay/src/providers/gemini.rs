@@ -98,6 +98,41 @@ impl Gemini {
         Ok(builder)
     }
 
+    /// A Gemini client's `:countTokens` for `model` (before the channel's model mapping):
+    /// `body` as the client sent it, with the `model` of a `generateContentRequest` replaced by
+    /// the mapped one (Google refuses one that differs from the path's).
+    pub fn count_tokens(
+        &self,
+        client: &reqwest::Client,
+        target: &ChannelTarget,
+        model: &str,
+        body: &Value,
+    ) -> Result<reqwest::RequestBuilder, RelayError> {
+        let model = target.upstream_model(model);
+        let model = model.strip_prefix("models/").unwrap_or(model);
+        let mut body = Cow::Borrowed(body);
+        if body
+            .get("generateContentRequest")
+            .is_some_and(Value::is_object)
+        {
+            body.to_mut()["generateContentRequest"]["model"] = json!(format!("models/{model}"));
+        }
+        let bytes = serde_json::to_vec(body.as_ref())
+            .map_err(|e| invalid(format!("cannot serialise the request: {e}")))?;
+        let url = parse_url(&format!(
+            "{}/{API_VERSION}/models/{model}:countTokens",
+            base(target)?
+        ))?;
+        let mut headers = auth_headers(target)?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        apply_custom_headers(&mut headers, target)?;
+        let mut builder = client.post(url).headers(headers).body(bytes);
+        if !target.timeout.is_zero() {
+            builder = builder.timeout(target.timeout);
+        }
+        Ok(builder)
+    }
+
     /// GET `{base}/v1beta/models`: the model names without their `models/` prefix.
     pub async fn list_models(
         &self,

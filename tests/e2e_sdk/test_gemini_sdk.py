@@ -85,7 +85,9 @@ def test_function_calls(env: Env, key, user: User, gemini_channel: int):
 def test_models_list_and_get(env: Env, key, gemini_channel: int):
     c = gclient(env, key.key)
     names = [m.name for m in c.models.list()]
-    assert names == ["models/gemini-2.0-flash", f"models/{MODEL}"], "Gemini channels' models only"
+    # Gemini channels' models, and those other channels serve through the chat bridge.
+    assert {"models/gemini-2.0-flash", f"models/{MODEL}"} <= set(names), names
+    assert names == sorted(names)
     m = c.models.get(model=MODEL)
     assert m.name == f"models/{MODEL}"
 
@@ -146,3 +148,58 @@ def test_embed_content(env: Env, key, user: User, gemini_channel: int, model: st
     with pytest.raises(errors.ClientError) as e:
         c.models.embed_content(model=model, contents=[types.Part.from_bytes(data=b"x", mime_type="image/png")])
     assert (e.value.code, e.value.status) == (400, "INVALID_ARGUMENT")
+
+
+# ---------------------------------------------------------------------------------------------
+# Gemini clients on channels of other protocols: through the chat bridge (docs/providers.md,
+# "Clients of another protocol"), billed at the model's own price from the channel's usage.
+
+@pytest.mark.parametrize(
+    ("channel_type", "model", "cost"),
+    [(1, "gpt-4.1-mini", math.ceil(11 * 0.2 + 7 * 0.8)), (14, "claude-sonnet-4-0", math.ceil(11 * 1.5 + 7 * 7.5))],
+    ids=["openai", "anthropic"],
+)
+def test_generate_content_on_other_channels(env: Env, key, user: User, make_channel, channel_type: int, model: str,
+                                            cost: int):
+    make_channel([model], key="sk-mock-ok", channel_type=channel_type)
+    c = gclient(env, key.key)
+    r = c.models.generate_content(
+        model=model,
+        contents="Say hello",
+        config=types.GenerateContentConfig(system_instruction="Be brief.", max_output_tokens=64),
+    )
+    assert r.text == CONTENT
+    assert r.candidates[0].finish_reason == types.FinishReason.STOP
+    assert (r.usage_metadata.prompt_token_count, r.usage_metadata.candidates_token_count) == (11, 7)
+
+    chunks = list(c.models.generate_content_stream(model=model, contents="Say hello"))
+    assert "".join(ch.text or "" for ch in chunks) == CONTENT
+    assert chunks[-1].candidates[0].finish_reason == types.FinishReason.STOP
+    assert chunks[-1].usage_metadata.candidates_token_count == 7
+
+    # The model is listed for Gemini clients too.
+    assert any(m.name == f"models/{model}" for m in c.models.list())
+    user.wait_used_quota(2 * cost)
+
+
+def test_function_calls_on_an_openai_channel(env: Env, key, user: User, make_channel):
+    make_channel(["gpt-4.1-mini"], key="sk-mock-ok", channel_type=1)
+    c = gclient(env, key.key)
+    tool = types.Tool(function_declarations=[types.FunctionDeclaration(
+        name="lookup",
+        description="Looks a word up.",
+        parameters=types.Schema(type=types.Type.OBJECT, properties={"query": types.Schema(type=types.Type.STRING)}),
+    )])
+    config = types.GenerateContentConfig(tools=[tool], automatic_function_calling=types.AutomaticFunctionCallingConfig(
+        disable=True))
+    r = c.models.generate_content(model="gpt-4.1-mini", contents="Look up mock", config=config)
+    call = r.candidates[0].content.parts[0].function_call
+    assert call.name == "lookup" and call.args == {"query": "mock"}
+    # The answer to the call goes back as a tool message paired with it.
+    contents = [
+        types.Content(role="user", parts=[types.Part(text="Look up mock")]),
+        r.candidates[0].content,
+        types.Content(role="user", parts=[types.Part.from_function_response(name="lookup", response={"meaning": "x"})]),
+    ]
+    r = c.models.generate_content(model="gpt-4.1-mini", contents=contents, config=config)
+    assert r.text == CONTENT

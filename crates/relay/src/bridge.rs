@@ -1,5 +1,5 @@
-//! Client protocols spoken on channels of another protocol. Anthropic Messages and OpenAI
-//! Responses clients reach every channel that serves chat
+//! Client protocols spoken on channels of another protocol. Anthropic Messages, Gemini
+//! `generateContent` and OpenAI Responses clients reach every channel that serves chat
 //! completions through one pivot: the client's request becomes an OpenAI chat request
 //! ([`Bridge::chat_request`]), the channel's adapter sends that as it sends any chat request
 //! (translating it again for Anthropic, Gemini, Bedrock or Vertex AI), its answer comes back as a
@@ -8,12 +8,13 @@
 //! chunks by the adapter's [`StreamTranslator`] where it is not OpenAI's, then into the client's
 //! events by a [`ClientStream`] ([`StreamTranslator::bridged`]).
 //!
-//! A channel that speaks the client's protocol itself is never bridged: Messages to Anthropic
-//! and Responses to OpenAI (type 1, or a channel whose `config.responses` says `native`) go
+//! A channel that speaks the client's protocol itself is never bridged: Messages to Anthropic,
+//! Gemini's own to Gemini and Responses to OpenAI (type 1, or a channel whose `config.responses` says `native`) go
 //! through as sent ([`crate::Provider::bridge`] decides).
 
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;
+use crate::gemini_client::GeminiClientStream;
 use crate::messages::MessagesStream;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::request::RelayRequest;
@@ -27,6 +28,8 @@ pub enum Bridge {
     Messages,
     /// OpenAI's Responses API (`/v1/responses`), see [`crate::responses`].
     Responses,
+    /// Gemini's `generateContent` / `streamGenerateContent`, see [`crate::gemini_client`].
+    Gemini,
 }
 
 impl Bridge {
@@ -35,6 +38,7 @@ impl Bridge {
         match endpoint {
             Endpoint::Messages => Some(Bridge::Messages),
             Endpoint::Responses => Some(Bridge::Responses),
+            Endpoint::GenerateContent => Some(Bridge::Gemini),
             _ => None,
         }
     }
@@ -46,8 +50,10 @@ impl Bridge {
         let mut chat = match self {
             Bridge::Messages => crate::messages::chat_request(req)?,
             Bridge::Responses => crate::responses::chat_request(req)?,
+            Bridge::Gemini => crate::gemini_client::chat_request(req)?,
         };
         chat.anthropic_beta.clone_from(&req.anthropic_beta);
+        openai_model_fields(&mut chat);
         Ok(chat)
     }
 
@@ -58,6 +64,7 @@ impl Bridge {
         let written = match self {
             Bridge::Messages => crate::messages::answer(req, &chat.body)?,
             Bridge::Responses => crate::responses::answer(req, &chat.body)?,
+            Bridge::Gemini => crate::gemini_client::answer(req, &chat.body)?,
         };
         Ok(Answer {
             body: written.body,
@@ -71,6 +78,28 @@ impl Bridge {
         match self {
             Bridge::Messages => ClientStream::Messages(MessagesStream::new(&req.model)),
             Bridge::Responses => ClientStream::Responses(Box::new(ResponsesStream::new(req))),
+            Bridge::Gemini => ClientStream::Gemini(GeminiClientStream::new(&req.model)),
+        }
+    }
+}
+
+/// The chat request's fields as OpenAI's own models take them, by the model the client named:
+/// reasoning models (`o1`, `o3`, `o4`, `gpt-5`) get `max_completion_tokens` for `max_tokens`;
+/// chat models without reasoning (`gpt-4*`, `gpt-3.5*`, `chatgpt-*`) no `reasoning_effort`,
+/// which they refuse (Claude Code and Gemini CLI always ask for some reasoning). Other models
+/// take both as written; the Anthropic and Gemini adapters read `reasoning_effort` as their own
+/// reasoning setting.
+fn openai_model_fields(chat: &mut RelayRequest) {
+    let model = chat.model.clone();
+    let Some(obj) = chat.body.as_object_mut() else {
+        return;
+    };
+    if crate::request::refuses_reasoning_effort(&model) {
+        obj.remove("reasoning_effort");
+    }
+    if crate::request::is_openai_reasoning_model(&model) {
+        if let Some(limit) = obj.remove("max_tokens") {
+            obj.insert("max_completion_tokens".into(), limit);
         }
     }
 }
@@ -80,6 +109,7 @@ impl Bridge {
 pub enum ClientStream {
     Messages(MessagesStream),
     Responses(Box<ResponsesStream>),
+    Gemini(GeminiClientStream),
 }
 
 impl ClientStream {
@@ -88,6 +118,7 @@ impl ClientStream {
         match self {
             ClientStream::Messages(s) => s.feed(chunk, out),
             ClientStream::Responses(s) => s.feed(chunk, out),
+            ClientStream::Gemini(s) => s.feed(chunk, out),
         }
     }
 
@@ -96,6 +127,7 @@ impl ClientStream {
         match self {
             ClientStream::Messages(s) => s.finish(out),
             ClientStream::Responses(s) => s.finish(out),
+            ClientStream::Gemini(s) => s.finish(out),
         }
     }
 
@@ -103,7 +135,7 @@ impl ClientStream {
     /// it (the Responses API's final `response` object; see [`crate::responses::conversation`]).
     pub fn final_answer(&self) -> Option<&serde_json::Value> {
         match self {
-            ClientStream::Messages(_) => None,
+            ClientStream::Messages(_) | ClientStream::Gemini(_) => None,
             ClientStream::Responses(s) => s.response(),
         }
     }

@@ -120,6 +120,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         model: req.model.clone(),
         stream: req.stream,
         max_tokens: req.max_tokens,
+        anthropic_beta: None,
     })
 }
 

@@ -27,6 +27,26 @@ pub struct RelayRequest {
     pub anthropic_beta: Option<String>,
 }
 
+/// OpenAI's reasoning models (`o1`, `o3`, `o4`, `gpt-5` and their variants), which take
+/// `max_completion_tokens` and not `max_tokens`.
+pub fn is_openai_reasoning_model(model: &str) -> bool {
+    ["o1", "o3", "o4", "gpt-5"].iter().any(|p| {
+        model.starts_with(p)
+            && model[p.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c == '-' || c == '.')
+    })
+}
+
+/// OpenAI's chat models without reasoning (`gpt-4*`, `gpt-3.5*`, `chatgpt-*`), which refuse
+/// `reasoning_effort` with 400.
+pub fn refuses_reasoning_effort(model: &str) -> bool {
+    ["gpt-4", "gpt-3.5", "chatgpt-"]
+        .iter()
+        .any(|p| model.starts_with(p))
+}
+
 /// A request body as a JSON document ([`crate::wire::from_json_bytes`]).
 fn json_body(bytes: &[u8]) -> Result<Value, RelayError> {
     crate::wire::from_json_bytes(bytes)
@@ -121,13 +141,7 @@ impl RelayRequest {
                 return;
             }
             Endpoint::ChatCompletions => {
-                let reasoning = ["o1", "o3", "o4", "gpt-5"].iter().any(|p| {
-                    self.model.starts_with(p)
-                        && self.model[p.len()..]
-                            .chars()
-                            .next()
-                            .is_none_or(|c| c == '-' || c == '.')
-                });
+                let reasoning = is_openai_reasoning_model(&self.model);
                 if obj.contains_key("max_completion_tokens")
                     || (!obj.contains_key("max_tokens") && reasoning)
                 {

@@ -156,7 +156,12 @@ fn azure_urls_headers_and_deployments() {
         );
     }
     assert!(!p.supports(Endpoint::Moderations));
-    assert!(!p.supports(Endpoint::Responses));
+    // Deployments have no Responses API: Responses clients come through the chat bridge.
+    assert!(p.supports(Endpoint::Responses));
+    assert_eq!(
+        p.bridge(Endpoint::Responses),
+        Some(switchboard_relay::bridge::Bridge::Responses)
+    );
     assert!(p.supports(Endpoint::AudioTranscriptions));
 }
 

@@ -265,6 +265,7 @@ pub fn embeddings_request(
         model: model.to_owned(),
         stream: false,
         max_tokens: None,
+        anthropic_beta: None,
     })
 }
 

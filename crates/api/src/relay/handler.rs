@@ -1070,7 +1070,8 @@ pub async fn gemini_model(
     }
 }
 
-/// The key's models that at least one Gemini channel of its group serves.
+/// The key's models that a channel of its group serves to Gemini clients (Gemini channels as
+/// they are, every other channel that serves chat through the chat bridge).
 fn gemini_served_models(state: &AppState, token: &AuthToken) -> Vec<String> {
     let snapshot = state.relay.snapshot();
     allowed_models(state, token)
@@ -1088,10 +1089,17 @@ fn gemini_served_models(state: &AppState, token: &AuthToken) -> Vec<String> {
 }
 
 fn gemini_model_json(model: &str) -> Value {
+    // An embedding model (by its name, as Gemini's and OpenAI's are named) embeds; the others
+    // generate.
+    let methods = if model.contains("embed") {
+        json!(["embedContent", "batchEmbedContents", "countTokens"])
+    } else {
+        json!(["generateContent", "streamGenerateContent", "countTokens"])
+    };
     json!({
         "name": format!("models/{model}"),
         "displayName": model,
-        "supportedGenerationMethods": ["generateContent", "streamGenerateContent", "countTokens"],
+        "supportedGenerationMethods": methods,
     })
 }
 

@@ -38,6 +38,7 @@ mod relay_messages;
 mod relay_messages_openai;
 mod relay_refusals;
 mod relay_rerank;
+mod relay_responses_bridge;
 mod relay_vertex;
 mod response_cache;
 mod routing;

@@ -213,10 +213,11 @@ async fn gemini_errors_come_in_google_shape() {
     assert_eq!(v["error"]["status"], "UNAUTHENTICATED");
     assert!(v["error"]["message"].is_string());
 
-    // No Gemini channel: gpt-4o-mini exists on an OpenAI channel only.
+    // No channel serves the model (an OpenAI channel's gpt-4o-mini would, through the chat
+    // bridge).
     let (status, text, _) = post(
         &app,
-        "/gemini/v1beta/models/gpt-4o-mini:generateContent",
+        "/gemini/v1beta/models/no-such-model:generateContent",
         Some(&s.key),
         &generate(),
     )
@@ -298,8 +299,30 @@ async fn gemini_model_list_shows_gemini_served_models() {
         .collect();
     assert_eq!(
         names,
-        ["models/gemini-2.0-flash", "models/gemini-2.5-pro"],
-        "not gpt-4o-mini"
+        [
+            "models/gemini-2.0-flash",
+            "models/gemini-2.5-pro",
+            "models/gpt-4o-mini",
+            "models/text-embedding-3-small"
+        ],
+        "Gemini channels' models, and the OpenAI channel's through the chat bridge"
+    );
+    let methods = |name: &str| {
+        v["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap()["supportedGenerationMethods"]
+            .clone()
+    };
+    assert_eq!(
+        methods("models/gpt-4o-mini"),
+        json!(["generateContent", "streamGenerateContent", "countTokens"])
+    );
+    assert_eq!(
+        methods("models/text-embedding-3-small"),
+        json!(["embedContent", "batchEmbedContents", "countTokens"])
     );
     let r = reqwest::Client::new()
         .get(app.url(&format!(

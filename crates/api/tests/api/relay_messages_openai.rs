@@ -239,3 +239,60 @@ async fn message_errors_from_openai_channels_come_in_anthropic_shape() {
     assert_eq!(v["error"]["type"], "rate_limit_error");
     assert!(app.consume_logs(s.user_id).await.is_empty());
 }
+
+/// Claude Code's request shape on an OpenAI channel: its system turn within the conversation
+/// is a system message where it stood (it was refused with 400 `unsupported message role
+/// "system"`), `output_config.effort` is `reasoning_effort` for a reasoning model and left out
+/// for a chat model that refuses it, the beta-only fields are dropped.
+#[actix_web::test]
+async fn claude_codes_request_shape_on_openai_channels() {
+    let app = TestApp::new().await;
+    let s = app
+        .relay_setup(1_000_000, json!({"unlimited_quota": true}))
+        .await;
+    let up = MockUpstream::start();
+    openai_channel(&app, &up.base_url, "sk-mock-ok", "gpt-4.1-mini,o4-mini").await;
+    for model in ["gpt-4.1-mini", "o4-mini"] {
+        let body = json!({"model": model, "max_tokens": 32000, "stream": true,
+            "system": [{"type": "text", "text": "You are Claude Code.", "cache_control": {"type": "ephemeral", "scope": "global"}}],
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]},
+                {"role": "system", "content": "<system-reminder>Be brief.</system-reminder>"},
+                {"role": "user", "content": "Say hello"}
+            ],
+            "thinking": {"type": "adaptive"},
+            "output_config": {"effort": "high"},
+            "context_management": {"edits": [{"type": "clear_thinking_20251015", "keep": "all"}]}});
+        let (status, text) = post(&app, "/v1/messages?beta=true", &s.key, &body).await;
+        assert_eq!(status, 200, "{model}: {text}");
+        assert!(text.contains("event: message_stop"), "{text}");
+    }
+    let seen = up.requests();
+    assert_eq!(seen.len(), 2);
+    for (i, r) in seen.iter().enumerate() {
+        let roles: Vec<&str> = r.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["system", "user", "system", "user"], "{i}");
+        assert_eq!(
+            r.body["messages"][2]["content"],
+            "<system-reminder>Be brief.</system-reminder>"
+        );
+        for dropped in ["context_management", "output_config", "thinking", "system"] {
+            assert!(r.body.get(dropped).is_none(), "{dropped}: {}", r.body);
+        }
+    }
+    assert!(
+        seen[0].body.get("reasoning_effort").is_none(),
+        "{}",
+        seen[0].body
+    );
+    assert_eq!(seen[0].body["max_tokens"], 32000);
+    assert_eq!(seen[1].body["reasoning_effort"], "high");
+    assert_eq!(seen[1].body["max_completion_tokens"], 32000);
+    assert!(seen[1].body.get("max_tokens").is_none());
+    assert_eq!(app.consume_logs(s.user_id).await.len(), 2);
+}

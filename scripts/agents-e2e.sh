@@ -5,13 +5,13 @@
 # suite's validating upstream (tests/e2e_agents/upstream.py, started by pytest).
 #
 # Builds nothing: `make test-agents` builds the server and installs the agents first
-# (SWITCHBOARD_BIN to test another binary). Extra arguments go to pytest
+# (SWITCHBOARD_BIN to test another binary; CARGO_TARGET_DIR is followed). Extra arguments go to pytest
 # (e.g. `bash scripts/agents-e2e.sh -k "claude and tool" -x`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
-server_bin="${SWITCHBOARD_BIN:-$repo/target/debug/switchboard}"
+server_bin="${SWITCHBOARD_BIN:-${CARGO_TARGET_DIR:-$repo/target}/debug/switchboard}"
 if [ ! -x "$server_bin" ]; then
   echo "agents-e2e: $server_bin is missing; build it first (cargo build -p switchboard, or make test-agents)" >&2
   exit 1

@@ -83,7 +83,7 @@ def gateway(upstream: Upstream) -> Iterator[Gateway]:
         # Prices small enough that a request's reservation (Claude Code asks max_tokens 32000)
         # fits the user's quota many times.
         call(admin, "POST", "/api/prices/batch", {"prices": [
-            {"model": m, "type": "tokens", "channel_type": 0, "input": 0.1, "output": 0.2} for m in models
+            {"model": m, "type": "tokens", "channel_type": 1, "input": 0.1, "output": 0.2} for m in models
         ]})
         for kind, channel_type in KINDS.items():
             data = call(admin, "POST", "/api/channel", {

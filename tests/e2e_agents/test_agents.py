@@ -193,7 +193,10 @@ def test_agent(agent: str, kind: str, case: str, gateway: Gateway, upstream: Ups
     r = RUNNERS[agent](gateway, user.key, model, case, prompt, home, work)
     received = upstream.received()
     refused = [f"{x['method']} {x['path']} -> {x['status']}: {x['error']}" for x in received if x["status"] != 200]
-    context = f"{r.describe()}\n--- upstream received {len(received)} request(s); refused: {refused}\n--- gateway error logs: {[e.get('content') for e in error_logs(gateway, user)]}"
+    seen = "".join(f"\n  {x['method']} {x['path']} {x['query']} -> {x['status']} {x['error'] or ''}"
+                   f" anthropic-beta={x['headers'].get('anthropic-beta')!r}" for x in received)
+    context = (f"{r.describe()}\n--- upstream received {len(received)} request(s):{seen}\n--- refused: {refused}"
+               f"\n--- gateway error logs: {[e.get('content') for e in error_logs(gateway, user)]}")
 
     # What the agent printed.
     assert r.code == 0, context

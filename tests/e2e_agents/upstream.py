@@ -4,7 +4,7 @@ and Responses, and Gemini generateContent, each as strict as the real API about 
 - Anthropic (`POST /v1/messages`): `x-api-key` and `anthropic-version` required; unknown
   top-level fields refused ("X: Extra inputs are not permitted") unless the `anthropic-beta`
   header carries the flag that enables them (BETA_FIELDS); model, max_tokens and messages
-  required; roles user/assistant; every `tool_result` answers a `tool_use` of the previous
+  required; roles user/assistant (and system between the turns); every `tool_result` answers a `tool_use` of the previous
   assistant turn and every `tool_use` is answered in the next user turn.
 - OpenAI chat (`POST /v1/chat/completions`): unknown fields refused ("Unrecognized request
   argument supplied: X"); roles system/developer/user/assistant/tool; each tool message answers a
@@ -61,11 +61,8 @@ BETA_FIELDS = {
     "mcp_servers": {"mcp-client-2025-04-04", "mcp-client-2025-11-20"},
     "output_format": {"structured-outputs-2025-11-13"},
 }
-# Tool fields and message roles under a beta flag: deferred tools (tool search), and system
-# messages between the turns (Claude Code sends one with this flag and, refused, resends the
-# conversation without it).
+# Tool fields under a beta flag: deferred tools (tool search).
 TOOL_BETA_FIELDS = {"defer_loading": {"advanced-tool-use-2025-11-20"}}
-SYSTEM_MESSAGE_BETAS = {"mid-conversation-tool-changes-2026-07-01"}
 CHAT_FIELDS = {
     "messages", "model", "audio", "frequency_penalty", "function_call", "functions", "logit_bias",
     "logprobs", "max_completion_tokens", "max_tokens", "metadata", "modalities", "n",
@@ -217,7 +214,9 @@ def anthropic_turn(headers: dict, body: dict) -> Turn:
     previous_uses: set[str] = set()
     for i, msg in enumerate(messages):
         role = msg.get("role")
-        if role == "system" and betas & SYSTEM_MESSAGE_BETAS:
+        if role == "system":
+            # System messages between the turns: Claude Code sends them without a beta flag
+            # (and, refused, resends the conversation without them).
             continue
         if role not in ("user", "assistant"):
             raise Refused(400, f"messages.{i}.role: Input should be 'user' or 'assistant'")

@@ -131,3 +131,31 @@ def error_logs(gateway: Gateway, user: User) -> list[dict]:
 def package_versions() -> dict[str, str]:
     lock = json.loads((HERE / "package-lock.json").read_text())
     return {name.removeprefix("node_modules/"): p["version"] for name, p in lock["packages"].items() if name}
+
+
+# ---------------------------------------------------------------------------------------------
+# The matrix at the end of the run: agent x channel kind x case, with each failure's first line.
+
+_matrix: dict[tuple[str, str, str], tuple[str, str]] = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "agent" not in params or report.when not in ("setup", "call") or (report.when == "setup" and report.passed):
+        return
+    reason = ""
+    if report.failed:
+        crash = getattr(report.longrepr, "reprcrash", None)
+        reason = (crash.message if crash else str(report.longrepr)).removeprefix("AssertionError: ").splitlines()[0]
+    _matrix[(params["agent"], params["kind"], params["case"])] = ("pass" if report.passed else "FAIL", reason)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _matrix:
+        return
+    terminalreporter.section("agents x channel kinds")
+    for (agent, kind, case), (result, reason) in sorted(_matrix.items()):
+        terminalreporter.write_line(f"{result:4}  {agent:6} {kind:9} {case:6}  {reason}")

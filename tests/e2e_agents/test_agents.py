@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import uuid
 from dataclasses import dataclass
@@ -139,6 +140,22 @@ def jsonl(text: str) -> list[dict]:
     return out
 
 
+def agent_error(agent: str, r: Run) -> str:
+    """The agent's own words about a failure (or its last line), for the one-line summary."""
+    if agent == "claude":
+        results = [e for e in jsonl(r.stdout) if e.get("type") == "result"]
+        if results:
+            return str(results[-1].get("result", ""))[:200]
+    lines = [line.strip() for line in (r.stderr + "\n" + r.stdout).splitlines() if line.strip()]
+    for line in lines:
+        named = re.search(r"\b(\w+Error: .*)$", line)
+        if named:
+            return named.group(1)[:200]
+        if line.startswith(("ERROR:", "Error")):
+            return line[:200]
+    return lines[-1][:200] if lines else ""
+
+
 def printed_answer(agent: str, case: str, r: Run) -> str:
     """The agent's final answer as it printed it; for the stream case, the streamed pieces
     joined (and there must be more than one)."""
@@ -193,10 +210,13 @@ def test_agent(agent: str, kind: str, case: str, gateway: Gateway, upstream: Ups
     r = RUNNERS[agent](gateway, user.key, model, case, prompt, home, work)
     received = upstream.received()
     refused = [f"{x['method']} {x['path']} -> {x['status']}: {x['error']}" for x in received if x["status"] != 200]
+    errors = [e.get("content") for e in error_logs(gateway, user)]
+    summary = (f"{agent} via {kind} ({case}): exit {r.code}, said {agent_error(agent, r)!r}; upstream got {len(received)} "
+               f"request(s), {len(refused)} refused{' (' + refused[0] + ')' if refused else ''}; gateway error logs: {errors[:1] or 'none'}")
     seen = "".join(f"\n  {x['method']} {x['path']} {x['query']} -> {x['status']} {x['error'] or ''}"
                    f" anthropic-beta={x['headers'].get('anthropic-beta')!r}" for x in received)
-    context = (f"{r.describe()}\n--- upstream received {len(received)} request(s):{seen}\n--- refused: {refused}"
-               f"\n--- gateway error logs: {[e.get('content') for e in error_logs(gateway, user)]}")
+    context = (f"{summary}\n{r.describe()}\n--- upstream received {len(received)} request(s):{seen}\n--- refused: {refused}"
+               f"\n--- gateway error logs: {errors}")
 
     # What the agent printed.
     assert r.code == 0, context
@@ -213,16 +233,19 @@ def test_agent(agent: str, kind: str, case: str, gateway: Gateway, upstream: Ups
         # Claude Code's beta flags reach Anthropic (its body uses fields they enable).
         for x in received:
             assert "context-management-2025-06-27" in x["headers"].get("anthropic-beta", ""), context
-    answers = [x["answer"] for x in received]
+    # Gemini CLI counts tokens (`:countTokens`) only for media parts; those calls are checked
+    # for validity above but answer no turn and are not billed.
+    turns = [x for x in received if not x["path"].endswith(":countTokens")]
+    answers = [x["answer"] for x in turns]
     if case == "tool":
         assert answers[0]["call"] is not None, context
         assert answers[-1]["call"] is None and secret in answers[-1]["text"], context
-        assert len(received) == 2, context
+        assert len(turns) == 2, context
     else:
         assert [a["text"] for a in answers] == [PLAIN_ANSWER], context
 
     # The consume log: one entry per upstream call, with the tokens the upstream reported.
-    reported = sorted((model, *x["usage"]) for x in received)
+    reported = sorted((model, *x["usage"]) for x in turns)
     wait_for(lambda: len(consume_logs(gateway, user)) >= len(reported), f"{len(reported)} consume log(s)")
     logs = consume_logs(gateway, user)
     logged = sorted((e["model_name"], e["prompt_tokens"], e["completion_tokens"]) for e in logs)

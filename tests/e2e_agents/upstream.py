@@ -689,11 +689,12 @@ class Upstream:
 if __name__ == "__main__":
     up = Upstream(int(sys.argv[1]) if len(sys.argv) > 1 else 0).start()
     print(f"listening on {up.url}", flush=True)
+    shown = 0
     try:
         while True:
-            time.sleep(1)
-            for r in up.received()[len(getattr(up, "_shown", [])):]:
-                print(json.dumps({k: r[k] for k in ("method", "path", "status", "error", "usage", "answer")}), flush=True)
-            up._shown = up.received()  # type: ignore[attr-defined]
+            time.sleep(0.5)
+            for r in up.received()[shown:]:
+                print(json.dumps({k: r[k] for k in ("method", "path", "query", "status", "error", "usage", "answer")}), flush=True)
+                shown += 1
     except KeyboardInterrupt:
         up.stop()

@@ -118,7 +118,7 @@ lint:
 
 clean:
 	$(CARGO) clean
-	rm -rf frontend/dist frontend/node_modules
+	rm -rf frontend/dist frontend/node_modules tests/e2e_agents/node_modules
 
 ## Relay benchmark: mock upstream vs nginx vs Switchboard (bench/README.md); writes bench/results/latest.json.
 bench:

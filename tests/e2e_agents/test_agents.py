@@ -90,6 +90,8 @@ def codex(gateway: Gateway, key: str, model: str, case: str, prompt: str, home: 
         "[analytics]\nenabled = false\n"
         "[feedback]\nenabled = false\n"
         '[otel]\nexporter = "none"\n'
+        # Plugins and apps would sync catalogs from github.com and chatgpt.com at start-up.
+        "[features]\nplugins = false\napps = false\n"
     )
     env = base_env(home) | {"CODEX_HOME": str(codex_home), "SWITCHBOARD_API_KEY": key}
     argv = [str(BIN / "codex"), "exec", "--skip-git-repo-check", "--sandbox", "read-only", *(["--json"] if case == "stream" else []), prompt]

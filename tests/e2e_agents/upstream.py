@@ -14,7 +14,8 @@ and Responses, and Gemini generateContent, each as strict as the real API about 
   `function_call_output` answers an earlier `function_call`.
 - Gemini (`POST /v1beta/models/{m}:generateContent`, `:streamGenerateContent[?alt=sse]`,
   `:countTokens`): API key required; unknown fields refused ('Invalid JSON payload received.
-  Unknown name "X"'); roles user/model; a functionResponse turn directly follows a functionCall
+  Unknown name "X"'), down to the parts and the `parameters` schemas (Google's OpenAPI subset:
+  no `additionalProperties`, `$schema`, ...); roles user/model; a functionResponse turn directly follows a functionCall
   turn with as many parts.
 
 Answers are scripted: when the request offers tools, the latest user text asks for
@@ -81,6 +82,24 @@ RESPONSES_FIELDS = {
 GEMINI_FIELDS = {
     "model", "contents", "tools", "toolConfig", "safetySettings", "systemInstruction",
     "generationConfig", "cachedContent",
+}
+GEMINI_TOOL_FIELDS = {
+    "functionDeclarations", "googleSearchRetrieval", "codeExecution", "googleSearch",
+    "urlContext", "computerUse", "fileSearch", "googleMaps",
+}
+GEMINI_FUNCTION_FIELDS = {
+    "name", "description", "behavior", "parameters", "parametersJsonSchema", "response",
+    "responseJsonSchema",
+}
+GEMINI_SCHEMA_FIELDS = {
+    "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
+    "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
+    "pattern", "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum",
+}
+GEMINI_PART_FIELDS = {
+    "text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
+    "codeExecutionResult", "thought", "thoughtSignature", "videoMetadata", "mediaResolution",
+    "partMetadata",
 }
 GEMINI_GENERATION_FIELDS = {
     "stopSequences", "responseMimeType", "responseSchema", "responseJsonSchema",
@@ -443,16 +462,33 @@ def responses_events(body: dict, answer: Answer, usage: tuple[int, int]) -> list
 
 
 def gemini_normalize(value: Any, fields: set[str], where: str) -> dict:
+    """`value` with its keys in camelCase (Google accepts both spellings); a key that is not a
+    field of the message at `where` is refused as Google refuses it."""
     if not isinstance(value, dict):
-        raise Refused(400, f"Invalid JSON payload received. Expected an object at '{where}'.")
+        raise Refused(400, f"Invalid JSON payload received. Expected an object at '{where or 'request'}'.")
     out = {}
     for key, v in value.items():
         name = camel(key)
         if name not in fields:
-            at = f"{where}." if where else ""
-            raise Refused(400, f'Invalid JSON payload received. Unknown name "{key}" at \'{at or "request"}\': Cannot find field.')
+            raise Refused(400, f'Invalid JSON payload received. Unknown name "{key}" at \'{where or "request"}\': Cannot find field.')
         out[name] = v
     return out
+
+
+def gemini_schema(schema: Any, where: str) -> None:
+    """`parameters` is Google's OpenAPI Schema subset (JSON Schema goes in parametersJsonSchema)."""
+    schema = gemini_normalize(schema, GEMINI_SCHEMA_FIELDS, where)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        raise Refused(400, f"Invalid JSON payload received. Proto field is not repeating, cannot start list at '{where}.type'.")
+    if kind is not None and str(kind).upper() not in ("STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"):
+        raise Refused(400, f"Invalid value at '{where}.type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), \"{kind}\"")
+    for name, sub in (schema.get("properties") or {}).items():
+        gemini_schema(sub, f"{where}.properties[{name!r}].value")
+    if "items" in schema:
+        gemini_schema(schema["items"], f"{where}.items")
+    for i, sub in enumerate(schema.get("anyOf") or []):
+        gemini_schema(sub, f"{where}.any_of[{i}]")
 
 
 def gemini_turn(headers: dict, query: dict, body: dict) -> Turn:
@@ -464,30 +500,38 @@ def gemini_turn(headers: dict, query: dict, body: dict) -> Turn:
     turn = Turn()
     if generation.get("responseMimeType") == "application/json":
         turn.json_schema = generation.get("responseJsonSchema") or generation.get("responseSchema") or {}
-    for tool in body.get("tools") or []:
-        for fn in tool.get("functionDeclarations") or tool.get("function_declarations") or []:
-            turn.tools[fn["name"]] = fn.get("parametersJsonSchema") or fn.get("parameters_json_schema") or fn.get("parameters") or {}
+    for i, tool in enumerate(body.get("tools") or []):
+        tool = gemini_normalize(tool, GEMINI_TOOL_FIELDS, f"tools[{i}]")
+        for j, fn in enumerate(tool.get("functionDeclarations") or []):
+            at = f"tools[{i}].function_declarations[{j}]"
+            fn = gemini_normalize(fn, GEMINI_FUNCTION_FIELDS, at)
+            if "parameters" in fn:
+                gemini_schema(fn["parameters"], f"{at}.parameters")
+            turn.tools[fn["name"]] = fn.get("parametersJsonSchema") or fn.get("parameters") or {}
     contents = body.get("contents") or []
     if not contents:
         raise Refused(400, "* GenerateContentRequest.contents: contents is not specified")
     calls = 0
     for i, content in enumerate(contents):
+        content = gemini_normalize(content, {"role", "parts"}, f"contents[{i}]")
         role = content.get("role", "user")
         if role not in ("user", "model"):
-            raise Refused(400, f"Please use a valid role: user, model.")
-        parts = content.get("parts") or []
-        responses = [p for p in parts if "functionResponse" in p or "function_response" in p]
+            raise Refused(400, "Please use a valid role: user, model.")
+        parts = [gemini_normalize(p, GEMINI_PART_FIELDS, f"contents[{i}].parts[{j}]") for j, p in enumerate(content.get("parts") or [])]
+        if not parts:
+            raise Refused(400, f"* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty.")
+        responses = [p["functionResponse"] for p in parts if "functionResponse" in p]
         if responses:
             if len(responses) != calls:
                 raise Refused(400, "Please ensure that function response turn comes immediately after a function call turn. And the number of function response parts should be equal to number of function call parts of the function call turn.")
-            turn.tool_result = "\n".join(json.dumps((p.get("functionResponse") or p.get("function_response")).get("response")) for p in responses)
+            turn.tool_result = "\n".join(json.dumps(r.get("response")) for r in responses)
         else:
             turn.tool_result = None
             if role == "user":
                 text = "\n".join(p.get("text", "") for p in parts if "text" in p)
                 if text:
                     turn.user_text = text
-        calls = len([p for p in parts if "functionCall" in p or "function_call" in p]) if role == "model" else 0
+        calls = len([p for p in parts if "functionCall" in p]) if role == "model" else 0
     return turn
 
 

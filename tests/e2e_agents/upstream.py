@@ -62,8 +62,15 @@ BETA_FIELDS = {
     "mcp_servers": {"mcp-client-2025-04-04", "mcp-client-2025-11-20"},
     "output_format": {"structured-outputs-2025-11-13"},
 }
-# Tool fields under a beta flag: deferred tools (tool search).
-TOOL_BETA_FIELDS = {"defer_loading": {"advanced-tool-use-2025-11-20"}}
+# A custom tool's fields, and those it takes only under a beta flag (tool search, examples,
+# fine-grained streaming of its input).
+TOOL_FIELDS = {"type", "name", "description", "input_schema", "cache_control", "strict"}
+TOOL_BETA_FIELDS = {
+    "defer_loading": {"advanced-tool-use-2025-11-20"},
+    "input_examples": {"advanced-tool-use-2025-11-20"},
+    "allowed_callers": {"advanced-tool-use-2025-11-20"},
+    "eager_input_streaming": {"fine-grained-tool-streaming-2025-05-14"},
+}
 CHAT_FIELDS = {
     "messages", "model", "audio", "frequency_penalty", "function_call", "functions", "logit_bias",
     "logprobs", "max_completion_tokens", "max_tokens", "metadata", "modalities", "n",
@@ -222,11 +229,17 @@ def anthropic_turn(headers: dict, body: dict) -> Turn:
             raise Refused(400, f"{key}: Field required")
     turn = Turn()
     for i, tool in enumerate(body.get("tools") or []):
+        if tool.get("type", "custom") != "custom":
+            continue  # a server or client tool of Anthropic's own (web search, bash, ...)
         for key in tool:
-            if key in TOOL_BETA_FIELDS and not betas & TOOL_BETA_FIELDS[key]:
+            if key not in TOOL_FIELDS and not (key in TOOL_BETA_FIELDS and betas & TOOL_BETA_FIELDS[key]):
                 raise Refused(400, f"tools.{i}.custom.{key}: Extra inputs are not permitted")
-        if "name" in tool:
-            turn.tools[tool["name"]] = tool.get("input_schema") or {}
+        for key in ("name", "input_schema"):
+            if key not in tool:
+                raise Refused(400, f"tools.{i}.custom.{key}: Field required")
+        if (tool["input_schema"] or {}).get("type") != "object":
+            raise Refused(400, f"tools.{i}.custom.input_schema.type: Input should be 'object'")
+        turn.tools[tool["name"]] = tool["input_schema"]
     messages = body["messages"]
     if not messages:
         raise Refused(400, "messages: at least one message is required")

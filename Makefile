@@ -7,7 +7,7 @@ CARGO ?= cargo
 NPM ?= npm
 PORT ?= 3000
 
-.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit test-sdk test-soak soak fuzz fmt lint clean bench bench-logs bench-insn bench-rss link-order
+.PHONY: help run build release deps deps-test frontend frontend-deps test test-rust test-frontend test-e2e test-compose test-audit test-sdk test-agents agents-deps test-soak soak fuzz fmt lint clean bench bench-logs bench-insn bench-rss link-order
 
 help:
 	@echo "make run        install what is missing, build the console and the server, start on :$(PORT) (SQLite)"
@@ -42,7 +42,7 @@ release: deps frontend
 run: release
 	FRONTEND_DIR=frontend/dist PORT=$(PORT) ./target/release/switchboard
 
-test: deps-test test-audit test-rust test-frontend test-e2e test-sdk test-soak test-compose
+test: deps-test test-audit test-rust test-frontend test-e2e test-sdk test-agents test-soak test-compose
 
 # The debug binaries the script tests (test-e2e, test-sdk, test-soak) start. Alone, each builds
 # the default server; within `make test` they take the binaries test-rust's `cargo test` built
@@ -67,6 +67,16 @@ test-e2e: frontend
 	bash scripts/e2e.sh
 
 test-sdk: ; $(BIN_BUILD) && bash scripts/sdk-e2e.sh
+
+# Real coding agents (Claude Code, Codex, Gemini CLI; tests/e2e_agents/package-lock.json) through
+# Anthropic, OpenAI and Gemini channels (docs/providers.md, "Clients"). agents-deps installs
+# them with npm ci when the lock changed (about 900 MB of native binaries).
+agents-deps:
+	@if [ ! -d tests/e2e_agents/node_modules ] || [ tests/e2e_agents/package-lock.json -nt tests/e2e_agents/node_modules/.package-lock.json ]; then \
+		cd tests/e2e_agents && $(NPM) ci --no-audit --no-fund; \
+	fi
+
+test-agents: agents-deps ; $(BIN_BUILD) && bash scripts/agents-e2e.sh
 
 # The soak test (scripts/soak.py): the debug server and mock upstream under a modest mixed load
 # (chat, streams, embeddings, a failing channel, key edits), failing when RSS, threads, open
@@ -108,7 +118,7 @@ lint:
 
 clean:
 	$(CARGO) clean
-	rm -rf frontend/dist frontend/node_modules
+	rm -rf frontend/dist frontend/node_modules tests/e2e_agents/node_modules
 
 ## Relay benchmark: mock upstream vs nginx vs Switchboard (bench/README.md); writes bench/results/latest.json.
 bench:

@@ -17,7 +17,7 @@
 //! `docs/providers.md` ("Responses API") lists what is bridged, dropped and refused.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -159,7 +159,27 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         None | Some(Shape::Null) => {}
         Some(Shape::Arr(list)) => {
             for t in list {
-                if let Some(tool) = chat_tool(t.or_empty())? {
+                let t = t.or_empty();
+                if t.kind.as_str() == Some("namespace") {
+                    // A namespace's functions, each as a chat function named `{ns}__{name}`.
+                    let ns = t
+                        .name
+                        .as_str()
+                        .filter(|n| !n.is_empty())
+                        .ok_or_else(|| invalid("a namespace tool needs a name"))?;
+                    let Some(Shape::Arr(inner)) = t.tools else {
+                        return Err(invalid("a namespace tool needs its tools"));
+                    };
+                    for inner in inner {
+                        if let Some(mut tool) = chat_tool(inner.or_empty())? {
+                            let name = tool.function.name.as_str().unwrap_or_default();
+                            tool.function.name = Value::from(namespaced(ns, name));
+                            tools.push(tool);
+                        }
+                    }
+                    continue;
+                }
+                if let Some(tool) = chat_tool(t)? {
                     tools.push(tool);
                 }
             }
@@ -280,11 +300,16 @@ impl<'a> Messages<'a> {
                     .call_id
                     .0
                     .ok_or_else(|| invalid("a function_call item needs call_id"))?;
+                let name = it.name.as_str().unwrap_or_default();
+                let name = match it.namespace.as_str().filter(|n| !n.is_empty()) {
+                    Some(ns) => namespaced(ns, name),
+                    None => name.to_owned(),
+                };
                 let call = ChatToolCall {
                     id: Value::from(call_id.into_owned()),
                     kind: "function",
                     function: ChatToolCallFunction {
-                        name: Value::from(it.name.as_str().unwrap_or_default()),
+                        name: Value::from(name),
                         arguments: it.arguments.as_str().unwrap_or("{}").to_owned(),
                     },
                 };
@@ -607,16 +632,52 @@ fn echo(req: &RelayRequest) -> Echo {
     }
 }
 
-/// The names of the request's custom tools (their calls become `custom_tool_call` items).
-fn custom_tools(req: &RelayRequest) -> HashSet<String> {
-    req.body
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|t| t.get("type").and_then(Value::as_str) == Some("custom"))
-        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
-        .collect()
+/// The chat function name of function `name` of namespace tool `ns`.
+fn namespaced(ns: &str, name: &str) -> String {
+    format!("{ns}__{name}")
+}
+
+/// What a chat tool call's function name stands for in the request's tools.
+#[derive(Debug, Default)]
+struct ToolNames {
+    /// The custom tools (their calls become `custom_tool_call` items).
+    custom: HashSet<String>,
+    /// The functions of namespace tools: chat name -> (namespace, function name).
+    namespaced: HashMap<String, (String, String)>,
+}
+
+impl ToolNames {
+    /// `(namespace, name)` of the function a chat call names.
+    fn function(&self, chat_name: String) -> (Option<String>, String) {
+        match self.namespaced.get(&chat_name) {
+            Some((ns, name)) => (Some(ns.clone()), name.clone()),
+            None => (None, chat_name),
+        }
+    }
+}
+
+fn custom_tools(req: &RelayRequest) -> ToolNames {
+    let mut names = ToolNames::default();
+    let tools = req.body.get("tools").and_then(Value::as_array);
+    for t in tools.into_iter().flatten() {
+        let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+        match t.get("type").and_then(Value::as_str) {
+            Some("custom") => {
+                names.custom.insert(name.to_owned());
+            }
+            Some("namespace") => {
+                let inner = t.get("tools").and_then(Value::as_array);
+                for f in inner.into_iter().flatten() {
+                    let f = f.get("name").and_then(Value::as_str).unwrap_or_default();
+                    names
+                        .namespaced
+                        .insert(namespaced(name, f), (name.to_owned(), f.to_owned()));
+                }
+            }
+            _ => {}
+        }
+    }
+    names
 }
 
 /// A fresh id suffix: 32 hex digits.
@@ -646,12 +707,12 @@ fn custom_input(arguments: &str) -> String {
 fn call_item(
     suffix: &str,
     index: usize,
-    custom: &HashSet<String>,
+    custom: &ToolNames,
     call_id: String,
     name: String,
     arguments: String,
 ) -> ItemOut {
-    if custom.contains(&name) {
+    if custom.custom.contains(&name) {
         ItemOut::CustomToolCall {
             id: item_id("ctc", suffix, index),
             status: "completed",
@@ -660,18 +721,20 @@ fn call_item(
             input: custom_input(&arguments),
         }
     } else {
+        let (namespace, name) = custom.function(name);
         ItemOut::FunctionCall {
             id: item_id("fc", suffix, index),
             status: "completed",
             call_id,
             name,
+            namespace,
             arguments,
         }
     }
 }
 
 /// The output items of a chat answer's message: reasoning, text, tool calls.
-fn output_items(m: &MessageIn<'_>, suffix: &str, custom: &HashSet<String>) -> Vec<ItemOut> {
+fn output_items(m: &MessageIn<'_>, suffix: &str, custom: &ToolNames) -> Vec<ItemOut> {
     let mut items = Vec::new();
     if let Some(r) = m.reasoning_content.as_str().filter(|r| !r.is_empty()) {
         items.push(ItemOut::Reasoning {
@@ -807,7 +870,7 @@ pub struct ResponsesStream {
     created_at: u64,
     model: String,
     echo: Echo,
-    custom: HashSet<String>,
+    custom: ToolNames,
     seq: u64,
     started: bool,
     /// The output items so far; the last one is being streamed when `open` is set.
@@ -1225,7 +1288,7 @@ impl ResponsesStream {
                 let index = self.output.len();
                 let call_id = call.id.as_str().unwrap_or_default().to_owned();
                 let name = f.name.as_str().unwrap_or_default().to_owned();
-                let item = if self.custom.contains(&name) {
+                let item = if self.custom.custom.contains(&name) {
                     ItemOut::CustomToolCall {
                         id: item_id("ctc", &self.suffix, index),
                         status: "in_progress",
@@ -1234,11 +1297,13 @@ impl ResponsesStream {
                         input: String::new(),
                     }
                 } else {
+                    let (namespace, name) = self.custom.function(name);
                     ItemOut::FunctionCall {
                         id: item_id("fc", &self.suffix, index),
                         status: "in_progress",
                         call_id,
                         name,
+                        namespace,
                         arguments: String::new(),
                     }
                 };
@@ -1834,6 +1899,82 @@ mod tests {
                 "output_tokens_details": {"reasoning_tokens": 2}, "total_tokens": 13})
         );
         assert_eq!(kept.as_ref(), Some(done));
+    }
+
+    /// Codex's namespace tools (`multi_agent_v1`): their functions are chat functions named
+    /// `{namespace}__{name}`, and calls of them come back as `function_call` items with the
+    /// namespace, in answers and streams, and go out again joined.
+    #[test]
+    fn namespace_tools_are_flattened_and_their_calls_named_back() {
+        let body = json!({"model": "claude-x", "input": [
+            {"role": "user", "content": "spawn one"},
+            {"type": "function_call", "call_id": "c1", "name": "spawn_agent", "namespace": "multi_agent_v1", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "agent 7"}
+        ],
+        "tools": [
+            {"type": "function", "name": "exec_command", "parameters": {"type": "object", "properties": {}}},
+            {"type": "namespace", "name": "multi_agent_v1", "description": "Sub-agents.", "tools": [
+                {"type": "function", "name": "spawn_agent", "description": "Spawns.", "parameters": {"type": "object", "properties": {"task": {"type": "string"}}}},
+                {"type": "function", "name": "close_agent", "parameters": {"type": "object", "properties": {}}}
+            ]}
+        ]});
+        let req = responses(body.clone());
+        let chat = chat_request(&req).unwrap();
+        let names: Vec<&str> = chat.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "exec_command",
+                "multi_agent_v1__spawn_agent",
+                "multi_agent_v1__close_agent"
+            ]
+        );
+        assert_eq!(chat.body["tools"][1]["function"]["description"], "Spawns.");
+        assert_eq!(
+            chat.body["messages"][1]["tool_calls"][0]["function"]["name"],
+            "multi_agent_v1__spawn_agent"
+        );
+
+        let answer = json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "claude-x",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+            "tool_calls": [
+                {"id": "c2", "type": "function", "function": {"name": "multi_agent_v1__close_agent", "arguments": "{}"}},
+                {"id": "c3", "type": "function", "function": {"name": "exec_command", "arguments": "{}"}}
+            ]}}]});
+        let a = answer_of(&req, &answer);
+        assert_eq!(a["output"][0]["name"], "close_agent");
+        assert_eq!(a["output"][0]["namespace"], "multi_agent_v1");
+        assert_eq!(a["output"][1]["name"], "exec_command");
+        assert!(a["output"][1].get("namespace").is_none());
+
+        let mut up = chunk(
+            json!({"tool_calls": [{"index": 0, "id": "c4", "type": "function", "function": {"name": "multi_agent_v1__spawn_agent", "arguments": "{}"}}]}),
+            Value::Null,
+        );
+        up += &chunk(json!({}), json!("tool_calls"));
+        up += "data: [DONE]\n\n";
+        let (ev, last) = run(&req, &up);
+        let added = ev
+            .iter()
+            .find(|(n, _)| n == "response.output_item.added")
+            .unwrap();
+        assert_eq!(added.1["item"]["name"], "spawn_agent");
+        assert_eq!(added.1["item"]["namespace"], "multi_agent_v1");
+        assert_eq!(last.unwrap()["output"][0]["namespace"], "multi_agent_v1");
+
+        let mut bad = body;
+        bad["tools"][1] = json!({"type": "namespace", "name": "ns"});
+        assert!(refused(bad).contains("namespace"));
+    }
+
+    fn answer_of(req: &RelayRequest, chat: &Value) -> Value {
+        let a = answer(req, chat.to_string().as_bytes()).unwrap();
+        serde_json::from_slice(&a.body).unwrap()
     }
 
     #[test]

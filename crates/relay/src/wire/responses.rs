@@ -79,6 +79,9 @@ pub struct ToolIn<'a> {
     /// `{"type": "grammar", "syntax": "lark" | "regex", "definition"}`.
     #[serde(default)]
     pub format: Option<Value>,
+    /// A namespace tool's tools (functions and custom tools).
+    #[serde(default, borrow)]
+    pub tools: Option<Shape<'a, Obj<ToolIn<'a>>>>,
 }
 
 /// An input item: a message (`type` `message`, or absent with a `role`), a function or custom
@@ -96,6 +99,9 @@ pub struct ItemIn<'a> {
     pub call_id: Str<'a>,
     #[serde(default, borrow)]
     pub name: Str<'a>,
+    /// A function call's namespace tool, when the function is one of a namespace's.
+    #[serde(default, borrow)]
+    pub namespace: Str<'a>,
     /// A function call's arguments (JSON text).
     #[serde(default, borrow)]
     pub arguments: Str<'a>,
@@ -235,6 +241,9 @@ pub enum ItemOut {
         status: &'static str,
         call_id: String,
         name: String,
+        /// The namespace tool the function belongs to (Codex groups tools so).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
         arguments: String,
     },
     CustomToolCall {

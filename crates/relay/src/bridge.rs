@@ -19,6 +19,7 @@ use crate::messages::MessagesStream;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::request::RelayRequest;
 use crate::responses::ResponsesStream;
+use crate::sse::EventTranslator;
 use crate::translate::StreamTranslator;
 
 /// A client protocol written onto chat completions.

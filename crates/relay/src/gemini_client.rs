@@ -993,26 +993,6 @@ impl GeminiClientStream {
         }
     }
 
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
-        let mut events = std::mem::take(&mut self.events);
-        self.reader.feed(chunk, &mut events);
-        for e in events.drain(..) {
-            self.event(&e, out);
-        }
-        self.events = events;
-    }
-
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
-        let mut events = Vec::new();
-        self.reader.finish(&mut events);
-        for e in &events {
-            self.event(e, out);
-        }
-        if self.finish.is_some() {
-            self.end(out);
-        }
-    }
-
     /// The usage the upstream reported so far.
     pub fn usage(&self) -> Option<Usage> {
         self.usage
@@ -1171,9 +1151,26 @@ impl GeminiClientStream {
     }
 }
 
+impl crate::sse::EventTranslator for GeminiClientStream {
+    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+        (&mut self.reader, &mut self.events)
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        GeminiClientStream::event(self, e, out);
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        if self.finish.is_some() {
+            self.end(out);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sse::EventTranslator as _;
 
     fn gemini(body: Value, stream: bool) -> RelayRequest {
         RelayRequest::parse_gemini("gemini-2.5-pro", stream, body.to_string().as_bytes()).unwrap()

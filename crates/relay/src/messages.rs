@@ -453,26 +453,6 @@ impl MessagesStream {
         }
     }
 
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
-        let mut events = std::mem::take(&mut self.events);
-        self.reader.feed(chunk, &mut events);
-        for e in events.drain(..) {
-            self.event(&e, out);
-        }
-        self.events = events;
-    }
-
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
-        let mut events = Vec::new();
-        self.reader.finish(&mut events);
-        for e in &events {
-            self.event(e, out);
-        }
-        if self.finish.is_some() {
-            self.stop(out);
-        }
-    }
-
     fn write(out: &mut Vec<u8>, event: &EventOut<'_>) {
         out.extend_from_slice(b"event: ");
         out.extend_from_slice(event.name().as_bytes());
@@ -616,9 +596,26 @@ impl MessagesStream {
     }
 }
 
+impl crate::sse::EventTranslator for MessagesStream {
+    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+        (&mut self.reader, &mut self.events)
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        MessagesStream::event(self, e, out);
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        if self.finish.is_some() {
+            self.stop(out);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sse::EventTranslator as _;
 
     fn messages(body: Value) -> RelayRequest {
         RelayRequest::parse(Endpoint::Messages, body.to_string().as_bytes()).unwrap()

@@ -923,26 +923,6 @@ impl ResponsesStream {
         self.response.as_ref()
     }
 
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
-        let mut events = std::mem::take(&mut self.events);
-        self.reader.feed(chunk, &mut events);
-        for e in events.drain(..) {
-            self.event(&e, out);
-        }
-        self.events = events;
-    }
-
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
-        let mut events = Vec::new();
-        self.reader.finish(&mut events);
-        for e in &events {
-            self.event(e, out);
-        }
-        if self.finish.is_some() {
-            self.complete(out);
-        }
-    }
-
     fn write(out: &mut Vec<u8>, seq: &mut u64, kind: EventKind<'_>) {
         let name = kind.name();
         out.extend_from_slice(b"event: ");
@@ -1335,9 +1315,26 @@ impl ResponsesStream {
     }
 }
 
+impl crate::sse::EventTranslator for ResponsesStream {
+    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+        (&mut self.reader, &mut self.events)
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        ResponsesStream::event(self, e, out);
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        if self.finish.is_some() {
+            self.complete(out);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sse::EventTranslator as _;
 
     fn responses(body: Value) -> RelayRequest {
         RelayRequest::parse(Endpoint::Responses, body.to_string().as_bytes()).unwrap()

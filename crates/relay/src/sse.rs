@@ -25,6 +25,40 @@ pub struct SseReader {
     has_data: bool,
 }
 
+/// A translator that reads its input stream one SSE event at a time (the upstream's stream, or
+/// the OpenAI chunks of a bridged one): [`EventTranslator::feed`] and
+/// [`EventTranslator::finish`] are written once here, each translator gives what it does with an
+/// event and at a clean end.
+pub trait EventTranslator {
+    /// The reader of the input and its event buffer.
+    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>);
+    /// Writes what one input event gives to `out`.
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>);
+    /// The input ended cleanly after its last event: what is still to be written.
+    fn end(&mut self, out: &mut Vec<u8>);
+
+    /// The output for the next input chunk (often empty: partial events wait).
+    fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
+        let (reader, buffer) = self.reader();
+        let mut events = std::mem::take(buffer);
+        reader.feed(chunk, &mut events);
+        for e in events.drain(..) {
+            self.event(&e, out);
+        }
+        *self.reader().1 = events;
+    }
+
+    /// The input ended cleanly: a pending event, then [`EventTranslator::end`].
+    fn finish(&mut self, out: &mut Vec<u8>) {
+        let mut events = Vec::new();
+        self.reader().0.finish(&mut events);
+        for e in &events {
+            self.event(e, out);
+        }
+        self.end(out);
+    }
+}
+
 impl SseReader {
     pub fn new() -> Self {
         SseReader::default()

@@ -2,6 +2,7 @@
 //! `chat.completion.chunk`, `usage`), and [`StreamTranslator`], the per-family stream state
 //! machines behind one type.
 
+use crate::sse::EventTranslator;
 use serde_json::Value;
 
 use crate::bridge::{BridgedStream, ClientStream};

@@ -793,23 +793,6 @@ impl AnthropicStream {
         self
     }
 
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
-        let mut events = std::mem::take(&mut self.events);
-        self.reader.feed(chunk, &mut events);
-        for e in events.drain(..) {
-            self.event(&e, out);
-        }
-        self.events = events;
-    }
-
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
-        let mut events = Vec::new();
-        self.reader.finish(&mut events);
-        for e in &events {
-            self.event(e, out);
-        }
-    }
-
     pub fn usage(&self) -> Option<Usage> {
         self.got_output.then(|| self.counts.usage())
     }
@@ -934,4 +917,16 @@ impl AnthropicStream {
             _ => {}
         }
     }
+}
+
+impl crate::sse::EventTranslator for AnthropicStream {
+    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+        (&mut self.reader, &mut self.events)
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        AnthropicStream::event(self, e, out);
+    }
+
+    fn end(&mut self, _out: &mut Vec<u8>) {}
 }

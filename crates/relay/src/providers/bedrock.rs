@@ -11,6 +11,7 @@
 //! channel's model mapping of the requested model (e.g. `claude-sonnet-4-0` ->
 //! `anthropic.claude-sonnet-4-20250514-v1:0`), else the requested model.
 
+use crate::sse::EventTranslator;
 use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::{json, Value};

@@ -909,30 +909,6 @@ impl GeminiStream {
         }
     }
 
-    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
-        let mut events = std::mem::take(&mut self.events);
-        self.reader.feed(chunk, &mut events);
-        for e in events.drain(..) {
-            self.event(&e, out);
-        }
-        self.events = events;
-    }
-
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
-        let mut events = Vec::new();
-        self.reader.finish(&mut events);
-        for e in &events {
-            self.event(e, out);
-        }
-        if self.started && !self.failed && !self.done {
-            self.done = true;
-            if let Some(u) = &self.usage {
-                self.writer.usage(out, u);
-            }
-            write_done(out);
-        }
-    }
-
     pub fn usage(&self) -> Option<Usage> {
         self.usage
     }
@@ -995,6 +971,26 @@ impl GeminiStream {
         } else if blocked {
             self.writer
                 .delta(out, Delta::default(), Some("content_filter"));
+        }
+    }
+}
+
+impl crate::sse::EventTranslator for GeminiStream {
+    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+        (&mut self.reader, &mut self.events)
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        GeminiStream::event(self, e, out);
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        if self.started && !self.failed && !self.done {
+            self.done = true;
+            if let Some(u) = &self.usage {
+                self.writer.usage(out, u);
+            }
+            write_done(out);
         }
     }
 }

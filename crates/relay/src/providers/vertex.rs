@@ -16,6 +16,7 @@
 //!   Answers and streams are translated like those adapters' (the family is recognised from
 //!   the answer itself).
 
+use crate::sse::EventTranslator;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};

@@ -472,24 +472,45 @@ fn a_node_that_lost_its_lease_admits_nothing_until_it_holds_it_again() {
     let dsn = sqlite(&dir.0);
     let mut node = start(&dsn, &dir.0, &[]);
     let key = setup(&node.base, &upstream.base_url, "sk-mock-ok", "gpt-4o-mini");
-    assert_eq!(chat_code(&node.base, &key).0, 200);
+    let (_, _, before) = root_state(&dsn);
+    // Every answer the client saw, counted on its side: the consume logs are written behind
+    // the answers, so the database is read only after the node has stopped.
+    let (mut served, mut refused) = (0, 0);
+    let chat = |served: &mut usize, refused: &mut usize| {
+        let answer = chat_code(&node.base, &key);
+        match answer.0 {
+            200 => *served += 1,
+            503 => *refused += 1,
+            other => panic!("unexpected answer {other} {answer:?}"),
+        }
+        answer
+    };
+    assert_eq!(chat(&mut served, &mut refused).0, 200);
     take_local_lease(&dsn, Some("another-node"));
     // Within one renewal (10 s) the node sees it and stops admitting.
     wait_until("the node stopped admitting", || {
-        chat_code(&node.base, &key) == (503, "ledger_lease_lost".to_owned())
+        chat(&mut served, &mut refused) == (503, "ledger_lease_lost".to_owned())
     });
-    let (_, _, served) = root_state(&dsn);
+    // While the lease is another's, every request is refused.
+    for _ in 0..5 {
+        assert_eq!(
+            chat(&mut served, &mut refused),
+            (503, "ledger_lease_lost".to_owned()),
+            "a request was admitted while the lease was another's"
+        );
+    }
     take_local_lease(&dsn, None);
     wait_until("the node admits again", || {
-        chat_code(&node.base, &key).0 == 200
+        chat(&mut served, &mut refused).0 == 200
     });
     signal(&node, "-TERM");
     assert!(node.child.wait().unwrap().success());
     let (_, _, n) = root_state(&dsn);
+    assert!(refused >= 6, "{refused}");
     assert_eq!(
-        n,
-        served + 1,
-        "nothing was served while the lease was another's"
+        n - before,
+        served,
+        "a refused request was served (billed) all the same"
     );
 }
 

@@ -100,8 +100,10 @@ def test_errors(env: Env, key, user: User, make_channel, set_option):
 
     c = gclient(env, key.key)
 
+    # A model no channel serves (gpt-4o-mini would be served by the shared OpenAI channel,
+    # through the chat bridge).
     with pytest.raises(errors.ClientError) as e:
-        c.models.generate_content(model="gpt-4o-mini", contents="hi")
+        c.models.generate_content(model="no-such-model", contents="hi")
     assert (e.value.code, e.value.status) == (404, "NOT_FOUND")
 
     make_channel([MODEL], key="sk-mock-400", channel_type=25)

@@ -9,8 +9,8 @@
 //! events by a [`ClientStream`] ([`StreamTranslator::bridged`]).
 //!
 //! A channel that speaks the client's protocol itself is never bridged: Messages to Anthropic,
-//! Gemini's own to Gemini and Responses to OpenAI (type 1, or a channel whose `config.responses` says `native`) go
-//! through as sent ([`crate::Provider::bridge`] decides).
+//! Gemini's own to Gemini and Responses to OpenAI (type 1, or a channel whose
+//! `config.responses` says `native`) go through as sent ([`crate::Provider::bridge`] decides).
 
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;

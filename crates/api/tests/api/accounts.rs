@@ -392,7 +392,7 @@ async fn update_self_changes_profile_and_guards_the_password() {
     )
     .await
     .ok();
-    // This session survives, the other one ends, and the new password works.
+    // This sign-in stays signed in, the other one is signed out, and the new password works.
     assert_eq!(c.get("/api/user/self").await.ok()["id"], id);
     other_session
         .get("/api/user/self")

@@ -994,7 +994,7 @@ async fn stripe_delayed_payments_are_credited_when_they_succeed_and_failed_when_
     let a = place(10).await;
     let b = place(3).await;
 
-    // Both sessions complete unpaid (the debit is processing): nothing yet.
+    // Both checkouts complete unpaid (the debit is processing): nothing yet.
     for (t, cents) in [(&a, 1000), (&b, 300)] {
         let done = session_event("checkout.session.completed", t, cents, "unpaid");
         assert_eq!(stripe_delivers(&app, &uuid, &done).await, 200);

@@ -177,7 +177,7 @@ export interface TestAllSummary {
   failures?: { id: number; name: string; message: string }[]
 }
 
-/** What a test run in this session found for one channel (the list keeps only the last success). */
+/** What a test run since the page was opened found for one channel (the list keeps only the last success). */
 export type TestOutcome = { ok: true; ms: number } | { ok: false; message: string }
 
 /** A (channel, model) of this node's smarter-routing state (GET /api/channel/health). */

@@ -79,7 +79,8 @@ const EMPTY: ChannelFilters = { keyword: '', type: 0, status: 0, group: '', tag:
 
 /**
  * The last test: its time (ms under a second) coloured fast (< 1 s), slow (< 3 s) or very slow;
- * "failed" with the reason when a test in this session failed; "untested" only when never tested.
+ * "failed" with the reason when a test run since the page was opened failed; "untested" only when
+ * never tested.
  */
 function ResponseTime({ channel, outcome, testing }: { channel: Channel; outcome?: TestOutcome; testing: boolean }) {
   const { t } = useTranslation()
@@ -148,7 +149,7 @@ export function ChannelsPanel() {
   const [deleting, setDeleting] = useState<Channel | null>(null)
   const [confirm, setConfirm] = useState<'batch' | 'disabled' | null>(null)
   const [testingId, setTestingId] = useState<number | null>(null)
-  // Test results of this session, by channel: a failure shows as such, with its reason.
+  // Test results since the page was opened, by channel: a failure shows as such, with its reason.
   const [outcomes, setOutcomes] = useState<Record<number, TestOutcome>>({})
   const [testAllResult, setTestAllResult] = useState<TestAllSummary | null>(null)
   const [balanceId, setBalanceId] = useState<number | null>(null)

@@ -58,6 +58,16 @@ impl Bridge {
         Ok(chat)
     }
 
+    /// [`Bridge::chat_request`], made on the first call and kept on `req`: the channels tried,
+    /// the answer and the stream of one request read the same chat request.
+    pub fn chat_for(self, req: &RelayRequest) -> Result<&RelayRequest, RelayError> {
+        if let Some(chat) = req.bridged.get() {
+            return Ok(chat);
+        }
+        let chat = self.chat_request(req)?;
+        Ok(req.bridged.get_or_init(|| Box::new(chat)))
+    }
+
     /// The client's answer for the channel's `chat` answer. The usage billed is the
     /// channel's own count when its adapter read one (Anthropic's cache buckets, Gemini's
     /// thinking tokens), else the one the chat answer states.

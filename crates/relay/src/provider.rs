@@ -371,7 +371,7 @@ impl Provider {
         content_type: Option<&str>,
     ) -> Result<reqwest::RequestBuilder, RelayError> {
         if let Some(bridge) = self.bridge(req.endpoint) {
-            return self.build(client, target, &bridge.chat_request(req)?, None, None);
+            return self.build(client, target, bridge.chat_for(req)?, None, None);
         }
         match self {
             Provider::OpenAiCompatible(p) => p.build(client, target, req, raw_body, content_type),
@@ -428,9 +428,9 @@ impl Provider {
     pub fn answer(&self, req: &RelayRequest, body: Vec<u8>) -> Result<Answer, UpstreamFailure> {
         if let Some(bridge) = self.bridge(req.endpoint) {
             let chat = bridge
-                .chat_request(req)
+                .chat_for(req)
                 .map_err(|e| crate::providers::openai::invalid_answer(&e.to_string()))?;
-            return bridge.answer(req, self.answer(&chat, body)?);
+            return bridge.answer(req, self.answer(chat, body)?);
         }
         match self {
             // Rerank tokens are input (see `providers::rerank`).
@@ -475,9 +475,9 @@ impl Provider {
     pub fn stream_translator(&self, req: &RelayRequest) -> Option<StreamTranslator> {
         if let Some(bridge) = self.bridge(req.endpoint) {
             let upstream = bridge
-                .chat_request(req)
+                .chat_for(req)
                 .ok()
-                .and_then(|chat| self.stream_translator(&chat));
+                .and_then(|chat| self.stream_translator(chat));
             return Some(StreamTranslator::bridged(upstream, bridge.stream(req)));
         }
         match self {
@@ -526,8 +526,19 @@ impl Provider {
         }
     }
 
-    /// The upstream request that counts a Messages request's input tokens, for the families
-    /// that can (Anthropic); `None` for the others, whose count is the tokenizer's.
+    /// Whether this family's upstream counts the input tokens of `endpoint`'s requests itself
+    /// (Anthropic's `count_tokens` for Messages, Gemini's `countTokens`); the others' counts
+    /// are the tokenizer's.
+    pub fn counts_tokens(&self, endpoint: Endpoint) -> bool {
+        matches!(
+            (self, endpoint),
+            (Provider::Anthropic(_), Endpoint::Messages)
+                | (Provider::Gemini(_), Endpoint::GenerateContent)
+        )
+    }
+
+    /// The upstream request that counts `req`'s input tokens, where
+    /// [`Provider::counts_tokens`]; `None` elsewhere.
     pub fn count_tokens(
         &self,
         client: &reqwest::Client,
@@ -536,7 +547,12 @@ impl Provider {
         raw_body: Option<&[u8]>,
     ) -> Option<Result<reqwest::RequestBuilder, RelayError>> {
         match self {
-            Provider::Anthropic(p) => Some(p.count_tokens(client, target, req, raw_body)),
+            Provider::Anthropic(p) if req.endpoint == Endpoint::Messages => {
+                Some(p.count_tokens(client, target, req, raw_body))
+            }
+            Provider::Gemini(p) if req.endpoint == Endpoint::GenerateContent => {
+                Some(p.count_tokens(client, target, &req.model, &req.body))
+            }
             _ => None,
         }
     }

@@ -25,6 +25,9 @@ pub struct RelayRequest {
     /// The client's `anthropic-beta` header (comma-separated flags), for the channels that
     /// speak Anthropic's protocol (see [`crate::switches::beta_flags`]).
     pub anthropic_beta: Option<String>,
+    /// The chat request of a client of another protocol, made once for all the channels tried,
+    /// the answer and the stream ([`crate::bridge::Bridge::chat_for`]).
+    pub bridged: std::sync::OnceLock<Box<RelayRequest>>,
 }
 
 /// OpenAI's reasoning models (`o1`, `o3`, `o4`, `gpt-5` and their variants), which take
@@ -110,6 +113,7 @@ impl RelayRequest {
             stream,
             max_tokens,
             anthropic_beta: None,
+            bridged: Default::default(),
         })
     }
 
@@ -194,6 +198,7 @@ impl RelayRequest {
             stream,
             max_tokens,
             anthropic_beta: None,
+            bridged: Default::default(),
         })
     }
 
@@ -219,6 +224,7 @@ impl RelayRequest {
             stream,
             max_tokens: None,
             anthropic_beta: None,
+            bridged: Default::default(),
         })
     }
 }

@@ -231,6 +231,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         stream: req.stream,
         max_tokens: req.max_tokens,
         anthropic_beta: None,
+        bridged: Default::default(),
     })
 }
 

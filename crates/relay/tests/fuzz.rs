@@ -1265,6 +1265,7 @@ proptest! {
             stream,
             max_tokens: body.get("max_tokens").and_then(Value::as_i64),
             anthropic_beta: None,
+            bridged: Default::default(),
         };
         let t = target(TYPE_ANTHROPIC, None, "m", "AK|SK|us-east-1");
         if let Err(e) = anthropic::request_body(&t, &req) {
@@ -1334,6 +1335,7 @@ proptest! {
             stream: false,
             max_tokens: None,
             anthropic_beta: None,
+            bridged: Default::default(),
         };
         for channel_type in CHANNEL_TYPES {
             let p = Provider::for_channel_type(channel_type).unwrap();

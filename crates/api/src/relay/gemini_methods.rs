@@ -12,25 +12,18 @@
 //!   `{"embedding": {"values"}}` or `{"embeddings": [{"values"}]}`. `taskType` and `title` have
 //!   no OpenAI counterpart and are not passed on.
 
-use std::sync::Arc;
-
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
-use switchboard_relay::dispatch::dispatch;
 use switchboard_relay::endpoint::Endpoint;
 use switchboard_relay::error::RelayError;
-use switchboard_relay::provider::classify_transport;
 use switchboard_relay::refusal::{Protocol, Refusal};
 use switchboard_relay::request::RelayRequest;
-use switchboard_relay::{tokenizer, Provider};
+use switchboard_relay::tokenizer;
 
-use super::edge::{self, refuse};
-use super::handler::{
-    admit, authenticate, channel_failure, read_limited, relay_parsed, Admitted, MAX_ERROR_BODY,
-};
-use super::snapshot::ChannelInfo;
+use super::edge::refuse;
+use super::handler::{authenticate, relay_parsed, upstream_count};
 use crate::AppState;
 
 /// `POST .../models/{model}:countTokens`.
@@ -73,65 +66,15 @@ async fn count_tokens_answer(
             "contents: an array of contents is required.",
         ));
     }
-    let Admitted {
-        snapshot,
-        mut candidates,
-        ..
-    } = admit(&state, &token, &rreq.model, pin, |ch| {
-        ch.provider.as_ref().is_some_and(|p| {
-            p.supports(Endpoint::GenerateContent) || p.supports(Endpoint::ChatCompletions)
-        }) && ch
-            .target
-            .serves(Endpoint::GenerateContent, &rreq.model, false)
-    })
-    .await?;
-    candidates.retain(|c| {
-        snapshot
-            .channel(c.id)
-            .is_some_and(|ch| matches!(ch.provider, Some(Provider::Gemini(_))))
-    });
-    if candidates.is_empty() {
-        let n = tokenizer::estimate_prompt(&rreq.model, Endpoint::GenerateContent, counted);
-        return Ok(HttpResponse::Ok().json(json!({ "totalTokens": n })));
+    match upstream_count(&state, &token, pin, &rreq, None).await? {
+        Some(answer) => Ok(HttpResponse::Ok()
+            .content_type("application/json")
+            .body(answer)),
+        None => {
+            let n = tokenizer::estimate_prompt(&rreq.model, Endpoint::GenerateContent, counted);
+            Ok(HttpResponse::Ok().json(json!({ "totalTokens": n })))
+        }
     }
-    let source = edge::Source {
-        state: &state,
-        snapshot: &snapshot,
-        what: "token count upstream",
-    };
-    let (_, answer) = dispatch(
-        &source,
-        &candidates,
-        &edge::policy(&state.settings.relay_options(), pin),
-        &rreq.model,
-        async |ch: &Arc<ChannelInfo>| {
-            let no_count = || channel_failure(format!("channel {} cannot count tokens", ch.id));
-            let Some(provider @ Provider::Gemini(gemini)) = ch.provider.as_ref() else {
-                return Err(no_count());
-            };
-            let client =
-                super::channel_client(&state, ch).map_err(|e| channel_failure(e.to_string()))?;
-            let rb = gemini
-                .count_tokens(&client, &ch.target, &rreq.model, &rreq.body)
-                .map_err(|e| channel_failure(e.to_string()))?;
-            let resp = rb.send().await.map_err(|e| classify_transport(&e))?;
-            let status = resp.status().as_u16();
-            let headers = resp.headers().clone();
-            let bytes = read_limited(resp, MAX_ERROR_BODY)
-                .await
-                .map_err(|e| classify_transport(&e))?;
-            if (200..300).contains(&status) {
-                return Ok(bytes);
-            }
-            Err(provider
-                .classify(status, &bytes, &[])
-                .with_retry_headers(&headers))
-        },
-    )
-    .await?;
-    Ok(HttpResponse::Ok()
-        .content_type("application/json")
-        .body(answer))
 }
 
 /// `POST .../models/{model}:embedContent` (`batch` false) and `:batchEmbedContents`.
@@ -266,6 +209,7 @@ pub fn embeddings_request(
         stream: false,
         max_tokens: None,
         anthropic_beta: None,
+        bridged: Default::default(),
     })
 }
 

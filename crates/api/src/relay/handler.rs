@@ -813,31 +813,51 @@ async fn count_tokens_answer(
             "messages: an array of messages is required.",
         ));
     }
+    match upstream_count(&state, &token, pin, &rreq, Some(&body)).await? {
+        Some(answer) => Ok(HttpResponse::Ok()
+            .content_type("application/json")
+            .body(answer)),
+        None => {
+            let n = tokenizer::estimate_prompt(&rreq.model, Endpoint::Messages, &rreq.body);
+            Ok(HttpResponse::Ok().json(json!({ "input_tokens": n })))
+        }
+    }
+}
+
+/// The upstream's own count of `rreq`'s input tokens (Anthropic's `count_tokens`, Gemini's
+/// `countTokens`: [`switchboard_relay::Provider::counts_tokens`]) from a channel that serves the
+/// model, dispatched like any call and free of charge: its answer as it came. `None` when no
+/// such channel serves it (the caller counts with the tokenizer); admission's refusals as
+/// they are (the key may not use the model, no channel serves it, ...).
+pub(super) async fn upstream_count(
+    state: &web::Data<AppState>,
+    token: &Arc<AuthToken>,
+    pin: switchboard_domain::token::ChannelPin,
+    rreq: &RelayRequest,
+    raw: Option<&[u8]>,
+) -> Result<Option<Vec<u8>>, Refusal> {
+    let endpoint = rreq.endpoint;
     let Admitted {
         snapshot,
         mut candidates,
         ..
-    } = admit(&state, &token, &rreq.model, pin, |ch| {
-        ch.provider
-            .as_ref()
-            .is_some_and(|p| p.supports(Endpoint::Messages))
-            && ch.target.serves(Endpoint::Messages, &rreq.model, false)
+    } = admit(state, token, &rreq.model, pin, |ch| {
+        ch.provider.as_ref().is_some_and(|p| p.supports(endpoint))
+            && ch.target.serves(endpoint, &rreq.model, false)
     })
     .await?;
-    let counts_natively = |id: i64| {
-        snapshot.channel(id).is_some_and(|ch| {
+    candidates.retain(|c| {
+        snapshot.channel(c.id).is_some_and(|ch| {
             ch.provider
                 .as_ref()
-                .is_some_and(|p| matches!(p, switchboard_relay::Provider::Anthropic(_)))
+                .is_some_and(|p| p.counts_tokens(endpoint))
         })
-    };
-    candidates.retain(|c| counts_natively(c.id));
+    });
     if candidates.is_empty() {
-        let n = tokenizer::estimate_prompt(&rreq.model, Endpoint::Messages, &rreq.body);
-        return Ok(HttpResponse::Ok().json(json!({ "input_tokens": n })));
+        return Ok(None);
     }
     let source = edge::Source {
-        state: &state,
+        state,
         snapshot: &snapshot,
         what: "token count upstream",
     };
@@ -850,9 +870,9 @@ async fn count_tokens_answer(
             let no_count = || channel_failure(format!("channel {} cannot count tokens", ch.id));
             let provider = ch.provider.as_ref().ok_or_else(no_count)?;
             let client =
-                super::channel_client(&state, ch).map_err(|e| channel_failure(e.to_string()))?;
+                super::channel_client(state, ch).map_err(|e| channel_failure(e.to_string()))?;
             let rb = provider
-                .count_tokens(&client, &ch.target, &rreq, Some(&body))
+                .count_tokens(&client, &ch.target, rreq, raw)
                 .ok_or_else(no_count)?
                 .map_err(|e| channel_failure(e.to_string()))?;
             let resp = rb.send().await.map_err(|e| classify_transport(&e))?;
@@ -870,9 +890,7 @@ async fn count_tokens_answer(
         },
     )
     .await?;
-    Ok(HttpResponse::Ok()
-        .content_type("application/json")
-        .body(answer))
+    Ok(Some(answer))
 }
 
 /// The client's `anthropic-beta` flags, for channels of Anthropic's protocol (every value of

@@ -4,7 +4,7 @@
 //!
 //! - `ledger:local`: the one node that keeps balances in its own memory (no `REDIS_CONN_STRING`).
 //!   While it holds the lease no other node runs on the database. It admits requests only while
-//!   its lease is renewed ([`Ledger::admit_until`](crate::relay::ledger::Ledger::admit_until)):
+//!   its lease is renewed ([`Ledger::admit_until`](switchboard_ledger::Ledger::admit_until)):
 //!   a node that stopped renewing (paused, cut off from the database) stops admitting before
 //!   the lease can pass to another node, and answers `503 ledger_lease_lost` until it holds it
 //!   again (its balances read from the database first).

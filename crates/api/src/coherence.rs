@@ -74,7 +74,7 @@ pub fn publish(state: &AppState, change: Change) {
 }
 
 /// [`publish`] with the node's Redis connection (`None`: a single node, nothing to tell).
-pub fn publish_via(shared: Option<&crate::relay::shared::Shared>, change: Change) {
+pub fn publish_via(shared: Option<&switchboard_ledger::shared::Shared>, change: Change) {
     let Some(sh) = shared.cloned() else {
         return;
     };

@@ -465,7 +465,7 @@ async fn run(cfg: Config) -> Result<(), String> {
     let redis = cfg.redis_conn_string.as_deref().filter(|s| !s.is_empty());
     if let Some(url) = redis {
         let shared =
-            switchboard_api::relay::shared::Shared::connect(url, &cfg.redis_key_prefix, &node)
+            switchboard_ledger::shared::Shared::connect(url, &cfg.redis_key_prefix, &node)
                 .await
                 .map_err(|e| format!("REDIS_CONN_STRING: cannot connect: {e}"))?;
         app_state.relay.attach(shared);

@@ -217,7 +217,7 @@ fn sigterm_during_a_long_stream_bills_what_was_delivered() {
 /// database and the balances in bounded batches.
 #[test]
 fn a_full_batch_is_written_without_waiting_for_the_tick() {
-    use switchboard_api::relay::ledger::FLUSH_AT;
+    use switchboard_ledger::FLUSH_AT;
     let upstream = switchboard_mock_upstream::MockUpstream::start();
     let dir = Scratch::new("full-batch");
     let dsn = sqlite(&dir.0);

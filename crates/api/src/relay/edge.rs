@@ -15,7 +15,7 @@ use switchboard_relay::health::Health;
 use switchboard_relay::provider::UpstreamFailure;
 use switchboard_relay::refusal::{Protocol, Refusal};
 
-use super::ledger::{Reservation, Shortfall};
+use switchboard_ledger::{Reservation, Shortfall};
 use super::snapshot::{ChannelInfo, Snapshot};
 use super::AuthToken;
 use crate::settings::View;

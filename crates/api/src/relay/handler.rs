@@ -3,7 +3,7 @@
 
 use super::edge::{self, refusal, refuse};
 use super::gather::Gather;
-use super::ledger::Reservation;
+use switchboard_ledger::Reservation;
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;
@@ -701,7 +701,7 @@ pub(super) async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> R
         .db(move |c| {
             let u = users::find(c, uid)?;
             let t = tokens::find(c, tid)?;
-            Ok(super::ledger::Loaded {
+            Ok(switchboard_ledger::Loaded {
                 user_id: uid,
                 user_quota: u.quota,
                 token_id: tid,

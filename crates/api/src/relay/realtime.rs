@@ -31,7 +31,7 @@
 
 use super::edge::{self, refuse};
 use super::handler::{admit, authenticate_key, raw_key, Admitted, LogMeta};
-use super::ledger::{Reservation, Shortfall};
+use switchboard_ledger::{Reservation, Shortfall};
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;

@@ -4,7 +4,7 @@
 
 use crate::common::TestApp;
 use serde_json::json;
-use switchboard_api::relay::ledger::Reservation;
+use switchboard_ledger::Reservation;
 use switchboard_store::logs::{self, ConsumeRecord};
 use switchboard_store::testing::{self, TestDb};
 use switchboard_store::{tokens, users};

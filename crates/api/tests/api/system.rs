@@ -1,7 +1,7 @@
 //! The system panel over HTTP: node info (admin) and the in-memory system log (root). The
 //! server's tracing subscriber is not installed in tests, so the log buffer is fed directly.
 
-use crate::common::TestApp;
+use crate::common::{RedisNode, TestApp};
 use switchboard_api::log_buffer::{self, DEFAULT_CAPACITY};
 
 #[actix_web::test]
@@ -498,7 +498,7 @@ async fn redis_restarting_under_load_fails_requests_cleanly_and_the_books_balanc
         "one id per request served"
     );
     let sh = app.state.relay.shared().unwrap().clone();
-    use switchboard_api::relay::shared::Account;
+    use switchboard_ledger::shared::Account;
     let deadline = Instant::now() + Duration::from_secs(15);
     let (logs, u, t) = loop {
         app.flushed().await;
@@ -597,8 +597,8 @@ async fn node_on_private_redis(
 #[actix_web::test]
 async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
     use std::time::{Duration, Instant};
-    use switchboard_api::relay::ledger::Shortfall;
-    use switchboard_api::relay::shared::Account;
+    use switchboard_ledger::Shortfall;
+    use switchboard_ledger::shared::Account;
     if !crate::common::redis_configured("the late reservation test") {
         return;
     }
@@ -653,14 +653,14 @@ async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
 
     // A reservation that reaches Redis only after its withdrawal (a late command on a dropped
     // connection) is refused there, so it cannot be made behind the withdrawal's back.
-    let expires = switchboard_api::relay::shared::reservation_expiry();
+    let expires = switchboard_ledger::shared::reservation_expiry();
     let late = u64::MAX - 1;
     sh.run(&sh.cancel_call(late, expires)).await.unwrap();
     assert_eq!(
         sh.reserve(late, s.user_id, s.token_id, 100, 100, expires)
             .await
             .unwrap(),
-        switchboard_api::relay::shared::Reserve::NotLoaded
+        switchboard_ledger::shared::Reserve::NotLoaded
     );
     assert_eq!(held(Account::User(s.user_id)).await, again.amount);
     assert_eq!(held(Account::Token(s.token_id)).await, again.amount);
@@ -670,13 +670,13 @@ async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
 /// withdrawal to replay: an outage's refused requests must not pile up work for Redis's return
 /// (only a command that may have been sent is withdrawn).
 /// A running node drops the once-only markers of the requests it settled once their marker
-/// generation is over (every [`switchboard_api::relay::ledger::MARKER_PERIOD`], from the
+/// generation is over (every [`switchboard_ledger::MARKER_PERIOD`], from the
 /// applier's loop): Redis is left with the current generation's hash and no marker of them.
 #[actix_web::test]
 async fn a_running_node_drops_the_markers_of_settled_requests() {
     use serde_json::json;
     use std::time::{Duration, Instant};
-    use switchboard_api::relay::ledger::MARKER_PERIOD;
+    use switchboard_ledger::MARKER_PERIOD;
     if !crate::common::redis_configured("a running node's markers") {
         return;
     }
@@ -729,8 +729,8 @@ async fn a_running_node_drops_the_markers_of_settled_requests() {
 #[actix_web::test]
 async fn reservations_refused_while_redis_is_away_queue_nothing() {
     use std::time::{Duration, Instant};
-    use switchboard_api::relay::ledger::Shortfall;
-    use switchboard_api::relay::shared::Account;
+    use switchboard_ledger::Shortfall;
+    use switchboard_ledger::shared::Account;
     if !crate::common::redis_configured("refused reservations queue nothing") {
         return;
     }
@@ -791,7 +791,7 @@ async fn a_burst_of_streams_is_served_while_their_settlements_wait_for_a_distant
     use crate::common::{unique, PrivateRedis, SlowLink};
     use serde_json::json;
     use std::time::{Duration, Instant};
-    use switchboard_api::relay::shared::Account;
+    use switchboard_ledger::shared::Account;
     if !crate::common::redis_configured("the stream burst over a distant Redis") {
         return;
     }

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use switchboard_api::jobs::{self, Lease};
-use switchboard_api::relay::shared::Account;
+use switchboard_ledger::shared::Account;
 use switchboard_store::testing::TestDb;
 use switchboard_store::{tokens, users};
 

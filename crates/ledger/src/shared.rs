@@ -460,7 +460,11 @@ impl Shared {
     /// rebuild).
     pub async fn adopt_epoch(&self) -> redis::RedisResult<()> {
         let mut c = self.conn.clone();
-        let fresh = crate::auth::random_string(24);
+        let fresh = rand::distr::SampleString::sample_string(
+            &rand::distr::Alphanumeric,
+            &mut rand::rng(),
+            24,
+        );
         let (epoch,): (String,) = redis::pipe()
             .cmd("SET")
             .arg(self.epoch_key())

@@ -17,7 +17,7 @@
 //! values.
 //!
 //! With Redis configured ([`Ledger::attach`]), balances, reservations and unflushed amounts live
-//! in Redis instead (see [`super::shared`]) so that every node admits against the same numbers;
+//! in Redis instead (see [`crate::shared`]) so that every node admits against the same numbers;
 //! the queue of consume records stays with the node that served the requests. Settlements and
 //! refunds (which may happen in a `Drop`) are queued and applied by [`Ledger::apply_queued`],
 //! whatever waits sent in one round trip (up to [`REDIS_BATCH`]); an operation Redis does not
@@ -31,7 +31,8 @@
 //! still queued, on its way or waiting for a retry belongs to: Redis holds the markers of a few
 //! seconds of operations, plus those of an outage's backlog until it is applied.
 
-use super::shared::{Account as SharedAccount, Call, Reserve, Settlement, Shared};
+use crate::rule;
+use crate::shared::{Account as SharedAccount, Call, Reserve, Settlement, Shared};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -322,7 +323,7 @@ const LOST: &str = "Redis lost its data: the balances are being rebuilt from the
 
 /// Milliseconds since the epoch (the marker generations count periods of it).
 fn epoch_ms() -> u64 {
-    u64::try_from(super::shared::now_ms()).unwrap_or_default()
+    u64::try_from(crate::shared::now_ms()).unwrap_or_default()
 }
 
 /// The first reservation id of this run: the start time in microseconds, so ids never repeat
@@ -399,28 +400,13 @@ pub struct DbValues {
     pub tokens: Vec<(i64, i64, bool)>,
 }
 
-/// The charge of a settlement under the balance rule: the cost, but no more than what the
-/// account can give after its other reservations (its room, `balance - reserved + tolerance`,
-/// never below 0).
-fn capped(cost: i64, room: i64) -> i64 {
-    cost.min(room.max(0)).max(0)
-}
-
-/// Notes in the record's metadata (a JSON object) the cost that the balance rule cut.
+/// Notes in the record's metadata the cost that the balance rule cut ([`rule::note_cap`]) and
+/// charges the record what was charged.
 fn note_cap(record: &mut ConsumeRecord, charge: i64) {
-    if charge == record.quota {
-        return;
+    if let Some(metadata) = rule::note_cap(&record.metadata, record.quota, charge) {
+        record.metadata = metadata;
     }
-    let uncapped = record.quota;
     record.quota = charge;
-    let body = record.metadata.trim();
-    record.metadata = match body.strip_prefix('{') {
-        Some(rest) if rest.trim_start().starts_with('}') => {
-            format!("{{\"uncapped_quota\":{uncapped}}}")
-        }
-        Some(rest) => format!("{{\"uncapped_quota\":{uncapped},{rest}"),
-        None => format!("{{\"uncapped_quota\":{uncapped}}}"),
-    };
 }
 
 impl Ledger {
@@ -615,7 +601,7 @@ impl Ledger {
             if self.lost.load(Ordering::SeqCst) {
                 return Err(Shortfall::Unavailable(LOST.into()));
             }
-            let expires = crate::relay::shared::reservation_expiry();
+            let expires = crate::shared::reservation_expiry();
             return match sh.reserve(id, user_id, token_id, min, max, expires).await {
                 Ok(Reserve::Lost) => {
                     self.lost.store(true, Ordering::SeqCst);
@@ -660,21 +646,19 @@ impl Ledger {
         if token_id > 0 && !g.tokens.contains_key(&token_id) {
             return Err(Shortfall::NotLoaded);
         }
-        let mut avail = user.balance - user.reserved;
-        if user.balance <= 0 || avail < min {
+        let Some(mut free) = rule::available(user.balance, user.reserved, min) else {
             return Err(Shortfall::User);
-        }
+        };
         if token_id > 0 {
             let t = g.tokens.get(&token_id).copied().unwrap_or_default();
             if !t.unlimited {
-                let ta = t.balance - t.reserved;
-                if t.balance <= 0 || ta < min {
+                let Some(token_free) = rule::available(t.balance, t.reserved, min) else {
                     return Err(Shortfall::Token);
-                }
-                avail = avail.min(ta);
+                };
+                free = free.min(token_free);
             }
         }
-        let amount = max.min(avail).max(0);
+        let amount = rule::reservation(max, free);
         if let Some(u) = g.users.get_mut(&user_id) {
             u.reserved += amount;
         }
@@ -793,14 +777,13 @@ impl Ledger {
             tracing::warn!(reservation = r.id, "a reservation was settled twice");
             return 0;
         }
-        let tolerance = tolerance.max(0);
         let mut charge = record.quota.max(0);
         if let Some(u) = g.users.get(&r.user_id) {
-            charge = capped(charge, u.balance - u.reserved + tolerance);
+            charge = rule::charge(charge, rule::room(u.balance, u.reserved, tolerance));
         }
         if let Some(t) = g.tokens.get(&r.token_id) {
             if !t.unlimited {
-                charge = capped(charge, t.balance - t.reserved + tolerance);
+                charge = rule::charge(charge, rule::room(t.balance, t.reserved, tolerance));
             }
         }
         note_cap(&mut record, charge);
@@ -1416,7 +1399,7 @@ impl Ledger {
     }
 
     /// Redis mode: whether the balances must be rebuilt (a reservation found that Redis lost its
-    /// data); the applier's loop also asks Redis itself ([`super::shared::Shared::epoch_lost`]).
+    /// data); the applier's loop also asks Redis itself ([`crate::shared::Shared::epoch_lost`]).
     pub fn needs_rebuild(&self) -> bool {
         self.lost.load(Ordering::SeqCst)
     }

@@ -15,6 +15,7 @@ use crate::AppState;
 use actix_web::http::StatusCode;
 use std::collections::HashSet;
 use std::sync::Mutex;
+use switchboard_domain::ErrorCode;
 use switchboard_store::{channels, options, payments, tokens};
 
 /// Whether the setting `key` is a secret one (write-only in the catalogue): stored sealed.
@@ -27,7 +28,7 @@ pub fn is_secret_option(key: &str) -> bool {
 pub fn key_unavailable(id: i64) -> ApiError {
     ApiError::new(
         StatusCode::CONFLICT,
-        "key_unavailable",
+        ErrorCode::KeyUnavailable,
         format!(
             "the key of channel {id} cannot be opened: it was sealed under a server secret this \
              node does not know (SESSION_SECRET changed? list the old secret in \

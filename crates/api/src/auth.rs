@@ -12,6 +12,7 @@ use rand::distr::{Alphanumeric, SampleString};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use switchboard_domain::user::{Role, UserStatus};
+use switchboard_domain::ErrorCode;
 use switchboard_store::{now, sessions, users};
 
 pub const SESSION_COOKIE: &str = "session";
@@ -129,7 +130,7 @@ async fn authenticate_credentials(req: HttpRequest) -> ApiResult<CurrentUser> {
     let cred = credential(&req).ok_or_else(|| {
         ApiError::new(
             actix_web::http::StatusCode::UNAUTHORIZED,
-            "not_logged_in",
+            ErrorCode::NotLoggedIn,
             "not logged in",
         )
     })?;
@@ -144,7 +145,7 @@ async fn authenticate_credentials(req: HttpRequest) -> ApiResult<CurrentUser> {
                             if e.is_not_found() {
                                 ApiError::new(
                                     actix_web::http::StatusCode::UNAUTHORIZED,
-                                    "invalid_access_token",
+                                    ErrorCode::InvalidAccessToken,
                                     "invalid access token",
                                 )
                             } else {
@@ -159,7 +160,7 @@ async fn authenticate_credentials(req: HttpRequest) -> ApiResult<CurrentUser> {
                     let session = sessions::find_valid(c, &hash, t)?.ok_or_else(|| {
                         ApiError::new(
                             actix_web::http::StatusCode::UNAUTHORIZED,
-                            "session_expired",
+                            ErrorCode::SessionExpired,
                             "your session has expired, please log in again",
                         )
                     })?;
@@ -179,7 +180,7 @@ async fn authenticate_credentials(req: HttpRequest) -> ApiResult<CurrentUser> {
             };
             if user.status != UserStatus::Enabled.as_i32() {
                 return Err(ApiError::forbidden(
-                    "user_disabled",
+                    ErrorCode::UserDisabled,
                     "this user has been disabled",
                 ));
             }
@@ -212,7 +213,7 @@ macro_rules! role_extractor {
                     let user = authenticate(req).await?;
                     let check: fn(Role) -> bool = $check;
                     if !check(user.role) {
-                        return Err(ApiError::forbidden("forbidden", $msg));
+                        return Err(ApiError::forbidden(ErrorCode::Forbidden, $msg));
                     }
                     Ok($name(user))
                 })

@@ -15,9 +15,10 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::HttpRequest;
+use switchboard_domain::ErrorCode;
 
 fn rejected(message: &str) -> ApiError {
-    ApiError::new(StatusCode::FORBIDDEN, "csrf_rejected", message)
+    ApiError::new(StatusCode::FORBIDDEN, ErrorCode::CsrfRejected, message)
 }
 
 /// Whether the request carries an access token (what [`crate::auth`] would authenticate with).

@@ -4,40 +4,40 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
-use switchboard_domain::DomainError;
+use switchboard_domain::{DomainError, ErrorCode};
 use switchboard_store::StoreError;
 
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
     /// Stable snake_case identifier for clients and translations.
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
         ApiError {
             status,
             code,
             message: message.into(),
         }
     }
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn bad_request(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, code, message)
     }
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+        Self::new(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, message)
     }
-    pub fn forbidden(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn forbidden(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::new(StatusCode::FORBIDDEN, code, message)
     }
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", message)
+        Self::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, message)
     }
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn conflict(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, code, message)
     }
     /// The database does not answer (a restart, a failover, a network cut): 503, so that
@@ -46,7 +46,7 @@ impl ApiError {
         tracing::warn!(error = %cause, "database unavailable");
         Self::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "database_unavailable",
+            ErrorCode::DatabaseUnavailable,
             "The database is not answering right now; try again shortly.",
         )
     }
@@ -54,7 +54,7 @@ impl ApiError {
         tracing::error!(error = %cause, "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
+            ErrorCode::InternalError,
             "internal server error",
         )
     }
@@ -77,7 +77,7 @@ impl std::fmt::Display for ApiError {
 struct ErrorBody<'a> {
     success: bool,
     message: &'a str,
-    code: &'a str,
+    code: ErrorCode,
 }
 
 impl ResponseError for ApiError {
@@ -107,7 +107,7 @@ impl From<StoreError> for ApiError {
             StoreError::Conflict(what) => {
                 tracing::debug!(%what, "unique constraint");
                 ApiError::conflict(
-                    "conflict",
+                    ErrorCode::Conflict,
                     "a record with the same unique value already exists",
                 )
             }

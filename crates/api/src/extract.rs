@@ -9,6 +9,7 @@ use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 use switchboard_domain::net::{client_address, ForwardedHeaders};
 use switchboard_domain::token::IpAllowList;
+use switchboard_domain::ErrorCode;
 
 /// A JSON request body, parsed with every nested string trimmed (spec section 5). Malformed JSON,
 /// wrong types and missing fields become a 400 naming the problem; oversized bodies a 413.
@@ -40,7 +41,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
                     too_large(limit)
                 } else {
                     ApiError::bad_request(
-                        "invalid_body",
+                        ErrorCode::InvalidBody,
                         format!("could not read request body: {e}"),
                     )
                 }
@@ -50,25 +51,25 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
             }
             if bytes.iter().all(u8::is_ascii_whitespace) {
                 return Err(ApiError::bad_request(
-                    "invalid_body",
+                    ErrorCode::InvalidBody,
                     "request body is empty; a JSON object is expected",
                 ));
             }
             let mut value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
                 ApiError::bad_request(
-                    "invalid_json",
+                    ErrorCode::InvalidJson,
                     format!("request body is not valid JSON: {e}"),
                 )
             })?;
             if !value.is_object() {
                 return Err(ApiError::bad_request(
-                    "invalid_body",
+                    ErrorCode::InvalidBody,
                     "request body must be a JSON object",
                 ));
             }
             switchboard_domain::validate::trim_strings(&mut value);
             let parsed = serde_json::from_value(value).map_err(|e| {
-                ApiError::bad_request("invalid_field", format!("invalid request: {e}"))
+                ApiError::bad_request(ErrorCode::InvalidField, format!("invalid request: {e}"))
             })?;
             Ok(Body(parsed))
         })
@@ -78,7 +79,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
 fn too_large(limit: usize) -> ApiError {
     ApiError::new(
         actix_web::http::StatusCode::PAYLOAD_TOO_LARGE,
-        "body_too_large",
+        ErrorCode::BodyTooLarge,
         format!("request body is larger than {limit} bytes"),
     )
 }

@@ -16,6 +16,7 @@ use printpdf::{
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use switchboard_domain::invoice::{format_datetime, usd};
+use switchboard_domain::ErrorCode;
 use switchboard_store::invoices::ModelUsage;
 
 pub const DEFAULT_FONT: &str = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
@@ -72,7 +73,7 @@ fn font_missing(path: &Path, why: impl std::fmt::Display) -> ApiError {
     tracing::warn!(path = %path.display(), %why, "invoice font unavailable");
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
-        "invoice_font_missing",
+        ErrorCode::InvoiceFontMissing,
         format!(
             "the invoice font {} could not be loaded ({why}); install fonts-noto-cjk or set INVOICE_FONT",
             path.display()

@@ -10,6 +10,7 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use switchboard_domain::options::OptionValues;
+use switchboard_domain::ErrorCode;
 
 /// Refuses at once when no SMTP server is set: the same answer for every address, given before
 /// anything about the address is looked up.
@@ -17,7 +18,7 @@ pub fn require_configured(settings: &View<'_>) -> ApiResult<()> {
     if settings.text("SMTPServer").is_empty() {
         return Err(ApiError::new(
             actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-            "smtp_not_configured",
+            ErrorCode::SmtpNotConfigured,
             "e-mail is not configured on this site (SMTP server missing); contact the administrator",
         ));
     }
@@ -30,7 +31,7 @@ pub fn require_configured(settings: &View<'_>) -> ApiResult<()> {
 pub fn in_background(work: impl std::future::Future<Output = ApiResult<()>> + Send + 'static) {
     tokio::spawn(async move {
         if let Err(e) = work.await {
-            tracing::warn!(code = e.code, error = %e.message, "e-mail in the background failed");
+            tracing::warn!(code = e.code.as_str(), error = %e.message, "e-mail in the background failed");
         }
     });
 }
@@ -207,9 +208,9 @@ pub async fn send(settings: &View<'_>, to: &str, subject: &str, html: &str) -> A
         .parse()
         .or_else(|_| from.parse())
         .map_err(|e| ApiError::internal(format!("SMTPFrom is not a valid address: {e}")))?;
-    let to: Mailbox = to
-        .parse()
-        .map_err(|_| ApiError::bad_request("invalid_email", "not a valid e-mail address"))?;
+    let to: Mailbox = to.parse().map_err(|_| {
+        ApiError::bad_request(ErrorCode::InvalidEmail, "not a valid e-mail address")
+    })?;
     // Base64 whatever the language: one transfer encoding for every text.
     let message = Message::builder()
         .from(from)
@@ -239,7 +240,7 @@ pub async fn send(settings: &View<'_>, to: &str, subject: &str, html: &str) -> A
         tracing::warn!(error = %e, "sending e-mail failed");
         ApiError::new(
             actix_web::http::StatusCode::BAD_GATEWAY,
-            "email_send_failed",
+            ErrorCode::EmailSendFailed,
             "the e-mail could not be sent; try again later or contact the administrator",
         )
     })?;

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
+use switchboard_domain::ErrorCode;
 
 /// How long one call to a provider may take.
 pub const PROVIDER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -102,7 +103,7 @@ pub struct Identity {
 pub fn provider_failed(what: impl std::fmt::Display) -> ApiError {
     ApiError::new(
         StatusCode::BAD_GATEWAY,
-        "oauth_provider_failed",
+        ErrorCode::OauthProviderFailed,
         format!("the sign-in provider failed: {what}"),
     )
 }
@@ -110,7 +111,7 @@ pub fn provider_failed(what: impl std::fmt::Display) -> ApiError {
 pub fn not_configured(what: &str) -> ApiError {
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
-        "oauth_not_configured",
+        ErrorCode::OauthNotConfigured,
         format!("this sign-in method is not fully configured: {what}"),
     )
 }
@@ -118,7 +119,7 @@ pub fn not_configured(what: &str) -> ApiError {
 fn id_token_invalid(why: &str) -> ApiError {
     ApiError::new(
         StatusCode::UNAUTHORIZED,
-        "oidc_id_token_invalid",
+        ErrorCode::OidcIdTokenInvalid,
         format!("the identity provider's ID token is not valid: {why}"),
     )
 }
@@ -761,7 +762,7 @@ pub async fn wechat_identity(
             )));
         }
         return Err(ApiError::bad_request(
-            "wechat_code_invalid",
+            ErrorCode::WechatCodeInvalid,
             "the WeChat verification code is wrong or has expired",
         ));
     }

@@ -36,6 +36,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::quota;
+use switchboard_domain::ErrorCode;
 use switchboard_store::{now, telegram as store, tokens, users, PageReq};
 
 /// The Bot API's origin (`TELEGRAM_API_URL` overrides it).
@@ -298,7 +299,7 @@ pub async fn register_commands(state: &AppState) -> ApiResult<usize> {
     let cfg = BotConfig::read(state);
     if cfg.mode() == Mode::Off {
         return Err(ApiError::conflict(
-            "telegram_not_configured",
+            ErrorCode::TelegramNotConfigured,
             "the Telegram bot has no token: set TelegramBotToken in the settings first",
         ));
     }
@@ -328,7 +329,7 @@ pub async fn register_commands(state: &AppState) -> ApiResult<usize> {
         state.telegram.set_error(&e);
         ApiError::new(
             actix_web::http::StatusCode::BAD_GATEWAY,
-            "telegram_api_error",
+            ErrorCode::TelegramApiError,
             e,
         )
     })?;
@@ -485,7 +486,7 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
                         Arg::Text(&show_quota(state, r.balance)),
                     ],
                 ),
-                Err(e) if e.code == "invalid_redemption_code" => say(Msg::CodeInvalid),
+                Err(e) if e.code == ErrorCode::InvalidRedemptionCode => say(Msg::CodeInvalid),
                 Err(e) => render(lang, Msg::NotToppedUp, &[Arg::Text(&e.message)]),
             }
         }

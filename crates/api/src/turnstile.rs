@@ -15,6 +15,7 @@ use actix_web::HttpRequest;
 use serde::Deserialize;
 use std::time::Duration;
 use switchboard_domain::options::OptionValues;
+use switchboard_domain::ErrorCode;
 
 /// Cloudflare's verification endpoint (overridable in [`crate::ApiConfig`] for tests).
 pub const SITEVERIFY_URL: &str = "https://challenges.cloudflare.com/turnstile/v0/siteverify";
@@ -35,14 +36,14 @@ struct Verdict {
 
 fn required() -> ApiError {
     ApiError::bad_request(
-        "turnstile_required",
+        ErrorCode::TurnstileRequired,
         "complete the human check (Turnstile) first",
     )
 }
 
 fn failed() -> ApiError {
     ApiError::forbidden(
-        "turnstile_failed",
+        ErrorCode::TurnstileFailed,
         "the human check (Turnstile) failed; refresh it and try again",
     )
 }

@@ -4,6 +4,7 @@
 
 use crate::validate::{normalize_url, trim_strings};
 use crate::DomainError;
+use crate::ErrorCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -185,7 +186,7 @@ pub const AZURE_DEFAULT_API_VERSION: &str = "2024-10-21";
 pub fn validate_azure_api_version(v: &str) -> Result<(), DomainError> {
     let bad = || {
         DomainError::invalid_coded(
-            "invalid_api_version",
+            ErrorCode::InvalidApiVersion,
             "api_version",
             "must look like 2024-10-21 or 2025-01-01-preview",
         )
@@ -1230,7 +1231,7 @@ mod tests {
         assert!(matches!(
             validate_channel(&mut c),
             Err(DomainError::InvalidCoded {
-                code: "invalid_region",
+                code: ErrorCode::InvalidRegion,
                 field: "config",
                 ..
             })

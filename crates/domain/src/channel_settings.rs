@@ -25,6 +25,7 @@ use crate::channel::{
     TYPE_MIDJOURNEY, TYPE_OPENROUTER, TYPE_SUNO, TYPE_VERTEX_AI, TYPE_ZHIPU,
 };
 use crate::DomainError;
+use crate::ErrorCode;
 use serde_json::{Map, Value};
 
 /// `config` key: the channel serves chat only (boolean).
@@ -179,7 +180,7 @@ pub fn validate_config(
     if let Some(v) = config.get(REGION_KEY) {
         if !v.as_str().is_some_and(is_region_name) {
             return Err(DomainError::invalid_coded(
-                "invalid_region",
+                ErrorCode::InvalidRegion,
                 "config",
                 "region must be a region name (letters, digits and -)",
             ));
@@ -190,8 +191,9 @@ pub fn validate_config(
         validate_azure_api_version(v.as_str().unwrap_or_default())?;
     }
     if let Some(v) = config.get(ONLY_CHAT_KEY) {
-        let bad =
-            |reason: &str| DomainError::invalid_coded("invalid_only_chat", "only_chat", reason);
+        let bad = |reason: &str| {
+            DomainError::invalid_coded(ErrorCode::InvalidOnlyChat, "only_chat", reason)
+        };
         match v {
             Value::Bool(true) if !serves_chat(channel_type_id) => {
                 return Err(bad("this channel type does not serve chat"))
@@ -201,8 +203,9 @@ pub fn validate_config(
         }
     }
     if let Some(v) = config.get(RESPONSES_KEY) {
-        let bad =
-            |reason: &str| DomainError::invalid_coded("invalid_responses", "responses", reason);
+        let bad = |reason: &str| {
+            DomainError::invalid_coded(ErrorCode::InvalidResponses, "responses", reason)
+        };
         match v.as_str() {
             // Azure deployments are not served `/v1/responses` by its adapter.
             Some(RESPONSES_NATIVE)
@@ -226,13 +229,14 @@ pub fn validate_config(
         validate_custom_parameter(channel_type_id, v)?;
     }
     if let Some(v) = config.get(WEB_SEARCH_KEY) {
-        let bad =
-            |reason: String| DomainError::invalid_coded("invalid_web_search", "web_search", reason);
+        let bad = |reason: String| {
+            DomainError::invalid_coded(ErrorCode::InvalidWebSearch, "web_search", reason)
+        };
         validate_flag(channel_type_id, WEB_SEARCH_KEY, v).map_err(bad)?;
     }
     if let Some(v) = config.get(CODE_EXECUTION_KEY) {
         let bad = |reason: String| {
-            DomainError::invalid_coded("invalid_code_execution", "code_execution", reason)
+            DomainError::invalid_coded(ErrorCode::InvalidCodeExecution, "code_execution", reason)
         };
         validate_flag(channel_type_id, CODE_EXECUTION_KEY, v).map_err(bad)?;
     }
@@ -251,7 +255,7 @@ pub fn validate_config(
 /// with `invalid_anthropic_beta`, and on types not of Anthropic's protocol unless empty.
 fn validate_anthropic_beta(channel_type_id: i32, v: &Value) -> Result<(), DomainError> {
     let bad = |reason: String| {
-        DomainError::invalid_coded("invalid_anthropic_beta", ANTHROPIC_BETA_KEY, reason)
+        DomainError::invalid_coded(ErrorCode::InvalidAnthropicBeta, ANTHROPIC_BETA_KEY, reason)
     };
     let Value::Object(map) = v else {
         return Err(bad(
@@ -344,7 +348,8 @@ fn validate_flag(channel_type_id: i32, key: &str, v: &Value) -> Result<(), Strin
 }
 
 fn validate_plugin(channel_type_id: i32, v: &Value) -> Result<(), DomainError> {
-    let bad = |reason: String| DomainError::invalid_coded("invalid_plugin", "plugin", reason);
+    let bad =
+        |reason: String| DomainError::invalid_coded(ErrorCode::InvalidPlugin, "plugin", reason);
     let Value::Object(map) = v else {
         return Err(bad(
             "must be a JSON object of plugin id -> options object".into()
@@ -399,7 +404,7 @@ fn validate_knowledge(
     let id = config.get(KNOWLEDGE_ID_KEY);
     let template = config.get(KNOWLEDGE_TEMPLATE_KEY);
     let bad = |field: &'static str, reason: String| {
-        DomainError::invalid_coded("invalid_knowledge", field, reason)
+        DomainError::invalid_coded(ErrorCode::InvalidKnowledge, field, reason)
     };
     let text = |field: &'static str, v: Option<&Value>| -> Result<String, DomainError> {
         match v {
@@ -468,7 +473,7 @@ fn validate_knowledge(
 
 fn validate_voice_mapping(channel_type_id: i32, v: &Value) -> Result<(), DomainError> {
     let bad = |reason: String| {
-        DomainError::invalid_coded("invalid_voice_mapping", "voice_mapping", reason)
+        DomainError::invalid_coded(ErrorCode::InvalidVoiceMapping, "voice_mapping", reason)
     };
     let Value::Object(map) = v else {
         return Err(bad("must be a JSON object of voice names".into()));
@@ -502,7 +507,11 @@ fn validate_voice_mapping(channel_type_id: i32, v: &Value) -> Result<(), DomainE
 
 fn validate_custom_parameter(channel_type_id: i32, v: &Value) -> Result<(), DomainError> {
     let bad = |reason: String| {
-        DomainError::invalid_coded("invalid_custom_parameter", "custom_parameter", reason)
+        DomainError::invalid_coded(
+            ErrorCode::InvalidCustomParameter,
+            "custom_parameter",
+            reason,
+        )
     };
     let Value::Object(map) = v else {
         return Err(bad("must be a JSON object".into()));
@@ -538,7 +547,7 @@ fn validate_custom_parameter(channel_type_id: i32, v: &Value) -> Result<(), Doma
 /// Refused with `invalid_disabled_stream`.
 pub fn normalize_disabled_stream(text: &str) -> Result<String, DomainError> {
     let bad = |reason: String| {
-        DomainError::invalid_coded("invalid_disabled_stream", "disabled_stream", reason)
+        DomainError::invalid_coded(ErrorCode::InvalidDisabledStream, "disabled_stream", reason)
     };
     let text = text.trim();
     if text.is_empty() {
@@ -583,9 +592,10 @@ pub fn list_matches(list: &[String], model: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
     use serde_json::json;
 
-    fn check(ty: i32, v: Value) -> Result<(), &'static str> {
+    fn check(ty: i32, v: Value) -> Result<(), ErrorCode> {
         validate_config(ty, v.as_object().unwrap()).map_err(|e| e.code())
     }
 
@@ -619,7 +629,7 @@ mod tests {
             let ty = if bad.get("_type").is_some() { 1 } else { 14 };
             let mut v = bad.clone();
             v.as_object_mut().unwrap().remove("_type");
-            assert_eq!(check(ty, v), Err("invalid_anthropic_beta"), "{bad}");
+            assert_eq!(check(ty, v), Err(ErrorCode::InvalidAnthropicBeta), "{bad}");
         }
 
         let setting = ok["anthropic_beta"].clone();
@@ -646,24 +656,30 @@ mod tests {
     fn known_settings_are_checked_with_their_codes() {
         assert_eq!(check(1, json!({"n": 1, "other": "kept"})), Ok(()));
         assert_eq!(check(42, json!({"region": "europe-west4"})), Ok(()));
-        assert_eq!(check(42, json!({"region": "a.b/"})), Err("invalid_region"));
-        assert_eq!(check(42, json!({"region": 4})), Err("invalid_region"));
+        assert_eq!(
+            check(42, json!({"region": "a.b/"})),
+            Err(ErrorCode::InvalidRegion)
+        );
+        assert_eq!(
+            check(42, json!({"region": 4})),
+            Err(ErrorCode::InvalidRegion)
+        );
         assert_eq!(
             check(3, json!({"api_version": "2025-01-01-preview"})),
             Ok(())
         );
         assert_eq!(
             check(3, json!({"api_version": "latest"})),
-            Err("invalid_api_version")
+            Err(ErrorCode::InvalidApiVersion)
         );
         assert_eq!(check(1, json!({"only_chat": true})), Ok(()));
         assert_eq!(
             check(1, json!({"only_chat": "yes"})),
-            Err("invalid_only_chat")
+            Err(ErrorCode::InvalidOnlyChat)
         );
         assert_eq!(
             check(TYPE_SUNO, json!({"only_chat": true})),
-            Err("invalid_only_chat")
+            Err(ErrorCode::InvalidOnlyChat)
         );
         assert_eq!(check(TYPE_SUNO, json!({"only_chat": false})), Ok(()));
     }
@@ -691,7 +707,7 @@ mod tests {
         ] {
             assert_eq!(
                 check(ty, json!({"responses": v})),
-                Err("invalid_responses"),
+                Err(ErrorCode::InvalidResponses),
                 "type {ty}, {v}"
             );
         }
@@ -719,12 +735,16 @@ mod tests {
             json!({"voice_mapping": {"alloy": "x".repeat(VOICE_NAME_MAX + 1)}}),
             json!({"voice_mapping": {"alloy": "a\nb"}}),
         ] {
-            assert_eq!(check(1, bad.clone()), Err("invalid_voice_mapping"), "{bad}");
+            assert_eq!(
+                check(1, bad.clone()),
+                Err(ErrorCode::InvalidVoiceMapping),
+                "{bad}"
+            );
         }
         // Anthropic channels do not serve speech.
         assert_eq!(
             check(14, json!({"voice_mapping": {"alloy": "x"}})),
-            Err("invalid_voice_mapping")
+            Err(ErrorCode::InvalidVoiceMapping)
         );
     }
 
@@ -751,13 +771,13 @@ mod tests {
         ] {
             assert_eq!(
                 check(1, bad.clone()),
-                Err("invalid_custom_parameter"),
+                Err(ErrorCode::InvalidCustomParameter),
                 "{bad}"
             );
         }
         assert_eq!(
             check(25, json!({"custom_parameter": {"temperature": 1}})),
-            Err("invalid_custom_parameter"),
+            Err(ErrorCode::InvalidCustomParameter),
             "Gemini bodies are translated, not OpenAI's"
         );
     }
@@ -801,7 +821,11 @@ mod tests {
                 if supports_switch(ty, key) {
                     assert_eq!(on, Ok(()), "{key} on type {ty}");
                 } else {
-                    assert_eq!(on, Err(code), "{key} on type {ty}");
+                    assert_eq!(
+                        on.map_err(ErrorCode::as_str),
+                        Err(code),
+                        "{key} on type {ty}"
+                    );
                 }
                 // Off is accepted everywhere (a form may send it for every type).
                 assert_eq!(check(ty, json!({key: false})), Ok(()), "{key} off on {ty}");
@@ -813,13 +837,17 @@ mod tests {
                 json!(null),
                 json!([true]),
             ] {
-                assert_eq!(check(25, json!({key: wrong})), Err(code), "{key}: {wrong}");
+                assert_eq!(
+                    check(25, json!({key: wrong})).map_err(ErrorCode::as_str),
+                    Err(code),
+                    "{key}: {wrong}"
+                );
             }
         }
         assert_eq!(check(17, json!({"web_search": true})), Ok(()));
         assert_eq!(
             check(17, json!({"code_execution": true})),
-            Err("invalid_code_execution"),
+            Err(ErrorCode::InvalidCodeExecution),
             "DashScope's chat has no code execution switch"
         );
         let e = validate_config(1, json!({"web_search": true}).as_object().unwrap())
@@ -858,7 +886,11 @@ mod tests {
                 json!({"plugin": {"web": {"search_prompt": "x".repeat(PLUGIN_MAX_BYTES)}}}),
             ),
         ] {
-            assert_eq!(check(ty, bad.clone()), Err("invalid_plugin"), "{ty}: {bad}");
+            assert_eq!(
+                check(ty, bad.clone()),
+                Err(ErrorCode::InvalidPlugin),
+                "{ty}: {bad}"
+            );
         }
     }
 
@@ -911,7 +943,7 @@ mod tests {
         ] {
             assert_eq!(
                 check(ty, bad.clone()),
-                Err("invalid_knowledge"),
+                Err(ErrorCode::InvalidKnowledge),
                 "{ty}: {bad}"
             );
         }
@@ -939,7 +971,7 @@ mod tests {
         for bad in [r#"{"o1":1}"#, "o1", r#"[1]"#, r#"["*"]"#, r#"["a b"]"#] {
             assert_eq!(
                 normalize_disabled_stream(bad).map_err(|e| e.code()),
-                Err("invalid_disabled_stream"),
+                Err(ErrorCode::InvalidDisabledStream),
                 "{bad}"
             );
         }

@@ -1,3 +1,4 @@
+use crate::ErrorCode;
 use thiserror::Error;
 
 /// A rule of the product was broken by the input. Every variant has a stable snake_case `code`
@@ -28,33 +29,29 @@ pub enum DomainError {
     /// in the user's language), e.g. `invalid_voice_mapping`.
     #[error("{field} is not valid: {reason}")]
     InvalidCoded {
-        code: &'static str,
+        code: ErrorCode,
         field: &'static str,
         reason: String,
     },
 }
 
 impl DomainError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            DomainError::Required { .. } => "required",
-            DomainError::TooShort { .. } => "too_short",
-            DomainError::TooLong { .. } => "too_long",
-            DomainError::Invalid { .. } => "invalid",
-            DomainError::OutOfRange { .. } => "out_of_range",
-            DomainError::TooSmall { .. } => "too_small",
-            DomainError::UnknownOption(_) => "unknown_option",
-            DomainError::WeakPassword => "weak_password",
-            DomainError::InvalidCoded { code, .. } => code,
+            DomainError::Required { .. } => ErrorCode::Required,
+            DomainError::TooShort { .. } => ErrorCode::TooShort,
+            DomainError::TooLong { .. } => ErrorCode::TooLong,
+            DomainError::Invalid { .. } => ErrorCode::Invalid,
+            DomainError::OutOfRange { .. } => ErrorCode::OutOfRange,
+            DomainError::TooSmall { .. } => ErrorCode::TooSmall,
+            DomainError::UnknownOption(_) => ErrorCode::UnknownOption,
+            DomainError::WeakPassword => ErrorCode::WeakPassword,
+            DomainError::InvalidCoded { code, .. } => *code,
         }
     }
 
     /// An invalid `field` refused with its own stable `code`.
-    pub fn invalid_coded(
-        code: &'static str,
-        field: &'static str,
-        reason: impl Into<String>,
-    ) -> Self {
+    pub fn invalid_coded(code: ErrorCode, field: &'static str, reason: impl Into<String>) -> Self {
         DomainError::InvalidCoded {
             code,
             field,

@@ -141,6 +141,7 @@ pub fn promotion_target<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
 
     fn rule(symbol: &str, min: i64, max: i64) -> PromotionRule<'_> {
         PromotionRule {
@@ -269,26 +270,29 @@ mod tests {
             s.validate().map_err(|e| e.code())
         };
         assert_eq!(with(|s| s.ratio = 0.0), Ok(()));
-        assert_eq!(with(|s| s.ratio = -0.1), Err("invalid"));
-        assert_eq!(with(|s| s.ratio = f64::NAN), Err("invalid"));
-        assert_eq!(with(|s| s.ratio = f64::INFINITY), Err("invalid"));
-        assert_eq!(with(|s| s.api_rate = -1), Err("out_of_range"));
-        assert_eq!(with(|s| s.api_rate = API_RATE_MAX + 1), Err("out_of_range"));
-        assert_eq!(with(|s| s.min_topup = -1), Err("too_small"));
-        assert_eq!(with(|s| s.max_topup = -1), Err("too_small"));
+        assert_eq!(with(|s| s.ratio = -0.1), Err(ErrorCode::Invalid));
+        assert_eq!(with(|s| s.ratio = f64::NAN), Err(ErrorCode::Invalid));
+        assert_eq!(with(|s| s.ratio = f64::INFINITY), Err(ErrorCode::Invalid));
+        assert_eq!(with(|s| s.api_rate = -1), Err(ErrorCode::OutOfRange));
+        assert_eq!(
+            with(|s| s.api_rate = API_RATE_MAX + 1),
+            Err(ErrorCode::OutOfRange)
+        );
+        assert_eq!(with(|s| s.min_topup = -1), Err(ErrorCode::TooSmall));
+        assert_eq!(with(|s| s.max_topup = -1), Err(ErrorCode::TooSmall));
         assert_eq!(
             with(|s| {
                 s.min_topup = 100;
                 s.max_topup = 100;
             }),
-            Err("invalid")
+            Err(ErrorCode::Invalid)
         );
         assert_eq!(
             with(|s| {
                 s.min_topup = 100;
                 s.max_topup = 50;
             }),
-            Err("invalid")
+            Err(ErrorCode::Invalid)
         );
         assert_eq!(
             with(|s| {
@@ -311,10 +315,13 @@ mod tests {
     #[test]
     fn names_are_bounded() {
         assert!(validate_name("VIP").is_ok());
-        assert_eq!(validate_name("").map_err(|e| e.code()), Err("required"));
+        assert_eq!(
+            validate_name("").map_err(|e| e.code()),
+            Err(ErrorCode::Required)
+        );
         assert_eq!(
             validate_name(&"n".repeat(NAME_MAX + 1)).map_err(|e| e.code()),
-            Err("too_long")
+            Err(ErrorCode::TooLong)
         );
     }
 }

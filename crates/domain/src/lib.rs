@@ -3,6 +3,7 @@
 
 pub mod channel;
 pub mod channel_settings;
+pub mod code;
 pub mod dispatch;
 pub mod error;
 pub mod group;
@@ -23,6 +24,7 @@ pub mod token;
 pub mod user;
 pub mod validate;
 
+pub use code::ErrorCode;
 pub use error::DomainError;
 
 /// The version the console expects from `/api/status` (spec section 9).

@@ -4,6 +4,7 @@
 
 use crate::validate;
 use crate::DomainError;
+use crate::ErrorCode;
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -238,7 +239,7 @@ fn chat_links(items: &[Value]) -> Result<(), DomainError> {
             .any(|allowed| scheme.eq_ignore_ascii_case(allowed))
         {
             return Err(DomainError::invalid_coded(
-                "invalid_chat_link",
+                ErrorCode::InvalidChatLink,
                 "ChatLinks",
                 format!(
                     "entry {} has the address {url:?}: a chat link must start with http://, https://, ama:// or opencat://",
@@ -331,7 +332,7 @@ pub fn normalize(key: &str, value: &Value) -> Result<String, DomainError> {
         OptionKind::Ratio => match text.parse::<f64>() {
             Ok(n) if n.is_finite() && n > 0.0 && n <= 1.0 => Ok(n.to_string()),
             _ => Err(DomainError::invalid_coded(
-                "invalid_ratio",
+                ErrorCode::InvalidRatio,
                 field,
                 "must be a number greater than 0 and at most 1",
             )),
@@ -489,7 +490,7 @@ mod tests {
             r#"["https://example.com"]"#,
         ] {
             let e = normalize("ChatLinks", &json!(bad)).unwrap_err();
-            assert_eq!(e.code(), "invalid_chat_link", "{bad}");
+            assert_eq!(e.code(), ErrorCode::InvalidChatLink, "{bad}");
         }
         assert!(normalize(
             "ChatLinks",
@@ -523,7 +524,7 @@ mod tests {
             json!("NaN"),
         ] {
             let e = normalize("CircuitBreakerErrorRatio", &bad).unwrap_err();
-            assert_eq!(e.code(), "invalid_ratio", "{bad}");
+            assert_eq!(e.code(), ErrorCode::InvalidRatio, "{bad}");
         }
         assert!(normalize("CircuitBreakerOpenSeconds", &json!(-1)).is_err());
         assert!(normalize("CircuitBreakerMinRequests", &json!(0)).is_err());

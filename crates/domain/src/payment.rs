@@ -15,6 +15,7 @@
 //! paid, never what is credited.
 
 use crate::DomainError;
+use crate::ErrorCode;
 use rust_decimal::{Decimal, RoundingStrategy};
 use std::str::FromStr;
 
@@ -69,7 +70,7 @@ pub fn check_amount(amount: i64, min: i64) -> Result<(), DomainError> {
     let min = min.max(1);
     if amount < min || amount > MAX_AMOUNT {
         return Err(DomainError::invalid_coded(
-            "payment_amount_invalid",
+            ErrorCode::PaymentAmountInvalid,
             "amount",
             format!("the amount must be a whole number of dollars from {min} to {MAX_AMOUNT}"),
         ));
@@ -126,7 +127,7 @@ pub fn quote(
     let pay = cents((discounted + fee_usd) * rate);
     if rate <= Decimal::ZERO || pay <= Decimal::ZERO {
         return Err(DomainError::invalid_coded(
-            "payment_price_invalid",
+            ErrorCode::PaymentPriceInvalid,
             "PaymentUSDRate",
             format!(
                 "a top-up of {amount} USD would cost {pay} {}: the exchange rate \
@@ -155,7 +156,7 @@ pub fn check_fees(
     sort: i64,
 ) -> Result<(), DomainError> {
     let field = |field: &'static str, reason: &str| {
-        DomainError::invalid_coded("payment_field_invalid", field, reason)
+        DomainError::invalid_coded(ErrorCode::PaymentFieldInvalid, field, reason)
     };
     if fixed < Decimal::ZERO || fixed > Decimal::from(MAX_AMOUNT) {
         return Err(field("fixed_fee", "must be from 0 to 1000000 (USD)"));
@@ -250,7 +251,11 @@ mod tests {
         let cny = fees("0", "0", "CNY");
         for (rate, discount) in [("0", "1"), ("-1", "1"), ("7.3", "0.0001")] {
             let e = quote(1, d(discount), &cny, d(rate), 500_000).unwrap_err();
-            assert_eq!(e.code(), "payment_price_invalid", "{rate} {discount}");
+            assert_eq!(
+                e.code(),
+                ErrorCode::PaymentPriceInvalid,
+                "{rate} {discount}"
+            );
         }
         // A USD gateway does not use the rate: a rate of 0 does not matter there.
         assert!(quote(1, Decimal::ONE, &fees("0", "0", "USD"), Decimal::ZERO, 1).is_ok());
@@ -276,7 +281,7 @@ mod tests {
         assert!(check_amount(MAX_AMOUNT, 1).is_ok());
         for (amount, min) in [(0, 1), (-5, 1), (4, 5), (MAX_AMOUNT + 1, 1)] {
             let e = check_amount(amount, min).unwrap_err();
-            assert_eq!(e.code(), "payment_amount_invalid", "{amount} {min}");
+            assert_eq!(e.code(), ErrorCode::PaymentAmountInvalid, "{amount} {min}");
         }
         // A minimum setting of 0 still means at least one dollar.
         assert!(check_amount(0, 0).is_err());
@@ -296,7 +301,7 @@ mod tests {
         ] {
             match check_fees(d(fixed), d(percent), cur, sort) {
                 Err(DomainError::InvalidCoded { code, field: f, .. }) => {
-                    assert_eq!((code, f), ("payment_field_invalid", field));
+                    assert_eq!((code.as_str(), f), ("payment_field_invalid", field));
                 }
                 other => panic!("{fixed} {percent} {cur} {sort}: {other:?}"),
             }

@@ -150,6 +150,7 @@ pub const INVALID_STATUSES: [i32; 2] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
 
     #[test]
     fn statuses_round_trip() {
@@ -196,19 +197,25 @@ mod tests {
     fn create_bounds() {
         assert!(validate_count(1).is_ok());
         assert!(validate_count(MAX_BATCH).is_ok());
-        assert_eq!(validate_count(0).map_err(|e| e.code()), Err("out_of_range"));
+        assert_eq!(
+            validate_count(0).map_err(|e| e.code()),
+            Err(ErrorCode::OutOfRange)
+        );
         assert!(validate_count(MAX_BATCH + 1).is_err());
         assert!(validate_count(-1).is_err());
         assert!(validate_quota(0).is_ok(), "spec: quota at least 0");
         assert!(validate_quota(QUOTA_MAX).is_ok());
         assert!(validate_quota(-1).is_err());
         assert!(validate_quota(QUOTA_MAX + 1).is_err());
-        assert_eq!(validate_name("").map_err(|e| e.code()), Err("required"));
+        assert_eq!(
+            validate_name("").map_err(|e| e.code()),
+            Err(ErrorCode::Required)
+        );
         assert!(validate_name("  ").is_err());
         assert!(validate_name(&"码".repeat(NAME_MAX)).is_ok());
         assert_eq!(
             validate_name(&"x".repeat(NAME_MAX + 1)).map_err(|e| e.code()),
-            Err("too_long")
+            Err(ErrorCode::TooLong)
         );
     }
 

@@ -307,6 +307,7 @@ fn parse_net(entry: &str) -> Option<Net> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
     use proptest::prelude::*;
 
     fn key48() -> String {
@@ -472,7 +473,7 @@ mod tests {
             "1.2.3.4/8/8",
         ] {
             let err = IpAllowList::parse(&format!("10.0.0.1, {bad}")).unwrap_err();
-            assert_eq!(err.code(), "invalid");
+            assert_eq!(err.code(), ErrorCode::Invalid);
             assert!(err.to_string().contains(bad), "{err}");
             assert!(err.to_string().contains("allow_ips"), "{err}");
         }

@@ -380,6 +380,7 @@ pub fn json_text(field: &'static str, s: &str) -> Result<Value, DomainError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorCode;
     use serde_json::json;
 
     #[test]
@@ -446,10 +447,10 @@ mod tests {
                 max: 128
             }
         );
-        assert_eq!(long.code(), "too_long");
+        assert_eq!(long.code(), ErrorCode::TooLong);
         for bad in ["gpt\0-4o", "gpt-4o\n", "a\u{7}b", "\u{1b}[31m"] {
             let e = relay_model_name(bad).unwrap_err();
-            assert_eq!(e.code(), "invalid", "{bad:?}");
+            assert_eq!(e.code(), ErrorCode::Invalid, "{bad:?}");
             assert!(matches!(e, DomainError::Invalid { field: "model", .. }));
         }
     }
@@ -459,7 +460,7 @@ mod tests {
         for p in ["12345678", "password", "qwerty123", "PassWord1", "P@ssw0rd"] {
             assert_eq!(password(p), Err(DomainError::WeakPassword), "{p}");
         }
-        assert_eq!(DomainError::WeakPassword.code(), "weak_password");
+        assert_eq!(DomainError::WeakPassword.code(), ErrorCode::WeakPassword);
         assert!(password("password-123").is_ok());
         assert!(password("correct horse battery").is_ok());
         assert!(COMMON_PASSWORDS.len() >= 100);

@@ -1521,7 +1521,7 @@ mod tests {
     /// renewal allowed has passed (a paused node resumes refusing, before any renewal could
     /// tell it another node took the lease), and admission resumes when it is moved on;
     /// settling what was admitted before still works.
-    #[actix_web::test]
+    #[tokio::test]
     async fn admission_stops_when_the_fence_passes() {
         let l = ledger(100, 1000, false).await;
         assert!(l.admitting(), "unfenced by default");
@@ -1537,7 +1537,7 @@ mod tests {
         assert!(l.reserve(1, 7, 10).await.is_ok());
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn reservations_never_exceed_the_balance() {
         let l = ledger(100, 1000, false).await;
         assert_eq!(l.reserve(2, 7, 1).await.unwrap_err(), Shortfall::NotLoaded);
@@ -1551,7 +1551,7 @@ mod tests {
         assert_eq!(l.outstanding(), 1);
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_flexible_reservation_takes_what_the_balance_allows() {
         let l = ledger(100, 1000, false).await;
         let wide = ReserveBounds { min: 10, max: 500 };
@@ -1574,7 +1574,7 @@ mod tests {
         );
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_settlement_never_takes_the_balance_below_zero() {
         let l = ledger(100, 1000, false).await;
         let a = l.reserve(1, 7, 30).await.unwrap();
@@ -1602,7 +1602,7 @@ mod tests {
         assert_eq!(l.user_balance(1), Some(-50));
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn settling_or_refunding_twice_does_nothing() {
         let l = ledger(100, 1000, false).await;
         let a = l.reserve(1, 7, 10).await.unwrap();
@@ -1615,7 +1615,7 @@ mod tests {
         assert!(l.reserve(1, 7, 90).await.is_ok(), "nothing is held twice");
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn token_limits_apply_unless_unlimited() {
         let l = ledger(1000, 10, false).await;
         assert_eq!(l.reserve(1, 7, 11).await.unwrap_err(), Shortfall::Token);
@@ -1629,7 +1629,7 @@ mod tests {
         );
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn flush_keeps_records_on_failure_and_balances_converge() {
         let l = ledger(100, 100, false).await;
         let r = l.reserve(1, 7, 10).await.unwrap();
@@ -1665,7 +1665,7 @@ mod tests {
         }
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_full_batch_wakes_the_flusher_before_its_tick() {
         use futures_util::FutureExt;
         let l = ledger(1000, 1000, false).await;
@@ -1699,7 +1699,7 @@ mod tests {
         assert!(l.batch_ready().now_or_never().is_none());
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_busy_node_queues_into_a_written_batchs_buffer_and_an_idle_one_keeps_none() {
         let l = ledger(1000, 1000, false).await;
         let capacity = |l: &Ledger| l.lock().pending.capacity();
@@ -1727,7 +1727,7 @@ mod tests {
         assert_eq!((capacity(&l), l.lock().spare.capacity()), (0, 0));
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_credit_racing_a_resync_is_counted_once() {
         let l = Arc::new(ledger(100, 100, false).await);
         // The resync reads the database after a credit of 50 was committed, but the credit

@@ -43,7 +43,9 @@ pub fn note_cap(metadata: &str, cost: i64, charge: i64) -> Option<String> {
     }
     let body = metadata.trim();
     Some(match body.strip_prefix('{') {
-        Some(rest) if rest.trim_start().starts_with('}') => format!("{{\"uncapped_quota\":{cost}}}"),
+        Some(rest) if rest.trim_start().starts_with('}') => {
+            format!("{{\"uncapped_quota\":{cost}}}")
+        }
         Some(rest) => format!("{{\"uncapped_quota\":{cost},{rest}"),
         None => format!("{{\"uncapped_quota\":{cost}}}"),
     })

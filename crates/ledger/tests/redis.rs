@@ -38,7 +38,10 @@ impl LedgerOnRedis {
         use switchboard_ledger::Ledger;
         let redis = switchboard_ledger::testing::PrivateRedis::start();
         let link = if behind_a_link {
-            Some(switchboard_ledger::testing::SlowLink::start(redis.port, std::time::Duration::ZERO).await)
+            Some(
+                switchboard_ledger::testing::SlowLink::start(redis.port, std::time::Duration::ZERO)
+                    .await,
+            )
         } else {
             None
         };
@@ -419,4 +422,3 @@ async fn an_account_hash_without_a_balance_is_loaded_again_not_refused() {
     t.ledger.apply_queued().await;
     assert_eq!(t.user(1).await, (9_960, 0));
 }
-

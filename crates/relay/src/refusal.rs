@@ -4,6 +4,7 @@
 //! shape: each protocol's renderer reads the same fields.
 
 use std::borrow::Cow;
+use switchboard_domain::ErrorCode;
 
 use serde::Serialize;
 
@@ -71,34 +72,40 @@ const GOOGLE_STATUSES: [&str; 16] = [
     "DEADLINE_EXCEEDED",
 ];
 
+/// The OpenAI error type of a refusal of the gateway's own, by its status.
+pub fn openai_type(status: u16) -> &'static str {
+    match status {
+        402 => "insufficient_quota",
+        429 => "rate_limit_error",
+        502 => "upstream_error",
+        500.. => "server_error",
+        _ => "invalid_request_error",
+    }
+}
+
 impl Refusal {
-    /// A refusal of the gateway's own (`kind` is the OpenAI error type).
-    pub fn new(
-        status: u16,
-        kind: &'static str,
-        code: &'static str,
-        message: impl Into<String>,
-    ) -> Self {
+    /// A refusal of the gateway's own, the one constructor: its OpenAI error type follows from
+    /// the status ([`openai_type`]).
+    pub fn new(status: u16, code: ErrorCode, message: impl Into<String>) -> Self {
         Refusal {
             status,
-            kind: Cow::Borrowed(kind),
-            code: Cow::Borrowed(code),
+            kind: Cow::Borrowed(openai_type(status)),
+            code: Cow::Borrowed(code.as_str()),
             message: message.into(),
             retry_after: None,
         }
     }
 
     /// A 400 of the client's request.
-    pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
-        Refusal::new(400, "invalid_request_error", code, message)
+    pub fn invalid(code: ErrorCode, message: impl Into<String>) -> Self {
+        Refusal::new(400, code, message)
     }
 
     /// The 404 of a path that does not exist (or of a protocol switched off by its setting).
     pub fn path_not_found(method: &str, path: &str) -> Self {
         Refusal::new(
             404,
-            "invalid_request_error",
-            "not_found",
+            ErrorCode::NotFound,
             format!("Invalid URL ({method} {path})"),
         )
     }
@@ -107,8 +114,7 @@ impl Refusal {
     pub fn too_large(limit: usize) -> Self {
         Refusal::new(
             413,
-            "invalid_request_error",
-            "request_too_large",
+            ErrorCode::RequestTooLarge,
             format!("The request body is larger than {limit} bytes."),
         )
     }
@@ -117,8 +123,7 @@ impl Refusal {
     pub fn no_channel(model: &str) -> Self {
         Refusal::new(
             503,
-            "server_error",
-            "no_available_channel",
+            ErrorCode::NoAvailableChannel,
             format!(
                 "No channel is available for the model `{model}` right now; try again shortly."
             ),
@@ -129,8 +134,7 @@ impl Refusal {
     pub fn model_not_found(model: &str) -> Self {
         Refusal::new(
             404,
-            "invalid_request_error",
-            "model_not_found",
+            ErrorCode::ModelNotFound,
             format!("The model `{model}` does not exist or you do not have access to it."),
         )
     }
@@ -383,12 +387,7 @@ mod tests {
 
     #[test]
     fn one_refusal_in_every_protocol() {
-        let r = Refusal::new(
-            402,
-            "insufficient_quota",
-            "insufficient_user_quota",
-            "top up",
-        );
+        let r = Refusal::new(402, ErrorCode::InsufficientUserQuota, "top up");
         assert_eq!(
             parsed(&r, Protocol::OpenAi),
             json!({"error": {"message": "top up", "type": "insufficient_quota", "param": null, "code": "insufficient_user_quota"}})

@@ -464,10 +464,9 @@ async fn run(cfg: Config) -> Result<(), String> {
     }
     let redis = cfg.redis_conn_string.as_deref().filter(|s| !s.is_empty());
     if let Some(url) = redis {
-        let shared =
-            switchboard_ledger::shared::Shared::connect(url, &cfg.redis_key_prefix, &node)
-                .await
-                .map_err(|e| format!("REDIS_CONN_STRING: cannot connect: {e}"))?;
+        let shared = switchboard_ledger::shared::Shared::connect(url, &cfg.redis_key_prefix, &node)
+            .await
+            .map_err(|e| format!("REDIS_CONN_STRING: cannot connect: {e}"))?;
         app_state.relay.attach(shared);
         tracing::info!("balances, reservations and relay rate limits are shared through Redis");
     }

@@ -67,6 +67,11 @@ describe('central error handler', () => {
     expect(error).toHaveBeenCalledWith('错误：a brand new refusal', expect.anything())
   })
 
+  it("a code about an upstream's answer keeps that answer in the translated message", () => {
+    handleApiError(new HttpError(502, 'upstream 401: invalid api key', 'upstream 401: invalid api key', 'channel_test_failed'))
+    expect(error).toHaveBeenCalledWith('错误：渠道测试失败：upstream 401: invalid api key', expect.anything())
+  })
+
   it('uses the message as toast id, so a repeat is not stacked', () => {
     handleApiError(new HttpError(500, 'x'))
     handleApiError(new HttpError(500, 'y'))

@@ -79,7 +79,9 @@ export function errorText(error: unknown): string {
  */
 function messageOf(error: unknown): string {
   const code = errorCodeOf(error)
-  if (code && isTranslatedCode(code)) return i18n.t(`errors:codes.${code}`)
+  // A code whose message names the upstream's answer (`{{detail}}`) gets the server's message.
+  const detail = error instanceof Error ? error.message : ''
+  if (code && isTranslatedCode(code)) return i18n.t(`errors:codes.${code}`, { detail })
   if (error instanceof Error) return error.message || i18n.t('errors:unknown')
   if (typeof error === 'string' && error) return error
   return i18n.t('errors:unknown')

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use switchboard_domain::ErrorCode;
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
@@ -15,23 +16,12 @@ use switchboard_relay::health::Health;
 use switchboard_relay::provider::UpstreamFailure;
 use switchboard_relay::refusal::{Protocol, Refusal};
 
-use switchboard_ledger::{Reservation, Shortfall};
 use super::snapshot::{ChannelInfo, Snapshot};
 use super::AuthToken;
 use crate::settings::View;
 use crate::AppState;
 use switchboard_domain::options::OptionValues;
-
-/// A refusal of the gateway's own with OpenAI's error type `kind` (rendered per protocol by
-/// [`refuse`]).
-pub fn refusal(
-    status: u16,
-    message: impl Into<String>,
-    kind: &'static str,
-    code: &'static str,
-) -> Refusal {
-    Refusal::new(status, kind, code, message)
-}
+use switchboard_ledger::{Reservation, Shortfall};
 
 /// The answer for a refusal in the client's protocol, with `Retry-After` when it has one.
 pub fn refuse(protocol: Protocol, r: &Refusal) -> HttpResponse {
@@ -46,41 +36,20 @@ pub fn refuse(protocol: Protocol, r: &Refusal) -> HttpResponse {
 
 /// The 500 of a database failure on the relay path (the cause goes to the log, not the client).
 pub fn internal(what: &str) -> Refusal {
-    refusal(
+    Refusal::new(
         500,
+        ErrorCode::InternalError,
         format!("internal error while {what}"),
-        "server_error",
-        "internal_error",
     )
 }
 
 /// The refusal for a quota shortfall.
 pub fn shortfall(s: &Shortfall) -> Refusal {
     match s {
-        Shortfall::User => refusal(
-            402,
-            "Your account's quota is not enough for this request; top up and try again.",
-            "insufficient_quota",
-            "insufficient_user_quota",
-        ),
-        Shortfall::Token => refusal(
-            402,
-            "This API key's quota is not enough for this request.",
-            "insufficient_quota",
-            "insufficient_token_quota",
-        ),
-        Shortfall::NotHeld => refusal(
-            503,
-            "This node does not hold its claim on the balances right now (another node may be using this database); it admits no request until it holds it again. Try again shortly.",
-            "server_error",
-            "ledger_lease_lost",
-        ),
-        Shortfall::NotLoaded | Shortfall::Unavailable(_) => refusal(
-            503,
-            "The quota service is unavailable; try again shortly.",
-            "server_error",
-            "ledger_unavailable",
-        ),
+        Shortfall::User => Refusal::new(402, ErrorCode::InsufficientUserQuota, "Your account's quota is not enough for this request; top up and try again."),
+        Shortfall::Token => Refusal::new(402, ErrorCode::InsufficientTokenQuota, "This API key's quota is not enough for this request."),
+        Shortfall::NotHeld => Refusal::new(503, ErrorCode::LedgerLeaseLost, "This node does not hold its claim on the balances right now (another node may be using this database); it admits no request until it holds it again. Try again shortly."),
+        Shortfall::NotLoaded | Shortfall::Unavailable(_) => Refusal::new(503, ErrorCode::LedgerUnavailable, "The quota service is unavailable; try again shortly."),
     }
 }
 

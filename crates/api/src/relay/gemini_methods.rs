@@ -16,6 +16,7 @@ use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
+use switchboard_domain::ErrorCode;
 use switchboard_relay::endpoint::Endpoint;
 use switchboard_relay::error::RelayError;
 use switchboard_relay::refusal::{Protocol, Refusal};
@@ -55,14 +56,14 @@ async fn count_tokens_answer(
         None | Some(Value::Null) => &rreq.body,
         Some(_) => {
             return Err(Refusal::invalid(
-                "invalid_request",
+                ErrorCode::InvalidRequest,
                 "generateContentRequest must be an object.",
             ))
         }
     };
     if !counted.get("contents").is_some_and(Value::is_array) {
         return Err(Refusal::invalid(
-            "invalid_request",
+            ErrorCode::InvalidRequest,
             "contents: an array of contents is required.",
         ));
     }
@@ -123,8 +124,7 @@ async fn embed_answer(
 fn unreadable_answer() -> Refusal {
     Refusal::new(
         502,
-        "upstream_error",
-        "upstream_invalid_response",
+        ErrorCode::UpstreamInvalidResponse,
         "unexpected upstream answer: not an embeddings list",
     )
 }

@@ -1,9 +1,8 @@
 //! `/v1` handlers: authenticate the key, check it, price and reserve, dispatch with retries,
 //! answer (streamed as it arrives, or whole), settle once.
 
-use super::edge::{self, refusal, refuse};
+use super::edge::{self, refuse};
 use super::gather::Gather;
-use switchboard_ledger::Reservation;
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;
@@ -27,6 +26,8 @@ use switchboard_domain::price::{self, Price, Usage};
 use switchboard_domain::token::{
     effective_status, split_pin, ChannelPin, IpAllowList, TokenStatus,
 };
+use switchboard_domain::ErrorCode;
+use switchboard_ledger::Reservation;
 use switchboard_relay::dispatch::dispatch;
 use switchboard_relay::endpoint::Endpoint;
 use switchboard_relay::error::RelayError;
@@ -45,11 +46,10 @@ pub(super) const MAX_ERROR_BODY: usize = 64 * 1024;
 const MAX_RESPONSE_BODY: usize = 256 * 1024 * 1024;
 
 fn invalid_key() -> Refusal {
-    refusal(
+    Refusal::new(
         401,
+        ErrorCode::InvalidApiKey,
         "Incorrect API key provided. You can find your API key in the console.",
-        "invalid_request_error",
-        "invalid_api_key",
     )
 }
 
@@ -101,11 +101,10 @@ pub(super) async fn authenticate_key(
     raw: Option<String>,
 ) -> Result<(Arc<AuthToken>, ChannelPin), Refusal> {
     let raw = raw.ok_or_else(|| {
-        refusal(
+        Refusal::new(
             401,
+            ErrorCode::MissingApiKey,
             "You didn't provide an API key. Send it as Authorization: Bearer sk-...",
-            "invalid_request_error",
-            "missing_api_key",
         )
     })?;
     let (key, pin) = split_pin(&raw);
@@ -131,11 +130,10 @@ pub(super) async fn authenticate_key(
                 })
                 .await
                 .map_err(|_| {
-                    refusal(
+                    Refusal::new(
                         500,
+                        ErrorCode::InternalError,
                         "internal error while checking the API key",
-                        "server_error",
-                        "internal_error",
                     )
                 })?;
             let Some((t, u)) = loaded else {
@@ -168,38 +166,34 @@ pub(super) async fn authenticate_key(
         .await?
         .ok_or_else(invalid_key)?;
     if token.user_status != 1 {
-        return Err(refusal(
+        return Err(Refusal::new(
             403,
+            ErrorCode::UserDisabled,
             "The owner of this API key has been disabled.",
-            "invalid_request_error",
-            "user_disabled",
         ));
     }
     // Quota is checked by the ledger at reservation time, so only status and expiry count here.
     match effective_status(token.status, token.expired_at, true, 1, now()) {
         TokenStatus::Enabled => {}
         TokenStatus::Expired => {
-            return Err(refusal(
+            return Err(Refusal::new(
                 401,
+                ErrorCode::TokenExpired,
                 "This API key has expired.",
-                "invalid_request_error",
-                "token_expired",
             ))
         }
         TokenStatus::Exhausted => {
-            return Err(refusal(
+            return Err(Refusal::new(
                 402,
+                ErrorCode::InsufficientTokenQuota,
                 "This API key has no quota left.",
-                "insufficient_quota",
-                "insufficient_token_quota",
             ))
         }
         TokenStatus::Disabled => {
-            return Err(refusal(
+            return Err(Refusal::new(
                 401,
+                ErrorCode::TokenDisabled,
                 "This API key has been disabled.",
-                "invalid_request_error",
-                "token_disabled",
             ))
         }
     }
@@ -210,11 +204,10 @@ pub(super) async fn authenticate_key(
             .map(|ip| token.subnet.allows(ip))
             .unwrap_or(false);
         if !allowed {
-            return Err(refusal(
+            return Err(Refusal::new(
                 403,
+                ErrorCode::IpNotAllowed,
                 format!("This API key may not be used from {ip}."),
-                "invalid_request_error",
-                "ip_not_allowed",
             ));
         }
     }
@@ -343,7 +336,7 @@ pub(super) async fn admit_any(
     for model in models {
         if let Err(e) = switchboard_domain::validate::relay_model_name(model) {
             return Err(Refusal::invalid(
-                "invalid_model_name",
+                ErrorCode::InvalidModelName,
                 format!("The model name is not valid: {e}."),
             ));
         }
@@ -353,30 +346,23 @@ pub(super) async fn admit_any(
         .filter(|&i| switchboard_domain::token::model_allowed(&token.models, models[i]))
         .collect();
     if allowed.is_empty() {
-        return Err(refusal(
+        return Err(Refusal::new(
             403,
+            ErrorCode::ModelNotAllowed,
             format!("This API key may not use the model `{first}`."),
-            "invalid_request_error",
-            "model_not_allowed",
         ));
     }
     let Some((group, ginfo)) = state.relay.key_group(token) else {
-        return Err(refusal(
-            403,
-            format!(
+        return Err(Refusal::new(403, ErrorCode::GroupNotAvailable, format!(
                 "The group `{}` of this API key is not available: it is disabled, or the key's owner no longer belongs to it. Edit the key to use another group.",
                 token.group()
-            ),
-            "invalid_request_error",
-            "group_not_available",
-        ));
+            )));
     };
     if !within_rate(state, token, &group, &ginfo).await {
-        return Err(refusal(
+        return Err(Refusal::new(
             429,
+            ErrorCode::RateLimitExceeded,
             "Rate limit reached for this API key; slow down and try again shortly.",
-            "rate_limit_error",
-            "rate_limit_exceeded",
         ));
     }
     let snapshot = state.relay.snapshot();
@@ -396,12 +382,7 @@ pub(super) async fn admit_any(
         }
         let prices = state.relay.prices();
         let Some(price) = models[i..].iter().find_map(|m| prices.lookup(m).cloned()) else {
-            return Err(refusal(
-                400,
-                format!("The model `{}` has no price yet; an administrator must set one before it can be used.", models[i]),
-                "invalid_request_error",
-                "model_price_not_set",
-            ));
+            return Err(Refusal::new(400, ErrorCode::ModelPriceNotSet, format!("The model `{}` has no price yet; an administrator must set one before it can be used.", models[i])));
         };
         let admitted = Admitted {
             group,
@@ -416,8 +397,7 @@ pub(super) async fn admit_any(
         // The model is served, but not by the channel this call is pinned to.
         return Err(Refusal::new(
             503,
-            "server_error",
-            "no_available_channel",
+            ErrorCode::NoAvailableChannel,
             format!("The channel this call is pinned to does not serve `{first}` right now."),
         ));
     }
@@ -711,19 +691,17 @@ pub(super) async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> R
         })
         .await
         .map_err(|_| {
-            refusal(
+            Refusal::new(
                 500,
+                ErrorCode::InternalError,
                 "internal error while loading the balance",
-                "server_error",
-                "internal_error",
             )
         })?;
     state.relay.ledger.load(loaded).await.map_err(|_| {
-        refusal(
+        Refusal::new(
             503,
+            ErrorCode::LedgerUnavailable,
             "The quota service is unavailable; try again shortly.",
-            "server_error",
-            "ledger_unavailable",
         )
     })
 }
@@ -809,7 +787,7 @@ async fn count_tokens_answer(
     rreq.anthropic_beta = anthropic_beta(&req);
     if !rreq.body.get("messages").is_some_and(Value::is_array) {
         return Err(Refusal::invalid(
-            "invalid_request",
+            ErrorCode::InvalidRequest,
             "messages: an array of messages is required.",
         ));
     }
@@ -1170,7 +1148,7 @@ pub(super) async fn relay_parsed(
     let pre_consumed = relay_options.pre_consumed;
     let units = billed_units(endpoint, &rreq.body).ok_or_else(|| {
         Refusal::invalid(
-            "invalid_n",
+            ErrorCode::InvalidN,
             format!("n must be a whole number from 1 to {MAX_IMAGES}."),
         )
     })?;

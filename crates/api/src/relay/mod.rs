@@ -21,8 +21,6 @@ pub mod tasks;
 use crate::error::{ApiError, ApiResult};
 use crate::AppState;
 use dashmap::DashMap;
-use switchboard_ledger::Ledger;
-use switchboard_ledger::{self as ledger, shared};
 use snapshot::Snapshot;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -31,6 +29,8 @@ use switchboard_domain::options::OptionValues;
 use switchboard_domain::price::{Price, PriceTable};
 use switchboard_domain::ratelimit::{self, BucketState, Policy, WindowState};
 use switchboard_domain::token::IpAllowList;
+use switchboard_ledger::Ledger;
+use switchboard_ledger::{self as ledger, shared};
 use switchboard_relay::provider::ClientPool;
 
 /// Whether `ch`'s upstream calls follow the outbound URL policy: its destination was not last

@@ -31,7 +31,6 @@
 
 use super::edge::{self, refuse};
 use super::handler::{admit, authenticate_key, raw_key, Admitted, LogMeta};
-use switchboard_ledger::{Reservation, Shortfall};
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;
@@ -48,6 +47,8 @@ use std::time::{Duration, Instant};
 use switchboard_domain::log::LogType;
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::price::{self, Price, ReserveBounds, Usage};
+use switchboard_domain::ErrorCode;
+use switchboard_ledger::{Reservation, Shortfall};
 use switchboard_relay::dispatch::dispatch;
 use switchboard_relay::provider::UpstreamFailure;
 use switchboard_relay::realtime::usage_of_event;
@@ -134,7 +135,7 @@ async fn open(
     let (token, pin) = authenticate_key(&state, &req, realtime_key(&req)).await?;
     let Some(model) = query_param(&req, "model") else {
         return Err(Refusal::invalid(
-            "missing_model",
+            ErrorCode::MissingModel,
             "Name the model in the query: /v1/realtime?model=...",
         ));
     };
@@ -166,7 +167,7 @@ async fn open(
         Ok(t) => t,
         Err(e) => {
             return Err(Refusal::invalid(
-                "websocket_required",
+                ErrorCode::WebsocketRequired,
                 format!("/v1/realtime is a websocket: open it with a websocket handshake ({e})."),
             ))
         }

@@ -32,6 +32,7 @@ use switchboard_domain::log::LogType;
 use switchboard_domain::price::{self, ReserveBounds, Usage};
 use switchboard_domain::task::{self as dtask, MjMode};
 use switchboard_domain::token::ChannelPin;
+use switchboard_domain::ErrorCode;
 use switchboard_relay::dispatch::dispatch;
 use switchboard_relay::provider::{classify_transport, UpstreamFailure};
 use switchboard_relay::refusal::{Protocol, Refusal};
@@ -88,20 +89,10 @@ impl Platform {
     }
 }
 
-/// A refusal of the task endpoints (OpenAI type by status; the platform's shape at the edge).
-fn task_refusal(status: u16, code: &'static str, message: &str) -> Refusal {
-    let kind = if status >= 500 {
-        "server_error"
-    } else {
-        "invalid_request_error"
-    };
-    Refusal::new(status, kind, code, message)
-}
-
 /// A refusal in the client protocol's shape (see [`Refusal::body`]): midjourney-proxy's
 /// `{code, description, result, error_code}` or the Suno API's `{code, message, data}`.
-fn task_error(p: Platform, status: u16, code: &'static str, message: &str) -> HttpResponse {
-    refuse(p.protocol(), &task_refusal(status, code, message))
+fn task_error(p: Platform, status: u16, code: ErrorCode, message: &str) -> HttpResponse {
+    refuse(p.protocol(), &Refusal::new(status, code, message))
 }
 
 async fn auth(
@@ -324,9 +315,9 @@ async fn submit_task(
     let parsed: Value = match serde_json::from_slice(&body) {
         Ok(v @ Value::Object(_)) => v,
         _ => {
-            return Err(task_refusal(
+            return Err(Refusal::new(
                 400,
-                "invalid_json",
+                ErrorCode::InvalidJson,
                 "The body must be a JSON object.",
             ))
         }
@@ -337,9 +328,9 @@ async fn submit_task(
         Platform::Kling => dtask::kling_action(&kind),
     };
     let action = action.ok_or_else(|| {
-        task_refusal(
+        Refusal::new(
             400,
-            "unknown_action",
+            ErrorCode::UnknownAction,
             &format!(
                 "`{kind}` with this body is not a known {} action.",
                 p.name()
@@ -350,7 +341,7 @@ async fn submit_task(
     let video = match p {
         Platform::Kling => Some(
             dtask::kling_video(action, &parsed)
-                .map_err(|m| task_refusal(400, "invalid_request", &format!("{m}.")))?,
+                .map_err(|m| Refusal::new(400, ErrorCode::InvalidRequest, &format!("{m}.")))?,
         ),
         _ => None,
     };
@@ -520,9 +511,9 @@ async fn origin_pin(
         return Ok(None);
     }
     let origin = origin_task_id(parsed).ok_or_else(|| {
-        task_refusal(
+        Refusal::new(
             400,
-            "missing_task_id",
+            ErrorCode::MissingTaskId,
             "taskId is required for this action.",
         )
     })?;
@@ -539,9 +530,9 @@ async fn origin_pin(
         .map_err(|_| edge::internal("finding the task"))?;
     match found {
         Some(t) => Ok(Some(ChannelPin::Only(t.channel_id))),
-        None => Err(task_refusal(
+        None => Err(Refusal::new(
             404,
-            "task_not_found",
+            ErrorCode::TaskNotFound,
             "The task this action refers to does not exist.",
         )),
     }
@@ -734,12 +725,12 @@ async fn fetch_own(
     match own_tasks(state, p.name(), token.user_id, vec![id]).await {
         Ok(rows) => match rows.first() {
             Some(t) => HttpResponse::Ok().json(render(t)),
-            None => task_error(p, 404, "task_not_found", "No such task."),
+            None => task_error(p, 404, ErrorCode::TaskNotFound, "No such task."),
         },
         Err(_) => task_error(
             p,
             500,
-            "internal_error",
+            ErrorCode::InternalError,
             "internal error while reading the task",
         ),
     }
@@ -769,11 +760,11 @@ pub async fn mj_fetch(
         .await;
     match found {
         Ok(Some(t)) => HttpResponse::Ok().json(mj_task_json(&t)),
-        Ok(None) => task_error(p, 404, "task_not_found", "No such task."),
+        Ok(None) => task_error(p, 404, ErrorCode::TaskNotFound, "No such task."),
         Err(_) => task_error(
             p,
             500,
-            "internal_error",
+            ErrorCode::InternalError,
             "internal error while reading the task",
         ),
     }
@@ -818,14 +809,19 @@ pub async fn mj_list(
         Err(r) => return r,
     };
     let Some(ids) = ids_of(&body) else {
-        return task_error(p, 400, "invalid_json", "The body must be {\"ids\": [...]}.");
+        return task_error(
+            p,
+            400,
+            ErrorCode::InvalidJson,
+            "The body must be {\"ids\": [...]}.",
+        );
     };
     match own_tasks(&state, PLATFORM_MIDJOURNEY, token.user_id, ids).await {
         Ok(rows) => HttpResponse::Ok().json(rows.iter().map(mj_task_json).collect::<Vec<_>>()),
         Err(_) => task_error(
             p,
             500,
-            "internal_error",
+            ErrorCode::InternalError,
             "internal error while reading tasks",
         ),
     }
@@ -847,12 +843,19 @@ pub async fn mj_image(state: web::Data<AppState>, id: String) -> HttpResponse {
         .await;
     let t = match found {
         Ok(Some(t)) if !t.image_url.is_empty() => t,
-        Ok(_) => return task_error(p, 404, "image_not_found", "This task has no image (yet)."),
+        Ok(_) => {
+            return task_error(
+                p,
+                404,
+                ErrorCode::ImageNotFound,
+                "This task has no image (yet).",
+            )
+        }
         Err(_) => {
             return task_error(
                 p,
                 500,
-                "internal_error",
+                ErrorCode::InternalError,
                 "internal error while reading the task",
             )
         }
@@ -865,7 +868,12 @@ pub async fn mj_image(state: web::Data<AppState>, id: String) -> HttpResponse {
                 switchboard_relay::outbound::refused_before_lookup(&u)
             });
             if literal_refused {
-                return task_error(p, 502, "upstream_error", "The image could not be fetched.");
+                return task_error(
+                    p,
+                    502,
+                    ErrorCode::UpstreamError,
+                    "The image could not be fetched.",
+                );
             }
             super::channel_client(&state, &ch)
         }
@@ -874,7 +882,14 @@ pub async fn mj_image(state: web::Data<AppState>, id: String) -> HttpResponse {
     };
     let client = match client {
         Ok(c) => c,
-        Err(_) => return task_error(p, 502, "upstream_error", "The image could not be fetched."),
+        Err(_) => {
+            return task_error(
+                p,
+                502,
+                ErrorCode::UpstreamError,
+                "The image could not be fetched.",
+            )
+        }
     };
     let resp = match tokio::time::timeout(UPSTREAM_CALL, client.get(&t.image_url).send()).await {
         Ok(Ok(r)) if r.status().is_success() => r,
@@ -882,11 +897,18 @@ pub async fn mj_image(state: web::Data<AppState>, id: String) -> HttpResponse {
             return task_error(
                 p,
                 502,
-                "upstream_error",
+                ErrorCode::UpstreamError,
                 &format!("The image upstream answered {}.", r.status().as_u16()),
             )
         }
-        _ => return task_error(p, 502, "upstream_error", "The image could not be fetched."),
+        _ => {
+            return task_error(
+                p,
+                502,
+                ErrorCode::UpstreamError,
+                "The image could not be fetched.",
+            )
+        }
     };
     let ct = resp
         .headers()
@@ -932,11 +954,16 @@ pub async fn suno_fetch_many(
         Err(r) => return r,
     };
     let Some(ids) = ids_of(&body) else {
-        return task_error(p, 400, "invalid_json", "The body must be {\"ids\": [...]}.");
+        return task_error(
+            p,
+            400,
+            ErrorCode::InvalidJson,
+            "The body must be {\"ids\": [...]}.",
+        );
     };
     match own_tasks(&state, PLATFORM_SUNO, token.user_id, ids).await {
         Ok(rows) => HttpResponse::Ok().json(json!({"code": "success", "message": "", "data": rows.iter().map(suno_task_json).collect::<Vec<_>>()})),
-        Err(_) => task_error(p, 500, "internal_error", "internal error while reading tasks"),
+        Err(_) => task_error(p, 500, ErrorCode::InternalError, "internal error while reading tasks"),
     }
 }
 
@@ -1362,7 +1389,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     task_error(
                         Platform::Midjourney(mode),
                         404,
-                        "not_found",
+                        ErrorCode::NotFound,
                         "No such Midjourney route.",
                     )
                 })),
@@ -1389,7 +1416,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 ),
             )
             .default_service(web::to(|| async {
-                task_error(Platform::Suno, 404, "not_found", "No such Suno route.")
+                task_error(
+                    Platform::Suno,
+                    404,
+                    ErrorCode::NotFound,
+                    "No such Suno route.",
+                )
             })),
     );
     cfg.service(
@@ -1412,7 +1444,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 ),
             )
             .default_service(web::to(|| async {
-                task_error(Platform::Kling, 404, "not_found", "No such Kling route.")
+                task_error(
+                    Platform::Kling,
+                    404,
+                    ErrorCode::NotFound,
+                    "No such Kling route.",
+                )
             })),
     );
 }

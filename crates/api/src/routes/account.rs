@@ -16,6 +16,7 @@ use switchboard_domain::log::LogType;
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::{Role, UserStatus};
 use switchboard_domain::validate;
+use switchboard_domain::ErrorCode;
 use switchboard_store::users::{NewUser, UserChangeset, UserRow};
 use switchboard_store::{logs, now, sessions, user_groups, users, verification, DbConn};
 
@@ -28,14 +29,14 @@ pub const MAX_CODE_ATTEMPTS: i32 = 5;
 
 fn invalid_code() -> ApiError {
     ApiError::bad_request(
-        "invalid_verification_code",
+        ErrorCode::InvalidVerificationCode,
         "the verification code is wrong or has expired",
     )
 }
 
 fn invalid_reset_link() -> ApiError {
     ApiError::bad_request(
-        "invalid_reset_link",
+        ErrorCode::InvalidResetLink,
         "the reset link is invalid or has expired",
     )
 }
@@ -112,13 +113,13 @@ pub async fn register(
     let o = View(&snap);
     if !o.bool("RegisterEnabled") {
         return Err(ApiError::forbidden(
-            "registration_closed",
+            ErrorCode::RegistrationClosed,
             "the administrator has closed new registrations",
         ));
     }
     if !o.bool("PasswordRegisterEnabled") {
         return Err(ApiError::forbidden(
-            "password_registration_closed",
+            ErrorCode::PasswordRegistrationClosed,
             "registration with a password is closed; use another sign-in method",
         ));
     }
@@ -132,7 +133,7 @@ pub async fn register(
     if verify_email {
         if body.verification_code.is_empty() {
             return Err(ApiError::bad_request(
-                "required",
+                ErrorCode::Required,
                 "verification_code cannot be empty",
             ));
         }
@@ -163,13 +164,13 @@ pub async fn register(
             switchboard_store::transaction(c, |c| {
                 if users::username_taken(c, &body.username, 0)? {
                     return Err(ApiError::conflict(
-                        "username_taken",
+                        ErrorCode::UsernameTaken,
                         "this username is already taken",
                     ));
                 }
                 if users::email_taken(c, &body.email, 0)? {
                     return Err(ApiError::conflict(
-                        "email_taken",
+                        ErrorCode::EmailTaken,
                         "this e-mail address is already in use",
                     ));
                 }
@@ -266,7 +267,7 @@ pub fn create_account(c: &mut DbConn, a: &Account<'_>) -> ApiResult<(UserRow, Op
     )
     .map_err(|e| match e {
         switchboard_store::StoreError::Conflict(_) => {
-            ApiError::conflict("username_taken", "this username is already taken")
+            ApiError::conflict(ErrorCode::UsernameTaken, "this username is already taken")
         }
         other => other.into(),
     })?;
@@ -348,7 +349,7 @@ fn check_email_domain(o: &View<'_>, email: &str) -> ApiResult<()> {
             .collect();
         if !validate::email_domain_allowed(email, &allowed) {
             return Err(ApiError::bad_request(
-                "email_domain_not_allowed",
+                ErrorCode::EmailDomainNotAllowed,
                 "registration with this e-mail domain is not allowed by the administrator",
             ));
         }
@@ -372,13 +373,13 @@ pub async fn login(
     let snap = state.view();
     if !View(&snap).bool("PasswordLoginEnabled") {
         return Err(ApiError::forbidden(
-            "password_login_disabled",
+            ErrorCode::PasswordLoginDisabled,
             "password login is disabled by the administrator",
         ));
     }
     if body.username.is_empty() || body.password.is_empty() {
         return Err(ApiError::bad_request(
-            "required",
+            ErrorCode::Required,
             "username (or e-mail) and password cannot be empty",
         ));
     }
@@ -404,7 +405,7 @@ pub async fn login(
             };
             if user.status != UserStatus::Enabled.as_i32() {
                 return Err(ApiError::forbidden(
-                    "user_disabled",
+                    ErrorCode::UserDisabled,
                     "this user has been disabled",
                 ));
             }
@@ -421,7 +422,7 @@ pub async fn login(
 fn bad_credentials() -> ApiError {
     ApiError::new(
         StatusCode::UNAUTHORIZED,
-        "invalid_credentials",
+        ErrorCode::InvalidCredentials,
         "username or password is incorrect",
     )
 }
@@ -495,7 +496,7 @@ pub async fn update_self(
             if let Some(u) = body.username.filter(|u| *u != current.username) {
                 if users::username_taken(c, &u, me.id)? {
                     return Err(ApiError::conflict(
-                        "username_taken",
+                        ErrorCode::UsernameTaken,
                         "this username is already taken",
                     ));
                 }
@@ -509,7 +510,7 @@ pub async fn update_self(
                     && !auth::verify_password(&original, &current.password)
                 {
                     return Err(ApiError::bad_request(
-                        "wrong_original_password",
+                        ErrorCode::WrongOriginalPassword,
                         "the current password is wrong; it is needed to set a new one",
                     ));
                 }
@@ -673,7 +674,7 @@ pub async fn confirm_reset(
     check_critical(&state, &req)?;
     if body.email.is_empty() || body.token.is_empty() {
         return Err(ApiError::bad_request(
-            "required",
+            ErrorCode::Required,
             "email and token cannot be empty",
         ));
     }
@@ -796,7 +797,7 @@ pub async fn send_bind_code(
         .await?;
     if current.eq_ignore_ascii_case(&email) {
         return Err(ApiError::bad_request(
-            "email_unchanged",
+            ErrorCode::EmailUnchanged,
             "this is already the account's e-mail address",
         ));
     }
@@ -854,7 +855,7 @@ pub async fn bind_email(
             switchboard_store::transaction(c, |c| {
                 if users::email_taken(c, &email, uid)? {
                     return Err(ApiError::conflict(
-                        "email_taken",
+                        ErrorCode::EmailTaken,
                         "this e-mail address is already in use",
                     ));
                 }

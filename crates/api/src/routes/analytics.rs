@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use switchboard_domain::log::{day_start, DAY_SECS};
+use switchboard_domain::ErrorCode;
 use switchboard_store::analytics::{self, Usage};
 use switchboard_store::{now, statistics};
 
@@ -36,7 +37,7 @@ fn int(name: &str, v: &Option<String>) -> ApiResult<Option<i64>> {
         None => Ok(None),
         Some(s) => s.parse::<i64>().map(Some).map_err(|_| {
             ApiError::bad_request(
-                "invalid_query",
+                ErrorCode::InvalidQuery,
                 format!("{name} must be an integer, not {s:?}"),
             )
         }),
@@ -65,7 +66,7 @@ fn period(q: &PeriodQuery, t: i64) -> ApiResult<Period> {
     let end = int("end_timestamp", &q.end_timestamp)?.filter(|&e| e != 0);
     if start.is_some_and(|s| s < 0) || end.is_some_and(|e| e < 0) {
         return Err(ApiError::bad_request(
-            "invalid_range",
+            ErrorCode::InvalidRange,
             "timestamps are unix seconds and cannot be negative",
         ));
     }
@@ -76,14 +77,14 @@ fn period(q: &PeriodQuery, t: i64) -> ApiResult<Period> {
     };
     if to_day < from_day || start.zip(end).is_some_and(|(s, e)| e < s) {
         return Err(ApiError::bad_request(
-            "invalid_range",
+            ErrorCode::InvalidRange,
             "end_timestamp cannot be before start_timestamp",
         ));
     }
     let p = Period { from_day, to_day };
     if p.days() > MAX_DAYS {
         return Err(ApiError::bad_request(
-            "range_too_long",
+            ErrorCode::RangeTooLong,
             format!("a period spans at most {MAX_DAYS} days"),
         ));
     }

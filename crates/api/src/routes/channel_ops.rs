@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use switchboard_domain::channel::ChannelStatus;
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::DomainError;
+use switchboard_domain::ErrorCode;
 use switchboard_relay::endpoint::Endpoint;
 use switchboard_relay::provider::{classify_transport, Provider, UpstreamFailure};
 use switchboard_relay::request::RelayRequest;
@@ -40,7 +41,7 @@ const MAX_ERROR_BODY: usize = 64 << 10;
 const ENABLED: i32 = ChannelStatus::Enabled.as_i32();
 const AUTO_DISABLED: i32 = ChannelStatus::AutoDisabled.as_i32();
 
-fn upstream_error(code: &'static str, f: &UpstreamFailure) -> ApiError {
+fn upstream_error(code: ErrorCode, f: &UpstreamFailure) -> ApiError {
     ApiError::new(StatusCode::BAD_GATEWAY, code, f.message.clone())
 }
 
@@ -71,7 +72,7 @@ fn reach(state: &AppState, mut row: ChannelRow) -> ApiResult<(Provider, ChannelI
     info.target.timeout = TEST_TIMEOUT;
     let provider = info.provider.clone().ok_or_else(|| {
         ApiError::bad_request(
-            "unsupported_channel_type",
+            ErrorCode::UnsupportedChannelType,
             format!(
                 "channels of type {} cannot be used yet (no adapter)",
                 info.channel_type
@@ -83,7 +84,7 @@ fn reach(state: &AppState, mut row: ChannelRow) -> ApiResult<(Provider, ChannelI
 
 fn client(state: &AppState, info: &ChannelInfo) -> ApiResult<reqwest::Client> {
     crate::relay::channel_client(state, info)
-        .map_err(|e| ApiError::bad_request("invalid_channel", e.to_string()))
+        .map_err(|e| ApiError::bad_request(ErrorCode::InvalidChannel, e.to_string()))
 }
 
 fn timed_out() -> UpstreamFailure {
@@ -112,7 +113,7 @@ async fn probe(
         "max_tokens": 1,
     });
     let req = RelayRequest::parse(Endpoint::ChatCompletions, body.to_string().as_bytes())
-        .map_err(|e| ApiError::bad_request("invalid_test_model", e.to_string()))?;
+        .map_err(|e| ApiError::bad_request(ErrorCode::InvalidTestModel, e.to_string()))?;
     let client = client(state, info)?;
     // Vertex AI's OAuth token, as the relay gets it; a refusal is the test's failure.
     if let Err(f) = provider.authorize(&client, &info.target).await {
@@ -120,7 +121,7 @@ async fn probe(
     }
     let rb = provider
         .build(&client, &info.target, &req, None, None)
-        .map_err(|e| ApiError::bad_request("invalid_channel", e.to_string()))?;
+        .map_err(|e| ApiError::bad_request(ErrorCode::InvalidChannel, e.to_string()))?;
     let o = state.view();
     let keywords_text = View(&o).text("DisableChannelKeywords");
     let keywords: Vec<&str> = keywords_text
@@ -260,7 +261,7 @@ pub async fn test_one(
         .or_else(|| default_test_model(&row))
         .ok_or_else(|| {
             ApiError::bad_request(
-                "test_model_required",
+                ErrorCode::TestModelRequired,
                 "set a test model first (the channel lists no model a test can ask for)",
             )
         })?;
@@ -269,7 +270,7 @@ pub async fn test_one(
         Ok(ms) => Ok(ok(
             json!({"time_ms": ms, "model": t.model, "enabled": t.enabled}),
         )),
-        Err(f) => Err(upstream_error("channel_test_failed", &f)),
+        Err(f) => Err(upstream_error(ErrorCode::ChannelTestFailed, &f)),
     }
 }
 
@@ -390,7 +391,7 @@ pub async fn fetch_models(
         .unwrap_or_else(|_| Err(timed_out()));
     match res {
         Ok(ids) => Ok(ok(ids)),
-        Err(f) => Err(upstream_error("fetch_models_failed", &f)),
+        Err(f) => Err(upstream_error(ErrorCode::FetchModelsFailed, &f)),
     }
 }
 
@@ -413,17 +414,17 @@ pub async fn update_balance(
         Ok(Some(_)) => {
             return Err(ApiError::new(
                 StatusCode::BAD_GATEWAY,
-                "balance_update_failed",
+                ErrorCode::BalanceUpdateFailed,
                 "the upstream answered an invalid balance",
             ))
         }
         Ok(None) => {
             return Err(ApiError::bad_request(
-                "balance_not_supported",
+                ErrorCode::BalanceNotSupported,
                 "this channel type has no balance API",
             ))
         }
-        Err(f) => return Err(upstream_error("balance_update_failed", &f)),
+        Err(f) => return Err(upstream_error(ErrorCode::BalanceUpdateFailed, &f)),
     };
     // Saturating float-to-int conversion; balances are far inside the i64 range.
     #[allow(clippy::cast_possible_truncation)]
@@ -457,7 +458,7 @@ pub async fn batch_delete(
 ) -> ApiResult<HttpResponse> {
     if b.ids.is_empty() || b.ids.len() > MAX_BATCH {
         return Err(ApiError::bad_request(
-            "invalid_ids",
+            ErrorCode::InvalidIds,
             format!("ids must hold 1 to {MAX_BATCH} channel ids"),
         ));
     }
@@ -526,13 +527,13 @@ pub async fn update_tag(
     }
     if b.status.is_some_and(|s| !matches!(s, 1 | 2)) {
         return Err(ApiError::bad_request(
-            "invalid_status",
+            ErrorCode::InvalidStatus,
             "status must be 1 (enabled) or 2 (disabled)",
         ));
     }
     if b.priority.is_none() && b.weight.is_none() && b.status.is_none() {
         return Err(ApiError::bad_request(
-            "nothing_to_update",
+            ErrorCode::NothingToUpdate,
             "give at least one of priority, weight and status",
         ));
     }
@@ -574,7 +575,7 @@ fn checked_ids(ids: Option<Vec<i64>>) -> ApiResult<Option<Vec<i64>>> {
     match ids {
         None => Ok(None),
         Some(ids) if ids.is_empty() || ids.len() > MAX_BATCH => Err(ApiError::bad_request(
-            "invalid_ids",
+            ErrorCode::InvalidIds,
             format!("ids must hold 1 to {MAX_BATCH} channel ids (leave it out for every channel)"),
         )),
         Some(mut ids) => {
@@ -692,7 +693,7 @@ pub async fn copy(
     let suffix = q.into_inner().suffix.unwrap_or_else(|| "_copy".to_owned());
     if suffix.chars().count() > 32 || suffix.chars().any(char::is_control) {
         return Err(ApiError::bad_request(
-            "invalid_suffix",
+            ErrorCode::InvalidSuffix,
             "the suffix has at most 32 characters and no control characters",
         ));
     }

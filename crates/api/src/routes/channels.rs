@@ -31,6 +31,7 @@ use switchboard_domain::channel::{
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::Role;
 use switchboard_domain::DomainError;
+use switchboard_domain::ErrorCode;
 use switchboard_store::channels::{self, ChannelFields, ChannelFilter, ChannelRow, ORDER_FIELDS};
 use switchboard_store::now;
 
@@ -206,7 +207,7 @@ fn status_of(s: Option<i32>) -> ApiResult<i32> {
         s @ (1 | 2) => Ok(s),
         // Status 3 (disabled automatically) is the relay's and the channel test's to set.
         _ => Err(ApiError::bad_request(
-            "invalid_status",
+            ErrorCode::InvalidStatus,
             "status must be 1 (enabled) or 2 (disabled)",
         )),
     }
@@ -246,7 +247,7 @@ fn fields(
 
 fn destination_needs_root(fields: &[&str]) -> ApiError {
     ApiError::forbidden(
-        "destination_needs_root",
+        ErrorCode::DestinationNeedsRoot,
         format!(
             "only root may send a channel's stored key to a new destination ({}); enter a new key to change it",
             fields.join(", ")
@@ -280,7 +281,7 @@ async fn check_saved_destinations(
     for u in &urls {
         if switchboard_relay::outbound::names_a_non_public_address(u).await {
             return Err(ApiError::forbidden(
-                "private_destination",
+                ErrorCode::PrivateDestination,
                 "only root may point a channel at a loopback, private or link-local address",
             ));
         }
@@ -316,7 +317,7 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     if b.id.is_some() {
         return Err(ApiError::bad_request(
-            "invalid_field",
+            ErrorCode::InvalidField,
             "id is set by the server",
         ));
     }
@@ -332,7 +333,7 @@ pub async fn create(
         .collect();
     if keys.len() > MAX_BATCH {
         return Err(ApiError::bad_request(
-            "too_many_keys",
+            ErrorCode::TooManyKeys,
             format!("at most {MAX_BATCH} keys at once"),
         ));
     }
@@ -377,7 +378,7 @@ pub async fn update(
         .is_some_and(|k| k.trim().lines().count() > 1)
     {
         return Err(ApiError::bad_request(
-            "invalid_key",
+            ErrorCode::InvalidKey,
             "an update takes one key; create new channels for more keys",
         ));
     }
@@ -496,7 +497,7 @@ pub async fn set_status(
 ) -> ApiResult<HttpResponse> {
     if !matches!(b.status, 1 | 2) {
         return Err(ApiError::bad_request(
-            "invalid_status",
+            ErrorCode::InvalidStatus,
             "status must be 1 (enabled) or 2 (disabled)",
         ));
     }

@@ -14,6 +14,7 @@ use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use switchboard_domain::group::{self as rules, GroupSettings, DEFAULT_GROUP};
+use switchboard_domain::ErrorCode;
 use switchboard_domain::{validate, DomainError};
 use switchboard_store::user_groups::{
     self, NewUserGroup, UserGroupChangeset, UserGroupFilter, UserGroupRow, ORDER_FIELDS,
@@ -52,11 +53,14 @@ fn load(c: &mut DbConn, id: i64) -> ApiResult<UserGroupRow> {
 }
 
 fn symbol_taken() -> ApiError {
-    ApiError::conflict("symbol_taken", "a group with this symbol already exists")
+    ApiError::conflict(
+        ErrorCode::SymbolTaken,
+        "a group with this symbol already exists",
+    )
 }
 
 fn in_use(message: String) -> ApiError {
-    ApiError::conflict("group_in_use", message)
+    ApiError::conflict(ErrorCode::GroupInUse, message)
 }
 
 /// Refuses removing a group that users or keys still reference (and `default`, which new users
@@ -148,7 +152,7 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     if b.id.is_some() {
         return Err(ApiError::bad_request(
-            "invalid_field",
+            ErrorCode::InvalidField,
             "id is set by the server",
         ));
     }
@@ -230,7 +234,7 @@ pub async fn update(
                 let cur = load(c, id)?;
                 if b.symbol.as_ref().is_some_and(|s| *s != cur.symbol) {
                     return Err(ApiError::bad_request(
-                        "symbol_immutable",
+                        ErrorCode::SymbolImmutable,
                         "a group's symbol cannot be changed: users and keys reference it",
                     ));
                 }

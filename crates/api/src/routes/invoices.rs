@@ -25,6 +25,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use switchboard_domain::invoice::Month;
 use switchboard_domain::options::OptionValues;
+use switchboard_domain::ErrorCode;
 use switchboard_store::invoices::{self, InvoiceRow};
 use switchboard_store::{now, users};
 
@@ -60,7 +61,7 @@ fn check_enabled(state: &AppState) -> ApiResult<()> {
         Ok(())
     } else {
         Err(ApiError::forbidden(
-            "invoices_disabled",
+            ErrorCode::InvoicesDisabled,
             "monthly invoices are not enabled on this site (setting UserInvoiceMonth)",
         ))
     }
@@ -151,7 +152,7 @@ pub async fn pdf_self(
     let lang = q.lang.as_deref().map(str::trim).filter(|l| !l.is_empty());
     let labels = invoice_pdf::Labels::for_lang(lang.unwrap_or("zh_CN")).ok_or_else(|| {
         ApiError::bad_request(
-            "invalid_language",
+            ErrorCode::InvalidLanguage,
             format!(
                 "lang must be zh_CN, zh_HK, en or ja, not {:?}",
                 lang.unwrap_or_default()
@@ -213,7 +214,7 @@ pub async fn generate(
     let t = now();
     if !month.is_complete_at(t) {
         return Err(ApiError::bad_request(
-            "month_not_complete",
+            ErrorCode::MonthNotComplete,
             format!("{month} has not ended yet; only past months can be invoiced"),
         ));
     }

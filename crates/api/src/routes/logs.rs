@@ -32,6 +32,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use switchboard_domain::log::{day_start, LogType, DAY_SECS};
 use switchboard_domain::options::OptionValues;
+use switchboard_domain::ErrorCode;
 use switchboard_store::dead_letters::{self, DeadLetterRow};
 use switchboard_store::logs::{self, LogFilter, LogRow};
 use switchboard_store::{now, statistics, PageReq};
@@ -83,7 +84,7 @@ fn int(name: &str, v: &Option<String>) -> ApiResult<Option<i64>> {
         None => Ok(None),
         Some(s) => s.parse::<i64>().map(Some).map_err(|_| {
             ApiError::bad_request(
-                "invalid_query",
+                ErrorCode::InvalidQuery,
                 format!("{name} must be an integer, not {s:?}"),
             )
         }),
@@ -101,7 +102,7 @@ fn log_filter(q: &LogQuery, own: Option<i64>) -> ApiResult<LogFilter> {
         ] {
             if text(v).is_some() {
                 return Err(ApiError::forbidden(
-                    "forbidden",
+                    ErrorCode::Forbidden,
                     format!("the {name} filter is for administrators; your logs are yours only"),
                 ));
             }
@@ -113,7 +114,7 @@ fn log_filter(q: &LogQuery, own: Option<i64>) -> ApiResult<LogFilter> {
             LogType::try_from(i32::try_from(t).unwrap_or(-1))
                 .map_err(|_| {
                     ApiError::bad_request(
-                        "invalid_type",
+                        ErrorCode::InvalidType,
                         "type must be 0 (all), 1 (recharge), 2 (consume), 3 (manage), 4 (system) or 5 (error)",
                     )
                 })?
@@ -124,14 +125,14 @@ fn log_filter(q: &LogQuery, own: Option<i64>) -> ApiResult<LogFilter> {
     let end = int("end_timestamp", &q.end_timestamp)?.filter(|&e| e != 0);
     if start.is_some_and(|s| s < 0) || end.is_some_and(|e| e < 0) {
         return Err(ApiError::bad_request(
-            "invalid_range",
+            ErrorCode::InvalidRange,
             "timestamps are unix seconds and cannot be negative",
         ));
     }
     if let (Some(s), Some(e)) = (start, end) {
         if e < s {
             return Err(ApiError::bad_request(
-                "invalid_range",
+                ErrorCode::InvalidRange,
                 "end_timestamp cannot be before start_timestamp",
             ));
         }
@@ -196,7 +197,7 @@ fn paging(q: &LogQuery) -> ApiResult<Paging> {
     if let Some(before_id) = int("before_id", &q.before_id)? {
         if page.is_some_and(|p| p != 1) {
             return Err(ApiError::bad_request(
-                "invalid_query",
+                ErrorCode::InvalidQuery,
                 "use either page or before_id, not both",
             ));
         }
@@ -209,7 +210,7 @@ fn paging(q: &LogQuery) -> ApiResult<Paging> {
     let p = page_req(page, size)?;
     if p.offset() > MAX_OFFSET {
         return Err(ApiError::bad_request(
-            "page_too_deep",
+            ErrorCode::PageTooDeep,
             format!(
                 "pages reach {MAX_OFFSET} rows deep at most; scroll further with before_id (the id of the last log you have)"
             ),
@@ -390,13 +391,13 @@ pub async fn delete_before(
 ) -> ApiResult<HttpResponse> {
     let ts = int("target_timestamp", &q.target_timestamp)?.ok_or_else(|| {
         ApiError::bad_request(
-            "invalid_query",
+            ErrorCode::InvalidQuery,
             "target_timestamp (unix seconds) is required",
         )
     })?;
     if ts < 0 || ts > now() {
         return Err(ApiError::bad_request(
-            "invalid_timestamp",
+            ErrorCode::InvalidTimestamp,
             "target_timestamp must be a past unix time (seconds)",
         ));
     }
@@ -475,7 +476,7 @@ pub async fn dashboard(
     let days = int("days", &q.days)?.unwrap_or(DASHBOARD_DEFAULT_DAYS);
     if !(1..=DASHBOARD_MAX_DAYS).contains(&days) {
         return Err(ApiError::bad_request(
-            "invalid_days",
+            ErrorCode::InvalidDays,
             format!("days must be between 1 and {DASHBOARD_MAX_DAYS}"),
         ));
     }

@@ -29,6 +29,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, ResponseError};
+use switchboard_domain::ErrorCode;
 
 /// Who may call a route. Enforced by the handler's extractor (`AuthUser`, `AdminUser`,
 /// `RootUser`); documented in the OpenAPI document; a test checks that both agree.
@@ -298,7 +299,7 @@ async fn admit(access: Access, req: &ServiceRequest) -> Result<crate::auth::Curr
         } else {
             crate::auth::ADMIN_ONLY
         };
-        return Err(ApiError::forbidden("forbidden", msg));
+        return Err(ApiError::forbidden(ErrorCode::Forbidden, msg));
     }
     Ok(user)
 }
@@ -326,10 +327,18 @@ async fn gate_root(
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(|err, _| {
-        ApiError::bad_request("invalid_path", format!("invalid path parameter: {err}")).into()
+        ApiError::bad_request(
+            ErrorCode::InvalidPath,
+            format!("invalid path parameter: {err}"),
+        )
+        .into()
     }))
     .app_data(web::QueryConfig::default().error_handler(|err, _| {
-        ApiError::bad_request("invalid_query", format!("invalid query parameter: {err}")).into()
+        ApiError::bad_request(
+            ErrorCode::InvalidQuery,
+            format!("invalid query parameter: {err}"),
+        )
+        .into()
     }))
     // The relay first: actix tries an app's services in the order they are registered, each
     // try matching the path against a pattern, and all but a few of the requests are relayed.
@@ -470,7 +479,7 @@ async fn api_rate_limit(
 pub fn too_many_requests() -> ApiError {
     ApiError::new(
         actix_web::http::StatusCode::TOO_MANY_REQUESTS,
-        "rate_limited",
+        ErrorCode::RateLimited,
         "too many requests, please try again later",
     )
 }

@@ -31,6 +31,7 @@ use serde_json::json;
 use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::UserStatus;
 use switchboard_domain::validate;
+use switchboard_domain::ErrorCode;
 use switchboard_store::users::{self, IdentityKind, UserRow};
 use switchboard_store::{now, verification};
 
@@ -54,14 +55,14 @@ fn kind(p: Provider) -> IdentityKind {
 fn invalid_provider(name: &str) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        "invalid_provider",
+        ErrorCode::InvalidProvider,
         format!("no such sign-in provider: {name:?} (github, oidc, lark or wechat)"),
     )
 }
 
 fn state_invalid() -> ApiError {
     ApiError::forbidden(
-        "oauth_state_invalid",
+        ErrorCode::OauthStateInvalid,
         "this sign-in link has expired, was already used or was started in another browser; start the sign-in again",
     )
 }
@@ -75,7 +76,7 @@ fn require_enabled(o: &View<'_>, p: Provider) -> ApiResult<()> {
         Ok(())
     } else {
         Err(ApiError::forbidden(
-            "oauth_disabled",
+            ErrorCode::OauthDisabled,
             format!("sign-in with {} is not enabled", p.name()),
         ))
     }
@@ -201,7 +202,7 @@ pub async fn endpoint(
         }
         Provider::WeChat => {
             return Err(ApiError::bad_request(
-                "invalid_provider",
+                ErrorCode::InvalidProvider,
                 "WeChat sign-in has no authorize page: scan the QR code and enter the code",
             ))
         }
@@ -350,13 +351,13 @@ fn required_code(code: &str) -> ApiResult<&str> {
     let code = code.trim();
     if code.is_empty() {
         return Err(ApiError::bad_request(
-            "oauth_code_required",
+            ErrorCode::OauthCodeRequired,
             "the provider sent no authorization code",
         ));
     }
     if code.len() > MAX_PARAM {
         return Err(ApiError::bad_request(
-            "oauth_code_required",
+            ErrorCode::OauthCodeRequired,
             "the authorization code is too long",
         ));
     }
@@ -416,7 +417,7 @@ async fn sign_in_or_bind(
                 if let Some(me) = bind_to {
                     if holder.as_ref().is_some_and(|h| h.id != me) {
                         return Err(ApiError::conflict(
-                            "oauth_identity_taken",
+                            ErrorCode::OauthIdentityTaken,
                             "this third-party account is already bound to another user",
                         ));
                     }
@@ -428,7 +429,7 @@ async fn sign_in_or_bind(
                     None => {
                         if !register_open {
                             return Err(ApiError::forbidden(
-                                "registration_closed",
+                                ErrorCode::RegistrationClosed,
                                 "the administrator has closed new registrations",
                             ));
                         }
@@ -469,7 +470,7 @@ async fn sign_in_or_bind(
                 };
                 if user.status != UserStatus::Enabled.as_i32() {
                     return Err(ApiError::forbidden(
-                        "user_disabled",
+                        ErrorCode::UserDisabled,
                         "this user has been disabled",
                     ));
                 }
@@ -530,7 +531,7 @@ pub async fn unbind(
                 .any(|o| !user.identity(o).is_empty());
                 if user.password.is_empty() && !others {
                     return Err(ApiError::conflict(
-                        "binding_last_method",
+                        ErrorCode::BindingLastMethod,
                         "this is the account's only way to sign in: set a password or bind another method first",
                     ));
                 }

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use switchboard_domain::options::{self, OptionDef, CATALOGUE};
 use switchboard_domain::user::Role;
+use switchboard_domain::ErrorCode;
 use switchboard_store::options as store_options;
 
 /// Whether `user` may read and change `def`.
@@ -42,12 +43,15 @@ pub async fn list(state: web::Data<AppState>, AdminUser(me): AdminUser) -> ApiRe
 /// canonical value to apply.
 fn check(me: &CurrentUser, key: &str, value: &Value) -> ApiResult<String> {
     if key.is_empty() {
-        return Err(ApiError::bad_request("required", "key cannot be empty"));
+        return Err(ApiError::bad_request(
+            ErrorCode::Required,
+            "key cannot be empty",
+        ));
     }
     if let Some(def) = options::find(key) {
         if !may_manage(me, def) {
             return Err(ApiError::forbidden(
-                "root_only_setting",
+                ErrorCode::RootOnlySetting,
                 format!("{key} can only be changed by the root user"),
             ));
         }
@@ -119,11 +123,14 @@ pub async fn update_batch(
     Body(body): Body<BatchBody>,
 ) -> ApiResult<HttpResponse> {
     if body.options.is_empty() {
-        return Err(ApiError::bad_request("required", "options cannot be empty"));
+        return Err(ApiError::bad_request(
+            ErrorCode::Required,
+            "options cannot be empty",
+        ));
     }
     if body.options.len() > MAX_BATCH {
         return Err(ApiError::bad_request(
-            "too_many",
+            ErrorCode::TooMany,
             format!("at most {MAX_BATCH} settings per batch"),
         ));
     }
@@ -131,7 +138,7 @@ pub async fn update_batch(
     for o in &body.options {
         if changes.iter().any(|(k, _)| k == &o.key) {
             return Err(ApiError::bad_request(
-                "duplicate_key",
+                ErrorCode::DuplicateKey,
                 format!("{} appears twice in the batch", o.key),
             ));
         }

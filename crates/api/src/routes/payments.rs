@@ -42,6 +42,7 @@ use switchboard_domain::options::OptionValues;
 use switchboard_domain::payment as rules;
 use switchboard_domain::quota;
 use switchboard_domain::user::Role;
+use switchboard_domain::ErrorCode;
 use switchboard_store::payments::{
     self, GatewayFields, GatewayRow, NewOrder, OrderFilter, OrderRow, OrderStatus, OrderView,
 };
@@ -61,21 +62,25 @@ pub const MAX_OPEN_ORDERS: i64 = 5;
 fn gateway_not_found() -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        "payment_gateway_not_found",
+        ErrorCode::PaymentGatewayNotFound,
         "payment gateway not found (or disabled)",
     )
 }
 
 fn order_not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "order_not_found", "order not found")
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        ErrorCode::OrderNotFound,
+        "order not found",
+    )
 }
 
 fn field_invalid(message: impl Into<String>) -> ApiError {
-    ApiError::bad_request("payment_field_invalid", message)
+    ApiError::bad_request(ErrorCode::PaymentFieldInvalid, message)
 }
 
 fn config_invalid(message: impl Into<String>) -> ApiError {
-    ApiError::bad_request("payment_config_invalid", message)
+    ApiError::bad_request(ErrorCode::PaymentConfigInvalid, message)
 }
 
 /// A row that may not exist: `None` for "not found", other errors as they are.
@@ -96,7 +101,7 @@ fn open_config(state: &AppState, g: &GatewayRow) -> ApiResult<GatewayConfig> {
     let plain = state.secret_box.open(&g.config).map_err(|_| {
         ApiError::new(
             StatusCode::CONFLICT,
-            "payment_config_unreadable",
+            ErrorCode::PaymentConfigUnreadable,
             format!(
                 "the configuration of payment gateway {} cannot be opened: it was sealed under a \
                  server secret this node does not know; enter its secrets again",
@@ -285,7 +290,7 @@ fn gateway_fields(
     let gateway_type = b.gateway_type.unwrap_or_default().trim().to_lowercase();
     if !rules::GATEWAY_TYPES.contains(&gateway_type.as_str()) {
         return Err(ApiError::bad_request(
-            "payment_type_unsupported",
+            ErrorCode::PaymentTypeUnsupported,
             format!(
                 "type must be one of: {} (got {gateway_type:?})",
                 rules::GATEWAY_TYPES.join(", ")
@@ -520,7 +525,7 @@ fn check_admin_update(
         let moved = stored.destination_changes(&checked.config);
         if !moved.is_empty() && checked.kept_secret {
             return Err(ApiError::forbidden(
-                "destination_needs_root",
+                ErrorCode::DestinationNeedsRoot,
                 format!(
                     "only root may send a payment gateway's stored secrets to a new destination \
                      ({}); enter its secrets again to change it",
@@ -542,7 +547,7 @@ fn check_admin_update(
     }
     if !changed.is_empty() {
         return Err(ApiError::forbidden(
-            "root_only_setting",
+            ErrorCode::RootOnlySetting,
             format!(
                 "only root may change what a top-up costs ({})",
                 changed.join(", ")
@@ -587,7 +592,7 @@ pub async fn orders(
             OrderStatus::from_name(s)
                 .ok_or_else(|| {
                     ApiError::bad_request(
-                        "invalid_status",
+                        ErrorCode::InvalidStatus,
                         "status must be pending, paid, paid_late, expired or failed",
                     )
                 })?
@@ -765,7 +770,7 @@ pub async fn create_order(
     if matches!(cfg, GatewayConfig::Wxpay(_)) && !notify_base.starts_with("https://") {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "payment_config_invalid",
+            ErrorCode::PaymentConfigInvalid,
             format!(
                 "this WeChat Pay gateway's notify address {notify_base} is not https: an \
                  administrator must set its notify domain to an https origin"
@@ -790,7 +795,7 @@ pub async fn create_order(
                     if payments::count_open_orders(c, user_id, placed_at)? >= MAX_OPEN_ORDERS {
                         return Err(ApiError::new(
                             StatusCode::TOO_MANY_REQUESTS,
-                            "payment_too_many_orders",
+                            ErrorCode::PaymentTooManyOrders,
                             format!(
                                 "you have {MAX_OPEN_ORDERS} unpaid orders waiting: pay one of \
                                  them or wait until they expire ({} minutes after they were \
@@ -901,7 +906,7 @@ pub async fn create_order(
                 .await?;
             return Err(ApiError::new(
                 StatusCode::BAD_GATEWAY,
-                "payment_gateway_error",
+                ErrorCode::PaymentGatewayError,
                 format!("the payment gateway did not take the order: {why}"),
             ));
         }

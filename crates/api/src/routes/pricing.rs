@@ -16,6 +16,7 @@ use switchboard_domain::price::{
     plan_sync, validate_price, ExtraRatios, Price, PriceType, SyncMode,
 };
 use switchboard_domain::DomainError;
+use switchboard_domain::ErrorCode;
 use switchboard_store::model_owners;
 use switchboard_store::prices::{self, PriceFields, PriceRow};
 
@@ -74,7 +75,10 @@ fn to_price(b: PriceBody) -> ApiResult<Price> {
         return Err(DomainError::Required { field: "model" }.into());
     }
     let price_type: PriceType = b.price_type.parse().map_err(|_| {
-        ApiError::bad_request("invalid_type", "type must be \"tokens\" or \"times\"")
+        ApiError::bad_request(
+            ErrorCode::InvalidType,
+            "type must be \"tokens\" or \"times\"",
+        )
     })?;
     let extra = match b.extra_ratios {
         None | Some(Value::Null) => ExtraRatios::default(),
@@ -97,7 +101,7 @@ fn to_price(b: PriceBody) -> ApiResult<Price> {
     };
     if !(0..=10_000_000).contains(&b.max_output_tokens) {
         return Err(ApiError::bad_request(
-            "invalid_max_output_tokens",
+            ErrorCode::InvalidMaxOutputTokens,
             "max_output_tokens must be between 0 (unknown) and 10000000",
         ));
     }
@@ -111,7 +115,7 @@ fn to_fields(b: PriceBody) -> ApiResult<PriceFields> {
 
 fn taken() -> ApiError {
     ApiError::conflict(
-        "model_taken",
+        ErrorCode::ModelTaken,
         "this model already has a price; model names are unique",
     )
 }
@@ -185,7 +189,7 @@ pub async fn batch(
 ) -> ApiResult<HttpResponse> {
     if b.prices.is_empty() || b.prices.len() > 1000 {
         return Err(ApiError::bad_request(
-            "invalid_batch",
+            ErrorCode::InvalidBatch,
             "send between 1 and 1000 prices",
         ));
     }
@@ -197,7 +201,7 @@ pub async fn batch(
         })?;
         if !seen.insert(f.model.clone()) {
             return Err(ApiError::bad_request(
-                "duplicate_model",
+                ErrorCode::DuplicateModel,
                 format!("model {:?} appears twice", f.model),
             ));
         }
@@ -280,21 +284,21 @@ fn remote_prices(doc: Value) -> ApiResult<(Vec<Price>, usize, Vec<String>)> {
             Some(Value::Array(a)) => a,
             _ => {
                 return Err(ApiError::bad_request(
-                    "invalid_price_list",
+                    ErrorCode::InvalidPriceList,
                     "the price list must be an array or an object with a \"data\" array",
                 ))
             }
         },
         _ => {
             return Err(ApiError::bad_request(
-                "invalid_price_list",
+                ErrorCode::InvalidPriceList,
                 "the price list must be an array or an object with a \"data\" array",
             ))
         }
     };
     if rows.len() > 20_000 {
         return Err(ApiError::bad_request(
-            "invalid_price_list",
+            ErrorCode::InvalidPriceList,
             "the price list has more than 20000 rows",
         ));
     }
@@ -352,7 +356,7 @@ pub async fn sync(
             };
             if url.is_empty() {
                 return Err(ApiError::bad_request(
-                    "missing_url",
+                    ErrorCode::MissingUrl,
                     "give a price server URL, or set PriceSyncUrl in the settings",
                 ));
             }
@@ -367,7 +371,7 @@ pub async fn sync(
             .map_err(|why| {
                 ApiError::new(
                     actix_web::http::StatusCode::BAD_GATEWAY,
-                    "price_server_error",
+                    ErrorCode::PriceServerError,
                     format!("could not fetch the price list: {why}"),
                 )
             })?
@@ -376,7 +380,7 @@ pub async fn sync(
     let (remote, skipped, errors) = remote_prices(doc)?;
     if remote.is_empty() {
         return Err(ApiError::bad_request(
-            "empty_price_list",
+            ErrorCode::EmptyPriceList,
             "the price list has no valid price",
         ));
     }
@@ -504,7 +508,7 @@ pub async fn create_owner(
     check_owner(&b)?;
     if b.id < CUSTOM_OWNER_MIN_ID {
         return Err(ApiError::bad_request(
-            "invalid_id",
+            ErrorCode::InvalidId,
             format!("the id must be {CUSTOM_OWNER_MIN_ID} or more"),
         ));
     }
@@ -512,7 +516,7 @@ pub async fn create_owner(
         .db(move |c| {
             model_owners::insert(c, b.id, &b.name, &b.icon).map_err(|e| match e {
                 switchboard_store::StoreError::Conflict(_) => {
-                    ApiError::conflict("id_taken", "this id is already used")
+                    ApiError::conflict(ErrorCode::IdTaken, "this id is already used")
                 }
                 other => other.into(),
             })
@@ -556,7 +560,7 @@ pub async fn delete_owner(
                 .unwrap_or(Ok(0))?;
             if used > 0 {
                 return Err(ApiError::conflict(
-                    "owner_in_use",
+                    ErrorCode::OwnerInUse,
                     format!("{used} prices name this owner; change them first"),
                 ));
             }

@@ -15,6 +15,7 @@ use switchboard_domain::log::LogType;
 use switchboard_domain::redemption::{
     self as rules, EditDenied, RedemptionStatus, CODE_ALPHABET, CODE_LEN,
 };
+use switchboard_domain::ErrorCode;
 use switchboard_domain::{quota, DomainError};
 use switchboard_store::redemptions::{
     self, NewRedemption, RedemptionChangeset, RedemptionFilter, RedemptionRow, ORDER_FIELDS,
@@ -63,14 +64,14 @@ fn load(c: &mut DbConn, id: i64) -> ApiResult<RedemptionRow> {
 
 fn used() -> ApiError {
     ApiError::conflict(
-        "redemption_used",
+        ErrorCode::RedemptionUsed,
         "this code has been redeemed and can no longer be changed",
     )
 }
 
 fn invalid_status() -> ApiError {
     ApiError::bad_request(
-        "invalid_status",
+        ErrorCode::InvalidStatus,
         "status must be 1 (enabled) or 2 (disabled)",
     )
 }
@@ -289,7 +290,7 @@ pub struct TopupBody {
 fn invalid_code() -> ApiError {
     ApiError::new(
         StatusCode::BAD_REQUEST,
-        "invalid_redemption_code",
+        ErrorCode::InvalidRedemptionCode,
         "the code is invalid or has already been used",
     )
 }

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::json;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+use switchboard_domain::ErrorCode;
 use sysinfo::{CpuRefreshKind, MemoryRefreshKind, Pid, ProcessRefreshKind, ProcessesToUpdate};
 
 /// Lines a log poll returns unless told otherwise, and at most.
@@ -155,7 +156,7 @@ fn non_negative(name: &str, v: &Option<String>) -> ApiResult<Option<u64>> {
         None => Ok(None),
         Some(s) => s.parse::<u64>().map(Some).map_err(|_| {
             ApiError::bad_request(
-                "invalid_query",
+                ErrorCode::InvalidQuery,
                 format!("{name} must be a whole number of 0 or more, not {s:?}"),
             )
         }),
@@ -172,7 +173,7 @@ pub async fn log(_r: RootUser, q: web::Query<LogQuery>) -> ApiResult<HttpRespons
         Some(n) if (1..=LOG_MAX_LIMIT as u64).contains(&n) => n as usize,
         Some(_) => {
             return Err(ApiError::bad_request(
-                "invalid_limit",
+                ErrorCode::InvalidLimit,
                 format!("limit must be between 1 and {LOG_MAX_LIMIT}"),
             ))
         }

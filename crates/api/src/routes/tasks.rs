@@ -12,6 +12,7 @@ use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use switchboard_domain::ErrorCode;
 use switchboard_store::tasks::{
     self, TaskFilter, TaskRow, PLATFORM_KLING, PLATFORM_MIDJOURNEY, PLATFORM_SUNO,
 };
@@ -51,7 +52,7 @@ fn int(name: &str, v: &Option<String>) -> ApiResult<Option<i64>> {
         None => Ok(None),
         Some(s) => s.parse::<i64>().map(Some).map_err(|_| {
             ApiError::bad_request(
-                "invalid_query",
+                ErrorCode::InvalidQuery,
                 format!("{name} must be an integer, not {s:?}"),
             )
         }),
@@ -63,7 +64,7 @@ fn filter(q: &TaskQuery, own: Option<i64>, platform: Option<&str>) -> ApiResult<
         for (name, v) in [("user_id", &q.user_id), ("channel_id", &q.channel_id)] {
             if text(v).is_some() {
                 return Err(ApiError::forbidden(
-                    "forbidden",
+                    ErrorCode::Forbidden,
                     format!("the {name} filter is for administrators; your tasks are yours only"),
                 ));
             }
@@ -76,7 +77,7 @@ fn filter(q: &TaskQuery, own: Option<i64>, platform: Option<&str>) -> ApiResult<
             Some(p) if p == PLATFORM_SUNO || p == PLATFORM_MIDJOURNEY || p == PLATFORM_KLING => p,
             Some(_) => {
                 return Err(ApiError::bad_request(
-                    "invalid_platform",
+                    ErrorCode::InvalidPlatform,
                     "platform must be suno, kling or midjourney",
                 ))
             }
@@ -87,7 +88,7 @@ fn filter(q: &TaskQuery, own: Option<i64>, platform: Option<&str>) -> ApiResult<
     if let (Some(s), Some(e)) = (start, end) {
         if e < s {
             return Err(ApiError::bad_request(
-                "invalid_range",
+                ErrorCode::InvalidRange,
                 "end_timestamp cannot be before start_timestamp",
             ));
         }

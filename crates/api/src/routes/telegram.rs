@@ -13,6 +13,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use switchboard_domain::ErrorCode;
 use switchboard_store::telegram::{self as store, MenuFields, MenuRow};
 use switchboard_store::StoreError;
 
@@ -32,18 +33,18 @@ fn menu_json(m: &MenuRow) -> Value {
 fn not_found() -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        "telegram_menu_not_found",
+        ErrorCode::TelegramMenuNotFound,
         "Telegram menu entry not found",
     )
 }
 
 fn invalid(message: impl Into<String>) -> ApiError {
-    ApiError::bad_request("telegram_menu_invalid", message)
+    ApiError::bad_request(ErrorCode::TelegramMenuInvalid, message)
 }
 
 fn taken(command: &str) -> ApiError {
     ApiError::conflict(
-        "telegram_command_taken",
+        ErrorCode::TelegramCommandTaken,
         format!("the command /{command} is taken (by a built-in command or another entry)"),
     )
 }

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use switchboard_domain::token::{
     effective_status, parse_model_list, validate_heartbeat_timeout, IpAllowList, TokenStatus,
 };
+use switchboard_domain::ErrorCode;
 use switchboard_domain::{channel::validate_model_name, DomainError};
 use switchboard_store::tokens::{
     self, NewToken, TokenChangeset, TokenFilter, TokenRow, ORDER_FIELDS,
@@ -145,7 +146,7 @@ pub async fn reveal_key(
     let key = state.key_box.open(&t.key_ciphertext).ok_or_else(|| {
         ApiError::new(
             actix_web::http::StatusCode::CONFLICT,
-            "key_unavailable",
+            ErrorCode::KeyUnavailable,
             "this key cannot be shown again (the server secret changed); create a new key",
         )
     })?;
@@ -255,14 +256,14 @@ fn check_body(b: &TokenBody, t: i64) -> ApiResult<(Option<String>, Option<String
     }
     if b.remain_quota.is_some_and(|q| q < 0) {
         return Err(ApiError::bad_request(
-            "invalid_quota",
+            ErrorCode::InvalidQuota,
             "remain_quota cannot be negative",
         ));
     }
     if let Some(e) = b.expired_at {
         if e != -1 && e <= t {
             return Err(ApiError::bad_request(
-                "invalid_expiry",
+                ErrorCode::InvalidExpiry,
                 "expired_at must be -1 (never) or a time in the future",
             ));
         }
@@ -312,7 +313,7 @@ fn check_group(c: &mut DbConn, me: &CurrentUser, group: &str) -> ApiResult<()> {
         Ok(())
     } else {
         Err(ApiError::bad_request(
-            "unknown_group",
+            ErrorCode::UnknownGroup,
             format!("group {group:?} does not exist or is not available to you"),
         ))
     }
@@ -325,7 +326,7 @@ pub async fn create(
 ) -> ApiResult<HttpResponse> {
     if b.id.is_some() || b.status.is_some() {
         return Err(ApiError::bad_request(
-            "invalid_field",
+            ErrorCode::InvalidField,
             "id and status are set by the server",
         ));
     }
@@ -387,7 +388,7 @@ pub async fn update(
     if let Some(s) = b.status {
         if !matches!(s, 1 | 2) {
             return Err(ApiError::bad_request(
-                "invalid_status",
+                ErrorCode::InvalidStatus,
                 "status must be 1 (enabled) or 2 (disabled)",
             ));
         }
@@ -442,10 +443,10 @@ pub async fn update(
                 let remain = ch.remain_quota.unwrap_or(cur.remain_quota);
                 match effective_status(1, expired_at, unlimited, remain, t) {
                     TokenStatus::Expired => {
-                        return Err(ApiError::bad_request("token_expired", "this key has expired; change its expiry before enabling it"))
+                        return Err(ApiError::bad_request(ErrorCode::TokenExpired, "this key has expired; change its expiry before enabling it"))
                     }
                     TokenStatus::Exhausted => {
-                        return Err(ApiError::bad_request("token_exhausted", "this key has no quota left; add quota or make it unlimited before enabling it"))
+                        return Err(ApiError::bad_request(ErrorCode::TokenExhausted, "this key has no quota left; add quota or make it unlimited before enabling it"))
                     }
                     _ => {}
                 }

@@ -12,6 +12,7 @@ use switchboard_domain::log::LogType;
 use switchboard_domain::quota;
 use switchboard_domain::user::{may_manage, ManageAction, ManageDenied, Role, UserStatus};
 use switchboard_domain::validate;
+use switchboard_domain::ErrorCode;
 use switchboard_store::users::{NewUser, UserChangeset, UserFilter, UserRow, ORDER_FIELDS};
 use switchboard_store::{logs, now, sessions, tokens, users, DbConn, PageReq};
 
@@ -38,19 +39,22 @@ pub fn page_req(page: Option<i64>, size: Option<i64>) -> ApiResult<PageReq> {
     let size = size.unwrap_or(DEFAULT_PAGE_SIZE);
     if page < 1 {
         return Err(ApiError::bad_request(
-            "invalid_page",
+            ErrorCode::InvalidPage,
             "page must be 1 or more",
         ));
     }
     if !(1..=MAX_PAGE_SIZE).contains(&size) {
         return Err(ApiError::bad_request(
-            "invalid_size",
+            ErrorCode::InvalidSize,
             format!("size must be between 1 and {MAX_PAGE_SIZE}"),
         ));
     }
     // The row offset, (page - 1) * size, must exist: a huge page would overflow it.
     if (page - 1).checked_mul(size).is_none() {
-        return Err(ApiError::bad_request("invalid_page", "page is too large"));
+        return Err(ApiError::bad_request(
+            ErrorCode::InvalidPage,
+            "page is too large",
+        ));
     }
     Ok(PageReq { page, size })
 }
@@ -68,7 +72,7 @@ pub fn order_param(order: Option<String>, allowed: &[&str], default: &str) -> Ap
     let field = order.strip_prefix('-').unwrap_or(&order);
     if !allowed.contains(&field) {
         return Err(ApiError::bad_request(
-            "invalid_order",
+            ErrorCode::InvalidOrder,
             format!(
                 "cannot order by {field:?}; use one of {}",
                 allowed.join(", ")
@@ -122,12 +126,12 @@ fn denied(d: ManageDenied) -> ApiError {
         ManageDenied::RootIsProtected => "the root user cannot be changed this way",
         ManageDenied::NoSuchStep => {
             return ApiError::bad_request(
-                "invalid_action",
+                ErrorCode::InvalidAction,
                 "the user already has the highest or lowest role this action allows",
             )
         }
     };
-    ApiError::forbidden("forbidden", msg)
+    ApiError::forbidden(ErrorCode::Forbidden, msg)
 }
 
 /// An actor may edit a target's profile when it outranks the target (root is edited only by
@@ -172,7 +176,7 @@ pub async fn create(
     }
     if body.quota < 0 {
         return Err(ApiError::bad_request(
-            "invalid_quota",
+            ErrorCode::InvalidQuota,
             "quota cannot be negative",
         ));
     }
@@ -187,13 +191,13 @@ pub async fn create(
         10 if me.role == Role::Root => Role::Admin,
         10 => {
             return Err(ApiError::forbidden(
-                "forbidden",
+                ErrorCode::Forbidden,
                 "only the root user can create administrators",
             ))
         }
         _ => {
             return Err(ApiError::bad_request(
-                "invalid_role",
+                ErrorCode::InvalidRole,
                 "role must be 1 (user) or 10 (administrator)",
             ))
         }
@@ -205,19 +209,19 @@ pub async fn create(
             switchboard_store::transaction(c, |c| {
                 if !group_exists(c, &group)? {
                     return Err(ApiError::bad_request(
-                        "unknown_group",
+                        ErrorCode::UnknownGroup,
                         format!("group {group:?} does not exist or is disabled"),
                     ));
                 }
                 if users::username_taken(c, &body.username, 0)? {
                     return Err(ApiError::conflict(
-                        "username_taken",
+                        ErrorCode::UsernameTaken,
                         "this username is already taken",
                     ));
                 }
                 if users::email_taken(c, &body.email, 0)? {
                     return Err(ApiError::conflict(
-                        "email_taken",
+                        ErrorCode::EmailTaken,
                         "this e-mail address is already in use",
                     ));
                 }
@@ -314,7 +318,7 @@ pub async fn update(
                 if let Some(u) = body.username.filter(|u| *u != target.username) {
                     if users::username_taken(c, &u, target.id)? {
                         return Err(ApiError::conflict(
-                            "username_taken",
+                            ErrorCode::UsernameTaken,
                             "this username is already taken",
                         ));
                     }
@@ -323,7 +327,7 @@ pub async fn update(
                 if let Some(e) = body.email.filter(|e| *e != target.email) {
                     if users::email_taken(c, &e, target.id)? {
                         return Err(ApiError::conflict(
-                            "email_taken",
+                            ErrorCode::EmailTaken,
                             "this e-mail address is already in use",
                         ));
                     }
@@ -332,7 +336,7 @@ pub async fn update(
                 if let Some(g) = body.group.filter(|g| *g != target.group_name) {
                     if !group_exists(c, &g)? {
                         return Err(ApiError::bad_request(
-                            "unknown_group",
+                            ErrorCode::UnknownGroup,
                             format!("group {g:?} does not exist or is disabled"),
                         ));
                     }
@@ -404,7 +408,7 @@ pub async fn manage(
                 }
                 _ => {
                     return Err(ApiError::bad_request(
-                        "required",
+                        ErrorCode::Required,
                         "id or username is required",
                     ))
                 }
@@ -517,19 +521,19 @@ pub async fn change_quota(
     let id = id.into_inner();
     if body.quota == i64::MIN {
         return Err(ApiError::bad_request(
-            "invalid_quota",
+            ErrorCode::InvalidQuota,
             "the quota change is out of range",
         ));
     }
     if body.quota == 0 {
         return Err(ApiError::bad_request(
-            "required",
+            ErrorCode::Required,
             "the quota change cannot be empty or zero",
         ));
     }
     if body.remark.chars().count() > 255 {
         return Err(ApiError::bad_request(
-            "too_long",
+            ErrorCode::TooLong,
             "remark must be at most 255 characters",
         ));
     }
@@ -547,7 +551,7 @@ pub async fn change_quota(
             .map_err(ApiError::internal)?;
         if let Some(a) = available.filter(|a| *a < -body.quota) {
             return Err(ApiError::bad_request(
-                "insufficient_balance",
+                ErrorCode::InsufficientBalance,
                 format!(
                     "cannot deduct {} quota: the user can spend only {} right now (the rest is unwritten or held by requests in progress)",
                     -body.quota,
@@ -561,14 +565,14 @@ pub async fn change_quota(
             let target = load_user(c, id)?;
             if me.role != Role::Root && me.role <= Role::from_stored(target.role) {
                 return Err(ApiError::forbidden(
-                    "forbidden",
+                    ErrorCode::Forbidden,
                     "you can only change the quota of users with a lower role than yours",
                 ));
             }
             switchboard_store::transaction(c, |c| {
                 if !users::add_quota(c, id, body.quota)? {
                     return Err(ApiError::bad_request(
-                        "insufficient_balance",
+                        ErrorCode::InsufficientBalance,
                         format!(
                             "cannot deduct {} quota: the user's balance is only {}",
                             -body.quota, target.quota

@@ -597,8 +597,8 @@ async fn node_on_private_redis(
 #[actix_web::test]
 async fn a_reservation_redis_makes_after_its_caller_gave_up_is_withdrawn() {
     use std::time::{Duration, Instant};
-    use switchboard_ledger::Shortfall;
     use switchboard_ledger::shared::Account;
+    use switchboard_ledger::Shortfall;
     if !crate::common::redis_configured("the late reservation test") {
         return;
     }
@@ -729,8 +729,8 @@ async fn a_running_node_drops_the_markers_of_settled_requests() {
 #[actix_web::test]
 async fn reservations_refused_while_redis_is_away_queue_nothing() {
     use std::time::{Duration, Instant};
-    use switchboard_ledger::Shortfall;
     use switchboard_ledger::shared::Account;
+    use switchboard_ledger::Shortfall;
     if !crate::common::redis_configured("refused reservations queue nothing") {
         return;
     }

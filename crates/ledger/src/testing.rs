@@ -1,5 +1,7 @@
 //! Test support for the books' tests and the API's: a Redis server of the test's own and a slow
-//! link to it (feature `testing`).
+//! link to it (feature `testing`). Test support: a failure to start one fails the test, so it
+//! panics.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,6 +1,7 @@
 //! The books on Redis, alone (no server): settlements in batches, an applier dropped mid round
 //! trip, an outage's backlog, marker generations, lost answers and account hashes without a
 //! balance. Run where `TEST_REDIS_URL` is set (CI sets it); each test starts a Redis of its own.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 /// A consume record as the relay queues it (no key), for tests of the ledger alone.
 fn consume(user_id: i64, quota: i64) -> switchboard_store::logs::ConsumeRecord {

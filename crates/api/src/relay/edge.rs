@@ -22,6 +22,7 @@ use crate::settings::View;
 use crate::AppState;
 use switchboard_domain::options::OptionValues;
 use switchboard_ledger::{Reservation, Shortfall};
+use switchboard_store::{tokens, users};
 
 /// The answer for a refusal in the client's protocol, with `Retry-After` when it has one.
 pub fn refuse(protocol: Protocol, r: &Refusal) -> HttpResponse {
@@ -89,7 +90,7 @@ pub(super) async fn reserve_loading(
                 .await
             {
                 Err(Shortfall::NotLoaded) => {
-                    super::handler::load_ledger(state, token).await?;
+                    load_ledger(state, token).await?;
                     Ok(ledger
                         .reserve_between(token.user_id, token.id, bounds)
                         .await)
@@ -239,12 +240,60 @@ impl Channels for Source<'_> {
 
     async fn disable(&self, ch: &Arc<ChannelInfo>, reason: &str) {
         if ch.auto_ban {
-            super::handler::disable_channel(self.state, ch.id, reason).await;
+            disable_channel(self.state, ch.id, reason).await;
         }
     }
 
     fn health(&self) -> Option<&Health> {
         Some(&self.state.relay.health)
+    }
+}
+
+/// Gives the ledger the database balances of the user and the key (first use).
+async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> Result<(), Refusal> {
+    let (uid, tid) = (t.user_id, t.id);
+    let loaded = state
+        .db(move |c| {
+            let u = users::find(c, uid)?;
+            let t = tokens::find(c, tid)?;
+            Ok(switchboard_ledger::Loaded {
+                user_id: uid,
+                user_quota: u.quota,
+                token_id: tid,
+                token_remain: t.remain_quota,
+                token_unlimited: t.unlimited_quota,
+            })
+        })
+        .await
+        .map_err(|_| {
+            Refusal::new(
+                500,
+                ErrorCode::InternalError,
+                "internal error while loading the balance",
+            )
+        })?;
+    state.relay.ledger.load(loaded).await.map_err(|_| {
+        Refusal::new(
+            503,
+            ErrorCode::LedgerUnavailable,
+            "The quota service is unavailable; try again shortly.",
+        )
+    })
+}
+
+async fn disable_channel(state: &web::Data<AppState>, id: i64, reason: &str) {
+    let changed = state
+        .db(move |c| Ok(switchboard_store::channels::set_status(c, id, 3)?))
+        .await;
+    match changed {
+        Ok(true) => {
+            tracing::warn!(channel = id, "channel disabled automatically: {reason}");
+            if let Err(e) = state.relay.channels_changed(state).await {
+                tracing::error!("reloading channels failed: {e}");
+            }
+        }
+        Ok(false) => {}
+        Err(e) => tracing::error!(channel = id, "could not disable the channel: {e}"),
     }
 }
 

@@ -1,5 +1,5 @@
 //! Gemini clients' methods besides generating, on `/gemini/{version}/models/{model}:{method}`
-//! (see [`super::handler::gemini`]), answered in Google's shapes:
+//! (see [`super::gemini::gemini`]), answered in Google's shapes:
 //!
 //! - `countTokens`: counted by the upstream when a Gemini channel serves the model (dispatched
 //!   like any call, free of charge, no consume log), else by the relay's tokenizer;

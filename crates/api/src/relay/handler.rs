@@ -3,6 +3,7 @@
 
 use super::edge::{self, refuse};
 use super::gather::Gather;
+use super::record::{self, Caller};
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;
@@ -272,7 +273,7 @@ pub(super) async fn within_rate(
                 .await)
 }
 
-fn allowed_models(state: &AppState, token: &AuthToken) -> Vec<String> {
+pub(super) fn allowed_models(state: &AppState, token: &AuthToken) -> Vec<String> {
     state
         .relay
         .snapshot()
@@ -544,27 +545,14 @@ impl Billing {
             cache_saved_quota: cache_ratio.map(|_| full - quota),
         };
         let record = ConsumeRecord {
-            request_id: Some(self.request_id.clone()),
-            created_at: now(),
-            log_type: LogType::Consume.as_i32(),
-            user_id: self.token.user_id,
-            username: self.token.username.as_str().into(),
-            token_id: self.token.id,
-            token_name: self.token.name.as_str().into(),
-            channel_id,
-            model_name: self.model.as_str().into(),
-            group_name: self.group.as_str().into(),
             quota,
-            prompt_tokens: i32::try_from(usage.prompt_tokens).unwrap_or(i32::MAX),
-            completion_tokens: i32::try_from(usage.completion_tokens).unwrap_or(i32::MAX),
-            use_time_ms: i32::try_from(self.started.elapsed().as_millis()).unwrap_or(i32::MAX),
-            first_response_ms: first_response
-                .map_or(0, |d| i32::try_from(d.as_millis()).unwrap_or(i32::MAX)),
+            prompt_tokens: record::tokens(usage.prompt_tokens),
+            completion_tokens: record::tokens(usage.completion_tokens),
+            first_response_ms: first_response.map_or(0, record::millis),
             is_stream: self.is_stream,
-            source_ip: self.ip.as_str().into(),
-            content: String::new(),
             metadata: serde_json::to_string(&meta).unwrap_or_default(),
             cache_hit: cache_ratio.is_some(),
+            ..self.record(LogType::Consume, channel_id)
         };
         // Redis mode applies the settlement later: a non-streamed answer awaits it before it
         // returns (`answer`), a stream kicks it when it ends (`MeteredStream::finish`).
@@ -594,27 +582,22 @@ impl Billing {
             content.push('…');
         }
         self.state.relay.ledger.record(ConsumeRecord {
-            request_id: Some(self.request_id.clone()),
-            created_at: now(),
-            log_type: LogType::Error.as_i32(),
-            user_id: self.token.user_id,
-            username: self.token.username.as_str().into(),
-            token_id: self.token.id,
-            token_name: self.token.name.as_str().into(),
-            channel_id,
-            model_name: self.model.as_str().into(),
-            group_name: self.group.as_str().into(),
-            quota: 0,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            use_time_ms: i32::try_from(self.started.elapsed().as_millis()).unwrap_or(i32::MAX),
-            first_response_ms: 0,
             is_stream: self.is_stream,
-            source_ip: self.ip.as_str().into(),
             content,
             metadata: meta.to_string(),
-            cache_hit: false,
+            ..self.record(LogType::Error, channel_id)
         });
+    }
+
+    /// The record of this call on `channel_id`, nothing counted yet ([`Caller::record`]).
+    fn record(&self, log_type: LogType, channel_id: i64) -> ConsumeRecord {
+        let caller = Caller {
+            token: &self.token,
+            model: &self.model,
+            group: &self.group,
+            ip: &self.ip,
+        };
+        caller.record(log_type, self.request_id.clone(), channel_id, self.started)
     }
 
     fn refund(&mut self) {
@@ -674,38 +657,6 @@ fn answers_asked(endpoint: Endpoint, body: &Value) -> i64 {
     }
 }
 
-/// Gives the ledger the database balances of the user and the key (first use).
-pub(super) async fn load_ledger(state: &web::Data<AppState>, t: &AuthToken) -> Result<(), Refusal> {
-    let (uid, tid) = (t.user_id, t.id);
-    let loaded = state
-        .db(move |c| {
-            let u = users::find(c, uid)?;
-            let t = tokens::find(c, tid)?;
-            Ok(switchboard_ledger::Loaded {
-                user_id: uid,
-                user_quota: u.quota,
-                token_id: tid,
-                token_remain: t.remain_quota,
-                token_unlimited: t.unlimited_quota,
-            })
-        })
-        .await
-        .map_err(|_| {
-            Refusal::new(
-                500,
-                ErrorCode::InternalError,
-                "internal error while loading the balance",
-            )
-        })?;
-    state.relay.ledger.load(loaded).await.map_err(|_| {
-        Refusal::new(
-            503,
-            ErrorCode::LedgerUnavailable,
-            "The quota service is unavailable; try again shortly.",
-        )
-    })
-}
-
 /// `POST /v1/...` for every relayed endpoint: errors in OpenAI's shape, except for Anthropic
 /// Messages clients, who get Anthropic's.
 pub async fn relay(
@@ -737,7 +688,7 @@ pub async fn relay(
 }
 
 /// A boolean setting (`ClaudeAPIEnabled`, `GeminiAPIEnabled`).
-fn option_enabled(state: &AppState, key: &str) -> bool {
+pub(super) fn option_enabled(state: &AppState, key: &str) -> bool {
     let snap = state.view();
     View(&snap).bool(key)
 }
@@ -893,215 +844,6 @@ pub(super) fn channel_failure(message: String) -> UpstreamFailure {
         retryable: true,
         ..UpstreamFailure::default()
     }
-}
-
-/// `POST /gemini/{version}/models/{model}:{method}` (`generateContent`,
-/// `streamGenerateContent`): Gemini clients, served natively by Gemini channels; `countTokens`,
-/// `embedContent` and `batchEmbedContents` are answered by [`super::gemini_methods`]. Errors
-/// come in Google's shape.
-pub async fn gemini(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    body: Bytes,
-    path: web::Path<(String, String)>,
-) -> HttpResponse {
-    if !option_enabled(&state, "GeminiAPIEnabled") {
-        return refuse(Protocol::Gemini, &path_not_found(&req));
-    }
-    let (_version, target) = path.into_inner();
-    let (model, stream) = match target.rsplit_once(':') {
-        Some((m, "generateContent")) => (m.to_owned(), false),
-        Some((m, "streamGenerateContent")) => (m.to_owned(), true),
-        Some((m, "countTokens")) => {
-            return super::gemini_methods::count_tokens(state, req, body, m).await
-        }
-        Some((m, "embedContent")) => {
-            return super::gemini_methods::embed(state, req, body, m, false).await
-        }
-        Some((m, "batchEmbedContents")) => {
-            return super::gemini_methods::embed(state, req, body, m, true).await
-        }
-        _ => return refuse(Protocol::Gemini, &path_not_found(&req)),
-    };
-    if body.len() > state.config.relay_body_bytes {
-        return refuse(
-            Protocol::Gemini,
-            &Refusal::too_large(state.config.relay_body_bytes),
-        );
-    }
-    // Without `alt=sse`, Google streams one JSON array of responses.
-    let array = stream
-        && !url::form_urlencoded::parse(req.query_string().as_bytes())
-            .any(|(k, v)| k == "alt" && v == "sse");
-    let resp = match relay_parsed(state, req, body, Endpoint::GenerateContent, |b, _| {
-        RelayRequest::parse_gemini(&model, stream, b)
-    })
-    .await
-    {
-        Ok(resp) => resp,
-        Err(r) => return refuse(Protocol::Gemini, &r),
-    };
-    let is_sse = resp
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/event-stream"));
-    if !(array && is_sse) {
-        return resp;
-    }
-    let mut res = HttpResponse::build(resp.status());
-    for (name, value) in resp.headers() {
-        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
-            res.insert_header((name.clone(), value.clone()));
-        }
-    }
-    res.insert_header((header::CONTENT_TYPE, "application/json"))
-        .streaming(SseToJsonArray {
-            body: resp.into_body(),
-            reader: switchboard_relay::sse::SseReader::new(),
-            started: false,
-            done: false,
-        })
-}
-
-/// An SSE response body re-framed as the JSON array Google streams without `alt=sse`: `[`,
-/// the events' data separated by `,\r\n`, `]` (comments, such as keep-alives, dropped).
-struct SseToJsonArray {
-    body: actix_web::body::BoxBody,
-    reader: switchboard_relay::sse::SseReader,
-    started: bool,
-    done: bool,
-}
-
-impl SseToJsonArray {
-    fn frame(&mut self, events: Vec<switchboard_relay::sse::SseEvent>, out: &mut Vec<u8>) {
-        for e in events {
-            if e.data.trim().is_empty() {
-                continue;
-            }
-            out.extend_from_slice(if self.started { b",\r\n" } else { b"[" });
-            self.started = true;
-            out.extend_from_slice(e.data.as_bytes());
-        }
-    }
-}
-
-impl Stream for SseToJsonArray {
-    type Item = Result<Bytes, actix_web::Error>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        use actix_web::body::MessageBody;
-        let this = self.get_mut();
-        loop {
-            if this.done {
-                return Poll::Ready(None);
-            }
-            match Pin::new(&mut this.body).poll_next(cx) {
-                Poll::Ready(Some(Ok(chunk))) => {
-                    let mut events = Vec::new();
-                    this.reader.feed(&chunk, &mut events);
-                    let mut out = Vec::new();
-                    this.frame(events, &mut out);
-                    if !out.is_empty() {
-                        return Poll::Ready(Some(Ok(Bytes::from(out))));
-                    }
-                }
-                Poll::Ready(Some(Err(e))) => {
-                    this.done = true;
-                    return Poll::Ready(Some(Err(actix_web::error::ErrorBadGateway(
-                        e.to_string(),
-                    ))));
-                }
-                Poll::Ready(None) => {
-                    this.done = true;
-                    let mut events = Vec::new();
-                    this.reader.finish(&mut events);
-                    let mut out = Vec::new();
-                    this.frame(events, &mut out);
-                    out.extend_from_slice(if this.started { b"]" } else { b"[]" });
-                    return Poll::Ready(Some(Ok(Bytes::from(out))));
-                }
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-    }
-}
-
-/// `GET /gemini/{version}/models`: the models this key may use that a Gemini channel serves,
-/// in Gemini's list shape.
-pub async fn gemini_models(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
-    if !option_enabled(&state, "GeminiAPIEnabled") {
-        return refuse(Protocol::Gemini, &path_not_found(&req));
-    }
-    let (token, _) = match authenticate(&state, &req).await {
-        Ok(t) => t,
-        Err(r) => return refuse(Protocol::Gemini, &r),
-    };
-    let models: Vec<Value> = gemini_served_models(&state, &token)
-        .iter()
-        .map(|m| gemini_model_json(m))
-        .collect();
-    HttpResponse::Ok().json(json!({ "models": models }))
-}
-
-/// `GET /gemini/{version}/models/{model}`.
-pub async fn gemini_model(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> HttpResponse {
-    if !option_enabled(&state, "GeminiAPIEnabled") {
-        return refuse(Protocol::Gemini, &path_not_found(&req));
-    }
-    let (token, _) = match authenticate(&state, &req).await {
-        Ok(t) => t,
-        Err(r) => return refuse(Protocol::Gemini, &r),
-    };
-    let (_version, model) = path.into_inner();
-    let model = model.strip_prefix("models/").unwrap_or(&model).to_owned();
-    if gemini_served_models(&state, &token).contains(&model) {
-        HttpResponse::Ok().json(gemini_model_json(&model))
-    } else {
-        refuse(Protocol::Gemini, &Refusal::model_not_found(&model))
-    }
-}
-
-/// The key's models that a channel of its group serves to Gemini clients (Gemini channels as
-/// they are, every other channel that serves chat through the chat bridge).
-fn gemini_served_models(state: &AppState, token: &AuthToken) -> Vec<String> {
-    let snapshot = state.relay.snapshot();
-    allowed_models(state, token)
-        .into_iter()
-        .filter(|m| {
-            snapshot.candidates(token.group(), m).iter().any(|c| {
-                snapshot.channel(c.id).is_some_and(|ch| {
-                    ch.provider
-                        .as_ref()
-                        .is_some_and(|p| p.supports(Endpoint::GenerateContent))
-                })
-            })
-        })
-        .collect()
-}
-
-fn gemini_model_json(model: &str) -> Value {
-    // An embedding model (by its name, as Gemini's and OpenAI's are named) embeds; the others
-    // generate.
-    let methods = if model.contains("embed") {
-        json!(["embedContent", "batchEmbedContents", "countTokens"])
-    } else {
-        json!(["generateContent", "streamGenerateContent", "countTokens"])
-    };
-    json!({
-        "name": format!("models/{model}"),
-        "displayName": model,
-        "supportedGenerationMethods": methods,
-    })
-}
-
-/// `ANY /gemini/...` that matches no route, in Google's error shape.
-pub async fn gemini_not_found(req: HttpRequest) -> HttpResponse {
-    refuse(Protocol::Gemini, &path_not_found(&req))
 }
 
 /// The relay path for a request that `parse` reads from the body (and content type) once the
@@ -1362,22 +1104,6 @@ pub(super) async fn read_limited(
         }
     }
     Ok(out)
-}
-
-pub(super) async fn disable_channel(state: &web::Data<AppState>, id: i64, reason: &str) {
-    let changed = state
-        .db(move |c| Ok(switchboard_store::channels::set_status(c, id, 3)?))
-        .await;
-    match changed {
-        Ok(true) => {
-            tracing::warn!(channel = id, "channel disabled automatically: {reason}");
-            if let Err(e) = state.relay.channels_changed(state).await {
-                tracing::error!("reloading channels failed: {e}");
-            }
-        }
-        Ok(false) => {}
-        Err(e) => tracing::error!(channel = id, "could not disable the channel: {e}"),
-    }
 }
 
 /// Relays a successful upstream answer (translated to OpenAI's shape for families that need

@@ -10,10 +10,12 @@
 pub mod cache;
 pub mod edge;
 pub mod gather;
+pub mod gemini;
 pub mod gemini_methods;
 pub mod handler;
 pub mod heartbeat;
 pub mod realtime;
+pub mod record;
 pub mod responses;
 pub mod snapshot;
 pub mod tasks;

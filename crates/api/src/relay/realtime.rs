@@ -31,6 +31,7 @@
 
 use super::edge::{self, refuse};
 use super::handler::{admit, authenticate_key, raw_key, Admitted, LogMeta};
+use super::record::{self, Caller};
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::extract::client_ip;
@@ -55,7 +56,6 @@ use switchboard_relay::realtime::usage_of_event;
 use switchboard_relay::refusal::{Protocol, Refusal};
 use switchboard_relay::tokenizer;
 use switchboard_store::logs::ConsumeRecord;
-use switchboard_store::now;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode as UpCloseCode;
@@ -622,27 +622,20 @@ impl Turns {
             cache_full_quota: None,
             cache_saved_quota: None,
         };
+        let caller = Caller {
+            token: &self.token,
+            model: &self.model,
+            group: &self.group,
+            ip: &self.ip,
+        };
+        let request_id = format!("{}-{}", self.session_id, self.turn).into();
         let record = ConsumeRecord {
-            request_id: Some(format!("{}-{}", self.session_id, self.turn).into()),
-            created_at: now(),
-            log_type: LogType::Consume.as_i32(),
-            user_id: self.token.user_id,
-            username: self.token.username.as_str().into(),
-            token_id: self.token.id,
-            token_name: self.token.name.as_str().into(),
-            channel_id: self.channel_id,
-            model_name: self.model.as_str().into(),
-            group_name: self.group.as_str().into(),
             quota,
-            prompt_tokens: i32::try_from(usage.prompt_tokens).unwrap_or(i32::MAX),
-            completion_tokens: i32::try_from(usage.completion_tokens).unwrap_or(i32::MAX),
-            use_time_ms: i32::try_from(turn.started.elapsed().as_millis()).unwrap_or(i32::MAX),
-            first_response_ms: 0,
+            prompt_tokens: record::tokens(usage.prompt_tokens),
+            completion_tokens: record::tokens(usage.completion_tokens),
             is_stream: true,
-            source_ip: self.ip.as_str().into(),
-            content: String::new(),
             metadata: serde_json::to_string(&meta).unwrap_or_default(),
-            cache_hit: false,
+            ..caller.record(LogType::Consume, request_id, self.channel_id, turn.started)
         };
         // The real cost, capped by the balance rule: the reservation plus what nobody else
         // holds.

@@ -14,6 +14,7 @@
 
 use super::edge::{self, refuse};
 use super::handler::{admit_any, authenticate, Admitted};
+use super::record::Caller;
 use super::snapshot::ChannelInfo;
 use super::AuthToken;
 use crate::error::ApiResult;
@@ -331,7 +332,7 @@ async fn submit_task(
         Refusal::new(
             400,
             ErrorCode::UnknownAction,
-            &format!(
+            format!(
                 "`{kind}` with this body is not a known {} action.",
                 p.name()
             ),
@@ -341,7 +342,7 @@ async fn submit_task(
     let video = match p {
         Platform::Kling => Some(
             dtask::kling_video(action, &parsed)
-                .map_err(|m| Refusal::new(400, ErrorCode::InvalidRequest, &format!("{m}.")))?,
+                .map_err(|m| Refusal::new(400, ErrorCode::InvalidRequest, format!("{m}.")))?,
         ),
         _ => None,
     };
@@ -431,24 +432,15 @@ async fn submit_task(
         return Ok(relayed(answer));
     };
     let request_id = crate::observe::request_id(&req);
+    let ip = client_ip(&req, &state.config.trusted_proxies);
+    let caller = Caller {
+        token: &token,
+        model: &model,
+        group: &group,
+        ip: &ip,
+    };
     let record = ConsumeRecord {
-        request_id: Some(request_id.clone()),
-        created_at: now(),
-        log_type: LogType::Consume.as_i32(),
-        user_id: token.user_id,
-        username: token.username.as_str().into(),
-        token_id: token.id,
-        token_name: token.name.as_str().into(),
-        channel_id: ch.id,
-        model_name: model.as_str().into(),
-        group_name: group.as_str().into(),
         quota: amount,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        use_time_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
-        first_response_ms: 0,
-        is_stream: false,
-        source_ip: client_ip(&req, &state.config.trusted_proxies).into(),
         content: format!("{} {action} task {task_id}", p.name()),
         metadata: json!({
             "group_ratio": ginfo.ratio,
@@ -459,7 +451,7 @@ async fn submit_task(
             "units": units,
         })
         .to_string(),
-        cache_hit: false,
+        ..caller.record(LogType::Consume, request_id.clone(), ch.id, started)
     };
     // A per-call price: the reservation is the charge, unless the balance rule cut it (the key's
     // quota lowered while the task was submitted). The task keeps what was charged: a refund

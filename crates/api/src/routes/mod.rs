@@ -421,13 +421,13 @@ fn is_post(ctx: &actix_web::guard::GuardContext<'_>) -> bool {
 
 /// Gemini clients under `/gemini/{version}` (`v1beta`, `v1`, ...), errors in Google's shape.
 fn gemini_scope() -> actix_web::Scope {
-    use crate::relay::handler;
+    use crate::relay::gemini;
     web::scope("/gemini/{version}")
         .app_data(web::PayloadConfig::new(64 << 20))
-        .route("/models", web::get().to(handler::gemini_models))
-        .route("/models/{target}", web::get().to(handler::gemini_model))
-        .route("/models/{target}", web::post().to(handler::gemini))
-        .default_service(web::to(handler::gemini_not_found))
+        .route("/models", web::get().to(gemini::gemini_models))
+        .route("/models/{target}", web::get().to(gemini::gemini_model))
+        .route("/models/{target}", web::post().to(gemini::gemini))
+        .default_service(web::to(gemini::gemini_not_found))
 }
 
 /// Unknown `/api` paths (and known paths with the wrong method) answer JSON, never the console.

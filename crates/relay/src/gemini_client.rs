@@ -859,9 +859,9 @@ fn message_parts<'a>(m: &'a Value) -> Vec<PartOut<'a>> {
             thought: true,
         });
     }
-    let text = crate::translate::content_text(m.get("content"));
+    let text = crate::translate::content_str(m.get("content"));
     if !text.is_empty() {
-        parts.push(PartOut::Text { text: text.into() });
+        parts.push(PartOut::Text { text });
     }
     for c in m
         .get("tool_calls")
@@ -1113,9 +1113,9 @@ impl GeminiClientStream {
             };
             self.write(out, vec![part], false);
         }
-        let text = crate::translate::content_text(delta.get("content"));
+        let text = crate::translate::content_str(delta.get("content"));
         if !text.is_empty() {
-            self.write(out, vec![PartOut::Text { text: text.into() }], false);
+            self.write(out, vec![PartOut::Text { text }], false);
         }
         for c in delta
             .get("tool_calls")

@@ -376,9 +376,9 @@ pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure
             signature: "",
         });
     }
-    let text = crate::translate::content_text(m.content.as_ref());
+    let text = crate::translate::content_str(m.content.as_ref());
     if !text.is_empty() {
-        content.push(BlockOut::Text { text: text.into() });
+        content.push(BlockOut::Text { text });
     }
     let calls = m.tool_calls();
     for c in &calls {

@@ -743,13 +743,13 @@ fn output_items(m: &MessageIn<'_>, suffix: &str, custom: &ToolNames) -> Vec<Item
             summary: vec![SummaryOut::new(r.to_owned())],
         });
     }
-    let text = crate::translate::content_text(m.content.as_ref());
+    let text = crate::translate::content_str(m.content.as_ref());
     if !text.is_empty() {
         items.push(ItemOut::Message {
             id: item_id("msg", suffix, items.len()),
             status: "completed",
             role: "assistant",
-            content: vec![PartOut::text(text.to_string())],
+            content: vec![PartOut::text(text.into_owned())],
         });
     }
     for c in m.tool_calls() {

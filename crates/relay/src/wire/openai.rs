@@ -347,7 +347,7 @@ impl<'a> ChoiceIn<'a> {
 /// A message or a delta: content (a string or text parts), reasoning and tool calls.
 #[derive(Debug, Default, Deserialize)]
 pub struct MessageIn<'a> {
-    /// A string, or content parts (see [`crate::translate::content_text`]).
+    /// A string, or content parts (see [`crate::translate::content_str`]).
     #[serde(default)]
     pub content: Option<Value>,
     #[serde(default, borrow)]

@@ -12,6 +12,8 @@
 //! Gemini's own to Gemini and Responses to OpenAI (type 1, or a channel whose
 //! `config.responses` says `native`) go through as sent ([`crate::Provider::bridge`] decides).
 
+use serde_json::Value;
+
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::gemini_client::GeminiClientStream;
@@ -21,6 +23,7 @@ use crate::request::RelayRequest;
 use crate::responses::ResponsesStream;
 use crate::sse::EventTranslator;
 use crate::translate::StreamTranslator;
+use crate::wire::openai::ChatRequest;
 
 /// A client protocol written onto chat completions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +95,26 @@ impl Bridge {
             Bridge::Gemini => ClientStream::Gemini(GeminiClientStream::new(&req.model)),
         }
     }
+}
+
+/// A client's request as the chat completions request `body` (`req`'s model, stream flag and
+/// output limit), for [`Bridge::chat_request`].
+pub(crate) fn chat(req: &RelayRequest, body: Value) -> RelayRequest {
+    RelayRequest {
+        endpoint: Endpoint::ChatCompletions,
+        body,
+        model: req.model.clone(),
+        stream: req.stream,
+        max_tokens: req.max_tokens,
+        anthropic_beta: None,
+        bridged: Default::default(),
+    }
+}
+
+/// A chat request written as JSON.
+pub(crate) fn chat_json(chat: &ChatRequest<'_>) -> Result<Value, RelayError> {
+    serde_json::to_value(chat)
+        .map_err(|e| RelayError::InvalidRequest(format!("cannot write the chat request: {e}")))
 }
 
 /// The chat request's fields as OpenAI's own models take them, by the model the client named:

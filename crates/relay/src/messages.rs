@@ -10,14 +10,15 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::providers::openai::invalid_answer;
 use crate::request::RelayRequest;
 use crate::sse::{SseEvent, SseReader};
 use crate::usage::Usage;
-use crate::wire::anthropic::{BlockIn, MessagesRequest};
+use crate::wire::anthropic::{
+    BlockIn, MessageIn, MessagesRequest, TextBlockIn, ToolChoiceIn, ToolIn,
+};
 use crate::wire::anthropic::{
     BlockOut, DeltaOut, ErrorOut, EventOut, MessageOut, StopOut, UsageOut,
 };
@@ -43,11 +44,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
     let system = match input.system {
         None | Some(Shape::Null) => String::new(),
         Some(Shape::Str(s)) => s.into_owned(),
-        Some(Shape::Arr(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
-            .collect::<Vec<_>>()
-            .join("\n\n"),
+        Some(Shape::Arr(blocks)) => texts(&blocks).collect::<Vec<_>>().join("\n\n"),
         Some(Shape::Other) => {
             return Err(invalid(
                 "system must be a string or an array of text blocks",
@@ -55,88 +52,20 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         }
     };
     if !system.is_empty() {
-        messages.push(text_message("system", system.into()));
+        messages.push(ChatMessage::text("system", system.into()));
     }
     let Some(Shape::Arr(turns)) = input.messages else {
         return Err(invalid("messages must be an array"));
     };
     for m in turns {
-        let m = m.or_empty();
-        let role = m.role.as_str().unwrap_or_default();
-        match (role, m.content) {
-            ("user", Some(Shape::Str(s))) => messages.push(text_message("user", s)),
-            ("assistant", Some(Shape::Str(s))) => messages.push(text_message("assistant", s)),
-            ("user", Some(Shape::Arr(blocks))) => user_messages(blocks, &mut messages)?,
-            ("assistant", Some(Shape::Arr(blocks))) => {
-                messages.push(assistant_message(blocks)?);
-            }
-            // A system turn within the conversation (Claude Code's reminders): a system
-            // message where it stands.
-            ("system", Some(Shape::Str(s))) => {
-                if !s.is_empty() {
-                    messages.push(text_message("system", s));
-                }
-            }
-            ("system", Some(Shape::Arr(blocks))) => {
-                let text = blocks
-                    .iter()
-                    .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
-                    .filter(|t| !t.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("\n\n");
-                if !text.is_empty() {
-                    messages.push(text_message("system", text.into()));
-                }
-            }
-            ("user" | "assistant" | "system", _) => {
-                return Err(invalid("message content must be a string or an array"))
-            }
-            (other, _) => return Err(invalid(format!("unsupported message role {other:?}"))),
-        }
+        turn_messages(m.or_empty(), &mut messages)?;
     }
-
-    let mut tools = Vec::new();
-    if let Some(Shape::Arr(list)) = input.tools {
-        tools.reserve(list.len());
-        for t in list {
-            let t = t.or_empty();
-            let kind = t.kind.as_str();
-            if !matches!(kind, None | Some("custom")) {
-                return Err(invalid(format!(
-                    "server tools ({}) are not supported by this model",
-                    kind.unwrap_or_default()
-                )));
-            }
-            tools.push(ChatTool {
-                kind: "function",
-                function: ChatFunction {
-                    name: t.name.unwrap_or_default(),
-                    description: t.description.0,
-                    parameters: t
-                        .input_schema
-                        .filter(Value::is_object)
-                        .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
-                },
-            });
-        }
-    }
-    let mut tool_choice = None;
-    let mut parallel_tool_calls = None;
-    if let (Some(choice), false) = (input.tool_choice.0, tools.is_empty()) {
-        tool_choice = match choice.kind.as_str() {
-            Some("auto") => Some(ChatToolChoice::Mode("auto")),
-            Some("any") => Some(ChatToolChoice::Mode("required")),
-            Some("none") => Some(ChatToolChoice::Mode("none")),
-            Some("tool") => choice.name.0.map(|name| ChatToolChoice::Function {
-                kind: "function",
-                function: NamedFunction { name },
-            }),
-            _ => None,
-        };
-        if choice.disable_parallel_tool_use.get() == Some(&true) {
-            parallel_tool_calls = Some(false);
-        }
-    }
+    let tools = chat_tools(input.tools)?;
+    let (tool_choice, parallel_tool_calls) = if tools.is_empty() {
+        (None, None)
+    } else {
+        chat_tool_choice(input.tool_choice)
+    };
     let reasoning_effort = reasoning_effort(input.output_config.as_ref(), input.thinking.as_ref());
     let body = ChatRequest {
         model: &req.model,
@@ -155,17 +84,101 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
             include_usage: true,
         }),
     };
-    let body = serde_json::to_value(&body)
-        .map_err(|e| invalid(format!("cannot write the chat request: {e}")))?;
-    Ok(RelayRequest {
-        endpoint: Endpoint::ChatCompletions,
-        body,
-        model: req.model.clone(),
-        stream: req.stream,
-        max_tokens: req.max_tokens,
-        anthropic_beta: None,
-        bridged: Default::default(),
-    })
+    Ok(crate::bridge::chat(req, crate::bridge::chat_json(&body)?))
+}
+
+/// The texts of text blocks (blocks without one left out).
+fn texts<'b>(blocks: &'b [Obj<TextBlockIn<'_>>]) -> impl Iterator<Item = &'b str> {
+    blocks
+        .iter()
+        .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
+}
+
+/// The chat messages of one turn.
+fn turn_messages<'a>(m: MessageIn<'a>, out: &mut Vec<ChatMessage<'a>>) -> Result<(), RelayError> {
+    let role = m.role.as_str().unwrap_or_default();
+    match (role, m.content) {
+        ("user", Some(Shape::Str(s))) => out.push(ChatMessage::text("user", s)),
+        ("assistant", Some(Shape::Str(s))) => out.push(ChatMessage::text("assistant", s)),
+        ("user", Some(Shape::Arr(blocks))) => user_messages(blocks, out)?,
+        ("assistant", Some(Shape::Arr(blocks))) => out.push(assistant_message(blocks)?),
+        // A system turn within the conversation (Claude Code's reminders): a system message
+        // where it stands.
+        ("system", Some(Shape::Str(s))) => {
+            if !s.is_empty() {
+                out.push(ChatMessage::text("system", s));
+            }
+        }
+        ("system", Some(Shape::Arr(blocks))) => {
+            let text = blocks
+                .iter()
+                .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            if !text.is_empty() {
+                out.push(ChatMessage::text("system", text.into()));
+            }
+        }
+        ("user" | "assistant" | "system", _) => {
+            return Err(invalid("message content must be a string or an array"))
+        }
+        (other, _) => return Err(invalid(format!("unsupported message role {other:?}"))),
+    }
+    Ok(())
+}
+
+/// The request's custom tools as chat functions (server tools are refused).
+fn chat_tools<'a>(
+    tools: Option<Shape<'a, Obj<ToolIn<'a>>>>,
+) -> Result<Vec<ChatTool<'a>>, RelayError> {
+    let Some(Shape::Arr(list)) = tools else {
+        return Ok(Vec::new());
+    };
+    list.into_iter()
+        .map(|t| {
+            let t = t.or_empty();
+            let kind = t.kind.as_str();
+            if !matches!(kind, None | Some("custom")) {
+                return Err(invalid(format!(
+                    "server tools ({}) are not supported by this model",
+                    kind.unwrap_or_default()
+                )));
+            }
+            Ok(ChatTool {
+                kind: "function",
+                function: ChatFunction {
+                    name: t.name.unwrap_or_default(),
+                    description: t.description.0,
+                    parameters: t
+                        .input_schema
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+                },
+            })
+        })
+        .collect()
+}
+
+/// The chat `tool_choice` and `parallel_tool_calls` for the request's `tool_choice` (sent
+/// only beside tools).
+fn chat_tool_choice(choice: Obj<ToolChoiceIn<'_>>) -> (Option<ChatToolChoice<'_>>, Option<bool>) {
+    let Some(choice) = choice.0 else {
+        return (None, None);
+    };
+    let tool_choice = match choice.kind.as_str() {
+        Some("auto") => Some(ChatToolChoice::Mode("auto")),
+        Some("any") => Some(ChatToolChoice::Mode("required")),
+        Some("none") => Some(ChatToolChoice::Mode("none")),
+        Some("tool") => choice.name.0.map(|name| ChatToolChoice::Function {
+            kind: "function",
+            function: NamedFunction { name },
+        }),
+        _ => None,
+    };
+    let parallel_tool_calls =
+        (choice.disable_parallel_tool_use.get() == Some(&true)).then_some(false);
+    (tool_choice, parallel_tool_calls)
 }
 
 /// The chat `reasoning_effort` for a Messages request: `output_config.effort` (`low`,
@@ -200,16 +213,6 @@ fn reasoning_effort(
         ),
         "adaptive" => Some("medium"),
         _ => None,
-    }
-}
-
-/// `{"role", "content": text}`.
-fn text_message<'a>(role: &'static str, text: Cow<'a, str>) -> ChatMessage<'a> {
-    ChatMessage {
-        role,
-        content: Some(ChatContent::Text(text)),
-        tool_call_id: None,
-        tool_calls: Vec::new(),
     }
 }
 
@@ -250,12 +253,7 @@ fn user_messages<'a>(
                     .ok_or_else(|| invalid("a tool_result needs tool_use_id"))?;
                 let content: Cow<'_, str> = match b.content {
                     Some(Shape::Str(s)) => s,
-                    Some(Shape::Arr(parts)) => parts
-                        .iter()
-                        .filter_map(|p| p.0.as_ref().and_then(|p| p.text.as_str()))
-                        .collect::<Vec<_>>()
-                        .join("")
-                        .into(),
+                    Some(Shape::Arr(parts)) => texts(&parts).collect::<String>().into(),
                     _ => Cow::Borrowed(""),
                 };
                 out.push(ChatMessage {
@@ -616,6 +614,7 @@ impl crate::sse::EventTranslator for MessagesStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Endpoint;
     use crate::sse::EventTranslator as _;
 
     fn messages(body: Value) -> RelayRequest {

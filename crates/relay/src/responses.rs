@@ -22,7 +22,6 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::providers::openai::invalid_answer;
@@ -122,7 +121,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         .map_err(|e| invalid(format!("the request body cannot be read: {e}")))?;
     let mut messages: Vec<ChatMessage<'_>> = Vec::new();
     if let Some(s) = input.instructions.as_str().filter(|s| !s.is_empty()) {
-        messages.push(text_message("system", Cow::Borrowed(s)));
+        messages.push(ChatMessage::text("system", Cow::Borrowed(s)));
     }
     if let Some(id) = previous_response_id(req) {
         return Err(previous_response_not_found(id));
@@ -135,7 +134,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         None | Some(Shape::Null) => {}
         Some(Shape::Str(s)) => {
             builder.flush_images();
-            builder.out.push(text_message("user", s.clone()));
+            builder.out.push(ChatMessage::text("user", s.clone()));
         }
         Some(Shape::Arr(items)) => {
             for item in items {
@@ -212,8 +211,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
             include_usage: true,
         }),
     };
-    let mut body = serde_json::to_value(&body)
-        .map_err(|e| invalid(format!("cannot write the chat request: {e}")))?;
+    let mut body = crate::bridge::chat_json(&body)?;
     if let Some(obj) = body.as_object_mut() {
         let reasoning = input.reasoning.or_empty();
         if let Some(effort) = reasoning.effort.as_str() {
@@ -224,25 +222,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
             obj.insert("response_format".into(), format);
         }
     }
-    Ok(RelayRequest {
-        endpoint: Endpoint::ChatCompletions,
-        body,
-        model: req.model.clone(),
-        stream: req.stream,
-        max_tokens: req.max_tokens,
-        anthropic_beta: None,
-        bridged: Default::default(),
-    })
-}
-
-/// `{"role", "content": text}`.
-fn text_message<'a>(role: &'static str, text: Cow<'a, str>) -> ChatMessage<'a> {
-    ChatMessage {
-        role,
-        content: Some(ChatContent::Text(text)),
-        tool_call_id: None,
-        tool_calls: Vec::new(),
-    }
+    Ok(crate::bridge::chat(req, body))
 }
 
 /// The chat messages of a run of input items.
@@ -381,7 +361,7 @@ impl<'a> Messages<'a> {
         };
         let parts = match it.content {
             Some(Shape::Str(s)) => {
-                self.out.push(text_message(role, s));
+                self.out.push(ChatMessage::text(role, s));
                 return Ok(());
             }
             Some(Shape::Arr(parts)) => parts,
@@ -421,7 +401,7 @@ impl<'a> Messages<'a> {
             }
             text.push_str(piece.as_deref().unwrap_or_default());
         }
-        self.out.push(text_message(role, text.into()));
+        self.out.push(ChatMessage::text(role, text.into()));
         Ok(())
     }
 }
@@ -1335,6 +1315,7 @@ impl crate::sse::EventTranslator for ResponsesStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Endpoint;
     use crate::sse::EventTranslator as _;
 
     fn responses(body: Value) -> RelayRequest {

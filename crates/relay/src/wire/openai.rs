@@ -476,6 +476,18 @@ pub struct ChatMessage<'a> {
     pub tool_calls: Vec<ChatToolCall>,
 }
 
+impl<'a> ChatMessage<'a> {
+    /// `{"role", "content": text}`.
+    pub fn text(role: &'static str, text: Cow<'a, str>) -> Self {
+        ChatMessage {
+            role,
+            content: Some(ChatContent::Text(text)),
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
 /// Message content: a string or parts.
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]

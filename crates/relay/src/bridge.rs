@@ -21,9 +21,10 @@ use crate::messages::MessagesStream;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::request::RelayRequest;
 use crate::responses::ResponsesStream;
-use crate::sse::EventTranslator;
+use crate::sse::{EventTranslator, SseEvent, SseReader};
 use crate::translate::StreamTranslator;
-use crate::wire::openai::ChatRequest;
+use crate::usage::Usage;
+use crate::wire::openai::{ChatRequest, ChatResponse, ToolCallIn};
 
 /// A client protocol written onto chat completions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +172,82 @@ impl ClientStream {
         match self {
             ClientStream::Messages(_) | ClientStream::Gemini(_) => None,
             ClientStream::Responses(s) => s.response(),
+        }
+    }
+}
+
+/// A client stream written from OpenAI `chat.completion.chunk` events (the Messages and
+/// Responses ones): every chunk is read here, once for all of them, and handed over in parts,
+/// from which the stream writes its protocol's events. Its [`EventTranslator`] is this reading:
+/// `[DONE]`, or a clean end after a finish reason, is [`ChunkStream::done`].
+pub(crate) trait ChunkStream {
+    /// The reader of the chunks and its event buffer.
+    fn input(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>);
+    /// The finish reason and the usage the chunks gave so far.
+    fn finish_reason(&mut self) -> &mut Option<String>;
+    fn usage(&mut self) -> &mut Option<Usage>;
+    /// Whether the stream is over (later chunks are not read).
+    fn ended(&self) -> bool {
+        false
+    }
+    /// The end of the chunks.
+    fn done(&mut self, out: &mut Vec<u8>);
+    /// An `{"error"}` event.
+    fn error(&mut self, error: &Value, out: &mut Vec<u8>);
+    /// Any other chunk, before its parts (the first one starts the client's stream).
+    fn chunk(&mut self, chunk: &ChatResponse<'_>, out: &mut Vec<u8>);
+    /// The parts of the first choice's delta: reasoning text, text and tool calls (empty texts
+    /// are not handed over).
+    fn reasoning(&mut self, text: &str, out: &mut Vec<u8>);
+    fn text(&mut self, text: &str, out: &mut Vec<u8>);
+    fn tool_call(&mut self, call: &ToolCallIn<'_>, out: &mut Vec<u8>);
+}
+
+impl<S: ChunkStream> EventTranslator for S {
+    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+        self.input()
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        if self.ended() {
+            return;
+        }
+        if e.data.trim() == "[DONE]" {
+            self.done(out);
+            return;
+        }
+        let Some(v) = ChatResponse::read(&e.data) else {
+            return;
+        };
+        if let Some(err) = &v.error {
+            self.error(err, out);
+            return;
+        }
+        self.chunk(&v, out);
+        if let Some(u) = v.usage() {
+            *self.usage() = Some(u);
+        }
+        let Some(choice) = v.first_choice() else {
+            return;
+        };
+        let d = choice.delta();
+        if let Some(r) = d.reasoning_content.as_str().filter(|r| !r.is_empty()) {
+            self.reasoning(r, out);
+        }
+        if let Some(Value::String(t)) = d.content.as_ref().filter(|t| t.as_str() != Some("")) {
+            self.text(t, out);
+        }
+        for call in d.tool_calls() {
+            self.tool_call(&call, out);
+        }
+        if let Some(f) = choice.finish_reason.as_str() {
+            *self.finish_reason() = Some(f.to_owned());
+        }
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        if self.finish_reason().is_some() {
+            self.done(out);
         }
     }
 }

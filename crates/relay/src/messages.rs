@@ -25,6 +25,7 @@ use crate::wire::anthropic::{
 use crate::wire::openai::{
     ChatContent, ChatFunction, ChatMessage, ChatPart, ChatRequest, ChatResponse, ChatTool,
     ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, NamedFunction, StreamOptions,
+    ToolCallIn,
 };
 use crate::wire::{Obj, Shape};
 
@@ -530,83 +531,71 @@ impl MessagesStream {
         );
         Self::write(out, &EventOut::MessageStop);
     }
-
-    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        if e.data.trim() == "[DONE]" {
-            self.stop(out);
-            return;
-        }
-        let Some(v) = ChatResponse::read(&e.data) else {
-            return;
-        };
-        if let Some(err) = &v.error {
-            let message = err
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("the upstream stream failed");
-            Self::write(
-                out,
-                &EventOut::Error {
-                    error: ErrorOut {
-                        kind: "api_error",
-                        message,
-                    },
-                },
-            );
-            return;
-        }
-        self.start(&v, out);
-        if let Some(u) = v.usage() {
-            self.usage = Some(u);
-        }
-        let Some(choice) = v.first_choice() else {
-            return;
-        };
-        let d = choice.delta();
-        if let Some(r) = d.reasoning_content.as_str().filter(|r| !r.is_empty()) {
-            let start = BlockOut::Thinking {
-                thinking: "".into(),
-                signature: "",
-            };
-            let i = self.open_block(Block::Thinking, start, out);
-            Self::delta(out, i, DeltaOut::ThinkingDelta { thinking: r });
-        }
-        if let Some(Value::String(t)) = d.content.as_ref().filter(|t| t.as_str() != Some("")) {
-            let start = BlockOut::Text { text: "".into() };
-            let i = self.open_block(Block::Text, start, out);
-            Self::delta(out, i, DeltaOut::TextDelta { text: t });
-        }
-        for call in d.tool_calls() {
-            let tool = call.index.get().copied().unwrap_or(0);
-            let f = call.function();
-            let start = BlockOut::ToolUse {
-                id: call.id.0.clone(),
-                name: f.name.0.clone(),
-                input: json!({}),
-            };
-            let i = self.open_block(Block::Tool(tool), start, out);
-            if let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) {
-                Self::delta(out, i, DeltaOut::InputJsonDelta { partial_json: args });
-            }
-        }
-        if let Some(f) = choice.finish_reason.as_str() {
-            self.finish = Some(f.to_owned());
-        }
-    }
 }
 
-impl crate::sse::EventTranslator for MessagesStream {
-    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+impl crate::bridge::ChunkStream for MessagesStream {
+    fn input(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
         (&mut self.reader, &mut self.events)
     }
 
-    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        MessagesStream::event(self, e, out);
+    fn finish_reason(&mut self) -> &mut Option<String> {
+        &mut self.finish
     }
 
-    fn end(&mut self, out: &mut Vec<u8>) {
-        if self.finish.is_some() {
-            self.stop(out);
+    fn usage(&mut self) -> &mut Option<Usage> {
+        &mut self.usage
+    }
+
+    fn done(&mut self, out: &mut Vec<u8>) {
+        self.stop(out);
+    }
+
+    fn error(&mut self, error: &Value, out: &mut Vec<u8>) {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("the upstream stream failed");
+        Self::write(
+            out,
+            &EventOut::Error {
+                error: ErrorOut {
+                    kind: "api_error",
+                    message,
+                },
+            },
+        );
+    }
+
+    fn chunk(&mut self, chunk: &ChatResponse<'_>, out: &mut Vec<u8>) {
+        self.start(chunk, out);
+    }
+
+    fn reasoning(&mut self, text: &str, out: &mut Vec<u8>) {
+        let start = BlockOut::Thinking {
+            thinking: "".into(),
+            signature: "",
+        };
+        let i = self.open_block(Block::Thinking, start, out);
+        Self::delta(out, i, DeltaOut::ThinkingDelta { thinking: text });
+    }
+
+    fn text(&mut self, text: &str, out: &mut Vec<u8>) {
+        let start = BlockOut::Text { text: "".into() };
+        let i = self.open_block(Block::Text, start, out);
+        Self::delta(out, i, DeltaOut::TextDelta { text });
+    }
+
+    fn tool_call(&mut self, call: &ToolCallIn<'_>, out: &mut Vec<u8>) {
+        let tool = call.index.get().copied().unwrap_or(0);
+        let f = call.function();
+        let start = BlockOut::ToolUse {
+            id: call.id.0.clone(),
+            name: f.name.0.clone(),
+            input: json!({}),
+        };
+        let i = self.open_block(Block::Tool(tool), start, out);
+        if let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) {
+            Self::delta(out, i, DeltaOut::InputJsonDelta { partial_json: args });
         }
     }
 }

@@ -31,7 +31,7 @@ use crate::usage::Usage;
 use crate::wire::openai::{
     ChatContent, ChatFunction, ChatMessage, ChatPart, ChatRequest, ChatResponse, ChatTool,
     ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, MessageIn, NamedFunction,
-    StreamOptions,
+    StreamOptions, ToolCallIn,
 };
 use crate::wire::responses::{
     Echo, ErrorOut, EventKind, EventOut, IncompleteOut, ItemIn, ItemOut, PartIn, PartOut,
@@ -1164,150 +1164,139 @@ impl ResponsesStream {
         self.seq = seq;
         self.response = value;
     }
-
-    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        if self.ended {
-            return;
-        }
-        if e.data.trim() == "[DONE]" {
-            self.complete(out);
-            return;
-        }
-        let Some(v) = ChatResponse::read(&e.data) else {
-            return;
-        };
-        if let Some(err) = &v.error {
-            self.fail(err, out);
-            return;
-        }
-        self.start(v.model.as_str(), out);
-        if let Some(u) = v.usage() {
-            self.usage = Some(u);
-        }
-        let Some(choice) = v.first_choice() else {
-            return;
-        };
-        let d = choice.delta();
-        if let Some(r) = d.reasoning_content.as_str().filter(|r| !r.is_empty()) {
-            if self.open != Some(Open::Reasoning) {
-                let id = item_id("rs", &self.suffix, self.output.len());
-                let item = ItemOut::Reasoning {
-                    id,
-                    summary: Vec::new(),
-                };
-                self.open_item(Open::Reasoning, item, out);
-            }
-            let output_index = self.output.len() - 1;
-            if let ItemOut::Reasoning { id, summary } = &mut self.output[output_index] {
-                if let Some(s) = summary.first_mut() {
-                    s.text.push_str(r);
-                }
-                Self::write(
-                    out,
-                    &mut self.seq,
-                    EventKind::ReasoningSummaryTextDelta {
-                        item_id: id,
-                        output_index,
-                        summary_index: 0,
-                        delta: r,
-                    },
-                );
-            }
-        }
-        if let Some(Value::String(t)) = d.content.as_ref().filter(|t| t.as_str() != Some("")) {
-            if self.open != Some(Open::Message) {
-                let item = ItemOut::Message {
-                    id: item_id("msg", &self.suffix, self.output.len()),
-                    status: "in_progress",
-                    role: "assistant",
-                    content: Vec::new(),
-                };
-                self.open_item(Open::Message, item, out);
-            }
-            let output_index = self.output.len() - 1;
-            if let ItemOut::Message { id, content, .. } = &mut self.output[output_index] {
-                if let Some(p) = content.first_mut() {
-                    p.text.push_str(t);
-                }
-                Self::write(
-                    out,
-                    &mut self.seq,
-                    EventKind::OutputTextDelta {
-                        item_id: id,
-                        output_index,
-                        content_index: 0,
-                        delta: t,
-                        logprobs: [],
-                    },
-                );
-            }
-        }
-        for call in d.tool_calls() {
-            let tool = call.index.get().copied().unwrap_or(0);
-            let f = call.function();
-            if self.open != Some(Open::Tool(tool)) {
-                let index = self.output.len();
-                let call_id = call.id.as_str().unwrap_or_default().to_owned();
-                let name = f.name.as_str().unwrap_or_default().to_owned();
-                let item = if self.custom.custom.contains(&name) {
-                    ItemOut::CustomToolCall {
-                        id: item_id("ctc", &self.suffix, index),
-                        status: "in_progress",
-                        call_id,
-                        name,
-                        input: String::new(),
-                    }
-                } else {
-                    let (namespace, name) = self.custom.function(name);
-                    ItemOut::FunctionCall {
-                        id: item_id("fc", &self.suffix, index),
-                        status: "in_progress",
-                        call_id,
-                        name,
-                        namespace,
-                        arguments: String::new(),
-                    }
-                };
-                self.open_item(Open::Tool(tool), item, out);
-                self.tool_args.clear();
-            }
-            let output_index = self.output.len() - 1;
-            let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) else {
-                continue;
-            };
-            self.tool_args.push_str(args);
-            // A custom tool's input is sent once whole (see `close_item`).
-            if let ItemOut::FunctionCall { id, arguments, .. } = &mut self.output[output_index] {
-                arguments.push_str(args);
-                Self::write(
-                    out,
-                    &mut self.seq,
-                    EventKind::FunctionCallArgumentsDelta {
-                        item_id: id,
-                        output_index,
-                        delta: args,
-                    },
-                );
-            }
-        }
-        if let Some(f) = choice.finish_reason.as_str() {
-            self.finish = Some(f.to_owned());
-        }
-    }
 }
 
-impl crate::sse::EventTranslator for ResponsesStream {
-    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+impl crate::bridge::ChunkStream for ResponsesStream {
+    fn input(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
         (&mut self.reader, &mut self.events)
     }
 
-    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        ResponsesStream::event(self, e, out);
+    fn finish_reason(&mut self) -> &mut Option<String> {
+        &mut self.finish
     }
 
-    fn end(&mut self, out: &mut Vec<u8>) {
-        if self.finish.is_some() {
-            self.complete(out);
+    fn usage(&mut self) -> &mut Option<Usage> {
+        &mut self.usage
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
+    }
+
+    fn done(&mut self, out: &mut Vec<u8>) {
+        self.complete(out);
+    }
+
+    fn error(&mut self, error: &Value, out: &mut Vec<u8>) {
+        self.fail(error, out);
+    }
+
+    fn chunk(&mut self, chunk: &ChatResponse<'_>, out: &mut Vec<u8>) {
+        self.start(chunk.model.as_str(), out);
+    }
+
+    fn reasoning(&mut self, text: &str, out: &mut Vec<u8>) {
+        if self.open != Some(Open::Reasoning) {
+            let id = item_id("rs", &self.suffix, self.output.len());
+            let item = ItemOut::Reasoning {
+                id,
+                summary: Vec::new(),
+            };
+            self.open_item(Open::Reasoning, item, out);
+        }
+        let output_index = self.output.len() - 1;
+        if let ItemOut::Reasoning { id, summary } = &mut self.output[output_index] {
+            if let Some(s) = summary.first_mut() {
+                s.text.push_str(text);
+            }
+            Self::write(
+                out,
+                &mut self.seq,
+                EventKind::ReasoningSummaryTextDelta {
+                    item_id: id,
+                    output_index,
+                    summary_index: 0,
+                    delta: text,
+                },
+            );
+        }
+    }
+
+    fn text(&mut self, text: &str, out: &mut Vec<u8>) {
+        if self.open != Some(Open::Message) {
+            let item = ItemOut::Message {
+                id: item_id("msg", &self.suffix, self.output.len()),
+                status: "in_progress",
+                role: "assistant",
+                content: Vec::new(),
+            };
+            self.open_item(Open::Message, item, out);
+        }
+        let output_index = self.output.len() - 1;
+        if let ItemOut::Message { id, content, .. } = &mut self.output[output_index] {
+            if let Some(p) = content.first_mut() {
+                p.text.push_str(text);
+            }
+            Self::write(
+                out,
+                &mut self.seq,
+                EventKind::OutputTextDelta {
+                    item_id: id,
+                    output_index,
+                    content_index: 0,
+                    delta: text,
+                    logprobs: [],
+                },
+            );
+        }
+    }
+
+    fn tool_call(&mut self, call: &ToolCallIn<'_>, out: &mut Vec<u8>) {
+        let tool = call.index.get().copied().unwrap_or(0);
+        let f = call.function();
+        if self.open != Some(Open::Tool(tool)) {
+            let index = self.output.len();
+            let call_id = call.id.as_str().unwrap_or_default().to_owned();
+            let name = f.name.as_str().unwrap_or_default().to_owned();
+            let item = if self.custom.custom.contains(&name) {
+                ItemOut::CustomToolCall {
+                    id: item_id("ctc", &self.suffix, index),
+                    status: "in_progress",
+                    call_id,
+                    name,
+                    input: String::new(),
+                }
+            } else {
+                let (namespace, name) = self.custom.function(name);
+                ItemOut::FunctionCall {
+                    id: item_id("fc", &self.suffix, index),
+                    status: "in_progress",
+                    call_id,
+                    name,
+                    namespace,
+                    arguments: String::new(),
+                }
+            };
+            self.open_item(Open::Tool(tool), item, out);
+            self.tool_args.clear();
+        }
+        let output_index = self.output.len() - 1;
+        let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) else {
+            return;
+        };
+        self.tool_args.push_str(args);
+        // A custom tool's input is sent once whole (see `close_item`).
+        if let ItemOut::FunctionCall { id, arguments, .. } = &mut self.output[output_index] {
+            arguments.push_str(args);
+            Self::write(
+                out,
+                &mut self.seq,
+                EventKind::FunctionCallArgumentsDelta {
+                    item_id: id,
+                    output_index,
+                    delta: args,
+                },
+            );
         }
     }
 }

@@ -24,7 +24,7 @@ use crate::responses::ResponsesStream;
 use crate::sse::{EventTranslator, SseEvent, SseReader};
 use crate::translate::StreamTranslator;
 use crate::usage::Usage;
-use crate::wire::openai::{ChatRequest, ChatResponse, ToolCallIn};
+use crate::wire::openai::{ChatMessage, ChatRequest, ChatResponse, StreamOptions, ToolCallIn};
 
 /// A client protocol written onto chat completions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +112,31 @@ pub(crate) fn chat(req: &RelayRequest, body: Value) -> RelayRequest {
     }
 }
 
+/// The chat request for a client's `req` with `messages`: `req`'s model and output limit,
+/// streamed when `req` is (asking for the usage); nothing else set.
+pub(crate) fn chat_base<'a>(
+    req: &'a RelayRequest,
+    messages: Vec<ChatMessage<'a>>,
+) -> ChatRequest<'a> {
+    ChatRequest {
+        model: &req.model,
+        messages,
+        reasoning_effort: None,
+        max_tokens: req.max_tokens,
+        stop: None,
+        temperature: None,
+        top_p: None,
+        user: None,
+        tools: Vec::new(),
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream: req.stream.then_some(true),
+        stream_options: req.stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
+    }
+}
+
 /// A chat request written as JSON.
 pub(crate) fn chat_json(chat: &ChatRequest<'_>) -> Result<Value, RelayError> {
     serde_json::to_value(chat)
@@ -181,11 +206,8 @@ impl ClientStream {
 /// from which the stream writes its protocol's events. Its [`EventTranslator`] is this reading:
 /// `[DONE]`, or a clean end after a finish reason, is [`ChunkStream::done`].
 pub(crate) trait ChunkStream {
-    /// The reader of the chunks and its event buffer.
-    fn input(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>);
-    /// The finish reason and the usage the chunks gave so far.
-    fn finish_reason(&mut self) -> &mut Option<String>;
-    fn usage(&mut self) -> &mut Option<Usage>;
+    /// What the stream keeps of the chunks.
+    fn chunks(&mut self) -> &mut Chunks;
     /// Whether the stream is over (later chunks are not read).
     fn ended(&self) -> bool {
         false
@@ -203,9 +225,20 @@ pub(crate) trait ChunkStream {
     fn tool_call(&mut self, call: &ToolCallIn<'_>, out: &mut Vec<u8>);
 }
 
+/// What a [`ChunkStream`] keeps of the chunks: their reader, and the finish reason and the
+/// usage they gave so far.
+#[derive(Debug, Default)]
+pub(crate) struct Chunks {
+    reader: SseReader,
+    events: Vec<SseEvent>,
+    pub finish: Option<String>,
+    pub usage: Option<Usage>,
+}
+
 impl<S: ChunkStream> EventTranslator for S {
     fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
-        self.input()
+        let chunks = self.chunks();
+        (&mut chunks.reader, &mut chunks.events)
     }
 
     fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
@@ -225,7 +258,7 @@ impl<S: ChunkStream> EventTranslator for S {
         }
         self.chunk(&v, out);
         if let Some(u) = v.usage() {
-            *self.usage() = Some(u);
+            self.chunks().usage = Some(u);
         }
         let Some(choice) = v.first_choice() else {
             return;
@@ -241,12 +274,12 @@ impl<S: ChunkStream> EventTranslator for S {
             self.tool_call(&call, out);
         }
         if let Some(f) = choice.finish_reason.as_str() {
-            *self.finish_reason() = Some(f.to_owned());
+            self.chunks().finish = Some(f.to_owned());
         }
     }
 
     fn end(&mut self, out: &mut Vec<u8>) {
-        if self.finish_reason().is_some() {
+        if self.chunks().finish.is_some() {
             self.done(out);
         }
     }

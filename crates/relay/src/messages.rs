@@ -10,11 +10,11 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::bridge::{ChunkStream, Chunks};
 use crate::error::RelayError;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::providers::openai::invalid_answer;
 use crate::request::RelayRequest;
-use crate::sse::{SseEvent, SseReader};
 use crate::usage::Usage;
 use crate::wire::anthropic::{
     BlockIn, MessageIn, MessagesRequest, TextBlockIn, ToolChoiceIn, ToolIn,
@@ -24,8 +24,7 @@ use crate::wire::anthropic::{
 };
 use crate::wire::openai::{
     ChatContent, ChatFunction, ChatMessage, ChatPart, ChatRequest, ChatResponse, ChatTool,
-    ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, NamedFunction, StreamOptions,
-    ToolCallIn,
+    ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, NamedFunction, ToolCallIn,
 };
 use crate::wire::{Obj, Shape};
 
@@ -69,10 +68,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
     };
     let reasoning_effort = reasoning_effort(input.output_config.as_ref(), input.thinking.as_ref());
     let body = ChatRequest {
-        model: &req.model,
         reasoning_effort,
-        messages,
-        max_tokens: req.max_tokens,
         stop: input.stop_sequences.filter(Value::is_array),
         temperature: input.temperature.filter(Value::is_number),
         top_p: input.top_p.filter(Value::is_number),
@@ -80,10 +76,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         tools,
         tool_choice,
         parallel_tool_calls,
-        stream: req.stream.then_some(true),
-        stream_options: req.stream.then_some(StreamOptions {
-            include_usage: true,
-        }),
+        ..crate::bridge::chat_base(req, messages)
     };
     Ok(crate::bridge::chat(req, crate::bridge::chat_json(&body)?))
 }
@@ -426,29 +419,23 @@ enum Block {
 /// Anthropic `error` event.
 #[derive(Debug)]
 pub struct MessagesStream {
-    reader: SseReader,
-    events: Vec<SseEvent>,
+    chunks: Chunks,
     model: String,
     started: bool,
     /// The open block and its index.
     open: Option<(Block, usize)>,
     next_index: usize,
-    finish: Option<String>,
-    usage: Option<Usage>,
     stopped: bool,
 }
 
 impl MessagesStream {
     pub fn new(model: &str) -> Self {
         MessagesStream {
-            reader: SseReader::new(),
-            events: Vec::new(),
+            chunks: Chunks::default(),
             model: model.to_owned(),
             started: false,
             open: None,
             next_index: 0,
-            finish: None,
-            usage: None,
             stopped: false,
         }
     }
@@ -523,27 +510,19 @@ impl MessagesStream {
             out,
             &EventOut::MessageDelta {
                 delta: StopOut {
-                    stop_reason: stop_reason(self.finish.as_deref()),
+                    stop_reason: stop_reason(self.chunks.finish.as_deref()),
                     stop_sequence: None,
                 },
-                usage: anthropic_usage(self.usage.as_ref()),
+                usage: anthropic_usage(self.chunks.usage.as_ref()),
             },
         );
         Self::write(out, &EventOut::MessageStop);
     }
 }
 
-impl crate::bridge::ChunkStream for MessagesStream {
-    fn input(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
-        (&mut self.reader, &mut self.events)
-    }
-
-    fn finish_reason(&mut self) -> &mut Option<String> {
-        &mut self.finish
-    }
-
-    fn usage(&mut self) -> &mut Option<Usage> {
-        &mut self.usage
+impl ChunkStream for MessagesStream {
+    fn chunks(&mut self) -> &mut Chunks {
+        &mut self.chunks
     }
 
     fn done(&mut self, out: &mut Vec<u8>) {

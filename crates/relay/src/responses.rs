@@ -22,16 +22,16 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use crate::bridge::{ChunkStream, Chunks};
 use crate::error::RelayError;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::providers::openai::invalid_answer;
 use crate::request::RelayRequest;
-use crate::sse::{SseEvent, SseReader};
 use crate::usage::Usage;
 use crate::wire::openai::{
     ChatContent, ChatFunction, ChatMessage, ChatPart, ChatRequest, ChatResponse, ChatTool,
     ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, MessageIn, NamedFunction,
-    StreamOptions, ToolCallIn,
+    ToolCallIn,
 };
 use crate::wire::responses::{
     Echo, ErrorOut, EventKind, EventOut, IncompleteOut, ItemIn, ItemOut, PartIn, PartOut,
@@ -195,21 +195,13 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
     };
     let user = input.safety_identifier.0.or(input.user.0);
     let body = ChatRequest {
-        reasoning_effort: None,
-        model: &req.model,
-        messages,
-        max_tokens: req.max_tokens,
-        stop: None,
         temperature: input.temperature.filter(Value::is_number),
         top_p: input.top_p.filter(Value::is_number),
         user,
         tools,
         tool_choice,
         parallel_tool_calls,
-        stream: req.stream.then_some(true),
-        stream_options: req.stream.then_some(StreamOptions {
-            include_usage: true,
-        }),
+        ..crate::bridge::chat_base(req, messages)
     };
     let mut body = crate::bridge::chat_json(&body)?;
     if let Some(obj) = body.as_object_mut() {
@@ -844,8 +836,7 @@ enum Open {
 /// `sequence_number`.
 #[derive(Debug)]
 pub struct ResponsesStream {
-    reader: SseReader,
-    events: Vec<SseEvent>,
+    chunks: Chunks,
     id: String,
     suffix: String,
     created_at: u64,
@@ -859,8 +850,6 @@ pub struct ResponsesStream {
     open: Option<Open>,
     /// The chat arguments of the open tool call so far.
     tool_args: String,
-    finish: Option<String>,
-    usage: Option<Usage>,
     ended: bool,
     /// The final `response` object (completed, incomplete or failed).
     response: Option<Value>,
@@ -872,8 +861,7 @@ impl ResponsesStream {
     pub fn new(req: &RelayRequest) -> Self {
         let suffix = new_suffix();
         ResponsesStream {
-            reader: SseReader::new(),
-            events: Vec::new(),
+            chunks: Chunks::default(),
             id: format!("resp_{suffix}"),
             suffix,
             created_at: now_secs(),
@@ -885,8 +873,6 @@ impl ResponsesStream {
             output: Vec::new(),
             open: None,
             tool_args: String::new(),
-            finish: None,
-            usage: None,
             ended: false,
             response: None,
         }
@@ -1125,11 +1111,11 @@ impl ResponsesStream {
         }
         self.ended = true;
         self.close_item(out);
-        let (status, incomplete) = status_of(self.finish.as_deref());
+        let (status, incomplete) = status_of(self.chunks.finish.as_deref());
         if incomplete.is_some() {
             mark_incomplete(&mut self.output);
         }
-        let usage = UsageOut::from(&self.usage.unwrap_or_default());
+        let usage = UsageOut::from(&self.chunks.usage.unwrap_or_default());
         let mut seq = self.seq;
         let response = self.snapshot(status, incomplete, None, Some(usage));
         let value = serde_json::to_value(&response).ok();
@@ -1152,7 +1138,7 @@ impl ResponsesStream {
         let text = |k: &str| error.get(k).and_then(Value::as_str);
         let message = text("message").unwrap_or("the upstream stream failed");
         let code = text("code").or(text("type")).unwrap_or("server_error");
-        let usage = self.usage.as_ref().map(UsageOut::from);
+        let usage = self.chunks.usage.as_ref().map(UsageOut::from);
         let mut seq = self.seq;
         let error = ErrorOut {
             code: code.into(),
@@ -1166,17 +1152,9 @@ impl ResponsesStream {
     }
 }
 
-impl crate::bridge::ChunkStream for ResponsesStream {
-    fn input(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
-        (&mut self.reader, &mut self.events)
-    }
-
-    fn finish_reason(&mut self) -> &mut Option<String> {
-        &mut self.finish
-    }
-
-    fn usage(&mut self) -> &mut Option<Usage> {
-        &mut self.usage
+impl ChunkStream for ResponsesStream {
+    fn chunks(&mut self) -> &mut Chunks {
+        &mut self.chunks
     }
 
     fn ended(&self) -> bool {

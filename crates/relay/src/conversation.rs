@@ -5,7 +5,8 @@
 //! and tool calls, consecutive tool results grouped into one turn) and reads the request's
 //! function tools, tool choice and stop sequences. Each adapter renders its wire request from
 //! these (`crate::wire::anthropic::RequestBody`, `crate::wire::gemini::GenerateContentRequest`);
-//! nothing here is either family's shape, and every string borrows from the request.
+//! nothing here is either family's shape, and strings borrow from the request (a content of
+//! text parts is their join).
 //!
 //! The walk refuses what neither family can take (a user message without content, a content
 //! part other than text or an image, an image that is neither an http(s) nor a base64 `data:`

@@ -12,6 +12,8 @@
 //! Gemini's own to Gemini and Responses to OpenAI (type 1, or a channel whose
 //! `config.responses` says `native`) go through as sent ([`crate::Provider::bridge`] decides).
 
+use serde_json::Value;
+
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::gemini_client::GeminiClientStream;
@@ -19,8 +21,10 @@ use crate::messages::MessagesStream;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::request::RelayRequest;
 use crate::responses::ResponsesStream;
-use crate::sse::EventTranslator;
+use crate::sse::{EventTranslator, SseEvent, SseReader};
 use crate::translate::StreamTranslator;
+use crate::usage::Usage;
+use crate::wire::openai::{ChatMessage, ChatRequest, ChatResponse, StreamOptions, ToolCallIn};
 
 /// A client protocol written onto chat completions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +98,51 @@ impl Bridge {
     }
 }
 
+/// A client's request as the chat completions request `body` (`req`'s model, stream flag and
+/// output limit), for [`Bridge::chat_request`].
+pub(crate) fn chat(req: &RelayRequest, body: Value) -> RelayRequest {
+    RelayRequest {
+        endpoint: Endpoint::ChatCompletions,
+        body,
+        model: req.model.clone(),
+        stream: req.stream,
+        max_tokens: req.max_tokens,
+        anthropic_beta: None,
+        bridged: Default::default(),
+    }
+}
+
+/// The chat request for a client's `req` with `messages`: `req`'s model and output limit,
+/// streamed when `req` is (asking for the usage); nothing else set.
+pub(crate) fn chat_base<'a>(
+    req: &'a RelayRequest,
+    messages: Vec<ChatMessage<'a>>,
+) -> ChatRequest<'a> {
+    ChatRequest {
+        model: &req.model,
+        messages,
+        reasoning_effort: None,
+        max_tokens: req.max_tokens,
+        stop: None,
+        temperature: None,
+        top_p: None,
+        user: None,
+        tools: Vec::new(),
+        tool_choice: None,
+        parallel_tool_calls: None,
+        stream: req.stream.then_some(true),
+        stream_options: req.stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
+    }
+}
+
+/// A chat request written as JSON.
+pub(crate) fn chat_json(chat: &ChatRequest<'_>) -> Result<Value, RelayError> {
+    serde_json::to_value(chat)
+        .map_err(|e| RelayError::InvalidRequest(format!("cannot write the chat request: {e}")))
+}
+
 /// The chat request's fields as OpenAI's own models take them, by the model the client named:
 /// reasoning models (`o1`, `o3`, `o4`, `gpt-5`) get `max_completion_tokens` for `max_tokens`;
 /// chat models without reasoning (`gpt-4*`, `gpt-3.5*`, `chatgpt-*`) no `reasoning_effort`,
@@ -148,6 +197,90 @@ impl ClientStream {
         match self {
             ClientStream::Messages(_) | ClientStream::Gemini(_) => None,
             ClientStream::Responses(s) => s.response(),
+        }
+    }
+}
+
+/// A client stream written from OpenAI `chat.completion.chunk` events (the Messages and
+/// Responses ones): every chunk is read here, once for all of them, and handed over in parts,
+/// from which the stream writes its protocol's events. Its [`EventTranslator`] is this reading:
+/// `[DONE]`, or a clean end after a finish reason, is [`ChunkStream::done`].
+pub(crate) trait ChunkStream {
+    /// What the stream keeps of the chunks.
+    fn chunks(&mut self) -> &mut Chunks;
+    /// Whether the stream is over (later chunks are not read).
+    fn ended(&self) -> bool {
+        false
+    }
+    /// The end of the chunks.
+    fn done(&mut self, out: &mut Vec<u8>);
+    /// An `{"error"}` event.
+    fn error(&mut self, error: &Value, out: &mut Vec<u8>);
+    /// Any other chunk, before its parts (the first one starts the client's stream).
+    fn chunk(&mut self, chunk: &ChatResponse<'_>, out: &mut Vec<u8>);
+    /// The parts of the first choice's delta: reasoning text, text and tool calls (empty texts
+    /// are not handed over).
+    fn reasoning(&mut self, text: &str, out: &mut Vec<u8>);
+    fn text(&mut self, text: &str, out: &mut Vec<u8>);
+    fn tool_call(&mut self, call: &ToolCallIn<'_>, out: &mut Vec<u8>);
+}
+
+/// What a [`ChunkStream`] keeps of the chunks: their reader, and the finish reason and the
+/// usage they gave so far.
+#[derive(Debug, Default)]
+pub(crate) struct Chunks {
+    reader: SseReader,
+    events: Vec<SseEvent>,
+    pub finish: Option<String>,
+    pub usage: Option<Usage>,
+}
+
+impl<S: ChunkStream> EventTranslator for S {
+    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
+        let chunks = self.chunks();
+        (&mut chunks.reader, &mut chunks.events)
+    }
+
+    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
+        if self.ended() {
+            return;
+        }
+        if e.data.trim() == "[DONE]" {
+            self.done(out);
+            return;
+        }
+        let Some(v) = ChatResponse::read(&e.data) else {
+            return;
+        };
+        if let Some(err) = &v.error {
+            self.error(err, out);
+            return;
+        }
+        self.chunk(&v, out);
+        if let Some(u) = v.usage() {
+            self.chunks().usage = Some(u);
+        }
+        let Some(choice) = v.first_choice() else {
+            return;
+        };
+        let d = choice.delta();
+        if let Some(r) = d.reasoning_content.as_str().filter(|r| !r.is_empty()) {
+            self.reasoning(r, out);
+        }
+        if let Some(Value::String(t)) = d.content.as_ref().filter(|t| t.as_str() != Some("")) {
+            self.text(t, out);
+        }
+        for call in d.tool_calls() {
+            self.tool_call(&call, out);
+        }
+        if let Some(f) = choice.finish_reason.as_str() {
+            self.chunks().finish = Some(f.to_owned());
+        }
+    }
+
+    fn end(&mut self, out: &mut Vec<u8>) {
+        if self.chunks().finish.is_some() {
+            self.done(out);
         }
     }
 }

@@ -16,7 +16,6 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::providers::openai::invalid_answer;
@@ -114,15 +113,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         body.insert("stream".into(), json!(true));
         body.insert("stream_options".into(), json!({"include_usage": true}));
     }
-    Ok(RelayRequest {
-        endpoint: Endpoint::ChatCompletions,
-        body: Value::Object(body),
-        model: req.model.clone(),
-        stream: req.stream,
-        max_tokens: req.max_tokens,
-        anthropic_beta: None,
-        bridged: Default::default(),
-    })
+    Ok(crate::bridge::chat(req, Value::Object(body)))
 }
 
 /// The text of `systemInstruction`: a `Content`'s text parts joined by blank lines (a bare
@@ -859,9 +850,9 @@ fn message_parts<'a>(m: &'a Value) -> Vec<PartOut<'a>> {
             thought: true,
         });
     }
-    let text = crate::translate::content_text(m.get("content"));
+    let text = crate::translate::content_str(m.get("content"));
     if !text.is_empty() {
-        parts.push(PartOut::Text { text: text.into() });
+        parts.push(PartOut::Text { text });
     }
     for c in m
         .get("tool_calls")
@@ -1113,9 +1104,9 @@ impl GeminiClientStream {
             };
             self.write(out, vec![part], false);
         }
-        let text = crate::translate::content_text(delta.get("content"));
+        let text = crate::translate::content_str(delta.get("content"));
         if !text.is_empty() {
-            self.write(out, vec![PartOut::Text { text: text.into() }], false);
+            self.write(out, vec![PartOut::Text { text }], false);
         }
         for c in delta
             .get("tool_calls")
@@ -1171,6 +1162,7 @@ impl crate::sse::EventTranslator for GeminiClientStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Endpoint;
     use crate::sse::EventTranslator as _;
 
     fn gemini(body: Value, stream: bool) -> RelayRequest {

@@ -13,6 +13,7 @@ pub mod bpe;
 mod bpe_slots;
 pub mod bridge;
 pub mod client;
+mod conversation;
 pub mod direct;
 pub mod dispatch;
 pub mod endpoint;

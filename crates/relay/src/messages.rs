@@ -10,20 +10,21 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::endpoint::Endpoint;
+use crate::bridge::{ChunkStream, Chunks};
 use crate::error::RelayError;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::providers::openai::invalid_answer;
 use crate::request::RelayRequest;
-use crate::sse::{SseEvent, SseReader};
 use crate::usage::Usage;
-use crate::wire::anthropic::{BlockIn, MessagesRequest};
+use crate::wire::anthropic::{
+    BlockIn, MessageIn, MessagesRequest, TextBlockIn, ToolChoiceIn, ToolIn,
+};
 use crate::wire::anthropic::{
     BlockOut, DeltaOut, ErrorOut, EventOut, MessageOut, StopOut, UsageOut,
 };
 use crate::wire::openai::{
     ChatContent, ChatFunction, ChatMessage, ChatPart, ChatRequest, ChatResponse, ChatTool,
-    ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, NamedFunction, StreamOptions,
+    ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, NamedFunction, ToolCallIn,
 };
 use crate::wire::{Obj, Shape};
 
@@ -43,11 +44,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
     let system = match input.system {
         None | Some(Shape::Null) => String::new(),
         Some(Shape::Str(s)) => s.into_owned(),
-        Some(Shape::Arr(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
-            .collect::<Vec<_>>()
-            .join("\n\n"),
+        Some(Shape::Arr(blocks)) => texts(&blocks).collect::<Vec<_>>().join("\n\n"),
         Some(Shape::Other) => {
             return Err(invalid(
                 "system must be a string or an array of text blocks",
@@ -55,50 +52,85 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         }
     };
     if !system.is_empty() {
-        messages.push(text_message("system", system.into()));
+        messages.push(ChatMessage::text("system", system.into()));
     }
     let Some(Shape::Arr(turns)) = input.messages else {
         return Err(invalid("messages must be an array"));
     };
     for m in turns {
-        let m = m.or_empty();
-        let role = m.role.as_str().unwrap_or_default();
-        match (role, m.content) {
-            ("user", Some(Shape::Str(s))) => messages.push(text_message("user", s)),
-            ("assistant", Some(Shape::Str(s))) => messages.push(text_message("assistant", s)),
-            ("user", Some(Shape::Arr(blocks))) => user_messages(blocks, &mut messages)?,
-            ("assistant", Some(Shape::Arr(blocks))) => {
-                messages.push(assistant_message(blocks)?);
-            }
-            // A system turn within the conversation (Claude Code's reminders): a system
-            // message where it stands.
-            ("system", Some(Shape::Str(s))) => {
-                if !s.is_empty() {
-                    messages.push(text_message("system", s));
-                }
-            }
-            ("system", Some(Shape::Arr(blocks))) => {
-                let text = blocks
-                    .iter()
-                    .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
-                    .filter(|t| !t.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("\n\n");
-                if !text.is_empty() {
-                    messages.push(text_message("system", text.into()));
-                }
-            }
-            ("user" | "assistant" | "system", _) => {
-                return Err(invalid("message content must be a string or an array"))
-            }
-            (other, _) => return Err(invalid(format!("unsupported message role {other:?}"))),
-        }
+        turn_messages(m.or_empty(), &mut messages)?;
     }
+    let tools = chat_tools(input.tools)?;
+    let (tool_choice, parallel_tool_calls) = if tools.is_empty() {
+        (None, None)
+    } else {
+        chat_tool_choice(input.tool_choice)
+    };
+    let reasoning_effort = reasoning_effort(input.output_config.as_ref(), input.thinking.as_ref());
+    let body = ChatRequest {
+        reasoning_effort,
+        stop: input.stop_sequences.filter(Value::is_array),
+        temperature: input.temperature.filter(Value::is_number),
+        top_p: input.top_p.filter(Value::is_number),
+        user: input.metadata.0.and_then(|m| m.user_id.0),
+        tools,
+        tool_choice,
+        parallel_tool_calls,
+        ..crate::bridge::chat_base(req, messages)
+    };
+    Ok(crate::bridge::chat(req, crate::bridge::chat_json(&body)?))
+}
 
-    let mut tools = Vec::new();
-    if let Some(Shape::Arr(list)) = input.tools {
-        tools.reserve(list.len());
-        for t in list {
+/// The texts of text blocks (blocks without one left out).
+fn texts<'b>(blocks: &'b [Obj<TextBlockIn<'_>>]) -> impl Iterator<Item = &'b str> {
+    blocks
+        .iter()
+        .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
+}
+
+/// The chat messages of one turn.
+fn turn_messages<'a>(m: MessageIn<'a>, out: &mut Vec<ChatMessage<'a>>) -> Result<(), RelayError> {
+    let role = m.role.as_str().unwrap_or_default();
+    match (role, m.content) {
+        ("user", Some(Shape::Str(s))) => out.push(ChatMessage::text("user", s)),
+        ("assistant", Some(Shape::Str(s))) => out.push(ChatMessage::text("assistant", s)),
+        ("user", Some(Shape::Arr(blocks))) => user_messages(blocks, out)?,
+        ("assistant", Some(Shape::Arr(blocks))) => out.push(assistant_message(blocks)?),
+        // A system turn within the conversation (Claude Code's reminders): a system message
+        // where it stands.
+        ("system", Some(Shape::Str(s))) => {
+            if !s.is_empty() {
+                out.push(ChatMessage::text("system", s));
+            }
+        }
+        ("system", Some(Shape::Arr(blocks))) => {
+            let text = blocks
+                .iter()
+                .filter_map(|b| b.0.as_ref().and_then(|b| b.text.as_str()))
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            if !text.is_empty() {
+                out.push(ChatMessage::text("system", text.into()));
+            }
+        }
+        ("user" | "assistant" | "system", _) => {
+            return Err(invalid("message content must be a string or an array"))
+        }
+        (other, _) => return Err(invalid(format!("unsupported message role {other:?}"))),
+    }
+    Ok(())
+}
+
+/// The request's custom tools as chat functions (server tools are refused).
+fn chat_tools<'a>(
+    tools: Option<Shape<'a, Obj<ToolIn<'a>>>>,
+) -> Result<Vec<ChatTool<'a>>, RelayError> {
+    let Some(Shape::Arr(list)) = tools else {
+        return Ok(Vec::new());
+    };
+    list.into_iter()
+        .map(|t| {
             let t = t.or_empty();
             let kind = t.kind.as_str();
             if !matches!(kind, None | Some("custom")) {
@@ -107,7 +139,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
                     kind.unwrap_or_default()
                 )));
             }
-            tools.push(ChatTool {
+            Ok(ChatTool {
                 kind: "function",
                 function: ChatFunction {
                     name: t.name.unwrap_or_default(),
@@ -117,55 +149,30 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
                         .filter(Value::is_object)
                         .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
                 },
-            });
-        }
-    }
-    let mut tool_choice = None;
-    let mut parallel_tool_calls = None;
-    if let (Some(choice), false) = (input.tool_choice.0, tools.is_empty()) {
-        tool_choice = match choice.kind.as_str() {
-            Some("auto") => Some(ChatToolChoice::Mode("auto")),
-            Some("any") => Some(ChatToolChoice::Mode("required")),
-            Some("none") => Some(ChatToolChoice::Mode("none")),
-            Some("tool") => choice.name.0.map(|name| ChatToolChoice::Function {
-                kind: "function",
-                function: NamedFunction { name },
-            }),
-            _ => None,
-        };
-        if choice.disable_parallel_tool_use.get() == Some(&true) {
-            parallel_tool_calls = Some(false);
-        }
-    }
-    let reasoning_effort = reasoning_effort(input.output_config.as_ref(), input.thinking.as_ref());
-    let body = ChatRequest {
-        model: &req.model,
-        reasoning_effort,
-        messages,
-        max_tokens: req.max_tokens,
-        stop: input.stop_sequences.filter(Value::is_array),
-        temperature: input.temperature.filter(Value::is_number),
-        top_p: input.top_p.filter(Value::is_number),
-        user: input.metadata.0.and_then(|m| m.user_id.0),
-        tools,
-        tool_choice,
-        parallel_tool_calls,
-        stream: req.stream.then_some(true),
-        stream_options: req.stream.then_some(StreamOptions {
-            include_usage: true,
-        }),
+            })
+        })
+        .collect()
+}
+
+/// The chat `tool_choice` and `parallel_tool_calls` for the request's `tool_choice` (sent
+/// only beside tools).
+fn chat_tool_choice(choice: Obj<ToolChoiceIn<'_>>) -> (Option<ChatToolChoice<'_>>, Option<bool>) {
+    let Some(choice) = choice.0 else {
+        return (None, None);
     };
-    let body = serde_json::to_value(&body)
-        .map_err(|e| invalid(format!("cannot write the chat request: {e}")))?;
-    Ok(RelayRequest {
-        endpoint: Endpoint::ChatCompletions,
-        body,
-        model: req.model.clone(),
-        stream: req.stream,
-        max_tokens: req.max_tokens,
-        anthropic_beta: None,
-        bridged: Default::default(),
-    })
+    let tool_choice = match choice.kind.as_str() {
+        Some("auto") => Some(ChatToolChoice::Mode("auto")),
+        Some("any") => Some(ChatToolChoice::Mode("required")),
+        Some("none") => Some(ChatToolChoice::Mode("none")),
+        Some("tool") => choice.name.0.map(|name| ChatToolChoice::Function {
+            kind: "function",
+            function: NamedFunction { name },
+        }),
+        _ => None,
+    };
+    let parallel_tool_calls =
+        (choice.disable_parallel_tool_use.get() == Some(&true)).then_some(false);
+    (tool_choice, parallel_tool_calls)
 }
 
 /// The chat `reasoning_effort` for a Messages request: `output_config.effort` (`low`,
@@ -200,16 +207,6 @@ fn reasoning_effort(
         ),
         "adaptive" => Some("medium"),
         _ => None,
-    }
-}
-
-/// `{"role", "content": text}`.
-fn text_message<'a>(role: &'static str, text: Cow<'a, str>) -> ChatMessage<'a> {
-    ChatMessage {
-        role,
-        content: Some(ChatContent::Text(text)),
-        tool_call_id: None,
-        tool_calls: Vec::new(),
     }
 }
 
@@ -250,12 +247,7 @@ fn user_messages<'a>(
                     .ok_or_else(|| invalid("a tool_result needs tool_use_id"))?;
                 let content: Cow<'_, str> = match b.content {
                     Some(Shape::Str(s)) => s,
-                    Some(Shape::Arr(parts)) => parts
-                        .iter()
-                        .filter_map(|p| p.0.as_ref().and_then(|p| p.text.as_str()))
-                        .collect::<Vec<_>>()
-                        .join("")
-                        .into(),
+                    Some(Shape::Arr(parts)) => texts(&parts).collect::<String>().into(),
                     _ => Cow::Borrowed(""),
                 };
                 out.push(ChatMessage {
@@ -376,9 +368,9 @@ pub fn answer(req: &RelayRequest, body: &[u8]) -> Result<Answer, UpstreamFailure
             signature: "",
         });
     }
-    let text = crate::translate::content_text(m.content.as_ref());
+    let text = crate::translate::content_str(m.content.as_ref());
     if !text.is_empty() {
-        content.push(BlockOut::Text { text: text.into() });
+        content.push(BlockOut::Text { text });
     }
     let calls = m.tool_calls();
     for c in &calls {
@@ -427,29 +419,23 @@ enum Block {
 /// Anthropic `error` event.
 #[derive(Debug)]
 pub struct MessagesStream {
-    reader: SseReader,
-    events: Vec<SseEvent>,
+    chunks: Chunks,
     model: String,
     started: bool,
     /// The open block and its index.
     open: Option<(Block, usize)>,
     next_index: usize,
-    finish: Option<String>,
-    usage: Option<Usage>,
     stopped: bool,
 }
 
 impl MessagesStream {
     pub fn new(model: &str) -> Self {
         MessagesStream {
-            reader: SseReader::new(),
-            events: Vec::new(),
+            chunks: Chunks::default(),
             model: model.to_owned(),
             started: false,
             open: None,
             next_index: 0,
-            finish: None,
-            usage: None,
             stopped: false,
         }
     }
@@ -524,91 +510,71 @@ impl MessagesStream {
             out,
             &EventOut::MessageDelta {
                 delta: StopOut {
-                    stop_reason: stop_reason(self.finish.as_deref()),
+                    stop_reason: stop_reason(self.chunks.finish.as_deref()),
                     stop_sequence: None,
                 },
-                usage: anthropic_usage(self.usage.as_ref()),
+                usage: anthropic_usage(self.chunks.usage.as_ref()),
             },
         );
         Self::write(out, &EventOut::MessageStop);
     }
-
-    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        if e.data.trim() == "[DONE]" {
-            self.stop(out);
-            return;
-        }
-        let Some(v) = ChatResponse::read(&e.data) else {
-            return;
-        };
-        if let Some(err) = &v.error {
-            let message = err
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("the upstream stream failed");
-            Self::write(
-                out,
-                &EventOut::Error {
-                    error: ErrorOut {
-                        kind: "api_error",
-                        message,
-                    },
-                },
-            );
-            return;
-        }
-        self.start(&v, out);
-        if let Some(u) = v.usage() {
-            self.usage = Some(u);
-        }
-        let Some(choice) = v.first_choice() else {
-            return;
-        };
-        let d = choice.delta();
-        if let Some(r) = d.reasoning_content.as_str().filter(|r| !r.is_empty()) {
-            let start = BlockOut::Thinking {
-                thinking: "".into(),
-                signature: "",
-            };
-            let i = self.open_block(Block::Thinking, start, out);
-            Self::delta(out, i, DeltaOut::ThinkingDelta { thinking: r });
-        }
-        if let Some(Value::String(t)) = d.content.as_ref().filter(|t| t.as_str() != Some("")) {
-            let start = BlockOut::Text { text: "".into() };
-            let i = self.open_block(Block::Text, start, out);
-            Self::delta(out, i, DeltaOut::TextDelta { text: t });
-        }
-        for call in d.tool_calls() {
-            let tool = call.index.get().copied().unwrap_or(0);
-            let f = call.function();
-            let start = BlockOut::ToolUse {
-                id: call.id.0.clone(),
-                name: f.name.0.clone(),
-                input: json!({}),
-            };
-            let i = self.open_block(Block::Tool(tool), start, out);
-            if let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) {
-                Self::delta(out, i, DeltaOut::InputJsonDelta { partial_json: args });
-            }
-        }
-        if let Some(f) = choice.finish_reason.as_str() {
-            self.finish = Some(f.to_owned());
-        }
-    }
 }
 
-impl crate::sse::EventTranslator for MessagesStream {
-    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
-        (&mut self.reader, &mut self.events)
+impl ChunkStream for MessagesStream {
+    fn chunks(&mut self) -> &mut Chunks {
+        &mut self.chunks
     }
 
-    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        MessagesStream::event(self, e, out);
+    fn done(&mut self, out: &mut Vec<u8>) {
+        self.stop(out);
     }
 
-    fn end(&mut self, out: &mut Vec<u8>) {
-        if self.finish.is_some() {
-            self.stop(out);
+    fn error(&mut self, error: &Value, out: &mut Vec<u8>) {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("the upstream stream failed");
+        Self::write(
+            out,
+            &EventOut::Error {
+                error: ErrorOut {
+                    kind: "api_error",
+                    message,
+                },
+            },
+        );
+    }
+
+    fn chunk(&mut self, chunk: &ChatResponse<'_>, out: &mut Vec<u8>) {
+        self.start(chunk, out);
+    }
+
+    fn reasoning(&mut self, text: &str, out: &mut Vec<u8>) {
+        let start = BlockOut::Thinking {
+            thinking: "".into(),
+            signature: "",
+        };
+        let i = self.open_block(Block::Thinking, start, out);
+        Self::delta(out, i, DeltaOut::ThinkingDelta { thinking: text });
+    }
+
+    fn text(&mut self, text: &str, out: &mut Vec<u8>) {
+        let start = BlockOut::Text { text: "".into() };
+        let i = self.open_block(Block::Text, start, out);
+        Self::delta(out, i, DeltaOut::TextDelta { text });
+    }
+
+    fn tool_call(&mut self, call: &ToolCallIn<'_>, out: &mut Vec<u8>) {
+        let tool = call.index.get().copied().unwrap_or(0);
+        let f = call.function();
+        let start = BlockOut::ToolUse {
+            id: call.id.0.clone(),
+            name: f.name.0.clone(),
+            input: json!({}),
+        };
+        let i = self.open_block(Block::Tool(tool), start, out);
+        if let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) {
+            Self::delta(out, i, DeltaOut::InputJsonDelta { partial_json: args });
         }
     }
 }
@@ -616,6 +582,7 @@ impl crate::sse::EventTranslator for MessagesStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Endpoint;
     use crate::sse::EventTranslator as _;
 
     fn messages(body: Value) -> RelayRequest {

@@ -22,17 +22,16 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::endpoint::Endpoint;
+use crate::bridge::{ChunkStream, Chunks};
 use crate::error::RelayError;
 use crate::provider::{Answer, UpstreamFailure};
 use crate::providers::openai::invalid_answer;
 use crate::request::RelayRequest;
-use crate::sse::{SseEvent, SseReader};
 use crate::usage::Usage;
 use crate::wire::openai::{
     ChatContent, ChatFunction, ChatMessage, ChatPart, ChatRequest, ChatResponse, ChatTool,
     ChatToolCall, ChatToolCallFunction, ChatToolChoice, ImageUrl, MessageIn, NamedFunction,
-    StreamOptions,
+    ToolCallIn,
 };
 use crate::wire::responses::{
     Echo, ErrorOut, EventKind, EventOut, IncompleteOut, ItemIn, ItemOut, PartIn, PartOut,
@@ -122,7 +121,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         .map_err(|e| invalid(format!("the request body cannot be read: {e}")))?;
     let mut messages: Vec<ChatMessage<'_>> = Vec::new();
     if let Some(s) = input.instructions.as_str().filter(|s| !s.is_empty()) {
-        messages.push(text_message("system", Cow::Borrowed(s)));
+        messages.push(ChatMessage::text("system", Cow::Borrowed(s)));
     }
     if let Some(id) = previous_response_id(req) {
         return Err(previous_response_not_found(id));
@@ -135,7 +134,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
         None | Some(Shape::Null) => {}
         Some(Shape::Str(s)) => {
             builder.flush_images();
-            builder.out.push(text_message("user", s.clone()));
+            builder.out.push(ChatMessage::text("user", s.clone()));
         }
         Some(Shape::Arr(items)) => {
             for item in items {
@@ -196,24 +195,15 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
     };
     let user = input.safety_identifier.0.or(input.user.0);
     let body = ChatRequest {
-        reasoning_effort: None,
-        model: &req.model,
-        messages,
-        max_tokens: req.max_tokens,
-        stop: None,
         temperature: input.temperature.filter(Value::is_number),
         top_p: input.top_p.filter(Value::is_number),
         user,
         tools,
         tool_choice,
         parallel_tool_calls,
-        stream: req.stream.then_some(true),
-        stream_options: req.stream.then_some(StreamOptions {
-            include_usage: true,
-        }),
+        ..crate::bridge::chat_base(req, messages)
     };
-    let mut body = serde_json::to_value(&body)
-        .map_err(|e| invalid(format!("cannot write the chat request: {e}")))?;
+    let mut body = crate::bridge::chat_json(&body)?;
     if let Some(obj) = body.as_object_mut() {
         let reasoning = input.reasoning.or_empty();
         if let Some(effort) = reasoning.effort.as_str() {
@@ -224,25 +214,7 @@ pub fn chat_request(req: &RelayRequest) -> Result<RelayRequest, RelayError> {
             obj.insert("response_format".into(), format);
         }
     }
-    Ok(RelayRequest {
-        endpoint: Endpoint::ChatCompletions,
-        body,
-        model: req.model.clone(),
-        stream: req.stream,
-        max_tokens: req.max_tokens,
-        anthropic_beta: None,
-        bridged: Default::default(),
-    })
-}
-
-/// `{"role", "content": text}`.
-fn text_message<'a>(role: &'static str, text: Cow<'a, str>) -> ChatMessage<'a> {
-    ChatMessage {
-        role,
-        content: Some(ChatContent::Text(text)),
-        tool_call_id: None,
-        tool_calls: Vec::new(),
-    }
+    Ok(crate::bridge::chat(req, body))
 }
 
 /// The chat messages of a run of input items.
@@ -381,7 +353,7 @@ impl<'a> Messages<'a> {
         };
         let parts = match it.content {
             Some(Shape::Str(s)) => {
-                self.out.push(text_message(role, s));
+                self.out.push(ChatMessage::text(role, s));
                 return Ok(());
             }
             Some(Shape::Arr(parts)) => parts,
@@ -421,7 +393,7 @@ impl<'a> Messages<'a> {
             }
             text.push_str(piece.as_deref().unwrap_or_default());
         }
-        self.out.push(text_message(role, text.into()));
+        self.out.push(ChatMessage::text(role, text.into()));
         Ok(())
     }
 }
@@ -743,13 +715,13 @@ fn output_items(m: &MessageIn<'_>, suffix: &str, custom: &ToolNames) -> Vec<Item
             summary: vec![SummaryOut::new(r.to_owned())],
         });
     }
-    let text = crate::translate::content_text(m.content.as_ref());
+    let text = crate::translate::content_str(m.content.as_ref());
     if !text.is_empty() {
         items.push(ItemOut::Message {
             id: item_id("msg", suffix, items.len()),
             status: "completed",
             role: "assistant",
-            content: vec![PartOut::text(text.to_string())],
+            content: vec![PartOut::text(text.into_owned())],
         });
     }
     for c in m.tool_calls() {
@@ -864,8 +836,7 @@ enum Open {
 /// `sequence_number`.
 #[derive(Debug)]
 pub struct ResponsesStream {
-    reader: SseReader,
-    events: Vec<SseEvent>,
+    chunks: Chunks,
     id: String,
     suffix: String,
     created_at: u64,
@@ -879,8 +850,6 @@ pub struct ResponsesStream {
     open: Option<Open>,
     /// The chat arguments of the open tool call so far.
     tool_args: String,
-    finish: Option<String>,
-    usage: Option<Usage>,
     ended: bool,
     /// The final `response` object (completed, incomplete or failed).
     response: Option<Value>,
@@ -892,8 +861,7 @@ impl ResponsesStream {
     pub fn new(req: &RelayRequest) -> Self {
         let suffix = new_suffix();
         ResponsesStream {
-            reader: SseReader::new(),
-            events: Vec::new(),
+            chunks: Chunks::default(),
             id: format!("resp_{suffix}"),
             suffix,
             created_at: now_secs(),
@@ -905,8 +873,6 @@ impl ResponsesStream {
             output: Vec::new(),
             open: None,
             tool_args: String::new(),
-            finish: None,
-            usage: None,
             ended: false,
             response: None,
         }
@@ -1145,11 +1111,11 @@ impl ResponsesStream {
         }
         self.ended = true;
         self.close_item(out);
-        let (status, incomplete) = status_of(self.finish.as_deref());
+        let (status, incomplete) = status_of(self.chunks.finish.as_deref());
         if incomplete.is_some() {
             mark_incomplete(&mut self.output);
         }
-        let usage = UsageOut::from(&self.usage.unwrap_or_default());
+        let usage = UsageOut::from(&self.chunks.usage.unwrap_or_default());
         let mut seq = self.seq;
         let response = self.snapshot(status, incomplete, None, Some(usage));
         let value = serde_json::to_value(&response).ok();
@@ -1172,7 +1138,7 @@ impl ResponsesStream {
         let text = |k: &str| error.get(k).and_then(Value::as_str);
         let message = text("message").unwrap_or("the upstream stream failed");
         let code = text("code").or(text("type")).unwrap_or("server_error");
-        let usage = self.usage.as_ref().map(UsageOut::from);
+        let usage = self.chunks.usage.as_ref().map(UsageOut::from);
         let mut seq = self.seq;
         let error = ErrorOut {
             code: code.into(),
@@ -1184,150 +1150,131 @@ impl ResponsesStream {
         self.seq = seq;
         self.response = value;
     }
-
-    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        if self.ended {
-            return;
-        }
-        if e.data.trim() == "[DONE]" {
-            self.complete(out);
-            return;
-        }
-        let Some(v) = ChatResponse::read(&e.data) else {
-            return;
-        };
-        if let Some(err) = &v.error {
-            self.fail(err, out);
-            return;
-        }
-        self.start(v.model.as_str(), out);
-        if let Some(u) = v.usage() {
-            self.usage = Some(u);
-        }
-        let Some(choice) = v.first_choice() else {
-            return;
-        };
-        let d = choice.delta();
-        if let Some(r) = d.reasoning_content.as_str().filter(|r| !r.is_empty()) {
-            if self.open != Some(Open::Reasoning) {
-                let id = item_id("rs", &self.suffix, self.output.len());
-                let item = ItemOut::Reasoning {
-                    id,
-                    summary: Vec::new(),
-                };
-                self.open_item(Open::Reasoning, item, out);
-            }
-            let output_index = self.output.len() - 1;
-            if let ItemOut::Reasoning { id, summary } = &mut self.output[output_index] {
-                if let Some(s) = summary.first_mut() {
-                    s.text.push_str(r);
-                }
-                Self::write(
-                    out,
-                    &mut self.seq,
-                    EventKind::ReasoningSummaryTextDelta {
-                        item_id: id,
-                        output_index,
-                        summary_index: 0,
-                        delta: r,
-                    },
-                );
-            }
-        }
-        if let Some(Value::String(t)) = d.content.as_ref().filter(|t| t.as_str() != Some("")) {
-            if self.open != Some(Open::Message) {
-                let item = ItemOut::Message {
-                    id: item_id("msg", &self.suffix, self.output.len()),
-                    status: "in_progress",
-                    role: "assistant",
-                    content: Vec::new(),
-                };
-                self.open_item(Open::Message, item, out);
-            }
-            let output_index = self.output.len() - 1;
-            if let ItemOut::Message { id, content, .. } = &mut self.output[output_index] {
-                if let Some(p) = content.first_mut() {
-                    p.text.push_str(t);
-                }
-                Self::write(
-                    out,
-                    &mut self.seq,
-                    EventKind::OutputTextDelta {
-                        item_id: id,
-                        output_index,
-                        content_index: 0,
-                        delta: t,
-                        logprobs: [],
-                    },
-                );
-            }
-        }
-        for call in d.tool_calls() {
-            let tool = call.index.get().copied().unwrap_or(0);
-            let f = call.function();
-            if self.open != Some(Open::Tool(tool)) {
-                let index = self.output.len();
-                let call_id = call.id.as_str().unwrap_or_default().to_owned();
-                let name = f.name.as_str().unwrap_or_default().to_owned();
-                let item = if self.custom.custom.contains(&name) {
-                    ItemOut::CustomToolCall {
-                        id: item_id("ctc", &self.suffix, index),
-                        status: "in_progress",
-                        call_id,
-                        name,
-                        input: String::new(),
-                    }
-                } else {
-                    let (namespace, name) = self.custom.function(name);
-                    ItemOut::FunctionCall {
-                        id: item_id("fc", &self.suffix, index),
-                        status: "in_progress",
-                        call_id,
-                        name,
-                        namespace,
-                        arguments: String::new(),
-                    }
-                };
-                self.open_item(Open::Tool(tool), item, out);
-                self.tool_args.clear();
-            }
-            let output_index = self.output.len() - 1;
-            let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) else {
-                continue;
-            };
-            self.tool_args.push_str(args);
-            // A custom tool's input is sent once whole (see `close_item`).
-            if let ItemOut::FunctionCall { id, arguments, .. } = &mut self.output[output_index] {
-                arguments.push_str(args);
-                Self::write(
-                    out,
-                    &mut self.seq,
-                    EventKind::FunctionCallArgumentsDelta {
-                        item_id: id,
-                        output_index,
-                        delta: args,
-                    },
-                );
-            }
-        }
-        if let Some(f) = choice.finish_reason.as_str() {
-            self.finish = Some(f.to_owned());
-        }
-    }
 }
 
-impl crate::sse::EventTranslator for ResponsesStream {
-    fn reader(&mut self) -> (&mut SseReader, &mut Vec<SseEvent>) {
-        (&mut self.reader, &mut self.events)
+impl ChunkStream for ResponsesStream {
+    fn chunks(&mut self) -> &mut Chunks {
+        &mut self.chunks
     }
 
-    fn event(&mut self, e: &SseEvent, out: &mut Vec<u8>) {
-        ResponsesStream::event(self, e, out);
+    fn ended(&self) -> bool {
+        self.ended
     }
 
-    fn end(&mut self, out: &mut Vec<u8>) {
-        if self.finish.is_some() {
-            self.complete(out);
+    fn done(&mut self, out: &mut Vec<u8>) {
+        self.complete(out);
+    }
+
+    fn error(&mut self, error: &Value, out: &mut Vec<u8>) {
+        self.fail(error, out);
+    }
+
+    fn chunk(&mut self, chunk: &ChatResponse<'_>, out: &mut Vec<u8>) {
+        self.start(chunk.model.as_str(), out);
+    }
+
+    fn reasoning(&mut self, text: &str, out: &mut Vec<u8>) {
+        if self.open != Some(Open::Reasoning) {
+            let id = item_id("rs", &self.suffix, self.output.len());
+            let item = ItemOut::Reasoning {
+                id,
+                summary: Vec::new(),
+            };
+            self.open_item(Open::Reasoning, item, out);
+        }
+        let output_index = self.output.len() - 1;
+        if let ItemOut::Reasoning { id, summary } = &mut self.output[output_index] {
+            if let Some(s) = summary.first_mut() {
+                s.text.push_str(text);
+            }
+            Self::write(
+                out,
+                &mut self.seq,
+                EventKind::ReasoningSummaryTextDelta {
+                    item_id: id,
+                    output_index,
+                    summary_index: 0,
+                    delta: text,
+                },
+            );
+        }
+    }
+
+    fn text(&mut self, text: &str, out: &mut Vec<u8>) {
+        if self.open != Some(Open::Message) {
+            let item = ItemOut::Message {
+                id: item_id("msg", &self.suffix, self.output.len()),
+                status: "in_progress",
+                role: "assistant",
+                content: Vec::new(),
+            };
+            self.open_item(Open::Message, item, out);
+        }
+        let output_index = self.output.len() - 1;
+        if let ItemOut::Message { id, content, .. } = &mut self.output[output_index] {
+            if let Some(p) = content.first_mut() {
+                p.text.push_str(text);
+            }
+            Self::write(
+                out,
+                &mut self.seq,
+                EventKind::OutputTextDelta {
+                    item_id: id,
+                    output_index,
+                    content_index: 0,
+                    delta: text,
+                    logprobs: [],
+                },
+            );
+        }
+    }
+
+    fn tool_call(&mut self, call: &ToolCallIn<'_>, out: &mut Vec<u8>) {
+        let tool = call.index.get().copied().unwrap_or(0);
+        let f = call.function();
+        if self.open != Some(Open::Tool(tool)) {
+            let index = self.output.len();
+            let call_id = call.id.as_str().unwrap_or_default().to_owned();
+            let name = f.name.as_str().unwrap_or_default().to_owned();
+            let item = if self.custom.custom.contains(&name) {
+                ItemOut::CustomToolCall {
+                    id: item_id("ctc", &self.suffix, index),
+                    status: "in_progress",
+                    call_id,
+                    name,
+                    input: String::new(),
+                }
+            } else {
+                let (namespace, name) = self.custom.function(name);
+                ItemOut::FunctionCall {
+                    id: item_id("fc", &self.suffix, index),
+                    status: "in_progress",
+                    call_id,
+                    name,
+                    namespace,
+                    arguments: String::new(),
+                }
+            };
+            self.open_item(Open::Tool(tool), item, out);
+            self.tool_args.clear();
+        }
+        let output_index = self.output.len() - 1;
+        let Some(args) = f.arguments.as_str().filter(|a| !a.is_empty()) else {
+            return;
+        };
+        self.tool_args.push_str(args);
+        // A custom tool's input is sent once whole (see `close_item`).
+        if let ItemOut::FunctionCall { id, arguments, .. } = &mut self.output[output_index] {
+            arguments.push_str(args);
+            Self::write(
+                out,
+                &mut self.seq,
+                EventKind::FunctionCallArgumentsDelta {
+                    item_id: id,
+                    output_index,
+                    delta: args,
+                },
+            );
         }
     }
 }
@@ -1335,6 +1282,7 @@ impl crate::sse::EventTranslator for ResponsesStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::endpoint::Endpoint;
     use crate::sse::EventTranslator as _;
 
     fn responses(body: Value) -> RelayRequest {

@@ -44,6 +44,7 @@ use switchboard_domain::channel_settings::{
 
 use crate::endpoint::Endpoint;
 use crate::provider::ChannelTarget;
+use crate::wire::anthropic::{RequestBody, RequestTool};
 
 /// Anthropic's web search server tool (`type`, and the `name` the API requires for it).
 pub const ANTHROPIC_WEB_SEARCH: (&str, &str) = ("web_search_20250305", "web_search");
@@ -198,23 +199,12 @@ fn gemini_tool_has(tool: &Value, camel: &str, snake: &str) -> bool {
     tool.get(camel).or_else(|| tool.get(snake)).is_some()
 }
 
-/// Adds the switches' tools to a Gemini `generateContent` body (translated from chat, or a
-/// Gemini client's own): see [`gemini_tools`].
-pub fn apply_gemini(target: &ChannelTarget, body: &mut Map<String, Value>) {
-    if let Some(tools) = gemini_tools(target, body) {
-        body.insert("tools".into(), tools);
-    }
-}
-
-/// The `tools` of a Gemini `generateContent` body with the switches' tools appended:
-/// `{"googleSearch": {}}` for web search and `{"codeExecution": {}}` for code execution, each
-/// unless the body has it already. `None` when nothing is added, which includes a body that
-/// declares functions (Gemini refuses built-in tools beside function calling) or asks for a
-/// JSON `responseMimeType` (refused beside tools too).
+/// The `tools` of a Gemini client's `generateContent` body with the switches' tools appended
+/// ([`gemini_builtin_tools`], each unless the body has it already). `None` when nothing is
+/// added, which includes a body that declares functions (Gemini refuses built-in tools beside
+/// function calling) or asks for a JSON `responseMimeType` (refused beside tools too).
 pub fn gemini_tools(target: &ChannelTarget, body: &Map<String, Value>) -> Option<Value> {
-    let search = is_on(target, WEB_SEARCH_KEY);
-    let code = is_on(target, CODE_EXECUTION_KEY);
-    if !search && !code {
+    if !is_on(target, WEB_SEARCH_KEY) && !is_on(target, CODE_EXECUTION_KEY) {
         return None;
     }
     let tools = items(body, "tools");
@@ -237,70 +227,56 @@ pub fn gemini_tools(target: &ChannelTarget, body: &Map<String, Value>) -> Option
     if declares_functions || json_answer {
         return None;
     }
-    let mut ours = Vec::new();
-    if search
-        && !tools
-            .iter()
-            .any(|t| gemini_tool_has(t, "googleSearch", "google_search"))
-    {
-        ours.push(json!({"googleSearch": {}}));
-    }
-    if code
-        && !tools
-            .iter()
-            .any(|t| gemini_tool_has(t, "codeExecution", "code_execution"))
-    {
-        ours.push(json!({"codeExecution": {}}));
-    }
+    let ours = gemini_builtin_tools(target, |camel, snake| {
+        tools.iter().any(|t| gemini_tool_has(t, camel, snake))
+    });
     appended(body.get("tools"), ours)
 }
 
-/// Adds the switches' server tools to an Anthropic Messages body translated from chat: web
+/// The Gemini built-in tools of the switches that are on: `{"googleSearch": {}}` for web
+/// search and `{"codeExecution": {}}` for code execution, each unless `has(camelCase,
+/// snake_case)` says the request has that tool already. For a chat request translated to
+/// Gemini they are its tools when it declares no function and asks for no JSON answer (which
+/// Gemini refuses beside them); for a Gemini client's body see [`gemini_tools`].
+pub fn gemini_builtin_tools(
+    target: &ChannelTarget,
+    has: impl Fn(&str, &str) -> bool,
+) -> Vec<Value> {
+    let mut ours = Vec::new();
+    if is_on(target, WEB_SEARCH_KEY) && !has("googleSearch", "google_search") {
+        ours.push(json!({"googleSearch": {}}));
+    }
+    if is_on(target, CODE_EXECUTION_KEY) && !has("codeExecution", "code_execution") {
+        ours.push(json!({"codeExecution": {}}));
+    }
+    ours
+}
+
+/// Adds the switches' server tools to an Anthropic Messages request translated from chat: web
 /// search ([`ANTHROPIC_WEB_SEARCH`]) and code execution ([`ANTHROPIC_CODE_EXECUTION`]), each
 /// unless a tool of that name (or type) is there already. Nothing is added when `tool_choice`
 /// forces one tool. Returns the `anthropic-beta` flag the request then needs, if any.
-pub fn apply_anthropic(
-    target: &ChannelTarget,
-    body: &mut Map<String, Value>,
-) -> Option<&'static str> {
+pub fn apply_anthropic(target: &ChannelTarget, body: &mut RequestBody<'_>) -> Option<&'static str> {
     let search = is_on(target, WEB_SEARCH_KEY);
     let code = is_on(target, CODE_EXECUTION_KEY);
     if !search && !code {
         return None;
     }
-    let forced = body
-        .get("tool_choice")
-        .and_then(|c| c.get("type"))
-        .and_then(Value::as_str)
-        == Some("tool");
-    if forced {
+    if body.tool_choice.as_ref().is_some_and(|c| c.kind == "tool") {
         return None;
     }
-    let tools = items(body, "tools");
-    let present = |(kind, name): (&str, &str)| {
-        tools.iter().any(|t| {
-            t.get("name").and_then(Value::as_str) == Some(name)
-                || t.get("type").and_then(Value::as_str) == Some(kind)
-        })
-    };
-    let mut ours = Vec::new();
-    let mut beta = None;
-    if search && !present(ANTHROPIC_WEB_SEARCH) {
-        let (kind, name) = ANTHROPIC_WEB_SEARCH;
-        ours.push(json!({"type": kind, "name": name}));
+    let present = |(kind, name): (&str, &str)| body.tools.iter().any(|t| t.is(kind, name));
+    let search = search && !present(ANTHROPIC_WEB_SEARCH);
+    let code = code && !present(ANTHROPIC_CODE_EXECUTION);
+    let server_tool = |(kind, name)| RequestTool::Server { name, kind };
+    if search {
+        body.tools.push(server_tool(ANTHROPIC_WEB_SEARCH));
     }
-    if code && !present(ANTHROPIC_CODE_EXECUTION) {
-        let (kind, name) = ANTHROPIC_CODE_EXECUTION;
-        ours.push(json!({"type": kind, "name": name}));
-        beta = Some(ANTHROPIC_CODE_EXECUTION_BETA);
+    if code {
+        body.tools.push(server_tool(ANTHROPIC_CODE_EXECUTION));
+        return Some(ANTHROPIC_CODE_EXECUTION_BETA);
     }
-    match appended(body.get("tools"), ours) {
-        Some(v) => {
-            body.insert("tools".into(), v);
-            beta
-        }
-        None => None,
-    }
+    None
 }
 
 /// Adds `flag` to the request's `anthropic-beta` header (a comma-separated list), keeping the
@@ -327,6 +303,7 @@ pub fn add_anthropic_beta(headers: &mut HeaderMap, flag: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::anthropic::RequestToolChoice;
 
     fn target(channel_type: i32, config: Value) -> ChannelTarget {
         ChannelTarget {
@@ -338,6 +315,26 @@ mod tests {
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    /// A Gemini client's body with the switches' tools, as the Gemini adapter sends it.
+    fn apply_gemini(target: &ChannelTarget, body: &mut Map<String, Value>) {
+        if let Some(tools) = gemini_tools(target, body) {
+            body.insert("tools".into(), tools);
+        }
+    }
+
+    /// A client's function as a translated Messages request holds it.
+    fn function<'a>(name: &'a Value, schema: &'a Value) -> RequestTool<'a> {
+        RequestTool::Function {
+            description: None,
+            input_schema: Some(schema),
+            name: Some(name),
+        }
+    }
+
+    fn json_of(body: &RequestBody<'_>) -> Value {
+        serde_json::to_value(body).unwrap_or_default()
     }
 
     fn fields(t: &ChannelTarget, body: Value) -> Value {
@@ -374,12 +371,17 @@ mod tests {
             apply_gemini(&target(ty, json!({"web_search": false})), &mut body);
             assert_eq!(body, obj(json!({"contents": []})));
         }
-        let mut body = obj(json!({"messages": [], "tools": [{"name": "f"}]}));
+        let (f, schema) = (json!("f"), json!({}));
+        let mut body = RequestBody {
+            tools: vec![function(&f, &schema)],
+            ..RequestBody::default()
+        };
+        let before = json_of(&body);
         assert_eq!(
             apply_anthropic(&target(14, json!({"code_execution": false})), &mut body),
             None
         );
-        assert_eq!(body, obj(json!({"messages": [], "tools": [{"name": "f"}]})));
+        assert_eq!(json_of(&body), before);
     }
 
     #[test]
@@ -507,13 +509,17 @@ mod tests {
     fn anthropic_server_tools_and_beta() {
         let t = target(14, json!({"web_search": true, "code_execution": true}));
         let mine = json!({"name": "get_weather", "input_schema": {"type": "object"}});
-        let mut body = obj(json!({"messages": [], "tools": [mine.clone()]}));
+        let tool = || function(&mine["name"], &mine["input_schema"]);
+        let mut body = RequestBody {
+            tools: vec![tool()],
+            ..RequestBody::default()
+        };
         assert_eq!(
             apply_anthropic(&t, &mut body),
             Some("code-execution-2025-08-25")
         );
         assert_eq!(
-            body["tools"],
+            json_of(&body)["tools"],
             json!([mine,
                 {"type": "web_search_20250305", "name": "web_search"},
                 {"type": "code_execution_20250825", "name": "code_execution"}])
@@ -521,24 +527,32 @@ mod tests {
         // Web search alone needs no beta flag; a client function named web_search keeps its
         // name (tool names are unique).
         let t = target(14, json!({"web_search": true}));
-        let mut body = obj(json!({"messages": []}));
+        let mut body = RequestBody::default();
         assert_eq!(apply_anthropic(&t, &mut body), None);
         assert_eq!(
-            body["tools"],
+            json_of(&body)["tools"],
             json!([{"type": "web_search_20250305", "name": "web_search"}])
         );
-        let clash = json!({"messages": [], "tools": [{"name": "web_search", "input_schema": {}}]});
-        let mut body = obj(clash.clone());
+        let (name, schema) = (json!("web_search"), json!({}));
+        let mut body = RequestBody {
+            tools: vec![function(&name, &schema)],
+            ..RequestBody::default()
+        };
+        let clash = json_of(&body);
         apply_anthropic(&t, &mut body);
-        assert_eq!(body, obj(clash));
+        assert_eq!(json_of(&body), clash);
         // A forced tool: nothing added.
-        let forced = json!({"messages": [], "tools": [mine], "tool_choice": {"type": "tool", "name": "get_weather"}});
-        let mut body = obj(forced.clone());
+        let mut body = RequestBody {
+            tools: vec![tool()],
+            tool_choice: Some(RequestToolChoice::tool("get_weather")),
+            ..RequestBody::default()
+        };
+        let forced = json_of(&body);
         apply_anthropic(
             &target(14, json!({"web_search": true, "code_execution": true})),
             &mut body,
         );
-        assert_eq!(body, obj(forced));
+        assert_eq!(json_of(&body), forced);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! `chat.completion.chunk`, `usage`), and [`StreamTranslator`], the per-family stream state
 //! machines behind one type.
 
-use crate::sse::EventTranslator;
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::bridge::{BridgedStream, ClientStream};
@@ -10,6 +11,7 @@ use crate::providers::anthropic::AnthropicStream;
 use crate::providers::bedrock::BedrockStream;
 use crate::providers::gemini::GeminiStream;
 use crate::providers::vertex::VertexStream;
+use crate::sse::EventTranslator;
 use crate::usage::Usage;
 use crate::wire::openai::{
     ChatCompletion, ChatCompletionChunk, Choice, ChunkChoice, Delta, ErrorBody, ErrorEvent, Message,
@@ -130,30 +132,23 @@ pub(crate) fn chat_completion(
     serde_json::to_vec(&answer).unwrap_or_default()
 }
 
-/// The text of an OpenAI message `content`: a string, or the `text` of its text parts.
-pub(crate) fn content_text(content: Option<&Value>) -> String {
+/// The text of an OpenAI message `content`: a string (borrowed), or the `text` of its text
+/// parts joined.
+pub(crate) fn content_str(content: Option<&Value>) -> Cow<'_, str> {
     match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => String::new(),
-    }
-}
-
-/// The `stop` field as a list of sequences.
-pub(crate) fn stop_sequences(stop: Option<&Value>) -> Option<Vec<Value>> {
-    match stop {
-        Some(Value::String(s)) if !s.is_empty() => Some(vec![Value::String(s.clone())]),
-        Some(Value::Array(a)) if !a.is_empty() => Some(a.clone()),
-        _ => None,
+        Some(Value::String(s)) => Cow::Borrowed(s),
+        Some(Value::Array(parts)) => Cow::Owned(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect(),
+        ),
+        _ => Cow::Borrowed(""),
     }
 }
 
 /// A `data:` URL split into (media type, base64 data); `None` for other URLs.
-pub(crate) fn parse_data_url(url: &str) -> Option<(String, String)> {
+pub(crate) fn parse_data_url(url: &str) -> Option<(&str, &str)> {
     let rest = url.strip_prefix("data:")?;
     let (meta, data) = rest.split_once(',')?;
     let media = meta.strip_suffix(";base64")?;
@@ -162,7 +157,7 @@ pub(crate) fn parse_data_url(url: &str) -> Option<(String, String)> {
     } else {
         media
     };
-    Some((media.to_owned(), data.to_owned()))
+    Some((media, data))
 }
 
 /// Turns an upstream stream in another protocol into OpenAI `chat.completion.chunk` events:
@@ -360,7 +355,7 @@ mod tests {
     fn data_urls() {
         assert_eq!(
             parse_data_url("data:image/png;base64,iVBOR"),
-            Some(("image/png".into(), "iVBOR".into()))
+            Some(("image/png", "iVBOR"))
         );
         assert_eq!(parse_data_url("https://x/y.png"), None);
         assert_eq!(parse_data_url("data:text/plain,hello"), None);

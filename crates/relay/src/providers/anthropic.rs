@@ -4,23 +4,23 @@
 //! `docs/providers.md` for the field-by-field mapping. Clients speaking the Messages API
 //! themselves (`/v1/messages`) are passed through, their usage read on the side.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use serde_json::{json, Map, Value};
 
+use crate::conversation::{Conversation, Image, ToolChoice, Turn, UserContent, UserPart};
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::provider::{classify_openai, Answer, ChannelTarget, UpstreamFailure};
 use crate::providers::openai::{
     apply_custom_headers, config_failure, data_ids, get_json_at, invalid_answer, json_body,
-    key_header,
+    json_bytes, key_header,
 };
 use crate::request::RelayRequest;
 use crate::sse::{write_done, SseEvent, SseReader};
-use crate::translate::{
-    chat_completion, content_text, parse_data_url, stop_sequences, ChunkWriter,
-};
+use crate::translate::{chat_completion, ChunkWriter};
 use crate::usage::Usage;
 use crate::wire::anthropic as wire;
 use crate::wire::openai::{self, Delta, ToolCallDelta};
@@ -53,15 +53,10 @@ impl Anthropic {
         let (body, beta) = if req.endpoint == Endpoint::Messages {
             (json_body(target, req, raw_body)?, None)
         } else {
-            let mut body = request_body(target, req)?;
+            let mut body = request(target, req)?;
             // The channel's provider switches: server tools (chat requests only).
-            let beta = body
-                .as_object_mut()
-                .and_then(|o| crate::switches::apply_anthropic(target, o));
-            let bytes = serde_json::to_vec(&body).map_err(|e| {
-                RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
-            })?;
-            (bytes, beta)
+            let beta = crate::switches::apply_anthropic(target, &mut body);
+            (json_bytes(&body)?, beta)
         };
         post(client, target, "/v1/messages", body, !req.stream, req, beta)
     }
@@ -199,184 +194,178 @@ fn invalid(msg: impl Into<String>) -> RelayError {
     RelayError::InvalidRequest(msg.into())
 }
 
-/// The Messages request for an OpenAI chat request.
+/// The Messages request for an OpenAI chat request, as JSON (what [`request`] writes).
 pub fn request_body(target: &ChannelTarget, req: &RelayRequest) -> Result<Value, RelayError> {
-    let obj = req
-        .body
-        .as_object()
-        .ok_or_else(|| invalid("the request body must be a JSON object"))?;
+    serde_json::to_value(request(target, req)?)
+        .map_err(|e| invalid(format!("cannot serialise the request: {e}")))
+}
+
+/// The Messages request for an OpenAI chat request (without the channel's switches, which
+/// [`Anthropic::build`] adds): the conversation rendered from its one read
+/// ([`Conversation`]), then the request's settings.
+pub fn request<'a>(
+    target: &'a ChannelTarget,
+    req: &'a RelayRequest,
+) -> Result<wire::RequestBody<'a>, RelayError> {
+    let mut chat = Conversation::of(req)?;
+    let mut messages = Vec::new();
+    for turn in &mut chat {
+        messages.push(message(turn?)?);
+    }
     let model = target.upstream_model(&req.model);
-    let messages = obj
-        .get("messages")
-        .and_then(Value::as_array)
-        .ok_or_else(|| invalid("messages must be an array"))?;
-
-    let mut system: Vec<String> = Vec::new();
-    let mut out: Vec<Value> = Vec::new();
-    // Whether the last message written holds tool results (consecutive tool messages share
-    // one user turn, as Anthropic requires for parallel tool use).
-    let mut open_tool_results = false;
-    for m in messages {
-        let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
-        match role {
-            "system" | "developer" => {
-                let text = content_text(m.get("content"));
-                if !text.is_empty() {
-                    system.push(text);
-                }
-                continue;
-            }
-            "user" => {
-                let content = match m.get("content") {
-                    Some(Value::String(s)) => Value::String(s.clone()),
-                    Some(Value::Array(parts)) => Value::Array(user_blocks(parts)?),
-                    _ => return Err(invalid("a user message needs content")),
-                };
-                out.push(json!({"role": "user", "content": content}));
-                open_tool_results = false;
-            }
-            "assistant" => {
-                let mut blocks = Vec::new();
-                let text = content_text(m.get("content"));
-                if !text.is_empty() {
-                    blocks.push(json!({"type": "text", "text": text}));
-                }
-                if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
-                    for c in calls {
-                        blocks.push(tool_use_block(c)?);
-                    }
-                }
-                if blocks.is_empty() {
-                    continue;
-                }
-                out.push(json!({"role": "assistant", "content": blocks}));
-                open_tool_results = false;
-            }
-            "tool" => {
-                let id = m
-                    .get("tool_call_id")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| invalid("a tool message needs tool_call_id"))?;
-                let block = json!({
-                    "type": "tool_result",
-                    "tool_use_id": id,
-                    "content": content_text(m.get("content")),
-                });
-                match out.last_mut() {
-                    Some(last) if open_tool_results => {
-                        if let Some(blocks) = last["content"].as_array_mut() {
-                            blocks.push(block);
-                        }
-                    }
-                    _ => {
-                        out.push(json!({"role": "user", "content": [block]}));
-                        open_tool_results = true;
-                    }
-                }
-            }
-            other => return Err(invalid(format!("unsupported message role {other:?}"))),
-        }
-    }
-
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model));
-    body.insert(
-        "max_tokens".into(),
-        json!(req.max_tokens.unwrap_or_else(|| default_max_tokens(model))),
-    );
-    if !system.is_empty() {
-        body.insert("system".into(), json!(system.join("\n\n")));
-    }
-    body.insert("messages".into(), Value::Array(out));
-    if let Some(stop) = stop_sequences(obj.get("stop")) {
-        body.insert("stop_sequences".into(), Value::Array(stop));
-    }
-    if let Some(t) = obj.get("temperature").and_then(Value::as_f64) {
+    let max_tokens = req.max_tokens.unwrap_or_else(|| default_max_tokens(model));
+    let mut body = wire::RequestBody {
+        anthropic_beta: None,
+        anthropic_version: None,
+        max_tokens,
+        messages,
+        metadata: chat
+            .str("user")
+            .map(|user_id| wire::RequestMetadata { user_id }),
+        model: Some(model),
+        stop_sequences: chat.stop(),
+        stream: req.stream.then_some(true),
+        system: joined(std::mem::take(&mut chat.system), "\n\n"),
         // OpenAI allows 0..2, Anthropic 0..1.
-        body.insert("temperature".into(), json!(t.clamp(0.0, 1.0)));
-    }
-    if let Some(p) = obj.get("top_p").filter(|v| v.is_number()) {
-        body.insert("top_p".into(), p.clone());
-    }
-    for passthrough in ["top_k", "thinking"] {
-        if let Some(v) = obj.get(passthrough).filter(|v| !v.is_null()) {
-            body.insert(passthrough.into(), v.clone());
-        }
-    }
-    if !body.contains_key("thinking") {
-        let limit = body["max_tokens"].as_i64().unwrap_or_default();
-        if let Some(budget) = thinking_budget(obj.get("reasoning_effort"), limit) {
-            body.insert(
-                "thinking".into(),
-                json!({"type": "enabled", "budget_tokens": budget}),
-            );
-            // Anthropic takes no temperature but 1 with extended thinking.
-            body.remove("temperature");
-        }
-    }
-    if req.stream {
-        body.insert("stream".into(), json!(true));
-    }
-    if let Some(user) = obj.get("user").and_then(Value::as_str) {
-        body.insert("metadata".into(), json!({"user_id": user}));
-    }
-    if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
-        let tools: Vec<Value> = tools
-            .iter()
-            .filter_map(|t| t.get("function"))
-            .map(|f| {
-                let mut tool = Map::new();
-                tool.insert("name".into(), f.get("name").cloned().unwrap_or_default());
-                if let Some(d) = f.get("description").filter(|d| d.is_string()) {
-                    tool.insert("description".into(), d.clone());
-                }
-                tool.insert(
-                    "input_schema".into(),
-                    f.get("parameters")
-                        .filter(|p| p.is_object())
-                        .cloned()
-                        .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
-                );
-                Value::Object(tool)
-            })
-            .collect();
-        if !tools.is_empty() {
-            body.insert("tools".into(), Value::Array(tools));
-        }
-    }
-    let mut choice = match obj.get("tool_choice") {
-        Some(Value::String(s)) => match s.as_str() {
-            "auto" => Some(json!({"type": "auto"})),
-            "required" => Some(json!({"type": "any"})),
-            "none" => Some(json!({"type": "none"})),
-            _ => None,
-        },
-        Some(Value::Object(o)) => o
-            .get("function")
-            .and_then(|f| f.get("name"))
-            .and_then(Value::as_str)
-            .map(|name| json!({"type": "tool", "name": name})),
-        _ => None,
+        temperature: chat
+            .get("temperature")
+            .and_then(Value::as_f64)
+            .map(|t| t.clamp(0.0, 1.0)),
+        thinking: chat
+            .get("thinking")
+            .filter(|v| !v.is_null())
+            .map(wire::RequestThinking::Client),
+        tool_choice: None,
+        tools: Vec::new(),
+        top_k: chat.get("top_k").filter(|v| !v.is_null()),
+        top_p: chat.number("top_p"),
     };
-    if obj.get("parallel_tool_calls") == Some(&Value::Bool(false)) && body.contains_key("tools") {
-        let c = choice.get_or_insert_with(|| json!({"type": "auto"}));
-        if c["type"] != "none" {
-            c["disable_parallel_tool_use"] = json!(true);
+    if body.thinking.is_none() {
+        if let Some(budget) = thinking_budget(chat.get("reasoning_effort"), max_tokens) {
+            body.thinking = Some(wire::RequestThinking::enabled(budget));
+            // Anthropic takes no temperature but 1 with extended thinking.
+            body.temperature = None;
         }
     }
-    if let Some(c) = choice {
-        if body.contains_key("tools") {
-            body.insert("tool_choice".into(), c);
+    tools(&chat, &mut body)?;
+    Ok(body)
+}
+
+/// The Messages request as Bedrock and Vertex AI take it ([`request`]): without `model` (it
+/// is in their URL), with their `anthropic_version` and the `anthropic-beta` flags
+/// ([`beta_flags`]) in the body.
+pub(crate) fn platform_request<'a>(
+    target: &'a ChannelTarget,
+    req: &'a RelayRequest,
+    version: &'static str,
+) -> Result<wire::RequestBody<'a>, RelayError> {
+    let mut body = request(target, req)?;
+    body.model = None;
+    body.anthropic_version = Some(version);
+    let flags = beta_flags(target, req);
+    body.anthropic_beta = (!flags.is_empty()).then_some(flags);
+    Ok(body)
+}
+
+/// `parts` joined by `sep`; `None` for none.
+fn joined<'a>(mut parts: Vec<Cow<'a, str>>, sep: &str) -> Option<Cow<'a, str>> {
+    match parts.len() {
+        0 | 1 => parts.pop(),
+        _ => Some(parts.join(sep).into()),
+    }
+}
+
+/// The client's functions as `tools` and its `tool_choice` (sent only beside tools), or the
+/// forced tool of its `response_format` ([`ResponseTool`]).
+fn tools<'a>(chat: &Conversation<'a>, body: &mut wire::RequestBody<'a>) -> Result<(), RelayError> {
+    body.tools = chat
+        .functions()
+        .map(|f| wire::RequestTool::Function {
+            description: f.description,
+            input_schema: f.parameters,
+            name: f.name,
+        })
+        .collect();
+    if !body.tools.is_empty() {
+        let mut choice = chat.tool_choice().map(|c| match c {
+            ToolChoice::Auto => wire::RequestToolChoice::of("auto"),
+            ToolChoice::Required => wire::RequestToolChoice::of("any"),
+            ToolChoice::None => wire::RequestToolChoice::of("none"),
+            ToolChoice::Function(name) => wire::RequestToolChoice::tool(name),
+        });
+        if chat.get("parallel_tool_calls") == Some(&Value::Bool(false)) {
+            let c = choice.get_or_insert_with(|| wire::RequestToolChoice::of("auto"));
+            if c.kind != "none" {
+                c.disable_parallel_tool_use = Some(true);
+            }
         }
+        body.tool_choice = choice;
     }
-    if let Some(tool) = ResponseTool::of(obj)? {
-        body.insert("tools".into(), json!([tool.definition()]));
-        body.insert(
-            "tool_choice".into(),
-            json!({"type": "tool", "name": tool.name}),
-        );
+    if let Some(tool) = ResponseTool::of(chat.body())? {
+        body.tool_choice = Some(wire::RequestToolChoice::tool(tool.name));
+        body.tools = vec![tool.definition()];
     }
-    Ok(Value::Object(body))
+    Ok(())
+}
+
+/// A turn as a Messages message: user content as a string or blocks, an assistant's text and
+/// `tool_use` blocks, tool results as the `tool_result` blocks of one user message (as
+/// Anthropic requires for parallel tool use).
+fn message(turn: Turn<'_>) -> Result<wire::RequestMessage<'_>, RelayError> {
+    let (role, blocks) = match turn {
+        Turn::User(UserContent::Text(text)) => {
+            return Ok(wire::RequestMessage {
+                content: wire::RequestContent::Text(text),
+                role: "user",
+            })
+        }
+        Turn::User(UserContent::Parts(parts)) => (
+            "user",
+            parts
+                .into_iter()
+                .map(|p| match p {
+                    UserPart::Text(text) => wire::RequestBlock::text(text.into()),
+                    UserPart::Image(image) => wire::RequestBlock::image(image_source(image)),
+                })
+                .collect(),
+        ),
+        Turn::Assistant { text, calls } => {
+            let mut blocks = Vec::with_capacity(calls.len() + 1);
+            if !text.is_empty() {
+                blocks.push(wire::RequestBlock::text(text));
+            }
+            blocks.extend(
+                calls
+                    .into_iter()
+                    .map(|c| wire::RequestBlock::tool_use(c.id, c.name, c.arguments)),
+            );
+            ("assistant", blocks)
+        }
+        Turn::ToolResults(results) => (
+            "user",
+            results
+                .into_iter()
+                .map(|r| {
+                    let id = r
+                        .call_id
+                        .ok_or_else(|| invalid("a tool message needs tool_call_id"))?;
+                    Ok(wire::RequestBlock::tool_result(id, r.content))
+                })
+                .collect::<Result<_, RelayError>>()?,
+        ),
+    };
+    Ok(wire::RequestMessage {
+        content: wire::RequestContent::Blocks(blocks),
+        role,
+    })
+}
+
+/// An image's source: `data:` URLs as base64 data, http(s) URLs as URLs.
+fn image_source(image: Image<'_>) -> wire::ImageSource<'_> {
+    match image {
+        Image::Inline { media_type, data } => wire::ImageSource::base64(media_type, data),
+        Image::Url(url) => wire::ImageSource::url(url),
+    }
 }
 
 /// The name of the forced tool that carries a JSON answer when the request sets no schema
@@ -402,16 +391,16 @@ pub const JSON_RESPONSE_TOOL: &str = "json_response";
 /// model from calling them, so the request's meaning could not be kept); and together with
 /// `thinking` (Anthropic refuses a forced tool choice when extended thinking is on).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResponseTool {
+pub struct ResponseTool<'a> {
     /// The tool's name, which the answer's `tool_use` block carries back.
-    pub name: String,
-    description: String,
-    schema: Value,
+    pub name: &'a str,
+    description: Cow<'a, str>,
+    schema: Cow<'a, Value>,
 }
 
-impl ResponseTool {
+impl<'a> ResponseTool<'a> {
     /// The forced tool for the request's `response_format`; `None` for none or `text`.
-    pub fn of(obj: &Map<String, Value>) -> Result<Option<ResponseTool>, RelayError> {
+    pub fn of(obj: &'a Map<String, Value>) -> Result<Option<ResponseTool<'a>>, RelayError> {
         let format = match obj.get("response_format") {
             None | Some(Value::Null) => return Ok(None),
             Some(Value::Object(f)) => f,
@@ -424,9 +413,9 @@ impl ResponseTool {
         let tool = match format.get("type").and_then(Value::as_str) {
             Some("text") => return Ok(None),
             Some("json_object") => ResponseTool {
-                name: JSON_RESPONSE_TOOL.into(),
+                name: JSON_RESPONSE_TOOL,
                 description: "Give the answer as a JSON object.".into(),
-                schema: json!({"type": "object"}),
+                schema: Cow::Owned(json!({"type": "object"})),
             },
             Some("json_schema") => {
                 let spec = format
@@ -436,8 +425,8 @@ impl ResponseTool {
                         invalid("response_format of type json_schema needs a json_schema object")
                     })?;
                 let name = match spec.get("name") {
-                    Some(Value::String(n)) if !n.is_empty() => n.clone(),
-                    None | Some(Value::Null) => JSON_RESPONSE_TOOL.into(),
+                    Some(Value::String(n)) if !n.is_empty() => n.as_str(),
+                    None | Some(Value::Null) => JSON_RESPONSE_TOOL,
                     Some(_) => {
                         return Err(invalid(
                             "response_format.json_schema.name must be a non-empty string",
@@ -445,9 +434,9 @@ impl ResponseTool {
                     }
                 };
                 let schema = match spec.get("schema") {
-                    None | Some(Value::Null) => json!({"type": "object"}),
+                    None | Some(Value::Null) => Cow::Owned(json!({"type": "object"})),
                     Some(s @ Value::Object(o)) if o.get("type") == Some(&json!("object")) => {
-                        s.clone()
+                        Cow::Borrowed(s)
                     }
                     Some(_) => {
                         return Err(invalid(
@@ -457,13 +446,12 @@ impl ResponseTool {
                         ))
                     }
                 };
-                let description = spec
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| {
-                        format!("Give the answer as the input of this tool, following its schema ({name}).")
-                    });
+                let description = match spec.get("description").and_then(Value::as_str) {
+                    Some(d) => Cow::Borrowed(d),
+                    None => Cow::Owned(format!(
+                        "Give the answer as the input of this tool, following its schema ({name})."
+                    )),
+                };
                 ResponseTool {
                     name,
                     description,
@@ -502,88 +490,24 @@ impl ResponseTool {
         Ok(Some(tool))
     }
 
-    /// The name of the forced tool of a request translated by [`request_body`] (`None` when
-    /// it has none, or when its `response_format` would have been refused).
+    /// The name of the forced tool of a request translated by [`request`] (`None` when it
+    /// has none, or when its `response_format` would have been refused).
     pub fn name_for(req: &RelayRequest) -> Option<String> {
         let obj = req.body.as_object()?;
-        ResponseTool::of(obj).ok().flatten().map(|t| t.name)
+        ResponseTool::of(obj)
+            .ok()
+            .flatten()
+            .map(|t| t.name.to_owned())
     }
 
     /// The tool definition sent in `tools`.
-    fn definition(&self) -> Value {
-        json!({
-            "name": self.name,
-            "description": self.description,
-            "input_schema": self.schema,
-        })
-    }
-}
-
-/// The content blocks of a user message's parts.
-fn user_blocks(parts: &[Value]) -> Result<Vec<Value>, RelayError> {
-    let mut blocks = Vec::with_capacity(parts.len());
-    for p in parts {
-        match p.get("type").and_then(Value::as_str) {
-            Some("text") => {
-                let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
-                blocks.push(json!({"type": "text", "text": text}));
-            }
-            Some("image_url") => {
-                let url = match p.get("image_url") {
-                    Some(Value::String(u)) => u.as_str(),
-                    Some(o) => o.get("url").and_then(Value::as_str).unwrap_or_default(),
-                    None => "",
-                };
-                blocks.push(image_block(url)?);
-            }
-            other => {
-                return Err(invalid(format!(
-                    "content parts of type {} are not supported by this model",
-                    other.unwrap_or("(none)")
-                )))
-            }
+    fn definition(self) -> wire::RequestTool<'a> {
+        wire::RequestTool::Forced {
+            description: self.description,
+            input_schema: self.schema,
+            name: self.name,
         }
     }
-    Ok(blocks)
-}
-
-/// An image block: `data:` URLs as base64 sources, http(s) URLs as url sources.
-fn image_block(url: &str) -> Result<Value, RelayError> {
-    if let Some((media_type, data)) = parse_data_url(url) {
-        return Ok(json!({
-            "type": "image",
-            "source": {"type": "base64", "media_type": media_type, "data": data},
-        }));
-    }
-    if url.starts_with("http://") || url.starts_with("https://") {
-        return Ok(json!({"type": "image", "source": {"type": "url", "url": url}}));
-    }
-    Err(invalid(
-        "image_url must be an http(s) URL or a base64 data URL",
-    ))
-}
-
-/// An assistant tool call as a `tool_use` block (arguments parsed as JSON; empty means `{}`).
-fn tool_use_block(call: &Value) -> Result<Value, RelayError> {
-    let f = call
-        .get("function")
-        .ok_or_else(|| invalid("a tool call needs a function"))?;
-    let args = f.get("arguments").and_then(Value::as_str).unwrap_or("");
-    let input: Value = if args.trim().is_empty() {
-        json!({})
-    } else {
-        // Anthropic's `input` is an object; other JSON (`0`, `[]`) used to pass through.
-        serde_json::from_str::<Value>(args)
-            .ok()
-            .filter(Value::is_object)
-            .ok_or_else(|| invalid("tool call arguments must be a JSON object"))?
-    };
-    Ok(json!({
-        "type": "tool_use",
-        "id": call.get("id").cloned().unwrap_or_default(),
-        "name": f.get("name").cloned().unwrap_or_default(),
-        "input": input,
-    }))
 }
 
 /// OpenAI's finish reason for an Anthropic stop reason.

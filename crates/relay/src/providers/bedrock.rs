@@ -20,8 +20,8 @@ use crate::aws::{self, Credentials, Frame, FrameReader};
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::provider::{classify_openai, ChannelTarget, UpstreamFailure};
-use crate::providers::anthropic::{request_body, AnthropicStream};
-use crate::providers::openai::{apply_custom_headers, key_header, parse_url};
+use crate::providers::anthropic::{platform_request, AnthropicStream};
+use crate::providers::openai::{apply_custom_headers, json_bytes, key_header, parse_url};
 use crate::request::RelayRequest;
 use crate::usage::Usage;
 
@@ -85,19 +85,10 @@ impl Bedrock {
             "invoke"
         };
         let url = parse_url(&format!("{base}/model/{}/{action}", aws::uri_encode(model)))?;
-        let mut body = request_body(target, req)?;
-        if let Some(o) = body.as_object_mut() {
-            o.remove("model");
-            o.remove("stream");
-            o.insert("anthropic_version".into(), json!(BEDROCK_ANTHROPIC_VERSION));
-            let flags = crate::providers::anthropic::beta_flags(target, req);
-            if !flags.is_empty() {
-                o.insert("anthropic_beta".into(), json!(flags));
-            }
-        }
-        let body = serde_json::to_vec(&body).map_err(|e| {
-            RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
-        })?;
+        let mut body = platform_request(target, req, BEDROCK_ANTHROPIC_VERSION)?;
+        // The action names the stream.
+        body.stream = None;
+        let body = json_bytes(&body)?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())

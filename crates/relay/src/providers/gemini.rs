@@ -6,23 +6,22 @@
 //! are passed through, their usage read on the side from `usageMetadata`.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
 use serde_json::{json, Map, Value};
 
+use crate::conversation::{Conversation, Image, ToolChoice, Turn, UserContent, UserPart};
 use crate::endpoint::Endpoint;
 use crate::error::RelayError;
 use crate::provider::{classify_openai, Answer, ChannelTarget, UpstreamFailure};
 use crate::providers::openai::{
-    apply_custom_headers, config_failure, get_json_at, invalid_answer, key_header, parse_url,
+    apply_custom_headers, config_failure, get_json_at, invalid_answer, json_bytes, key_header,
+    parse_url,
 };
 use crate::request::RelayRequest;
 use crate::sse::{write_done, SseEvent, SseReader};
-use crate::translate::{
-    chat_completion, content_text, parse_data_url, stop_sequences, ChunkWriter,
-};
+use crate::translate::{chat_completion, ChunkWriter};
 use crate::usage::Usage;
 use crate::wire::gemini as wire;
 use crate::wire::openai::{self, Delta, ToolCallDelta};
@@ -60,29 +59,18 @@ impl Gemini {
     ) -> Result<reqwest::RequestBuilder, RelayError> {
         let model = target.upstream_model(&req.model);
         let model = model.strip_prefix("models/").unwrap_or(model);
-        let to_vec = |v: &Value| {
-            serde_json::to_vec(v).map_err(|e| {
-                RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
-            })
-        };
-        let (method, body) = match req.endpoint {
-            Endpoint::ChatCompletions if req.stream => (
-                "streamGenerateContent?alt=sse",
-                to_vec(&chat_body(target, req)?)?,
-            ),
-            Endpoint::ChatCompletions => ("generateContent", to_vec(&chat_body(target, req)?)?),
-            Endpoint::Embeddings => ("batchEmbedContents", to_vec(&embeddings_body(model, req)?)?),
+        let body = match req.endpoint {
+            Endpoint::ChatCompletions => json_bytes(&request(target, req)?)?,
+            Endpoint::Embeddings => json_bytes(&embeddings_body(model, req)?)?,
             // Gemini clients: their body as it is (the model is in the path), with the
             // channel's switches' tools.
-            Endpoint::GenerateContent if req.stream => (
-                "streamGenerateContent?alt=sse",
-                to_vec(native_body(target, req).as_ref())?,
-            ),
-            Endpoint::GenerateContent => (
-                "generateContent",
-                to_vec(native_body(target, req).as_ref())?,
-            ),
+            Endpoint::GenerateContent => json_bytes(native_body(target, req).as_ref())?,
             other => return Err(RelayError::UnsupportedEndpoint(other.path().into())),
+        };
+        let method = match req.endpoint {
+            Endpoint::Embeddings => "batchEmbedContents",
+            _ if req.stream => "streamGenerateContent?alt=sse",
+            _ => "generateContent",
         };
         let url = parse_url(&format!(
             "{}/{API_VERSION}/models/{model}:{method}",
@@ -117,8 +105,7 @@ impl Gemini {
         {
             body.to_mut()["generateContentRequest"]["model"] = json!(format!("models/{model}"));
         }
-        let bytes = serde_json::to_vec(body.as_ref())
-            .map_err(|e| invalid(format!("cannot serialise the request: {e}")))?;
+        let bytes = json_bytes(body.as_ref())?;
         let url = parse_url(&format!(
             "{}/{API_VERSION}/models/{model}:countTokens",
             base(target)?
@@ -185,180 +172,182 @@ fn native_body<'a>(target: &ChannelTarget, req: &'a RelayRequest) -> Cow<'a, Val
     }
 }
 
-/// The `generateContent` request for an OpenAI chat request (with the tools of the channel's
-/// switches, [`crate::switches::apply_gemini`]).
+/// The `generateContent` request for an OpenAI chat request, as JSON (what [`request`]
+/// writes).
 pub fn chat_body(target: &ChannelTarget, req: &RelayRequest) -> Result<Value, RelayError> {
-    let obj = req
-        .body
-        .as_object()
-        .ok_or_else(|| invalid("the request body must be a JSON object"))?;
-    let messages = obj
-        .get("messages")
-        .and_then(Value::as_array)
-        .ok_or_else(|| invalid("messages must be an array"))?;
+    serde_json::to_value(request(target, req)?)
+        .map_err(|e| invalid(format!("cannot serialise the request: {e}")))
+}
 
-    let mut system: Vec<Value> = Vec::new();
-    let mut contents: Vec<Value> = Vec::new();
+/// The `generateContent` request for an OpenAI chat request, with the tools of the channel's
+/// switches ([`crate::switches::gemini_builtin_tools`]): the conversation rendered from its one
+/// read ([`Conversation`]), then the request's settings.
+pub fn request<'a>(
+    target: &ChannelTarget,
+    req: &'a RelayRequest,
+) -> Result<wire::GenerateContentRequest<'a>, RelayError> {
+    let mut chat = Conversation::of(req)?;
+    let mut contents = Vec::new();
     // Tool call id -> function name, for the function responses.
-    let mut call_names: HashMap<String, String> = HashMap::new();
-    let mut open_responses = false;
-    for m in messages {
-        let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
-        match role {
-            "system" | "developer" => {
-                let text = content_text(m.get("content"));
-                if !text.is_empty() {
-                    system.push(json!({"text": text}));
-                }
-            }
-            "user" => {
-                let parts = match m.get("content") {
-                    Some(Value::String(s)) => vec![json!({"text": s})],
-                    Some(Value::Array(parts)) => user_parts(parts)?,
-                    _ => return Err(invalid("a user message needs content")),
-                };
-                contents.push(json!({"role": "user", "parts": parts}));
-                open_responses = false;
-            }
-            "assistant" => {
-                let mut parts = Vec::new();
-                let text = content_text(m.get("content"));
-                if !text.is_empty() {
-                    parts.push(json!({"text": text}));
-                }
-                if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
-                    for c in calls {
-                        let f = c
-                            .get("function")
-                            .ok_or_else(|| invalid("a tool call needs a function"))?;
-                        let name = f.get("name").and_then(Value::as_str).unwrap_or_default();
-                        if let Some(id) = c.get("id").and_then(Value::as_str) {
-                            call_names.insert(id.to_owned(), name.to_owned());
-                        }
-                        let args = f.get("arguments").and_then(Value::as_str).unwrap_or("");
-                        let args: Value = if args.trim().is_empty() {
-                            json!({})
-                        } else {
-                            // Gemini's `args` is an object (a Struct); other JSON used to pass.
-                            serde_json::from_str::<Value>(args)
-                                .ok()
-                                .filter(Value::is_object)
-                                .ok_or_else(|| {
-                                    invalid("tool call arguments must be a JSON object")
-                                })?
-                        };
-                        parts.push(json!({"functionCall": {"name": name, "args": args}}));
-                    }
-                }
-                if parts.is_empty() {
-                    continue;
-                }
-                contents.push(json!({"role": "model", "parts": parts}));
-                open_responses = false;
-            }
-            "tool" => {
-                let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
-                let name = call_names
-                    .get(id)
-                    .cloned()
-                    .or_else(|| m.get("name").and_then(Value::as_str).map(str::to_owned))
-                    .unwrap_or_default();
-                let text = content_text(m.get("content"));
-                let response = match serde_json::from_str::<Value>(&text) {
-                    Ok(v @ Value::Object(_)) => v,
-                    _ => json!({"content": text}),
-                };
-                let part = json!({"functionResponse": {"name": name, "response": response}});
-                match contents.last_mut() {
-                    Some(last) if open_responses => {
-                        if let Some(parts) = last["parts"].as_array_mut() {
-                            parts.push(part);
-                        }
-                    }
-                    _ => {
-                        contents.push(json!({"role": "user", "parts": [part]}));
-                        open_responses = true;
-                    }
-                }
-            }
-            other => return Err(invalid(format!("unsupported message role {other:?}"))),
-        }
+    let mut call_names = foldhash::HashMap::default();
+    for turn in &mut chat {
+        contents.push(content(turn?, &mut call_names));
     }
+    let system = std::mem::take(&mut chat.system);
+    let system_instruction = (!system.is_empty()).then(|| wire::SystemInstruction {
+        parts: system.into_iter().map(wire::RequestPart::Text).collect(),
+    });
+    let generation_config = generation_config(&chat, req)?;
+    // The switches' tools, which Gemini refuses beside a JSON answer.
+    let builtin = generation_config.response_mime_type.is_none();
+    let (tools, tool_config) = tools(target, &chat, builtin);
+    Ok(wire::GenerateContentRequest {
+        contents,
+        generation_config,
+        system_instruction,
+        tool_config,
+        tools,
+    })
+}
 
-    let mut body = Map::new();
-    body.insert("contents".into(), Value::Array(contents));
-    if !system.is_empty() {
-        body.insert("systemInstruction".into(), json!({"parts": system}));
-    }
-    let mut config = Map::new();
-    if let Some(n) = req.max_tokens {
-        config.insert("maxOutputTokens".into(), json!(n));
-    }
-    for (from, to) in [
-        ("temperature", "temperature"),
-        ("top_p", "topP"),
-        ("top_k", "topK"),
-        ("seed", "seed"),
-        ("presence_penalty", "presencePenalty"),
-        ("frequency_penalty", "frequencyPenalty"),
-    ] {
-        if let Some(v) = obj.get(from).filter(|v| v.is_number()) {
-            config.insert(to.into(), v.clone());
-        }
-    }
-    if let Some(stop) = stop_sequences(obj.get("stop")) {
-        config.insert("stopSequences".into(), Value::Array(stop));
-    }
-    response_format(obj.get("response_format"), &mut config)?;
-    if let Some(budget) = thinking_budget(obj.get("reasoning_effort")) {
-        config.insert(
-            "thinkingConfig".into(),
-            json!({"thinkingBudget": budget, "includeThoughts": budget > 0}),
-        );
-    }
-    if !config.is_empty() {
-        body.insert("generationConfig".into(), Value::Object(config));
-    }
-    if let Some(tools) = obj.get("tools").and_then(Value::as_array) {
-        let decls: Vec<Value> = tools
-            .iter()
-            .filter_map(|t| t.get("function"))
-            .map(|f| {
-                let mut d = Map::new();
-                d.insert("name".into(), f.get("name").cloned().unwrap_or_default());
-                if let Some(desc) = f.get("description").filter(|d| d.is_string()) {
-                    d.insert("description".into(), desc.clone());
-                }
-                if let Some(p) = f.get("parameters").filter(|p| p.is_object()) {
-                    d.insert("parameters".into(), clean_schema(p));
-                }
-                Value::Object(d)
-            })
-            .collect();
-        if !decls.is_empty() {
-            body.insert("tools".into(), json!([{"functionDeclarations": decls}]));
-        }
-    }
-    let mode = match obj.get("tool_choice") {
-        Some(Value::String(s)) => match s.as_str() {
-            "auto" => Some(json!({"mode": "AUTO"})),
-            "required" => Some(json!({"mode": "ANY"})),
-            "none" => Some(json!({"mode": "NONE"})),
-            _ => None,
-        },
-        Some(Value::Object(o)) => o
-            .get("function")
-            .and_then(|f| f.get("name"))
-            .and_then(Value::as_str)
-            .map(|n| json!({"mode": "ANY", "allowedFunctionNames": [n]})),
-        _ => None,
+/// `generationConfig`: the limit, the client's sampling numbers and stop sequences, its
+/// `response_format` ([`response_format`]) and `reasoning_effort` ([`thinking_budget`]).
+fn generation_config<'a>(
+    chat: &Conversation<'a>,
+    req: &RelayRequest,
+) -> Result<wire::GenerationConfig<'a>, RelayError> {
+    let mut config = wire::GenerationConfig {
+        max_output_tokens: req.max_tokens,
+        temperature: chat.number("temperature"),
+        top_p: chat.number("top_p"),
+        top_k: chat.number("top_k"),
+        seed: chat.number("seed"),
+        presence_penalty: chat.number("presence_penalty"),
+        frequency_penalty: chat.number("frequency_penalty"),
+        stop_sequences: chat.stop(),
+        ..wire::GenerationConfig::default()
     };
-    if let (Some(mode), true) = (mode, body.contains_key("tools")) {
-        body.insert("toolConfig".into(), json!({"functionCallingConfig": mode}));
+    response_format(chat.get("response_format"), &mut config)?;
+    config.thinking_config =
+        thinking_budget(chat.get("reasoning_effort")).map(|budget| wire::ThinkingConfig {
+            include_thoughts: budget > 0,
+            thinking_budget: budget,
+        });
+    Ok(config)
+}
+
+/// The client's functions as one `functionDeclarations` tool, with its `tool_choice` as the
+/// `toolConfig`; without functions, the switches' built-in tools when `builtin` allows them
+/// (Gemini refuses them beside functions).
+fn tools<'a>(
+    target: &ChannelTarget,
+    chat: &Conversation<'a>,
+    builtin: bool,
+) -> (Vec<wire::RequestTool<'a>>, Option<wire::ToolConfig<'a>>) {
+    let declarations: Vec<_> = chat
+        .functions()
+        .map(|f| wire::FunctionDeclaration {
+            description: f.description,
+            name: f.name,
+            parameters: f.parameters.map(clean_schema),
+        })
+        .collect();
+    if declarations.is_empty() {
+        let tools = if builtin {
+            crate::switches::gemini_builtin_tools(target, |_, _| false)
+                .into_iter()
+                .map(wire::RequestTool::Builtin)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        return (tools, None);
     }
-    // After the tool config, which concerns the client's functions only.
-    crate::switches::apply_gemini(target, &mut body);
-    Ok(Value::Object(body))
+    let tool_config = chat.tool_choice().map(|c| {
+        let (mode, allowed_function_names) = match c {
+            ToolChoice::Auto => ("AUTO", None),
+            ToolChoice::Required => ("ANY", None),
+            ToolChoice::None => ("NONE", None),
+            ToolChoice::Function(name) => ("ANY", Some([name])),
+        };
+        wire::ToolConfig {
+            function_calling_config: wire::FunctionCallingConfig {
+                allowed_function_names,
+                mode,
+            },
+        }
+    });
+    let tools = vec![wire::RequestTool::Functions {
+        function_declarations: declarations,
+    }];
+    (tools, tool_config)
+}
+
+/// A turn as a `Content`: user content as text and image parts, an assistant's (`model`) text
+/// and function calls, tool results as the function responses of one user turn. `call_names`
+/// maps the calls' ids to their function names, which the responses need.
+fn content<'a>(
+    turn: Turn<'a>,
+    call_names: &mut foldhash::HashMap<&'a str, &'a str>,
+) -> wire::RequestContent<'a> {
+    let (role, parts) = match turn {
+        Turn::User(UserContent::Text(text)) => ("user", vec![wire::RequestPart::Text(text.into())]),
+        Turn::User(UserContent::Parts(parts)) => (
+            "user",
+            parts
+                .into_iter()
+                .map(|p| match p {
+                    UserPart::Text(text) => wire::RequestPart::Text(text.into()),
+                    UserPart::Image(Image::Inline { media_type, data }) => {
+                        wire::RequestPart::InlineData {
+                            data,
+                            mime_type: media_type,
+                        }
+                    }
+                    UserPart::Image(Image::Url(url)) => wire::RequestPart::FileData {
+                        file_uri: url,
+                        mime_type: guess_image_type(url),
+                    },
+                })
+                .collect(),
+        ),
+        Turn::Assistant { text, calls } => {
+            let mut parts = Vec::with_capacity(calls.len() + 1);
+            if !text.is_empty() {
+                parts.push(wire::RequestPart::Text(text));
+            }
+            for c in calls {
+                let name = c.name.and_then(Value::as_str).unwrap_or_default();
+                if let Some(id) = c.id.and_then(Value::as_str) {
+                    call_names.insert(id, name);
+                }
+                parts.push(wire::RequestPart::FunctionCall {
+                    args: c.arguments,
+                    name,
+                });
+            }
+            ("model", parts)
+        }
+        Turn::ToolResults(results) => (
+            "user",
+            results
+                .into_iter()
+                .map(|r| {
+                    let name = call_names
+                        .get(r.call_id.unwrap_or(""))
+                        .copied()
+                        .or(r.name)
+                        .unwrap_or_default();
+                    let response = match serde_json::from_str::<Value>(&r.content) {
+                        Ok(v @ Value::Object(_)) => wire::FunctionResponse::Object(v),
+                        _ => wire::FunctionResponse::Text { content: r.content },
+                    };
+                    wire::RequestPart::FunctionResponse { name, response }
+                })
+                .collect(),
+        ),
+    };
+    wire::RequestContent { parts, role }
 }
 
 /// Gemini's `thinkingBudget` for OpenAI's `reasoning_effort`: `minimal` 0 (off where the model
@@ -379,9 +368,9 @@ fn thinking_budget(effort: Option<&Value>) -> Option<i64> {
 /// `additionalProperties` and all; its `name`, `description` and `strict` have no counterpart:
 /// the schema is always enforced). `text` or none: nothing. Anything else is refused with 400
 /// rather than dropped.
-fn response_format(
-    format: Option<&Value>,
-    config: &mut Map<String, Value>,
+fn response_format<'a>(
+    format: Option<&'a Value>,
+    config: &mut wire::GenerationConfig<'a>,
 ) -> Result<(), RelayError> {
     let format = match format {
         None | Some(Value::Null) => return Ok(()),
@@ -394,9 +383,7 @@ fn response_format(
     };
     match format.get("type").and_then(Value::as_str) {
         Some("text") => {}
-        Some("json_object") => {
-            config.insert("responseMimeType".into(), json!("application/json"));
-        }
+        Some("json_object") => config.response_mime_type = Some("application/json"),
         Some("json_schema") => {
             let spec = format
                 .get("json_schema")
@@ -404,12 +391,10 @@ fn response_format(
                 .ok_or_else(|| {
                     invalid("response_format of type json_schema needs a json_schema object")
                 })?;
-            config.insert("responseMimeType".into(), json!("application/json"));
+            config.response_mime_type = Some("application/json");
             match spec.get("schema") {
                 None | Some(Value::Null) => {}
-                Some(schema @ Value::Object(_)) => {
-                    config.insert("responseJsonSchema".into(), schema.clone());
-                }
+                Some(schema @ Value::Object(_)) => config.response_json_schema = Some(schema),
                 Some(_) => {
                     return Err(invalid(
                         "response_format.json_schema.schema must be a JSON Schema object",
@@ -504,45 +489,7 @@ fn clean_schema(v: &Value) -> Value {
     Value::Object(out)
 }
 
-/// The parts of a user message: text, and images as inline data (`data:` URLs) or file data
-/// (http(s) URLs, media type guessed from the extension).
-fn user_parts(parts: &[Value]) -> Result<Vec<Value>, RelayError> {
-    let mut out = Vec::with_capacity(parts.len());
-    for p in parts {
-        match p.get("type").and_then(Value::as_str) {
-            Some("text") => {
-                let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
-                out.push(json!({"text": text}));
-            }
-            Some("image_url") => {
-                let url = match p.get("image_url") {
-                    Some(Value::String(u)) => u.as_str(),
-                    Some(o) => o.get("url").and_then(Value::as_str).unwrap_or_default(),
-                    None => "",
-                };
-                if let Some((mime, data)) = parse_data_url(url) {
-                    out.push(json!({"inlineData": {"mimeType": mime, "data": data}}));
-                } else if url.starts_with("http://") || url.starts_with("https://") {
-                    out.push(
-                        json!({"fileData": {"mimeType": guess_image_type(url), "fileUri": url}}),
-                    );
-                } else {
-                    return Err(invalid(
-                        "image_url must be an http(s) URL or a base64 data URL",
-                    ));
-                }
-            }
-            other => {
-                return Err(invalid(format!(
-                    "content parts of type {} are not supported by this model",
-                    other.unwrap_or("(none)")
-                )))
-            }
-        }
-    }
-    Ok(out)
-}
-
+/// The media type of an image URL, guessed from its extension (JPEG when unknown).
 fn guess_image_type(url: &str) -> &'static str {
     let path = url
         .split(['?', '#'])

@@ -195,7 +195,7 @@ pub(crate) fn json_body(
             return Ok(raw.to_vec());
         }
     }
-    serde_json::to_vec(&Patched {
+    json_bytes(&Patched {
         obj,
         model,
         include_usage,
@@ -203,7 +203,12 @@ pub(crate) fn json_body(
         params,
         switched: &switched,
     })
-    .map_err(|e| RelayError::InvalidRequest(format!("cannot serialise the request: {e}")))
+}
+
+/// A request body's JSON bytes.
+pub(crate) fn json_bytes<T: Serialize + ?Sized>(body: &T) -> Result<Vec<u8>, RelayError> {
+    serde_json::to_vec(body)
+        .map_err(|e| RelayError::InvalidRequest(format!("cannot serialise the request: {e}")))
 }
 
 /// A JSON object serialised with `model` replaced, `stream_options.include_usage` set, the TTS

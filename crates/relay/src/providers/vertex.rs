@@ -30,7 +30,9 @@ use crate::error::RelayError;
 use crate::provider::{classify_transport, Answer, ChannelTarget, UpstreamFailure};
 use crate::providers::anthropic::AnthropicStream;
 use crate::providers::gemini::GeminiStream;
-use crate::providers::openai::{apply_custom_headers, config_failure, key_header, parse_url};
+use crate::providers::openai::{
+    apply_custom_headers, config_failure, json_bytes, key_header, parse_url,
+};
 use crate::request::RelayRequest;
 use crate::usage::Usage;
 
@@ -241,40 +243,30 @@ impl Vertex {
         };
         let model = target.upstream_model(&req.model);
         let (publisher, method, body) = if is_anthropic(model) {
-            let mut body = crate::providers::anthropic::request_body(target, req)?;
-            if let Some(o) = body.as_object_mut() {
-                o.remove("model");
-                o.insert("anthropic_version".into(), json!(VERTEX_ANTHROPIC_VERSION));
-                let flags = crate::providers::anthropic::beta_flags(target, req);
-                if !flags.is_empty() {
-                    o.insert("anthropic_beta".into(), json!(flags));
-                }
-            }
+            let body = crate::providers::anthropic::platform_request(
+                target,
+                req,
+                VERTEX_ANTHROPIC_VERSION,
+            )?;
             let method = if req.stream {
                 "streamRawPredict"
             } else {
                 "rawPredict"
             };
-            ("anthropic", method, body)
+            ("anthropic", method, json_bytes(&body)?)
         } else {
             let method = if req.stream {
                 "streamGenerateContent?alt=sse"
             } else {
                 "generateContent"
             };
-            (
-                "google",
-                method,
-                crate::providers::gemini::chat_body(target, req)?,
-            )
+            let body = crate::providers::gemini::request(target, req)?;
+            ("google", method, json_bytes(&body)?)
         };
         let url = parse_url(&format!(
             "{base}/v1/projects/{}/locations/{region}/publishers/{publisher}/models/{model}:{method}",
             sa.project_id
         ))?;
-        let body = serde_json::to_vec(&body).map_err(|e| {
-            RelayError::InvalidRequest(format!("cannot serialise the request: {e}"))
-        })?;
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(

@@ -1,11 +1,12 @@
 //! Anthropic Messages as read from the upstream: whole answers ([`MessageResponse`]) and
-//! stream events ([`StreamEvent`]); and as written to Messages clients of OpenAI-protocol
-//! channels ([`MessageOut`], [`EventOut`]). Fields are lenient ([`Str`], [`Lenient`]): an answer is
+//! stream events ([`StreamEvent`]); as written to Messages clients of OpenAI-protocol
+//! channels ([`MessageOut`], [`EventOut`]); as read from those clients
+//! ([`MessagesRequest`]); and as sent upstream for OpenAI chat clients ([`RequestBody`]). Fields are lenient ([`Str`], [`Lenient`]): an answer is
 //! not refused for a field of an unexpected type, the field reads as absent.
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -416,4 +417,272 @@ pub struct ToolChoiceIn<'a> {
     pub name: Str<'a>,
     #[serde(default)]
     pub disable_parallel_tool_use: Lenient<bool>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages requests sent to Anthropic (Bedrock, Vertex AI), translated from OpenAI chat requests
+
+// The members of every object below are declared in alphabetical order, and a block's `type`
+// is a member of its own rather than serde's `tag` (which is written first): the bytes are the
+// ones the translation wrote when it built a `serde_json::Value`, whose maps are sorted.
+
+/// The Messages request for an OpenAI chat request (`crate::providers::anthropic::request`).
+/// What the client sent and the relay passes on unchanged is borrowed from its body.
+#[derive(Debug, Default, Serialize)]
+pub struct RequestBody<'a> {
+    /// Bedrock and Vertex AI: the `anthropic-beta` flags, in the body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anthropic_beta: Option<Vec<String>>,
+    /// Bedrock and Vertex AI: the API version, in the body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anthropic_version: Option<&'static str>,
+    pub max_tokens: i64,
+    pub messages: Vec<RequestMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<RequestMetadata<'a>>,
+    /// Absent for Bedrock and Vertex AI (the model is in the URL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<&'a str>,
+    /// The client's sequences (whatever their items).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_sequences: Option<&'a [Value]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<Cow<'a, str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<RequestThinking<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<RequestToolChoice<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<RequestTool<'a>>,
+    /// The client's value, whatever it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<&'a Value>,
+    /// The client's number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<&'a Value>,
+}
+
+/// A message: `role` `user` or `assistant`.
+#[derive(Debug, Serialize)]
+pub struct RequestMessage<'a> {
+    pub content: RequestContent<'a>,
+    pub role: &'static str,
+}
+
+/// A message's content: a string (a user's string content), or blocks.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum RequestContent<'a> {
+    Text(&'a str),
+    Blocks(Vec<RequestBlock<'a>>),
+}
+
+/// A content block (see [`RequestBlock::text`] and the others for their `type`).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum RequestBlock<'a> {
+    /// `text`.
+    Text {
+        text: Cow<'a, str>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    /// `image`.
+    Image {
+        source: ImageSource<'a>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    /// `tool_use`: `id` and `name` as the client gave them (`null` when absent), `input` an
+    /// object.
+    ToolUse {
+        id: Option<&'a Value>,
+        input: Value,
+        name: Option<&'a Value>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    /// `tool_result`.
+    ToolResult {
+        content: Cow<'a, str>,
+        tool_use_id: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+}
+
+impl<'a> RequestBlock<'a> {
+    pub fn text(text: Cow<'a, str>) -> Self {
+        RequestBlock::Text { text, kind: "text" }
+    }
+
+    pub fn image(source: ImageSource<'a>) -> Self {
+        RequestBlock::Image {
+            source,
+            kind: "image",
+        }
+    }
+
+    pub fn tool_use(id: Option<&'a Value>, name: Option<&'a Value>, input: Value) -> Self {
+        RequestBlock::ToolUse {
+            id,
+            input,
+            name,
+            kind: "tool_use",
+        }
+    }
+
+    pub fn tool_result(tool_use_id: &'a str, content: Cow<'a, str>) -> Self {
+        RequestBlock::ToolResult {
+            content,
+            tool_use_id,
+            kind: "tool_result",
+        }
+    }
+}
+
+/// An image block's `source`: `base64` data, or a `url` (see [`ImageSource::base64`],
+/// [`ImageSource::url`]).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ImageSource<'a> {
+    Base64 {
+        data: &'a str,
+        media_type: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    Url {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        url: &'a str,
+    },
+}
+
+impl<'a> ImageSource<'a> {
+    pub fn base64(media_type: &'a str, data: &'a str) -> Self {
+        ImageSource::Base64 {
+            data,
+            media_type,
+            kind: "base64",
+        }
+    }
+
+    pub fn url(url: &'a str) -> Self {
+        ImageSource::Url { kind: "url", url }
+    }
+}
+
+/// `metadata`.
+#[derive(Debug, Serialize)]
+pub struct RequestMetadata<'a> {
+    pub user_id: &'a str,
+}
+
+/// `thinking`: the client's own, or extended thinking for its `reasoning_effort`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum RequestThinking<'a> {
+    Client(&'a Value),
+    Enabled {
+        budget_tokens: i64,
+        /// `enabled`.
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+}
+
+impl RequestThinking<'_> {
+    /// `{"type": "enabled", "budget_tokens": budget}`.
+    pub fn enabled(budget_tokens: i64) -> Self {
+        RequestThinking::Enabled {
+            budget_tokens,
+            kind: "enabled",
+        }
+    }
+}
+
+/// `tool_choice`: `type` `auto`, `any`, `none` or `tool` (with `name`).
+#[derive(Debug, Serialize)]
+pub struct RequestToolChoice<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disable_parallel_tool_use: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<&'a str>,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+impl<'a> RequestToolChoice<'a> {
+    /// `{"type": kind}`.
+    pub fn of(kind: &'static str) -> Self {
+        RequestToolChoice {
+            disable_parallel_tool_use: None,
+            name: None,
+            kind,
+        }
+    }
+
+    /// `{"type": "tool", "name": name}`.
+    pub fn tool(name: &'a str) -> Self {
+        RequestToolChoice {
+            name: Some(name),
+            ..RequestToolChoice::of("tool")
+        }
+    }
+}
+
+/// A tool: a client's function, the forced tool of a `response_format`, or a server tool of
+/// the channel's switches.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum RequestTool<'a> {
+    Function {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        description: Option<&'a str>,
+        /// The function's `parameters`; `{"properties": {}, "type": "object"}` without.
+        #[serde(serialize_with = "object_schema")]
+        input_schema: Option<&'a Value>,
+        /// As the client gave it (`null` when absent).
+        name: Option<&'a Value>,
+    },
+    Forced {
+        description: Cow<'a, str>,
+        input_schema: Cow<'a, Value>,
+        name: &'a str,
+    },
+    Server {
+        name: &'static str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+}
+
+impl RequestTool<'_> {
+    /// Whether the tool is named `name`, or is a server tool of type `kind`.
+    pub fn is(&self, kind: &str, name: &str) -> bool {
+        match self {
+            RequestTool::Function { name: n, .. } => n.and_then(Value::as_str) == Some(name),
+            RequestTool::Forced { name: n, .. } => *n == name,
+            RequestTool::Server { name: n, kind: k } => *n == name || *k == kind,
+        }
+    }
+}
+
+/// A function's schema, or the schema of an object without properties.
+fn object_schema<S: Serializer>(schema: &Option<&Value>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    match schema {
+        Some(schema) => schema.serialize(s),
+        None => {
+            let mut m = s.serialize_map(Some(2))?;
+            m.serialize_entry("properties", &serde_json::Map::new())?;
+            m.serialize_entry("type", "object")?;
+            m.end()
+        }
+    }
 }

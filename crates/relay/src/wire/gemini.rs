@@ -1,8 +1,11 @@
 //! Gemini `generateContent` answers as read from the upstream: a whole answer, or one event of
 //! a `streamGenerateContent?alt=sse` stream (the same shape, possibly wrapped in a one-element
-//! array, or an `{"error": ...}`). Fields are lenient ([`Str`], [`Lenient`]).
+//! array, or an `{"error": ...}`). Fields are lenient ([`Str`], [`Lenient`]). And the requests
+//! sent upstream for OpenAI chat clients ([`GenerateContentRequest`]).
 
-use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -241,4 +244,157 @@ impl Embedding<'_> {
             .unwrap_or_default();
         items.iter().filter_map(Value::as_f64).collect()
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// generateContent requests sent to Gemini (and Vertex AI), translated from OpenAI chat requests
+
+// The members of every object below are declared in alphabetical order: the bytes are the
+// ones the translation wrote when it built a `serde_json::Value`, whose maps are sorted.
+
+/// The `generateContent` request for an OpenAI chat request
+/// (`crate::providers::gemini::request`). What the client sent and the relay passes on
+/// unchanged is borrowed from its body.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateContentRequest<'a> {
+    pub contents: Vec<RequestContent<'a>>,
+    #[serde(skip_serializing_if = "GenerationConfig::is_empty")]
+    pub generation_config: GenerationConfig<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_instruction: Option<SystemInstruction<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_config: Option<ToolConfig<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<RequestTool<'a>>,
+}
+
+/// A turn: `role` `user` or `model`.
+#[derive(Debug, Serialize)]
+pub struct RequestContent<'a> {
+    pub parts: Vec<RequestPart<'a>>,
+    pub role: &'static str,
+}
+
+/// `systemInstruction`.
+#[derive(Debug, Serialize)]
+pub struct SystemInstruction<'a> {
+    pub parts: Vec<RequestPart<'a>>,
+}
+
+/// A part: `{"text"}`, `{"inlineData"}`, `{"fileData"}`, `{"functionCall"}` or
+/// `{"functionResponse"}`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum RequestPart<'a> {
+    Text(Cow<'a, str>),
+    InlineData {
+        data: &'a str,
+        mime_type: &'a str,
+    },
+    FileData {
+        file_uri: &'a str,
+        mime_type: &'static str,
+    },
+    /// `args` an object.
+    FunctionCall {
+        args: Value,
+        name: &'a str,
+    },
+    FunctionResponse {
+        name: &'a str,
+        response: FunctionResponse<'a>,
+    },
+}
+
+/// A function response: the tool message's content when it is a JSON object, else
+/// `{"content": text}`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum FunctionResponse<'a> {
+    Object(Value),
+    Text { content: Cow<'a, str> },
+}
+
+/// `generationConfig`: the client's numbers as they are.
+#[derive(Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerationConfig<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frequency_penalty: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presence_penalty: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_json_schema: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_mime_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<&'a Value>,
+    /// The client's sequences (whatever their items).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_sequences: Option<&'a [Value]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking_config: Option<ThinkingConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<&'a Value>,
+}
+
+impl GenerationConfig<'_> {
+    /// Nothing set (the member is then left out).
+    pub fn is_empty(&self) -> bool {
+        *self == GenerationConfig::default()
+    }
+}
+
+/// `thinkingConfig`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingConfig {
+    pub include_thoughts: bool,
+    pub thinking_budget: i64,
+}
+
+/// A tool: the client's functions, or a built-in tool of the channel's switches
+/// (`{"googleSearch": {}}`, `{"codeExecution": {}}`).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum RequestTool<'a> {
+    Functions {
+        #[serde(rename = "functionDeclarations")]
+        function_declarations: Vec<FunctionDeclaration<'a>>,
+    },
+    Builtin(Value),
+}
+
+/// A function declaration: `parameters` in the schema subset Gemini takes.
+#[derive(Debug, Serialize)]
+pub struct FunctionDeclaration<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    /// As the client gave it (`null` when absent).
+    pub name: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+}
+
+/// `toolConfig`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolConfig<'a> {
+    pub function_calling_config: FunctionCallingConfig<'a>,
+}
+
+/// `functionCallingConfig`: `mode` `AUTO`, `ANY` or `NONE`; `ANY` of one function.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionCallingConfig<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_function_names: Option<[&'a str; 1]>,
+    pub mode: &'static str,
 }

@@ -2,9 +2,10 @@
 //!
 //! - [`openai`]: what translated answers are written in (`chat.completion`,
 //!   `chat.completion.chunk`, `usage`, error events).
-//! - [`anthropic`]: Messages answers and stream events as read from the upstream.
+//! - [`anthropic`]: Messages answers and stream events as read from the upstream, and the
+//!   Messages requests sent to it for OpenAI chat requests (Anthropic, Bedrock, Vertex AI).
 //! - [`gemini`]: `generateContent` answers (whole, and each stream event) as read from the
-//!   upstream.
+//!   upstream, and the `generateContent` requests sent to it for OpenAI chat requests.
 //!
 //! Reading is lenient where the hand-written translation was: upstream answers are not
 //! trusted to be well typed, so a field of an unexpected JSON type reads as absent (see

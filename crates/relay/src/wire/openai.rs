@@ -347,7 +347,7 @@ impl<'a> ChoiceIn<'a> {
 /// A message or a delta: content (a string or text parts), reasoning and tool calls.
 #[derive(Debug, Default, Deserialize)]
 pub struct MessageIn<'a> {
-    /// A string, or content parts (see [`crate::translate::content_text`]).
+    /// A string, or content parts (see [`crate::translate::content_str`]).
     #[serde(default)]
     pub content: Option<Value>,
     #[serde(default, borrow)]
@@ -474,6 +474,18 @@ pub struct ChatMessage<'a> {
     pub tool_call_id: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ChatToolCall>,
+}
+
+impl<'a> ChatMessage<'a> {
+    /// `{"role", "content": text}`.
+    pub fn text(role: &'static str, text: Cow<'a, str>) -> Self {
+        ChatMessage {
+            role,
+            content: Some(ChatContent::Text(text)),
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+        }
+    }
 }
 
 /// Message content: a string or parts.

@@ -6,7 +6,7 @@
 //! default is the last [`DEFAULT_DAYS`] days (today included), at most [`MAX_DAYS`] days. Empty
 //! or `0` values mean "default", as on the log routes.
 
-use super::users::page_req;
+use super::paging::{int, page_req};
 use crate::auth::AdminUser;
 use crate::error::{ok, ApiError, ApiResult};
 use crate::log_buffer::utc_date;
@@ -29,18 +29,6 @@ pub struct PeriodQuery {
     end_timestamp: Option<String>,
     page: Option<String>,
     size: Option<String>,
-}
-
-fn int(name: &str, v: &Option<String>) -> ApiResult<Option<i64>> {
-    match v.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Ok(None),
-        Some(s) => s.parse::<i64>().map(Some).map_err(|_| {
-            ApiError::bad_request(
-                "invalid_query",
-                format!("{name} must be an integer, not {s:?}"),
-            )
-        }),
-    }
 }
 
 /// A period of whole UTC days, both ends included.

@@ -17,7 +17,7 @@
 //! other channels' destinations through the outbound URL policy's public-only client
 //! ([`crate::relay::channel_client`]).
 
-use super::users::{order_param, page_json, page_req};
+use super::paging::{self, found_or, Sorted};
 use crate::auth::AdminUser;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -106,23 +106,20 @@ pub async fn list(
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     let q = q.into_inner();
-    let page = page_req(q.page, q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
-    let result = state
-        .db(move |c| {
-            let f = ChannelFilter {
-                keyword: q.keyword.as_deref().map(str::trim),
-                channel_type: q.channel_type,
-                status: q.status,
-                group: q.group.as_deref(),
-                tag: q.tag.as_deref(),
-                model: q.model.as_deref(),
-            };
-            Ok(channels::list(c, &f, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(|c| channel_json(c, None)).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    let Sorted { page, order } = Sorted::new(q.page, q.size, q.order, ORDER_FIELDS, "-id")?;
+    let render = |c: &ChannelRow| channel_json(c, None);
+    paging::list(&state, page, render, move |c| {
+        let f = ChannelFilter {
+            keyword: q.keyword.as_deref().map(str::trim),
+            channel_type: q.channel_type,
+            status: q.status,
+            group: q.group.as_deref(),
+            tag: q.tag.as_deref(),
+            model: q.model.as_deref(),
+        };
+        Ok(channels::list(c, &f, &order, page)?)
+    })
+    .await
 }
 
 pub(crate) fn not_found() -> ApiError {
@@ -152,15 +149,7 @@ pub async fn get(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let row = state
-        .db(move |c| {
-            channels::find(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found_or(channels::find(c, id), not_found))
         .await?;
     Ok(ok(channel_json(
         &row,
@@ -388,13 +377,7 @@ pub async fn update(
     // Read and check: the row as it will be written, computed from the row as read now.
     let (input, status, cur, moved) = state
         .db(move |c| {
-            let cur = channels::find(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    ApiError::from(e)
-                }
-            })?;
+            let cur = found_or(channels::find(c, id), not_found)?;
             // The key is validated open and stored sealed; a stored key that cannot be opened
             // can only be replaced.
             let cur_key = if new_key {
@@ -445,13 +428,7 @@ pub async fn update(
             let mut f = fields(&input, status, sealed, by_root);
             f.pre_cost = cur.pre_cost;
             f.auto_ban = cur.auto_ban;
-            channels::update(c, id, &f).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    ApiError::from(e)
-                }
-            })?;
+            found_or(channels::update(c, id, &f), not_found)?;
             Ok(channels::find(c, id)?)
         })
         .await?;
@@ -466,15 +443,7 @@ pub async fn delete(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state
-        .db(move |c| {
-            channels::delete(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found_or(channels::delete(c, id), not_found))
         .await?;
     state.relay.channels_changed(&state).await?;
     Ok(ok_message("channel deleted"))
@@ -501,15 +470,7 @@ pub async fn set_status(
         ));
     }
     state
-        .db(move |c| {
-            channels::set_status(c, b.id, b.status).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found_or(channels::set_status(c, b.id, b.status), not_found))
         .await?;
     state.relay.channels_changed(&state).await?;
     Ok(ok(json!({"id": b.id, "status": b.status})))

@@ -12,7 +12,7 @@
 //!   for the caller all answer 404: the month names a resource, and another user's invoice is
 //!   indistinguishable from a missing one.
 
-use super::users::{page_json, page_req};
+use super::paging::{self, page_req};
 use crate::auth::{AuthUser, RootUser};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::extract::Body;
@@ -101,11 +101,11 @@ pub async fn list_self(
 ) -> ApiResult<HttpResponse> {
     check_enabled(&state)?;
     let page = page_req(q.page, q.size)?;
-    let p = state
-        .db(move |c| Ok(invoices::list_for_user(c, me.id, page)?))
-        .await?;
-    let items = p.items.iter().map(|r| invoice_json(r, false)).collect();
-    Ok(ok(page_json(items, page, p.total)))
+    let render = |r: &_| invoice_json(r, false);
+    paging::list(&state, page, render, move |c| {
+        Ok(invoices::list_for_user(c, me.id, page)?)
+    })
+    .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]

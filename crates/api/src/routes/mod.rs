@@ -12,6 +12,7 @@ pub mod logs;
 pub mod oauth;
 pub mod openapi;
 pub mod option;
+pub mod paging;
 pub mod payments;
 pub mod pricing;
 pub mod redemptions;

@@ -1,6 +1,7 @@
 //! Model prices (read by everyone, edited by administrators), the models a user can use with
 //! their prices, pricing warnings, and model owners.
 
+use super::paging::found_or;
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::extract::Body;
@@ -478,6 +479,10 @@ pub struct OwnerBody {
     icon: String,
 }
 
+fn owner_not_found() -> ApiError {
+    ApiError::not_found("model owner not found")
+}
+
 fn check_owner(b: &OwnerBody) -> ApiResult<()> {
     if b.name.is_empty() {
         return Err(DomainError::Required { field: "name" }.into());
@@ -530,13 +535,10 @@ pub async fn update_owner(
     check_owner(&b)?;
     state
         .db(move |c| {
-            model_owners::update(c, b.id, &b.name, &b.icon).map_err(|e| {
-                if e.is_not_found() {
-                    ApiError::not_found("model owner not found")
-                } else {
-                    e.into()
-                }
-            })
+            found_or(
+                model_owners::update(c, b.id, &b.name, &b.icon),
+                owner_not_found,
+            )
         })
         .await?;
     Ok(ok(json!({"id": b.id})))
@@ -560,13 +562,7 @@ pub async fn delete_owner(
                     format!("{used} prices name this owner; change them first"),
                 ));
             }
-            model_owners::delete(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    ApiError::not_found("model owner not found")
-                } else {
-                    e.into()
-                }
-            })
+            found_or(model_owners::delete(c, id), owner_not_found)
         })
         .await?;
     Ok(ok(json!({"id": id})))

@@ -1,7 +1,7 @@
 //! Redemption codes: administrators create and manage them (`/api/redemption`), users redeem
 //! them for quota (`POST /api/user/topup`). The rules live in `switchboard_domain::redemption`.
 
-use super::users::{order_param, page_json, page_req};
+use super::paging::{self, found_or, Sorted};
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -52,13 +52,7 @@ fn not_found() -> ApiError {
 }
 
 fn load(c: &mut DbConn, id: i64) -> ApiResult<RedemptionRow> {
-    redemptions::find(c, id).map_err(|e| {
-        if e.is_not_found() {
-            not_found()
-        } else {
-            e.into()
-        }
-    })
+    found_or(redemptions::find(c, id), not_found)
 }
 
 fn used() -> ApiError {
@@ -92,20 +86,16 @@ pub async fn list(
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     let q = q.into_inner();
-    let page = page_req(q.page, q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
-    let keyword = q.keyword.map(|k| k.trim().to_owned());
-    let result = state
-        .db(move |c| {
-            let f = RedemptionFilter {
-                keyword: keyword.as_deref(),
-                status: q.status,
-            };
-            Ok(redemptions::list(c, &f, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(redemption_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    let Sorted { page, order } = Sorted::new(q.page, q.size, q.order, ORDER_FIELDS, "-id")?;
+    let keyword = paging::keyword(q.keyword);
+    paging::list(&state, page, redemption_json, move |c| {
+        let f = RedemptionFilter {
+            keyword: keyword.as_deref(),
+            status: q.status,
+        };
+        Ok(redemptions::list(c, &f, &order, page)?)
+    })
+    .await
 }
 
 pub async fn get(
@@ -114,8 +104,7 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let r = state.db(move |c| load(c, id)).await?;
-    Ok(ok(redemption_json(&r)))
+    paging::one(&state, redemption_json, move |c| load(c, id)).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -237,13 +226,7 @@ pub async fn update(
                 status: b.status,
             };
             // Re-checked in the statement: a redemption in between wins over the edit.
-            let changed = redemptions::update_unused(c, id, &ch).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })?;
+            let changed = found_or(redemptions::update_unused(c, id, &ch), not_found)?;
             if !changed {
                 return Err(used());
             }
@@ -260,15 +243,7 @@ pub async fn delete(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state
-        .db(move |c| {
-            redemptions::delete(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found_or(redemptions::delete(c, id), not_found))
         .await?;
     Ok(ok_message("redemption code deleted"))
 }

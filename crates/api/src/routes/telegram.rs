@@ -2,7 +2,7 @@
 //! the reload that registers the command list with Telegram, and the webhook Telegram calls
 //! (`/api/telegram/{token}`). The bot itself is `crate::telegram`.
 
-use super::users::{page_json, page_req};
+use super::paging::{self, found_or, page_req};
 use crate::auth::RootUser;
 use crate::crypto::constant_time_eq;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
@@ -63,11 +63,10 @@ pub async fn list(
 ) -> ApiResult<HttpResponse> {
     let q = q.into_inner();
     let page = page_req(q.page, q.size)?;
-    let result = state
-        .db(move |c| Ok(store::list_menus(c, q.keyword.as_deref(), page)?))
-        .await?;
-    let data = result.items.iter().map(menu_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    paging::list(&state, page, menu_json, move |c| {
+        Ok(store::list_menus(c, q.keyword.as_deref(), page)?)
+    })
+    .await
 }
 
 /// `GET /api/option/telegram/{id}`.
@@ -77,14 +76,10 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let m = state
-        .db(move |c| match store::find_menu(c, id) {
-            Ok(m) => Ok(m),
-            Err(e) if e.is_not_found() => Err(not_found()),
-            Err(e) => Err(e.into()),
-        })
-        .await?;
-    Ok(ok(menu_json(&m)))
+    paging::one(&state, menu_json, move |c| {
+        found_or(store::find_menu(c, id), not_found)
+    })
+    .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -109,6 +104,17 @@ struct Checked {
     description: String,
     parse_mode: String,
     reply_message: String,
+}
+
+impl Checked {
+    fn fields(&self) -> MenuFields<'_> {
+        MenuFields {
+            command: &self.command,
+            description: &self.description,
+            parse_mode: &self.parse_mode,
+            reply_message: &self.reply_message,
+        }
+    }
 }
 
 fn check(b: MenuBody) -> ApiResult<Checked> {
@@ -181,16 +187,7 @@ pub async fn create(
     let command = e.command.clone();
     let m = state
         .db(move |c| {
-            let r = store::insert_menu(
-                c,
-                &MenuFields {
-                    command: &e.command,
-                    description: &e.description,
-                    parse_mode: &e.parse_mode,
-                    reply_message: &e.reply_message,
-                },
-            )
-            .and_then(|id| store::find_menu(c, id));
+            let r = store::insert_menu(c, &e.fields()).and_then(|id| store::find_menu(c, id));
             saved(r, &e.command)
         })
         .await?;
@@ -209,17 +206,7 @@ pub async fn update(
     let e = check(b)?;
     let m = state
         .db(move |c| {
-            let r = store::update_menu(
-                c,
-                id,
-                &MenuFields {
-                    command: &e.command,
-                    description: &e.description,
-                    parse_mode: &e.parse_mode,
-                    reply_message: &e.reply_message,
-                },
-            )
-            .and_then(|()| store::find_menu(c, id));
+            let r = store::update_menu(c, id, &e.fields()).and_then(|()| store::find_menu(c, id));
             saved(r, &e.command)
         })
         .await?;
@@ -235,11 +222,7 @@ pub async fn delete(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state
-        .db(move |c| match store::delete_menu(c, id) {
-            Ok(()) => Ok(()),
-            Err(e) if e.is_not_found() => Err(not_found()),
-            Err(e) => Err(e.into()),
-        })
+        .db(move |c| found_or(store::delete_menu(c, id), not_found))
         .await?;
     state.telegram.menu_changed();
     Ok(ok_message("deleted"))

@@ -1,6 +1,6 @@
 //! API keys of the signed-in user (`/api/token`), and an administrators' search across users.
 
-use super::users::{order_param, page_json, page_req};
+use super::paging::{self, found_or, Sorted};
 use crate::auth::{AdminUser, AuthUser, CurrentUser};
 use crate::crypto::{key_digest, key_hint, new_api_key};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
@@ -73,21 +73,17 @@ async fn list_tokens(
     q: ListQuery,
     user_id: Option<i64>,
 ) -> ApiResult<HttpResponse> {
-    let page = page_req(q.page, q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
-    let keyword = q.keyword.map(|k| k.trim().to_owned());
-    let result = state
-        .db(move |c| {
-            let f = TokenFilter {
-                user_id,
-                keyword: keyword.as_deref(),
-                status: q.status,
-            };
-            Ok(tokens::list(c, &f, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(token_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    let Sorted { page, order } = Sorted::new(q.page, q.size, q.order, ORDER_FIELDS, "-id")?;
+    let keyword = paging::keyword(q.keyword);
+    paging::list(state, page, token_json, move |c| {
+        let f = TokenFilter {
+            user_id,
+            keyword: keyword.as_deref(),
+            status: q.status,
+        };
+        Ok(tokens::list(c, &f, &order, page)?)
+    })
+    .await
 }
 
 /// `GET /api/token`: the user's own keys (masked), paged, with keyword/status filters.
@@ -115,13 +111,7 @@ fn not_found() -> ApiError {
 }
 
 fn load_owned(c: &mut DbConn, id: i64, user_id: i64) -> ApiResult<TokenRow> {
-    tokens::find_owned(c, id, user_id).map_err(|e| {
-        if e.is_not_found() {
-            not_found()
-        } else {
-            e.into()
-        }
-    })
+    found_or(tokens::find_owned(c, id, user_id), not_found)
 }
 
 pub async fn get(
@@ -130,8 +120,7 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let t = state.db(move |c| load_owned(c, id, me.id)).await?;
-    Ok(ok(token_json(&t)))
+    paging::one(&state, token_json, move |c| load_owned(c, id, me.id)).await
 }
 
 /// `GET /api/token/{id}/key`: the full key, to its owner only (copy button, chat-client links).

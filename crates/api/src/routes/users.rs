@@ -1,22 +1,20 @@
 //! User administration (role >= admin): list, get, create, update, delete, manage and quota.
 
-use super::account::{group_exists, load_user, user_json};
+use super::account::{group_exists, load_user, user_json, user_not_found};
+use super::paging::{self, found_or, Sorted};
 use crate::auth::{self, AdminUser, CurrentUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use switchboard_domain::log::LogType;
 use switchboard_domain::quota;
 use switchboard_domain::user::{may_manage, ManageAction, ManageDenied, Role, UserStatus};
 use switchboard_domain::validate;
 use switchboard_store::users::{NewUser, UserChangeset, UserFilter, UserRow, ORDER_FIELDS};
-use switchboard_store::{logs, now, sessions, tokens, users, DbConn, PageReq};
-
-pub const DEFAULT_PAGE_SIZE: i64 = 10;
-pub const MAX_PAGE_SIZE: i64 = 100;
+use switchboard_store::{logs, now, sessions, tokens, users, DbConn};
 
 #[derive(Deserialize, schemars::JsonSchema)]
 #[schemars(rename = "UserListQuery")]
@@ -32,75 +30,26 @@ pub struct ListQuery {
     status: Option<i32>,
 }
 
-/// Validates page/size (1-based page; size 1..=100, default 10; the row offset must not overflow).
-pub fn page_req(page: Option<i64>, size: Option<i64>) -> ApiResult<PageReq> {
-    let page = page.unwrap_or(1);
-    let size = size.unwrap_or(DEFAULT_PAGE_SIZE);
-    if page < 1 {
-        return Err(ApiError::bad_request(
-            "invalid_page",
-            "page must be 1 or more",
-        ));
-    }
-    if !(1..=MAX_PAGE_SIZE).contains(&size) {
-        return Err(ApiError::bad_request(
-            "invalid_size",
-            format!("size must be between 1 and {MAX_PAGE_SIZE}"),
-        ));
-    }
-    // The row offset, (page - 1) * size, must exist: a huge page would overflow it.
-    if (page - 1).checked_mul(size).is_none() {
-        return Err(ApiError::bad_request("invalid_page", "page is too large"));
-    }
-    Ok(PageReq { page, size })
-}
-
-/// The list envelope of the API conventions: `{data, page, size, total_count}`.
-pub fn page_json(data: Vec<Value>, page: PageReq, total: i64) -> Value {
-    json!({"data": data, "page": page.page, "size": page.size, "total_count": total})
-}
-
-/// Validates an `order` parameter against an allow-list (`field` or `-field`).
-pub fn order_param(order: Option<String>, allowed: &[&str], default: &str) -> ApiResult<String> {
-    let order = order
-        .filter(|o| !o.is_empty())
-        .unwrap_or_else(|| default.to_owned());
-    let field = order.strip_prefix('-').unwrap_or(&order);
-    if !allowed.contains(&field) {
-        return Err(ApiError::bad_request(
-            "invalid_order",
-            format!(
-                "cannot order by {field:?}; use one of {}",
-                allowed.join(", ")
-            ),
-        ));
-    }
-    Ok(order)
-}
-
 pub async fn list(
     state: web::Data<AppState>,
     _admin: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     let q = q.into_inner();
-    let page = page_req(q.page.or(q.p.map(|p| p.saturating_add(1))), q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
-    let keyword = q.keyword.map(|k| k.trim().to_owned());
+    let page = q.page.or(q.p.map(|p| p.saturating_add(1)));
+    let Sorted { page, order } = Sorted::new(page, q.size, q.order, ORDER_FIELDS, "-id")?;
+    let keyword = paging::keyword(q.keyword);
     let group = q.group.filter(|g| !g.is_empty());
-    let result = state
-        .db(move |c| {
-            let filter = UserFilter {
-                keyword: keyword.as_deref(),
-                group: group.as_deref(),
-                role: q.role,
-                status: q.status,
-            };
-            Ok(users::list(c, &filter, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(user_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    paging::list(&state, page, user_json, move |c| {
+        let filter = UserFilter {
+            keyword: keyword.as_deref(),
+            group: group.as_deref(),
+            role: q.role,
+            status: q.status,
+        };
+        Ok(users::list(c, &filter, &order, page)?)
+    })
+    .await
 }
 
 pub async fn get(
@@ -109,8 +58,7 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let user = state.db(move |c| load_user(c, id)).await?;
-    Ok(ok(user_json(&user)))
+    paging::one(&state, user_json, move |c| load_user(c, id)).await
 }
 
 fn denied(d: ManageDenied) -> ApiError {
@@ -392,15 +340,7 @@ pub async fn manage(
             let id = match (body.id, body.username) {
                 (Some(id), _) => id,
                 (None, Some(name)) if !name.is_empty() => {
-                    users::find_by_username(c, &name)
-                        .map_err(|e| {
-                            if e.is_not_found() {
-                                ApiError::not_found("user not found")
-                            } else {
-                                e.into()
-                            }
-                        })?
-                        .id
+                    found_or(users::find_by_username(c, &name), user_not_found)?.id
                 }
                 _ => {
                     return Err(ApiError::bad_request(

@@ -17,7 +17,7 @@
 //! other channels' destinations through the outbound URL policy's public-only client
 //! ([`crate::relay::channel_client`]).
 
-use super::paging::{self, found_or, Sorted};
+use super::paging::{self, found_or, Search};
 use crate::auth::AdminUser;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -85,19 +85,16 @@ pub fn channel_json(c: &ChannelRow, with_key: Option<&AppState>) -> Value {
     v
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "ChannelListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    #[serde(rename = "type")]
-    channel_type: Option<i32>,
-    status: Option<i32>,
-    group: Option<String>,
-    tag: Option<String>,
-    model: Option<String>,
+paging::list_query! {
+    #[schemars(rename = "ChannelListQuery")]
+    pub struct ListQuery {
+        #[serde(rename = "type")]
+        channel_type: Option<i32>,
+        status: Option<i32>,
+        group: Option<String>,
+        tag: Option<String>,
+        model: Option<String>,
+    }
 }
 
 pub async fn list(
@@ -105,19 +102,19 @@ pub async fn list(
     _a: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let Sorted { page, order } = Sorted::new(q.page, q.size, q.order, ORDER_FIELDS, "-id")?;
+    let mut q = q.into_inner();
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "-id")?;
     let render = |c: &ChannelRow| channel_json(c, None);
-    paging::list(&state, page, render, move |c| {
+    paging::list(&state, s.page, render, move |c| {
         let f = ChannelFilter {
-            keyword: q.keyword.as_deref().map(str::trim),
+            keyword: s.keyword(),
             channel_type: q.channel_type,
             status: q.status,
             group: q.group.as_deref(),
             tag: q.tag.as_deref(),
             model: q.model.as_deref(),
         };
-        Ok(channels::list(c, &f, &order, page)?)
+        Ok(channels::list(c, &f, &s.order, s.page)?)
     })
     .await
 }

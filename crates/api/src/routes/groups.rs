@@ -5,7 +5,7 @@
 //!
 //! Every change reloads the relay's pricing snapshot, which caches ratios and API rates.
 
-use super::paging::{self, found_or, Sorted};
+use super::paging::{self, found_or, Search};
 use crate::auth::AdminUser;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -71,15 +71,12 @@ fn check_unused(c: &mut DbConn, g: &UserGroupRow, action: &str) -> ApiResult<()>
     Ok(())
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "GroupListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    enabled: Option<bool>,
-    promotion: Option<bool>,
+paging::list_query! {
+    #[schemars(rename = "GroupListQuery")]
+    pub struct ListQuery {
+        enabled: Option<bool>,
+        promotion: Option<bool>,
+    }
 }
 
 /// `GET /api/user_group`: paged; `keyword` (symbol, name or id), `enabled`, `promotion`, `order`.
@@ -88,16 +85,15 @@ pub async fn list(
     _a: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let Sorted { page, order } = Sorted::new(q.page, q.size, q.order, ORDER_FIELDS, "id")?;
-    let keyword = paging::keyword(q.keyword);
-    paging::list(&state, page, group_json, move |c| {
+    let mut q = q.into_inner();
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "id")?;
+    paging::list(&state, s.page, group_json, move |c| {
         let f = UserGroupFilter {
-            keyword: keyword.as_deref(),
+            keyword: s.keyword(),
             enabled: q.enabled,
             promotion: q.promotion,
         };
-        Ok(user_groups::list(c, &f, &order, page)?)
+        Ok(user_groups::list(c, &f, &s.order, s.page)?)
     })
     .await
 }

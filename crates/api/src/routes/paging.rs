@@ -1,5 +1,5 @@
 //! Paging of the management lists, and the one list handler they share: a list route checks its
-//! query ([`page_req`], [`order_param`], [`Sorted`]), then [`list`] runs the store call on a
+//! query ([`Search`], declared by [`list_query`] or [`keyword_query`]), then [`list`] runs the store call on a
 //! connection and answers the page in the envelope `{data, page, size, total_count}`
 //! ([`page_json`]). [`one`] answers a single row the same way, and [`found_or`] / [`found`]
 //! turn the store's "not found" into the resource's own.
@@ -59,30 +59,111 @@ pub fn order_param(order: Option<String>, allowed: &[&str], default: &str) -> Ap
     Ok(order)
 }
 
-/// The page and the order of a sortable list, checked in that order ([`page_req`], then
-/// [`order_param`]).
-pub struct Sorted {
+/// What every list query has: the page, its size, a search keyword and (on a sortable list)
+/// the order.
+pub struct SearchFields {
+    pub page: Option<i64>,
+    pub size: Option<i64>,
+    pub keyword: Option<String>,
+    pub order: Option<String>,
+}
+
+/// A list query declared by [`list_query`] or [`keyword_query`].
+pub trait Searched {
+    /// Its paging fields (the keyword and the order taken out).
+    fn search_fields(&mut self) -> SearchFields;
+}
+
+/// Declares the query of a sortable management list: `page`, `size`, `keyword` and `order`,
+/// then the list's own filters; [`Search::sorted`] checks it.
+macro_rules! list_query {
+    ($(#[$attr:meta])* pub struct $name:ident { $($(#[$fattr:meta])* $field:ident: $ty:ty,)* }) => {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        $(#[$attr])*
+        pub struct $name {
+            page: Option<i64>,
+            size: Option<i64>,
+            keyword: Option<String>,
+            order: Option<String>,
+            $($(#[$fattr])* $field: $ty,)*
+        }
+
+        impl $crate::routes::paging::Searched for $name {
+            fn search_fields(&mut self) -> $crate::routes::paging::SearchFields {
+                $crate::routes::paging::SearchFields {
+                    page: self.page,
+                    size: self.size,
+                    keyword: self.keyword.take(),
+                    order: self.order.take(),
+                }
+            }
+        }
+    };
+}
+pub(crate) use list_query;
+
+/// Declares the query of a list searched by keyword only: `page`, `size` and `keyword`;
+/// [`Search::unsorted`] checks it.
+macro_rules! keyword_query {
+    ($(#[$attr:meta])* pub struct $name:ident;) => {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        $(#[$attr])*
+        pub struct $name {
+            page: Option<i64>,
+            size: Option<i64>,
+            keyword: Option<String>,
+        }
+
+        impl $crate::routes::paging::Searched for $name {
+            fn search_fields(&mut self) -> $crate::routes::paging::SearchFields {
+                $crate::routes::paging::SearchFields {
+                    page: self.page,
+                    size: self.size,
+                    keyword: self.keyword.take(),
+                    order: None,
+                }
+            }
+        }
+    };
+}
+pub(crate) use keyword_query;
+
+/// The page, the order and the keyword of a list query, checked.
+pub struct Search {
     pub page: PageReq,
     pub order: String,
+    pub keyword: Option<String>,
 }
 
-impl Sorted {
-    pub fn new(
-        page: Option<i64>,
-        size: Option<i64>,
-        order: Option<String>,
-        allowed: &[&str],
-        default: &str,
-    ) -> ApiResult<Sorted> {
-        let page = page_req(page, size)?;
-        let order = order_param(order, allowed, default)?;
-        Ok(Sorted { page, order })
+impl Search {
+    /// A sortable list: the page ([`page_req`]), then the order ([`order_param`]); the keyword
+    /// trimmed.
+    pub fn sorted(q: &mut impl Searched, allowed: &[&str], default: &str) -> ApiResult<Search> {
+        let f = q.search_fields();
+        let page = page_req(f.page, f.size)?;
+        let order = order_param(f.order, allowed, default)?;
+        let keyword = f.keyword.map(|k| k.trim().to_owned());
+        Ok(Search {
+            page,
+            order,
+            keyword,
+        })
     }
-}
 
-/// A search keyword as the stores take it: trimmed.
-pub fn keyword(k: Option<String>) -> Option<String> {
-    k.map(|k| k.trim().to_owned())
+    /// A list searched by keyword only: the page; the keyword as given.
+    pub fn unsorted(q: &mut impl Searched) -> ApiResult<Search> {
+        let f = q.search_fields();
+        Ok(Search {
+            page: page_req(f.page, f.size)?,
+            order: String::new(),
+            keyword: f.keyword,
+        })
+    }
+
+    /// The keyword as the stores take it.
+    pub fn keyword(&self) -> Option<&str> {
+        self.keyword.as_deref()
+    }
 }
 
 /// A query parameter given as text: trimmed, `None` when empty.

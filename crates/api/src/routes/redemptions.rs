@@ -1,7 +1,7 @@
 //! Redemption codes: administrators create and manage them (`/api/redemption`), users redeem
 //! them for quota (`POST /api/user/topup`). The rules live in `switchboard_domain::redemption`.
 
-use super::paging::{self, found_or, Sorted};
+use super::paging::{self, found_or, Search};
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -69,14 +69,11 @@ fn invalid_status() -> ApiError {
     )
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "RedemptionListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    status: Option<i32>,
+paging::list_query! {
+    #[schemars(rename = "RedemptionListQuery")]
+    pub struct ListQuery {
+        status: Option<i32>,
+    }
 }
 
 /// `GET /api/redemption`: paged; `keyword` (name, code or id), `status`, `order`.
@@ -85,15 +82,14 @@ pub async fn list(
     _a: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let Sorted { page, order } = Sorted::new(q.page, q.size, q.order, ORDER_FIELDS, "-id")?;
-    let keyword = paging::keyword(q.keyword);
-    paging::list(&state, page, redemption_json, move |c| {
+    let mut q = q.into_inner();
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "-id")?;
+    paging::list(&state, s.page, redemption_json, move |c| {
         let f = RedemptionFilter {
-            keyword: keyword.as_deref(),
+            keyword: s.keyword(),
             status: q.status,
         };
-        Ok(redemptions::list(c, &f, &order, page)?)
+        Ok(redemptions::list(c, &f, &s.order, s.page)?)
     })
     .await
 }

@@ -2,7 +2,7 @@
 //! the reload that registers the command list with Telegram, and the webhook Telegram calls
 //! (`/api/telegram/{token}`). The bot itself is `crate::telegram`.
 
-use super::paging::{self, found_or, page_req};
+use super::paging::{self, found_or, Search};
 use crate::auth::RootUser;
 use crate::crypto::constant_time_eq;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
@@ -48,11 +48,8 @@ fn taken(command: &str) -> ApiError {
     )
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
+paging::keyword_query! {
+    pub struct ListQuery;
 }
 
 /// `GET /api/option/telegram`: the menu, by command.
@@ -61,10 +58,9 @@ pub async fn list(
     _r: RootUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let page = page_req(q.page, q.size)?;
-    paging::list(&state, page, menu_json, move |c| {
-        Ok(store::list_menus(c, q.keyword.as_deref(), page)?)
+    let s = Search::unsorted(&mut q.into_inner())?;
+    paging::list(&state, s.page, menu_json, move |c| {
+        Ok(store::list_menus(c, s.keyword(), s.page)?)
     })
     .await
 }

@@ -1,6 +1,6 @@
 //! API keys of the signed-in user (`/api/token`), and an administrators' search across users.
 
-use super::paging::{self, found_or, Sorted};
+use super::paging::{self, found_or, Search};
 use crate::auth::{AdminUser, AuthUser, CurrentUser};
 use crate::crypto::{key_digest, key_hint, new_api_key};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
@@ -56,32 +56,28 @@ pub fn token_json(t: &TokenRow) -> Value {
     })
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "TokenListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    status: Option<i32>,
-    /// Admin search only.
-    user_id: Option<i64>,
+paging::list_query! {
+    #[schemars(rename = "TokenListQuery")]
+    pub struct ListQuery {
+        status: Option<i32>,
+        /// Admin search only.
+        user_id: Option<i64>,
+    }
 }
 
 async fn list_tokens(
     state: &AppState,
-    q: ListQuery,
+    mut q: ListQuery,
     user_id: Option<i64>,
 ) -> ApiResult<HttpResponse> {
-    let Sorted { page, order } = Sorted::new(q.page, q.size, q.order, ORDER_FIELDS, "-id")?;
-    let keyword = paging::keyword(q.keyword);
-    paging::list(state, page, token_json, move |c| {
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "-id")?;
+    paging::list(state, s.page, token_json, move |c| {
         let f = TokenFilter {
             user_id,
-            keyword: keyword.as_deref(),
+            keyword: s.keyword(),
             status: q.status,
         };
-        Ok(tokens::list(c, &f, &order, page)?)
+        Ok(tokens::list(c, &f, &s.order, s.page)?)
     })
     .await
 }

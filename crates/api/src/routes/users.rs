@@ -1,7 +1,10 @@
 //! User administration (role >= admin): list, get, create, update, delete, manage and quota.
 
-use super::account::{group_exists, load_user, user_json, user_not_found};
-use super::paging::{self, found_or, Sorted};
+use super::account::{
+    check_email_free, check_profile_edit, check_username_free, group_exists, load_user, user_json,
+    user_not_found,
+};
+use super::paging::{self, found_or, Search};
 use crate::auth::{self, AdminUser, CurrentUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -16,18 +19,15 @@ use switchboard_domain::validate;
 use switchboard_store::users::{NewUser, UserChangeset, UserFilter, UserRow, ORDER_FIELDS};
 use switchboard_store::{logs, now, sessions, tokens, users, DbConn};
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "UserListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    /// one-api's name for the page (0-based there); accepted for old scripts.
-    p: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    group: Option<String>,
-    role: Option<i32>,
-    status: Option<i32>,
+paging::list_query! {
+    #[schemars(rename = "UserListQuery")]
+    pub struct ListQuery {
+        /// one-api's name for the page (0-based there); accepted for old scripts.
+        p: Option<i64>,
+        group: Option<String>,
+        role: Option<i32>,
+        status: Option<i32>,
+    }
 }
 
 pub async fn list(
@@ -35,19 +35,18 @@ pub async fn list(
     _admin: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let page = q.page.or(q.p.map(|p| p.saturating_add(1)));
-    let Sorted { page, order } = Sorted::new(page, q.size, q.order, ORDER_FIELDS, "-id")?;
-    let keyword = paging::keyword(q.keyword);
+    let mut q = q.into_inner();
+    q.page = q.page.or(q.p.map(|p| p.saturating_add(1)));
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "-id")?;
     let group = q.group.filter(|g| !g.is_empty());
-    paging::list(&state, page, user_json, move |c| {
+    paging::list(&state, s.page, user_json, move |c| {
         let filter = UserFilter {
-            keyword: keyword.as_deref(),
+            keyword: s.keyword(),
             group: group.as_deref(),
             role: q.role,
             status: q.status,
         };
-        Ok(users::list(c, &filter, &order, page)?)
+        Ok(users::list(c, &filter, &s.order, s.page)?)
     })
     .await
 }
@@ -157,18 +156,8 @@ pub async fn create(
                         format!("group {group:?} does not exist or is disabled"),
                     ));
                 }
-                if users::username_taken(c, &body.username, 0)? {
-                    return Err(ApiError::conflict(
-                        "username_taken",
-                        "this username is already taken",
-                    ));
-                }
-                if users::email_taken(c, &body.email, 0)? {
-                    return Err(ApiError::conflict(
-                        "email_taken",
-                        "this e-mail address is already in use",
-                    ));
-                }
+                check_username_free(c, &body.username, 0)?;
+                check_email_free(c, &body.email, 0)?;
                 let t = now();
                 let display = if body.display_name.is_empty() {
                     &body.username
@@ -233,16 +222,11 @@ pub async fn update(
     AdminUser(me): AdminUser,
     Body(body): Body<UpdateBody>,
 ) -> ApiResult<HttpResponse> {
-    if let Some(u) = &body.username {
-        validate::username(u)?;
-    }
-    if let Some(d) = &body.display_name {
-        validate::display_name(d)?;
-    }
-    let password = body.password.filter(|p| !p.is_empty());
-    if let Some(p) = &password {
-        validate::password(p)?;
-    }
+    let password = check_profile_edit(
+        body.username.as_deref(),
+        body.display_name.as_deref(),
+        body.password,
+    )?;
     if let Some(e) = body.email.as_deref().filter(|e| !e.is_empty()) {
         validate::email(e)?;
     }
@@ -260,21 +244,11 @@ pub async fn update(
                     ..Default::default()
                 };
                 if let Some(u) = body.username.filter(|u| *u != target.username) {
-                    if users::username_taken(c, &u, target.id)? {
-                        return Err(ApiError::conflict(
-                            "username_taken",
-                            "this username is already taken",
-                        ));
-                    }
+                    check_username_free(c, &u, target.id)?;
                     ch.username = Some(u);
                 }
                 if let Some(e) = body.email.filter(|e| *e != target.email) {
-                    if users::email_taken(c, &e, target.id)? {
-                        return Err(ApiError::conflict(
-                            "email_taken",
-                            "this e-mail address is already in use",
-                        ));
-                    }
+                    check_email_free(c, &e, target.id)?;
                     ch.email = Some(e);
                 }
                 if let Some(g) = body.group.filter(|g| *g != target.group_name) {

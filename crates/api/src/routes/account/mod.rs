@@ -191,6 +191,26 @@ pub fn group_exists(c: &mut DbConn, symbol: &str) -> ApiResult<bool> {
     Ok(user_groups::exists_enabled(c, symbol)?)
 }
 
+/// Checks the profile fields an edit gives (a username, a display name, a new password) and
+/// returns the new password: `None` when none is given (a blank one keeps the old).
+pub fn check_profile_edit(
+    username: Option<&str>,
+    display_name: Option<&str>,
+    password: Option<String>,
+) -> ApiResult<Option<String>> {
+    if let Some(u) = username {
+        validate::username(u)?;
+    }
+    if let Some(d) = display_name {
+        validate::display_name(d)?;
+    }
+    let password = password.filter(|p| !p.is_empty());
+    if let Some(p) = &password {
+        validate::password(p)?;
+    }
+    Ok(password)
+}
+
 /// Refuses a username another account has (`except`: the account being changed, 0 for none).
 pub fn check_username_free(c: &mut DbConn, username: &str, except: i64) -> ApiResult<()> {
     if users::username_taken(c, username, except)? {

@@ -1,7 +1,7 @@
 //! The signed-in user's own account: read it, change name, password or language
 //! (`/api/user/self`), and make a new access token (`/api/user/token`).
 
-use super::{check_username_free, load_user, user_json};
+use super::{check_profile_edit, check_username_free, load_user, user_json};
 use crate::auth::{self, AuthUser};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::extract::Body;
@@ -38,16 +38,11 @@ pub async fn update_self(
     AuthUser(me): AuthUser,
     Body(body): Body<UpdateSelfBody>,
 ) -> ApiResult<HttpResponse> {
-    if let Some(u) = &body.username {
-        validate::username(u)?;
-    }
-    if let Some(d) = &body.display_name {
-        validate::display_name(d)?;
-    }
-    let new_password = body.password.filter(|p| !p.is_empty());
-    if let Some(p) = &new_password {
-        validate::password(p)?;
-    }
+    let new_password = check_profile_edit(
+        body.username.as_deref(),
+        body.display_name.as_deref(),
+        body.password,
+    )?;
     if let Some(l) = &body.language {
         validate::language(l)?;
     }

@@ -8,7 +8,7 @@ use crate::auth::AdminUser;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::payment::{AlipayConfig, EpayConfig, GatewayConfig, StripeConfig, WxpayConfig};
-use crate::routes::paging::{self, found, page_req};
+use crate::routes::paging::{self, found, Search};
 use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
@@ -41,11 +41,8 @@ fn gateway_json(state: &AppState, g: &GatewayRow) -> Value {
     })
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
+paging::keyword_query! {
+    pub struct ListQuery;
 }
 
 pub async fn list(
@@ -53,11 +50,10 @@ pub async fn list(
     _a: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let page = page_req(q.page, q.size)?;
+    let s = Search::unsorted(&mut q.into_inner())?;
     let render = |g: &GatewayRow| gateway_json(&state, g);
-    paging::list(&state, page, render, move |c| {
-        Ok(payments::list_gateways(c, q.keyword.as_deref(), page)?)
+    paging::list(&state, s.page, render, move |c| {
+        Ok(payments::list_gateways(c, s.keyword(), s.page)?)
     })
     .await
 }

@@ -27,14 +27,12 @@ pub mod texts;
 use self::texts::{render, Arg, Lang, Msg};
 use crate::auth::sha256_hex;
 use crate::error::{ApiError, ApiResult};
-use crate::settings::View;
 use crate::AppState;
 use dashmap::DashMap;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::quota;
 use switchboard_store::{now, telegram as store, tokens, users, PageReq};
 
@@ -92,16 +90,11 @@ pub struct BotConfig {
 
 impl BotConfig {
     pub fn read(state: &AppState) -> Self {
-        let snap = state.view();
-        let o = View(&snap);
+        let t = state.settings.typed();
         BotConfig {
-            token: o.text("TelegramBotToken").trim().to_owned(),
-            webhook_secret: o.text("TelegramWebhookSecret").trim().to_owned(),
-            server: o
-                .text("ServerAddress")
-                .trim()
-                .trim_end_matches('/')
-                .to_owned(),
+            token: t.telegram.bot_token.trim().to_owned(),
+            webhook_secret: t.telegram.webhook_secret.trim().to_owned(),
+            server: t.site.origin().unwrap_or_default(),
         }
     }
 
@@ -357,9 +350,8 @@ pub async fn handle_update(state: &AppState, api: &BotApi, update: &Value) {
 
 /// Quota as the site shows it.
 fn show_quota(state: &AppState, q: i64) -> String {
-    let snap = state.view();
-    let o = View(&snap);
-    quota::display(q, o.int("QuotaPerUnit"), o.bool("DisplayInCurrencyEnabled"))
+    let site = state.settings.site();
+    quota::display(q, site.quota_per_unit, site.display_in_currency)
 }
 
 async fn bound_user(state: &AppState, from: i64) -> ApiResult<Option<users::UserRow>> {
@@ -370,8 +362,7 @@ async fn bound_user(state: &AppState, from: i64) -> ApiResult<Option<users::User
 
 /// The site's language (`Language`).
 fn site_lang(state: &AppState) -> String {
-    let snap = state.view();
-    View(&snap).text("Language")
+    state.settings.site().language.clone()
 }
 
 async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), String> {
@@ -603,10 +594,7 @@ async fn help(state: &AppState, lang: Lang) -> String {
         .db(|c| Ok(store::all_menus(c)?))
         .await
         .unwrap_or_default();
-    let system = {
-        let snap = state.view();
-        View(&snap).text("SystemName")
-    };
+    let system = state.settings.site().system_name.clone();
     let mut text = format!("*{}*\n", esc(&system));
     for (c, _) in BUILTIN.iter().filter(|(c, _)| *c != "start") {
         text.push_str(&format!(
@@ -810,8 +798,7 @@ async fn on_button(state: &AppState, api: &BotApi, q: &Value) -> Result<(), Stri
 /// The site's chat-client links (`ChatLinks`, those shown) for `key`; Telegram's buttons open
 /// only http(s) addresses.
 fn chat_links(state: &AppState, key: &str, server: &str) -> Vec<(String, String)> {
-    let snap = state.view();
-    let links: Value = serde_json::from_str(&View(&snap).text("ChatLinks")).unwrap_or_default();
+    let links: Value = state.settings.site().chat_links.clone().unwrap_or_default();
     let server_enc: String = url::form_urlencoded::byte_serialize(server.as_bytes()).collect();
     links
         .as_array()

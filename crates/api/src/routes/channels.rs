@@ -28,7 +28,6 @@ use serde_json::{json, Value};
 use switchboard_domain::channel::{
     destination_changes, destination_urls, validate_channel, validate_channel_key, ChannelInput,
 };
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::Role;
 use switchboard_domain::DomainError;
 use switchboard_store::channels::{self, ChannelFields, ChannelFilter, ChannelRow, ORDER_FIELDS};
@@ -248,7 +247,7 @@ async fn check_saved_destinations(
     input: &ChannelInput,
     keys: &[String],
 ) -> ApiResult<()> {
-    if crate::settings::View(&state.settings.snapshot()).bool("AllowPrivateOutbound") {
+    if state.settings.operation().allow_private_outbound {
         return Ok(());
     }
     let mut urls: Vec<String> = Vec::new();

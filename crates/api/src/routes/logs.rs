@@ -24,14 +24,12 @@
 use super::paging::{self, int, page_req, text};
 use crate::auth::{AdminUser, AuthUser, RootUser};
 use crate::error::{ok, ApiError, ApiResult};
-use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use switchboard_domain::log::{day_start, LogType, DAY_SECS};
-use switchboard_domain::options::OptionValues;
 use switchboard_store::dead_letters::{self, DeadLetterRow};
 use switchboard_store::logs::{self, LogFilter, LogRow};
 use switchboard_store::{now, statistics, PageReq};
@@ -401,7 +399,7 @@ pub async fn delete_before(
 /// Retention: deletes the logs older than the `LogCleanupDays` setting (0 keeps them forever);
 /// returns how many went. Meant for the maintenance loop (one node at a time).
 pub async fn cleanup_logs(state: &AppState) -> ApiResult<u64> {
-    let days = View(&state.view()).int("LogCleanupDays");
+    let days = state.settings.operation().log_cleanup_days;
     if days <= 0 {
         return Ok(0);
     }

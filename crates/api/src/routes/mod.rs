@@ -480,30 +480,22 @@ pub fn too_many_requests() -> ApiError {
 /// This site's public origin, for links that leave it and come back (sign-in redirects, payment
 /// returns and notifications): the `ServerAddress` setting without a trailing slash, else the
 /// origin this request was made to.
-pub fn site_origin(o: &crate::settings::View<'_>, req: &HttpRequest) -> String {
-    server_address(o).unwrap_or_else(|| {
+pub fn site_origin(site: &crate::settings::Site, req: &HttpRequest) -> String {
+    site.origin().unwrap_or_else(|| {
         let info = req.connection_info();
         format!("{}://{}", info.scheme(), info.host())
     })
-}
-
-/// The `ServerAddress` setting without a trailing slash; `None` when it is not set.
-fn server_address(o: &crate::settings::View<'_>) -> Option<String> {
-    use switchboard_domain::options::OptionValues;
-    let text = o.text("ServerAddress");
-    let base = text.trim().trim_end_matches('/');
-    (!base.is_empty()).then(|| base.to_owned())
 }
 
 /// The absolute origin of links in e-mails (a password reset): the `ServerAddress` setting
 /// without a trailing slash, else the address this request was made to ([`request_origin`]).
 /// `None` when neither gives a usable host.
 pub fn mail_origin(
-    o: &crate::settings::View<'_>,
+    site: &crate::settings::Site,
     req: &HttpRequest,
     trusted: &switchboard_domain::token::IpAllowList,
 ) -> Option<String> {
-    server_address(o).or_else(|| request_origin(req, trusted))
+    site.origin().or_else(|| request_origin(req, trusted))
 }
 
 /// The origin this request was made to, `scheme://host[:port]`. Forwarding headers

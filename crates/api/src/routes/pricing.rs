@@ -5,14 +5,12 @@ use super::paging::found_or;
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::extract::Body;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::time::Duration;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::price::{
     plan_sync, validate_price, ExtraRatios, Price, PriceType, SyncMode,
 };
@@ -347,7 +345,7 @@ pub async fn sync(
         Some(v) => v,
         None => {
             let url = if b.url.is_empty() {
-                View(&state.settings.snapshot()).text("PriceSyncUrl")
+                state.settings.operation().price_sync_url.clone()
             } else {
                 b.url
             };
@@ -357,7 +355,7 @@ pub async fn sync(
                     "give a price server URL, or set PriceSyncUrl in the settings",
                 ));
             }
-            let allow_private = View(&state.settings.snapshot()).bool("AllowPrivateOutbound");
+            let allow_private = state.settings.operation().allow_private_outbound;
             switchboard_relay::remote::fetch_json(
                 &state.relay.clients,
                 &url,

@@ -304,11 +304,7 @@ pub async fn redeem_for(
     key: &str,
 ) -> ApiResult<Redeemed> {
     let code = rules::normalize_code(key).ok_or_else(invalid_code)?;
-    let snap = state.view();
-    let per_unit = switchboard_domain::options::OptionValues::int(
-        &crate::settings::View(&snap),
-        "QuotaPerUnit",
-    );
+    let per_unit = state.settings.site().quota_per_unit;
     let username = username.to_owned();
     let (credited, balance, group, promoted) = state
         .db(move |c| {

@@ -447,9 +447,7 @@ pub async fn change_quota(
             "remark must be at most 255 characters",
         ));
     }
-    let snap = state.view();
-    let per_unit = crate::settings::View(&snap);
-    let per_unit = switchboard_domain::options::OptionValues::int(&per_unit, "QuotaPerUnit");
+    let per_unit = state.settings.site().quota_per_unit;
     if body.quota < 0 {
         // The ledger knows what requests in flight hold and what is not written yet: a
         // deduction may take only what is really free.

@@ -10,7 +10,7 @@ use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::mail::{self, Lang, Mail};
 use crate::routes::check_critical;
-use crate::settings::View;
+use crate::settings::Site;
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -25,28 +25,26 @@ pub async fn send_verification(
     q: web::Query<EmailQuery>,
 ) -> ApiResult<HttpResponse> {
     let email = mail_request(&state, &req, &q.email).await?;
-    let snap = state.view();
-    let o = View(&snap);
-    check_email_domain(&o, &email)?;
-    mail::require_configured(&o)?;
+    let s = state.settings.typed();
+    check_email_domain(&s.registration, &email)?;
+    mail::require_configured(&s.smtp)?;
     let e2 = email.clone();
     let taken = state
         .db(move |c| Ok(users::email_taken(c, &e2, 0)?))
         .await?;
     let st = state.clone();
     mail::in_background(async move {
-        let o = View(&snap);
         if taken {
             // No code: the address's owner learns that somebody tried, the caller learns nothing.
-            let lang = recipient_language(&st, &o, &email).await?;
-            return mail::send_mail(&o, &email, lang, &Mail::RegisterTaken, CODE_TTL_SECS / 60)
+            let lang = recipient_language(&st, &s.site, &email).await?;
+            return mail::send_mail(&s, &email, lang, &Mail::RegisterTaken, CODE_TTL_SECS / 60)
                 .await;
         }
         let code = issue_code(&st, PURPOSE_REGISTER.to_owned(), &email).await?;
         // Nobody has the address yet: the site's language.
-        let lang = Lang::for_recipient(None, &o);
+        let lang = Lang::for_recipient(None, &s.site);
         let mail = Mail::RegisterCode { code: &code };
-        mail::send_mail(&o, &email, lang, &mail, CODE_TTL_SECS / 60).await
+        mail::send_mail(&s, &email, lang, &mail, CODE_TTL_SECS / 60).await
     });
     Ok(ok_message(
         "if the address can be registered, a verification code has been sent to it",
@@ -77,7 +75,7 @@ async fn issue_code(state: &AppState, purpose: String, email: &str) -> ApiResult
 /// The language of e-mails to `email`: its account's stored language, else the site's.
 pub(super) async fn recipient_language(
     state: &AppState,
-    o: &View<'_>,
+    site: &Site,
     email: &str,
 ) -> ApiResult<Lang> {
     let e = email.to_owned();
@@ -88,7 +86,7 @@ pub(super) async fn recipient_language(
             Err(err) => Err(err.into()),
         })
         .await?;
-    Ok(Lang::for_recipient(stored.as_deref(), o))
+    Ok(Lang::for_recipient(stored.as_deref(), site))
 }
 
 /// The code purpose of binding an address to one account: codes are per user, so a code sent
@@ -113,10 +111,9 @@ pub async fn send_bind_code(
     Body(body): Body<EmailCodeBody>,
 ) -> ApiResult<HttpResponse> {
     let email = mail_request(&state, &req, &body.email).await?;
-    let snap = state.view();
-    let o = View(&snap);
-    check_email_domain(&o, &email)?;
-    mail::require_configured(&o)?;
+    let s = state.settings.typed();
+    check_email_domain(&s.registration, &email)?;
+    mail::require_configured(&s.smtp)?;
     let (e2, uid) = (email.clone(), me.id);
     let (current, my_language, taken) = state
         .db(move |c| {
@@ -132,16 +129,15 @@ pub async fn send_bind_code(
     }
     let st = state.clone();
     mail::in_background(async move {
-        let o = View(&snap);
         if taken {
             // Written to the account that has the address, in its language.
-            let lang = recipient_language(&st, &o, &email).await?;
-            return mail::send_mail(&o, &email, lang, &Mail::BindTaken, CODE_TTL_SECS / 60).await;
+            let lang = recipient_language(&st, &s.site, &email).await?;
+            return mail::send_mail(&s, &email, lang, &Mail::BindTaken, CODE_TTL_SECS / 60).await;
         }
         let code = issue_code(&st, bind_purpose(uid), &email).await?;
-        let lang = Lang::for_recipient(Some(&my_language), &o);
+        let lang = Lang::for_recipient(Some(&my_language), &s.site);
         let mail = Mail::BindCode { code: &code };
-        mail::send_mail(&o, &email, lang, &mail, CODE_TTL_SECS / 60).await
+        mail::send_mail(&s, &email, lang, &mail, CODE_TTL_SECS / 60).await
     });
     Ok(ok_message(
         "if the address can be bound, a code has been sent to it",

@@ -24,13 +24,12 @@ use super::check_critical;
 use super::paging::found_or;
 use crate::auth;
 use crate::error::{ApiError, ApiResult};
-use crate::settings::View;
+use crate::settings::Registration;
 use crate::AppState;
 use actix_web::HttpRequest;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use switchboard_domain::log::LogType;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::{Role, UserStatus};
 use switchboard_domain::validate;
 use switchboard_store::users::{NewUser, UserRow};
@@ -282,13 +281,12 @@ pub struct EmailQuery {
     email: String,
 }
 
-fn check_email_domain(o: &View<'_>, email: &str) -> ApiResult<()> {
-    if o.bool("EmailDomainRestrictionEnabled") {
-        let list = o.text("EmailDomainWhitelist");
-        let allowed: Vec<&str> = list
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
+fn check_email_domain(r: &Registration, email: &str) -> ApiResult<()> {
+    if r.email_domain_restriction {
+        let allowed: Vec<&str> = r
+            .email_domain_whitelist
+            .iter()
+            .map(String::as_str)
             .collect();
         if !validate::email_domain_allowed(email, &allowed) {
             return Err(ApiError::bad_request(

@@ -8,7 +8,6 @@ use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::mail::{self, Mail};
 use crate::routes::check_critical;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -24,10 +23,10 @@ pub async fn send_reset(
     q: web::Query<EmailQuery>,
 ) -> ApiResult<HttpResponse> {
     let email = mail_request(&state, &req, &q.email).await?;
-    let snap = state.view();
-    mail::require_configured(&View(&snap))?;
+    let s = state.settings.typed();
+    mail::require_configured(&s.smtp)?;
     // The link is absolute: `ServerAddress`, else the address this request was made to.
-    let origin = crate::routes::mail_origin(&View(&snap), &req, &state.config.trusted_proxies);
+    let origin = crate::routes::mail_origin(&s.site, &req, &state.config.trusted_proxies);
     let e2 = email.clone();
     let exists = state
         .db(move |c| Ok(users::email_taken(c, &e2, 0)?))
@@ -35,7 +34,6 @@ pub async fn send_reset(
     if exists {
         let st = state.clone();
         mail::in_background(async move {
-            let o = View(&snap);
             let token = auth::random_string(32);
             let hash = auth::sha256_hex(&token);
             let e2 = email.clone();
@@ -60,9 +58,9 @@ pub async fn send_reset(
                 "{origin}/user/reset?email={}&token={token}",
                 url::form_urlencoded::byte_serialize(email.as_bytes()).collect::<String>()
             );
-            let lang = recipient_language(&st, &o, &email).await?;
+            let lang = recipient_language(&st, &s.site, &email).await?;
             let mail = Mail::Reset { link: &link };
-            mail::send_mail(&o, &email, lang, &mail, CODE_TTL_SECS / 60).await
+            mail::send_mail(&s, &email, lang, &mail, CODE_TTL_SECS / 60).await
         });
     }
     Ok(ok_message(

@@ -6,13 +6,11 @@ use crate::auth;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{client_ip, Body};
 use crate::routes::check_critical;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::UserStatus;
 use switchboard_store::{now, sessions, users, DbConn};
 
@@ -68,8 +66,7 @@ pub async fn login(
 ) -> ApiResult<HttpResponse> {
     check_critical(&state, &req)?;
     crate::turnstile::check(&state, &req).await?;
-    let snap = state.view();
-    if !View(&snap).bool("PasswordLoginEnabled") {
+    if !state.settings.sign_in().password_login {
         return Err(ApiError::forbidden(
             "password_login_disabled",
             "password login is disabled by the administrator",

@@ -8,12 +8,10 @@ use crate::auth;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Body;
 use crate::routes::check_critical;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::validate;
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -37,15 +35,14 @@ pub async fn register(
 ) -> ApiResult<HttpResponse> {
     check_critical(&state, &req)?;
     crate::turnstile::check(&state, &req).await?;
-    let snap = state.view();
-    let o = View(&snap);
-    if !o.bool("RegisterEnabled") {
+    let reg = state.settings.registration();
+    if !reg.enabled {
         return Err(ApiError::forbidden(
             "registration_closed",
             "the administrator has closed new registrations",
         ));
     }
-    if !o.bool("PasswordRegisterEnabled") {
+    if !reg.password {
         return Err(ApiError::forbidden(
             "password_registration_closed",
             "registration with a password is closed; use another sign-in method",
@@ -54,7 +51,7 @@ pub async fn register(
     validate::username(&body.username)?;
     validate::password(&body.password)?;
     validate::display_name(&body.display_name)?;
-    let verify_email = o.bool("EmailVerificationEnabled");
+    let verify_email = reg.email_verification;
     if verify_email || !body.email.is_empty() {
         validate::email(&body.email)?;
     }
@@ -65,11 +62,11 @@ pub async fn register(
                 "verification_code cannot be empty",
             ));
         }
-        check_email_domain(&o, &body.email)?;
+        check_email_domain(&reg, &body.email)?;
     }
-    let quota_new = o.int("QuotaForNewUser");
-    let quota_invitee = o.int("QuotaForInvitee");
-    let quota_inviter = o.int("QuotaForInviter");
+    let quota_new = reg.quota_for_new_user;
+    let quota_invitee = reg.quota_for_invitee;
+    let quota_inviter = reg.quota_for_inviter;
     let cost = state.config.bcrypt_cost;
     let (user, inviter_id) = state
         .db(move |c| {

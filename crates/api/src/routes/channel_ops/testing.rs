@@ -5,7 +5,6 @@ use super::{client, load, reach, timed_out, upstream_error, MAX_ERROR_BODY, TEST
 use crate::auth::AdminUser;
 use crate::error::{ok, ApiError, ApiResult};
 use crate::relay::snapshot::ChannelInfo;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use futures_util::StreamExt;
@@ -13,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use switchboard_domain::channel::ChannelStatus;
-use switchboard_domain::options::OptionValues;
 use switchboard_relay::endpoint::Endpoint;
 use switchboard_relay::provider::{classify_transport, Provider, UpstreamFailure};
 use switchboard_relay::request::RelayRequest;
@@ -44,12 +42,11 @@ async fn probe(
     let rb = provider
         .build(&client, &info.target, &req, None, None)
         .map_err(|e| ApiError::bad_request("invalid_channel", e.to_string()))?;
-    let o = state.view();
-    let keywords_text = View(&o).text("DisableChannelKeywords");
-    let keywords: Vec<&str> = keywords_text
-        .lines()
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
+    let op = state.settings.operation();
+    let keywords: Vec<&str> = op
+        .disable_channel_keywords
+        .iter()
+        .map(String::as_str)
         .collect();
     let started = Instant::now();
     let call = async {
@@ -101,10 +98,9 @@ async fn run_test(
     let (id, status, auto_ban) = (row.id, row.status, row.auto_ban);
     let (provider, info) = reach(state, row)?;
     let result = probe(state, &provider, &info, &model).await?;
-    let o = state.view();
-    let o = View(&o);
-    let auto_disable = o.bool("AutomaticDisableChannelEnabled") && auto_ban;
-    let threshold_ms = o.float("ChannelDisableThreshold") * 1000.0;
+    let op = state.settings.operation();
+    let auto_disable = op.auto_disable_channel && auto_ban;
+    let threshold_ms = op.channel_disable_threshold * 1000.0;
     let mut next = None;
     match &result {
         Ok(ms) => {
@@ -118,7 +114,7 @@ async fn run_test(
             let slow = periodic && threshold_ms > 0.0 && *ms as f64 > threshold_ms;
             if slow && auto_disable && status == ENABLED {
                 next = Some(AUTO_DISABLED);
-            } else if !slow && status == AUTO_DISABLED && o.bool("AutomaticEnableChannelEnabled") {
+            } else if !slow && status == AUTO_DISABLED && op.auto_enable_channel {
                 next = Some(ENABLED);
             }
         }

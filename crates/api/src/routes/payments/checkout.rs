@@ -12,14 +12,12 @@ use crate::extract::Body;
 use crate::payment::{self, GatewayConfig};
 use crate::routes::check_critical;
 use crate::routes::paging::found;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::payment as rules;
 use switchboard_store::now;
 use switchboard_store::payments::{self, GatewayRow, NewOrder, OrderStatus};
@@ -60,21 +58,17 @@ fn amount_of(v: Option<&Value>, min: i64) -> ApiResult<i64> {
 /// The quote of `amount` through `g` under the current settings; `payment_price_invalid` (503:
 /// nobody can pay until an administrator corrects the settings) when it would cost nothing.
 fn quote_of(state: &AppState, g: &GatewayRow, amount: i64) -> ApiResult<rules::Quote> {
-    let snap = state.view();
-    let o = View(&snap);
-    let discounts: Value = serde_json::from_str(&o.text("RechargeDiscount")).unwrap_or(Value::Null);
-    // The setting is a float ("7.3", "1e1"): its shortest decimal text, exactly.
-    let usd_rate = rules::decimal_of(&json!(o.float("PaymentUSDRate"))).unwrap_or_default();
+    let t = state.settings.typed();
     rules::quote(
         amount,
-        rules::discount_for(amount, &discounts),
+        rules::discount_for(amount, &t.payment.recharge_discount),
         &rules::Fees {
             fixed: dec(&g.fixed_fee),
             percent: dec(&g.percent_fee),
             currency: g.currency.clone(),
         },
-        usd_rate,
-        o.int("QuotaPerUnit"),
+        t.payment.usd_rate,
+        t.site.quota_per_unit,
     )
     .map_err(|e| {
         tracing::error!(gateway = g.id, "online top-up refused: {e}");
@@ -94,8 +88,7 @@ fn quote_json(q: &rules::Quote) -> Value {
 }
 
 fn min_amount(state: &AppState) -> i64 {
-    let snap = state.view();
-    View(&snap).int("PaymentMinAmount")
+    state.settings.payment().min_amount
 }
 
 async fn enabled_gateway(state: &AppState, uuid: Option<String>) -> ApiResult<GatewayRow> {
@@ -195,10 +188,7 @@ impl Placed {
         amount: i64,
     ) -> ApiResult<Placed> {
         let trade_no = new_trade_no();
-        let origin = {
-            let snap = state.view();
-            crate::routes::site_origin(&View(&snap), req)
-        };
+        let origin = { crate::routes::site_origin(&state.settings.site(), req) };
         let notify_base = if g.notify_domain.is_empty() {
             origin.clone()
         } else {

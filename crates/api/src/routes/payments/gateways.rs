@@ -9,13 +9,11 @@ use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::payment::{AlipayConfig, EpayConfig, GatewayConfig, StripeConfig, WxpayConfig};
 use crate::routes::paging::{self, found, Search};
-use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::payment as rules;
 use switchboard_domain::user::Role;
 use switchboard_store::now;
@@ -155,8 +153,8 @@ fn gateway_fields(
     )?;
     let notify_domain = notify_domain(b.notify_domain)?;
     if gateway_type == "wxpay" {
-        let snap = state.view();
-        check_wxpay_notify(&notify_domain, &View(&snap).text("ServerAddress"))?;
+        let server_address = state.settings.site().server_address.clone();
+        check_wxpay_notify(&notify_domain, &server_address)?;
     }
     let c = b
         .config

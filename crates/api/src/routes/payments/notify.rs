@@ -5,14 +5,12 @@ use super::{dec, open_config};
 use crate::error::ApiResult;
 use crate::payment::{self, GatewayConfig, Notice, Refused};
 use crate::routes::paging::found;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde_json::json;
 use std::collections::BTreeMap;
 use switchboard_domain::log::LogType;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::quota;
 use switchboard_store::payments::{self, GatewayRow};
 use switchboard_store::{logs, now, redemptions, user_groups, users, DbConn};
@@ -94,10 +92,7 @@ pub async fn notify(
             return answer(&kind, Some(false));
         }
     };
-    let per_unit = {
-        let snap = state.view();
-        View(&snap).int("QuotaPerUnit")
-    };
+    let per_unit = state.settings.site().quota_per_unit;
     let gateway_id = g.id;
     let trade_no = match &notice {
         Notice::Paid(p) => p.trade_no.clone(),

@@ -77,13 +77,20 @@ pub trait Searched {
 /// Declares the query of a sortable management list: `page`, `size`, `keyword` and `order`,
 /// then the list's own filters; [`Search::sorted`] checks it.
 macro_rules! list_query {
-    ($(#[$attr:meta])* pub struct $name:ident { $($(#[$fattr:meta])* $field:ident: $ty:ty,)* }) => {
+    ($(#[$attr:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        $crate::routes::paging::list_query!(@define [] $(#[$attr])* pub struct $name { $($body)* });
+    };
+    // `$order`: the attributes of the `order` field.
+    (@define [$($order:meta),*] $(#[$attr:meta])* pub struct $name:ident {
+        $($(#[$fattr:meta])* $field:ident: $ty:ty,)*
+    }) => {
         #[derive(serde::Deserialize, schemars::JsonSchema)]
         $(#[$attr])*
         pub struct $name {
             page: Option<i64>,
             size: Option<i64>,
             keyword: Option<String>,
+            $(#[$order])*
             order: Option<String>,
             $($(#[$fattr])* $field: $ty,)*
         }
@@ -102,28 +109,13 @@ macro_rules! list_query {
 }
 pub(crate) use list_query;
 
-/// Declares the query of a list searched by keyword only: `page`, `size` and `keyword`;
-/// [`Search::unsorted`] checks it.
+/// Declares the query of a list searched by keyword only: `page`, `size` and `keyword` (no
+/// `order`: it is neither read nor documented); [`Search::unsorted`] checks it.
 macro_rules! keyword_query {
     ($(#[$attr:meta])* pub struct $name:ident;) => {
-        #[derive(serde::Deserialize, schemars::JsonSchema)]
-        $(#[$attr])*
-        pub struct $name {
-            page: Option<i64>,
-            size: Option<i64>,
-            keyword: Option<String>,
-        }
-
-        impl $crate::routes::paging::Searched for $name {
-            fn search_fields(&mut self) -> $crate::routes::paging::SearchFields {
-                $crate::routes::paging::SearchFields {
-                    page: self.page,
-                    size: self.size,
-                    keyword: self.keyword.take(),
-                    order: None,
-                }
-            }
-        }
+        $crate::routes::paging::list_query!(
+            @define [serde(skip), schemars(skip)] $(#[$attr])* pub struct $name {}
+        );
     };
 }
 pub(crate) use keyword_query;

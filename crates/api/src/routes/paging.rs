@@ -191,9 +191,23 @@ where
     F: FnOnce(&mut DbConn) -> ApiResult<Page<T>> + Send + 'static,
     T: Send + 'static,
 {
+    Ok(ok(list_json(state, page, render, fetch).await?))
+}
+
+/// [`list`]'s envelope, for a list that adds fields of its own to it.
+pub async fn list_json<T, F>(
+    state: &AppState,
+    page: PageReq,
+    render: impl Fn(&T) -> Value,
+    fetch: F,
+) -> ApiResult<Value>
+where
+    F: FnOnce(&mut DbConn) -> ApiResult<Page<T>> + Send + 'static,
+    T: Send + 'static,
+{
     let result = state.db(fetch).await?;
     let data: Vec<Value> = result.items.iter().map(render).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    Ok(page_json(data, page, result.total))
 }
 
 /// One row: `fetch` reads it on a connection (its own "not found"), `render` shows it.

@@ -26,7 +26,7 @@ pub mod users;
 use crate::error::ApiError;
 use crate::extract::client_ip;
 use crate::AppState;
-use actix_web::body::MessageBody;
+use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, ResponseError};
@@ -103,9 +103,11 @@ macro_rules! api_routes {
         }
     };
     (@gate Public, $route:expr) => { $route };
-    (@gate User, $route:expr) => { $route.wrap(from_fn(gate_user)) };
-    (@gate Admin, $route:expr) => { $route.wrap(from_fn(gate_admin)) };
-    (@gate Root, $route:expr) => { $route.wrap(from_fn(gate_root)) };
+    (@gate $access:ident, $route:expr) => {
+        $route.wrap(from_fn(|req: ServiceRequest, next: Next<BoxBody>| {
+            gate(Access::$access, req, next)
+        }))
+    };
     (@schema) => { None };
     (@schema $t:ty) => {
         Some((|g: &mut schemars::SchemaGenerator| g.subschema_for::<$t>()) as SchemaFn)
@@ -302,27 +304,6 @@ async fn admit(access: Access, req: &ServiceRequest) -> Result<crate::auth::Curr
         return Err(ApiError::forbidden("forbidden", msg));
     }
     Ok(user)
-}
-
-async fn gate_user(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    gate(Access::User, req, next).await
-}
-
-async fn gate_admin(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    gate(Access::Admin, req, next).await
-}
-
-async fn gate_root(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    gate(Access::Root, req, next).await
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -75,10 +75,9 @@ pub async fn security_headers(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    use switchboard_domain::options::OptionValues;
     let turnstile = req
         .app_data::<actix_web::web::Data<crate::AppState>>()
-        .is_some_and(|s| crate::settings::View(&s.view()).bool("TurnstileCheckEnabled"));
+        .is_some_and(|s| s.settings.sign_in().turnstile.enabled);
     // The documentation pages the console frames may be framed by this site (and only them).
     let framed = req.path().starts_with(FRAMED_PREFIX);
     let (csp, frame_options) = if framed {

@@ -3,19 +3,18 @@
 //! when the server offers it.
 
 use crate::error::{ApiError, ApiResult};
-use crate::settings::View;
+use crate::settings::{Site, Smtp, Typed};
 use lettre::message::header::{ContentTransferEncoding, ContentType};
 use lettre::message::{Mailbox, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::ErrorCode;
 
 /// Refuses at once when no SMTP server is set: the same answer for every address, given before
 /// anything about the address is looked up.
-pub fn require_configured(settings: &View<'_>) -> ApiResult<()> {
-    if settings.text("SMTPServer").is_empty() {
+pub fn require_configured(smtp: &Smtp) -> ApiResult<()> {
+    if smtp.server.is_empty() {
         return Err(ApiError::new(
             actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::SmtpNotConfigured,
@@ -58,9 +57,9 @@ impl Lang {
     }
 
     /// `user`: the recipient's stored language (`None` when the address has no account).
-    pub fn for_recipient(user: Option<&str>, settings: &View<'_>) -> Lang {
+    pub fn for_recipient(user: Option<&str>, site: &Site) -> Lang {
         user.and_then(Lang::parse)
-            .or_else(|| Lang::parse(&settings.text("Language")))
+            .or_else(|| Lang::parse(&site.language))
             .unwrap_or(Lang::ZhCn)
     }
 }
@@ -180,30 +179,28 @@ impl Mail<'_> {
 
 /// Renders `mail` in `lang` and sends it to `to`.
 pub async fn send_mail(
-    settings: &View<'_>,
+    settings: &Typed,
     to: &str,
     lang: Lang,
     mail: &Mail<'_>,
     minutes: i64,
 ) -> ApiResult<()> {
-    let (subject, html) = mail.render(lang, &settings.text("SystemName"), minutes);
+    let (subject, html) = mail.render(lang, &settings.site.system_name, minutes);
     send(settings, to, &subject, &html).await
 }
 
-pub async fn send(settings: &View<'_>, to: &str, subject: &str, html: &str) -> ApiResult<()> {
-    require_configured(settings)?;
-    let server = settings.text("SMTPServer");
-    let port = u16::try_from(settings.int("SMTPPort")).unwrap_or(587);
-    let account = settings.text("SMTPAccount");
-    let from = {
-        let f = settings.text("SMTPFrom");
-        if f.is_empty() {
-            account.clone()
-        } else {
-            f
-        }
+pub async fn send(settings: &Typed, to: &str, subject: &str, html: &str) -> ApiResult<()> {
+    let smtp = &settings.smtp;
+    require_configured(smtp)?;
+    let server = smtp.server.clone();
+    let port = u16::try_from(smtp.port).unwrap_or(587);
+    let account = smtp.account.clone();
+    let from = if smtp.from.is_empty() {
+        account.clone()
+    } else {
+        smtp.from.clone()
     };
-    let system_name = settings.text("SystemName");
+    let system_name = &settings.site.system_name;
     let from: Mailbox = format!("{system_name} <{from}>")
         .parse()
         .or_else(|_| from.parse())
@@ -234,7 +231,7 @@ pub async fn send(settings: &View<'_>, to: &str, subject: &str, html: &str) -> A
         .tls(tls)
         .timeout(Some(std::time::Duration::from_secs(20)));
     if !account.is_empty() {
-        builder = builder.credentials(Credentials::new(account, settings.text("SMTPToken")));
+        builder = builder.credentials(Credentials::new(account, smtp.token.clone()));
     }
     builder.build().send(message).await.map_err(|e| {
         tracing::warn!(error = %e, "sending e-mail failed");

@@ -74,16 +74,6 @@ impl Provider {
             Provider::WeChat => "wechat",
         }
     }
-
-    /// The setting that switches it on.
-    pub fn enabled_option(self) -> &'static str {
-        match self {
-            Provider::GitHub => "GitHubOAuthEnabled",
-            Provider::Oidc => "OIDCAuthEnabled",
-            Provider::Lark => "LarkAuthEnabled",
-            Provider::WeChat => "WeChatAuthEnabled",
-        }
-    }
 }
 
 /// Who the provider says the user is.

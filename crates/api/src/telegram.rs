@@ -27,14 +27,12 @@ pub mod texts;
 use self::texts::{render, Arg, Lang, Msg};
 use crate::auth::sha256_hex;
 use crate::error::{ApiError, ApiResult};
-use crate::settings::View;
 use crate::AppState;
 use dashmap::DashMap;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::quota;
 use switchboard_domain::ErrorCode;
 use switchboard_store::{now, telegram as store, tokens, users, PageReq};
@@ -93,16 +91,11 @@ pub struct BotConfig {
 
 impl BotConfig {
     pub fn read(state: &AppState) -> Self {
-        let snap = state.view();
-        let o = View(&snap);
+        let t = state.settings.typed();
         BotConfig {
-            token: o.text("TelegramBotToken").trim().to_owned(),
-            webhook_secret: o.text("TelegramWebhookSecret").trim().to_owned(),
-            server: o
-                .text("ServerAddress")
-                .trim()
-                .trim_end_matches('/')
-                .to_owned(),
+            token: t.telegram.bot_token.trim().to_owned(),
+            webhook_secret: t.telegram.webhook_secret.trim().to_owned(),
+            server: t.site.origin().unwrap_or_default(),
         }
     }
 
@@ -358,25 +351,19 @@ pub async fn handle_update(state: &AppState, api: &BotApi, update: &Value) {
 
 /// Quota as the site shows it.
 fn show_quota(state: &AppState, q: i64) -> String {
-    let snap = state.view();
-    let o = View(&snap);
-    quota::display(q, o.int("QuotaPerUnit"), o.bool("DisplayInCurrencyEnabled"))
+    let site = state.settings.site();
+    quota::display(q, site.quota_per_unit, site.display_in_currency)
 }
 
 async fn bound_user(state: &AppState, from: i64) -> ApiResult<Option<users::UserRow>> {
     state
-        .db(move |c| match store::find_user(c, from) {
-            Ok(u) => Ok(Some(u)),
-            Err(e) if e.is_not_found() => Ok(None),
-            Err(e) => Err(e.into()),
-        })
+        .db(move |c| crate::routes::paging::found(store::find_user(c, from)))
         .await
 }
 
 /// The site's language (`Language`).
 fn site_lang(state: &AppState) -> String {
-    let snap = state.view();
-    View(&snap).text("Language")
+    state.settings.site().language.clone()
 }
 
 async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), String> {
@@ -387,21 +374,15 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
     if chat == 0 || from == 0 || text.is_empty() {
         return Ok(());
     }
-    let message_id = m["message_id"].as_i64().unwrap_or_default();
-    let lang = Lang::of(m["from"]["language_code"].as_str(), &site_lang(state));
-    let say = |msg: Msg| render(lang, msg, &[]);
-    let (cmd, arg) = match parse_command(text) {
-        Some(c) => c,
-        None => match state.telegram.take_pending(chat) {
-            Some(Pending::AccessToken) if private => ("bind".to_owned(), text.trim().to_owned()),
-            Some(Pending::Code) if private => ("recharge".to_owned(), text.trim().to_owned()),
-            _ => {
-                if private {
-                    api.send(chat, &say(Msg::UseHelp), None).await?;
-                }
-                return Ok(());
-            }
-        },
+    let c = Chat {
+        api,
+        id: chat,
+        from,
+        message_id: m["message_id"].as_i64().unwrap_or_default(),
+        lang: Lang::of(m["from"]["language_code"].as_str(), &site_lang(state)),
+    };
+    let Some((cmd, arg)) = command_of(state, &c, private, text).await? else {
+        return Ok(());
     };
     // The account's commands are for private chats only: a token or a key is never posted in a
     // group.
@@ -410,56 +391,151 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
         "bind" | "unbind" | "balance" | "recharge" | "apikey" | "aff"
     );
     if personal && !private {
-        api.send(chat, &say(Msg::PrivateOnly), None).await?;
-        return Ok(());
+        return c.send(&c.text(Msg::PrivateOnly)).await;
     }
-    let user = if personal && cmd != "bind" {
+    let reply = if personal && cmd != "bind" {
         match bound_user(state, from).await.map_err(|e| e.to_string())? {
-            Some(u) => Some(u),
-            None => {
-                api.send(chat, &say(Msg::NotBound), None).await?;
-                return Ok(());
-            }
+            Some(u) => account_reply(state, &c, &cmd, &arg, u).await?,
+            None => Some(c.text(Msg::NotBound)),
         }
     } else {
-        None
+        reply(state, &c, &cmd, &arg).await?
     };
-    let reply = match (cmd.as_str(), user) {
-        ("start" | "help", _) => help(state, lang).await,
-        ("cancel", _) => {
-            state.telegram.pending.remove(&chat);
-            say(Msg::Cancelled)
+    match reply {
+        Some(r) => c.send(&r).await,
+        None => Ok(()),
+    }
+}
+
+/// The chat a message came from, who sent it, and the language to answer in.
+struct Chat<'a> {
+    api: &'a BotApi,
+    id: i64,
+    from: i64,
+    message_id: i64,
+    lang: Lang,
+}
+
+impl Chat<'_> {
+    /// `msg` without arguments.
+    fn text(&self, msg: Msg) -> String {
+        render(self.lang, msg, &[])
+    }
+
+    async fn send(&self, text: &str) -> Result<(), String> {
+        self.api.send(self.id, text, None).await.map(|_| ())
+    }
+}
+
+/// The command of a message and its argument: `/command arg`, or the answer the chat was asked
+/// for (an access token after /bind, a code after /recharge). `None` when there is none (a
+/// private chat is told to send /help).
+async fn command_of(
+    state: &AppState,
+    c: &Chat<'_>,
+    private: bool,
+    text: &str,
+) -> Result<Option<(String, String)>, String> {
+    if let Some(command) = parse_command(text) {
+        return Ok(Some(command));
+    }
+    match state.telegram.take_pending(c.id) {
+        Some(Pending::AccessToken) if private => {
+            Ok(Some(("bind".to_owned(), text.trim().to_owned())))
         }
-        ("bind", _) if arg.is_empty() => {
+        Some(Pending::Code) if private => Ok(Some(("recharge".to_owned(), text.trim().to_owned()))),
+        _ => {
+            if private {
+                c.send(&c.text(Msg::UseHelp)).await?;
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// The answer to a command that needs no bound account (`None`: already answered).
+async fn reply(
+    state: &AppState,
+    c: &Chat<'_>,
+    cmd: &str,
+    arg: &str,
+) -> Result<Option<String>, String> {
+    Ok(Some(match cmd {
+        "start" | "help" => help(state, c.lang).await,
+        "cancel" => {
+            state.telegram.pending.remove(&c.id);
+            c.text(Msg::Cancelled)
+        }
+        "bind" if arg.is_empty() => {
             state
                 .telegram
                 .pending
-                .insert(chat, (Pending::AccessToken, Instant::now()));
-            say(Msg::AskToken)
+                .insert(c.id, (Pending::AccessToken, Instant::now()));
+            c.text(Msg::AskToken)
         }
-        ("bind", _) => {
-            let reply = bind(state, lang, from, &arg).await;
+        "bind" => {
+            let reply = bind(state, c.lang, c.from, arg).await;
             // The token does not stay in the chat's history.
-            if message_id != 0 {
-                let _ = api
+            if c.message_id != 0 {
+                let _ = c
+                    .api
                     .call(
                         "deleteMessage",
-                        &json!({"chat_id": chat, "message_id": message_id}),
+                        &json!({"chat_id": c.id, "message_id": c.message_id}),
                         Duration::from_secs(10),
                     )
                     .await;
             }
             reply
         }
-        ("unbind", Some(u)) => {
+        other => return menu_reply(state, c, other).await,
+    }))
+}
+
+/// The answer of root's custom menu to `command` (`None`: already sent, in the entry's own
+/// format), or "unknown command".
+async fn menu_reply(
+    state: &AppState,
+    c: &Chat<'_>,
+    command: &str,
+) -> Result<Option<String>, String> {
+    let command = command.to_owned();
+    let menu = state
+        .db(move |db| crate::routes::paging::found(store::find_menu_by_command(db, &command)))
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some(m) = menu else {
+        return Ok(Some(c.text(Msg::Unknown)));
+    };
+    let mut body = json!({"chat_id": c.id, "text": m.reply_message});
+    if !m.parse_mode.is_empty() {
+        body["parse_mode"] = json!(m.parse_mode);
+    }
+    c.api
+        .call("sendMessage", &body, Duration::from_secs(15))
+        .await?;
+    Ok(None)
+}
+
+/// The answer to a command of the bound account `u` (`None`: already answered).
+async fn account_reply(
+    state: &AppState,
+    c: &Chat<'_>,
+    cmd: &str,
+    arg: &str,
+    u: users::UserRow,
+) -> Result<Option<String>, String> {
+    let lang = c.lang;
+    Ok(Some(match cmd {
+        "unbind" => {
             let id = u.id;
             state
-                .db(move |c| Ok(store::set_user(c, id, 0)?))
+                .db(move |db| Ok(store::set_user(db, id, 0)?))
                 .await
                 .map_err(|e| e.to_string())?;
             render(lang, Msg::Unbound, &[Arg::Bold(&u.username)])
         }
-        ("balance", Some(u)) => render(
+        "balance" => render(
             lang,
             Msg::Balance,
             &[
@@ -469,35 +545,22 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
                 Arg::Text(&u.request_count.to_string()),
             ],
         ),
-        ("recharge", Some(_)) if arg.is_empty() => {
+        "recharge" if arg.is_empty() => {
             state
                 .telegram
                 .pending
-                .insert(chat, (Pending::Code, Instant::now()));
-            say(Msg::AskCode)
+                .insert(c.id, (Pending::Code, Instant::now()));
+            c.text(Msg::AskCode)
         }
-        ("recharge", Some(u)) => {
-            match crate::routes::redemptions::redeem_for(state, u.id, &u.username, &arg).await {
-                Ok(r) => render(
-                    lang,
-                    Msg::ToppedUp,
-                    &[
-                        Arg::Text(&show_quota(state, r.credited)),
-                        Arg::Text(&show_quota(state, r.balance)),
-                    ],
-                ),
-                Err(e) if e.code == ErrorCode::InvalidRedemptionCode => say(Msg::CodeInvalid),
-                Err(e) => render(lang, Msg::NotToppedUp, &[Arg::Text(&e.message)]),
-            }
-        }
-        ("apikey", Some(u)) => {
+        "recharge" => recharge(state, lang, &u, arg).await,
+        "apikey" => {
             let (text, markup) = key_page(state, lang, u.id, 1)
                 .await
                 .map_err(|e| e.to_string())?;
-            api.send(chat, &text, Some(markup)).await?;
-            return Ok(());
+            c.api.send(c.id, &text, Some(markup)).await?;
+            return Ok(None);
         }
-        ("aff", Some(u)) => {
+        "aff" => {
             let code = u.aff_code.clone().unwrap_or_default();
             let server = BotConfig::read(state).server;
             if server.is_empty() {
@@ -507,31 +570,24 @@ async fn on_message(state: &AppState, api: &BotApi, m: &Value) -> Result<(), Str
                 render(lang, Msg::InviteLink, &[Arg::Code(&link)])
             }
         }
-        (other, _) => {
-            let command = other.to_owned();
-            let menu = state
-                .db(move |c| match store::find_menu_by_command(c, &command) {
-                    Ok(m) => Ok(Some(m)),
-                    Err(e) if e.is_not_found() => Ok(None),
-                    Err(e) => Err(e.into()),
-                })
-                .await
-                .map_err(|e| e.to_string())?;
-            match menu {
-                Some(m) => {
-                    let mut body = json!({"chat_id": chat, "text": m.reply_message});
-                    if !m.parse_mode.is_empty() {
-                        body["parse_mode"] = json!(m.parse_mode);
-                    }
-                    api.call("sendMessage", &body, Duration::from_secs(15))
-                        .await?;
-                    return Ok(());
-                }
-                None => say(Msg::Unknown),
-            }
-        }
-    };
-    api.send(chat, &reply, None).await.map(|_| ())
+        other => return reply(state, c, other, arg).await,
+    }))
+}
+
+/// Redeems code `arg` for `u`: what was credited, or why not.
+async fn recharge(state: &AppState, lang: Lang, u: &users::UserRow, arg: &str) -> String {
+    match crate::routes::redemptions::redeem_for(state, u.id, &u.username, arg).await {
+        Ok(r) => render(
+            lang,
+            Msg::ToppedUp,
+            &[
+                Arg::Text(&show_quota(state, r.credited)),
+                Arg::Text(&show_quota(state, r.balance)),
+            ],
+        ),
+        Err(e) if e.code == "invalid_redemption_code" => render(lang, Msg::CodeInvalid, &[]),
+        Err(e) => render(lang, Msg::NotToppedUp, &[Arg::Text(&e.message)]),
+    }
 }
 
 async fn help(state: &AppState, lang: Lang) -> String {
@@ -539,10 +595,7 @@ async fn help(state: &AppState, lang: Lang) -> String {
         .db(|c| Ok(store::all_menus(c)?))
         .await
         .unwrap_or_default();
-    let system = {
-        let snap = state.view();
-        View(&snap).text("SystemName")
-    };
+    let system = state.settings.site().system_name.clone();
     let mut text = format!("*{}*\n", esc(&system));
     for (c, _) in BUILTIN.iter().filter(|(c, _)| *c != "start") {
         text.push_str(&format!(
@@ -746,8 +799,7 @@ async fn on_button(state: &AppState, api: &BotApi, q: &Value) -> Result<(), Stri
 /// The site's chat-client links (`ChatLinks`, those shown) for `key`; Telegram's buttons open
 /// only http(s) addresses.
 fn chat_links(state: &AppState, key: &str, server: &str) -> Vec<(String, String)> {
-    let snap = state.view();
-    let links: Value = serde_json::from_str(&View(&snap).text("ChatLinks")).unwrap_or_default();
+    let links: Value = state.settings.site().chat_links.clone().unwrap_or_default();
     let server_enc: String = url::form_urlencoded::byte_serialize(server.as_bytes()).collect();
     links
         .as_array()

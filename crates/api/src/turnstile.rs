@@ -9,12 +9,10 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::extract::client_ip;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::HttpRequest;
 use serde::Deserialize;
 use std::time::Duration;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::ErrorCode;
 
 /// Cloudflare's verification endpoint (overridable in [`crate::ApiConfig`] for tests).
@@ -58,9 +56,9 @@ fn token_of(req: &HttpRequest) -> String {
 
 /// Passes when Turnstile is off, or when Cloudflare confirms the request's token.
 pub async fn check(state: &AppState, req: &HttpRequest) -> ApiResult<()> {
-    let snap = state.view();
-    let o = View(&snap);
-    if !o.bool("TurnstileCheckEnabled") {
+    let sign_in = state.settings.sign_in();
+    let o = &sign_in.turnstile;
+    if !o.enabled {
         return Ok(());
     }
     let token = token_of(req);
@@ -70,7 +68,7 @@ pub async fn check(state: &AppState, req: &HttpRequest) -> ApiResult<()> {
     if token.len() > MAX_TOKEN {
         return Err(failed());
     }
-    let secret = o.text("TurnstileSecretKey");
+    let secret = o.secret_key.clone();
     if secret.is_empty() {
         tracing::warn!("TurnstileCheckEnabled is on but TurnstileSecretKey is empty: refusing");
         return Err(failed());

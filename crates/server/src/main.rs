@@ -685,13 +685,7 @@ fn spawn_maintenance(state: web::Data<AppState>, every: Duration) {
         loop {
             tick.tick().await;
             n += 1;
-            let minutes = {
-                let snap = state.view();
-                switchboard_domain::options::OptionValues::int(
-                    &switchboard_api::settings::View(&snap),
-                    "ChannelTestFrequency",
-                )
-            };
+            let minutes = state.settings.operation().channel_test_frequency;
             if minutes > 0 {
                 // One node per period runs it (a lease in the database, see
                 // `scheduled_test_all`), beside the maintenance loop.

@@ -6,7 +6,7 @@
 //! default is the last [`DEFAULT_DAYS`] days (today included), at most [`MAX_DAYS`] days. Empty
 //! or `0` values mean "default", as on the log routes.
 
-use super::users::page_req;
+use super::paging::{self, int, page_req};
 use crate::auth::AdminUser;
 use crate::error::{ok, ApiError, ApiResult};
 use crate::log_buffer::utc_date;
@@ -30,18 +30,6 @@ pub struct PeriodQuery {
     end_timestamp: Option<String>,
     page: Option<String>,
     size: Option<String>,
-}
-
-fn int(name: &str, v: &Option<String>) -> ApiResult<Option<i64>> {
-    match v.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Ok(None),
-        Some(s) => s.parse::<i64>().map(Some).map_err(|_| {
-            ApiError::bad_request(
-                ErrorCode::InvalidQuery,
-                format!("{name} must be an integer, not {s:?}"),
-            )
-        }),
-    }
 }
 
 /// A period of whole UTC days, both ends included.
@@ -213,25 +201,21 @@ pub async fn users_route(
 ) -> ApiResult<HttpResponse> {
     let p = period(&q, now())?;
     let pr = page_req(int("page", &q.page)?, int("size", &q.size)?)?;
-    let page = state
-        .db(move |c| Ok(analytics::by_user(c, p.from_day, p.to_day, pr)?))
-        .await?;
-    let data: Vec<Value> = page
-        .items
-        .iter()
-        .map(|u| {
-            let mut v = usage_fields(&u.usage);
-            v["user_id"] = json!(u.user_id);
-            v["username"] = json!(u.username);
-            v["tokens"] = json!(u.usage.prompt_tokens + u.usage.completion_tokens);
-            v
-        })
-        .collect();
-    let mut v = p.json();
-    v["data"] = Value::Array(data);
-    v["page"] = json!(pr.page);
-    v["size"] = json!(pr.size);
-    v["total_count"] = json!(page.total);
+    let render = |u: &analytics::UserUsage| {
+        let mut v = usage_fields(&u.usage);
+        v["user_id"] = json!(u.user_id);
+        v["username"] = json!(u.username);
+        v["tokens"] = json!(u.usage.prompt_tokens + u.usage.completion_tokens);
+        v
+    };
+    let mut v = paging::list_json(&state, pr, render, move |c| {
+        Ok(analytics::by_user(c, p.from_day, p.to_day, pr)?)
+    })
+    .await?;
+    // The period beside the page: `{start_day, end_day, days, data, page, size, total_count}`.
+    if let (Value::Object(page), Value::Object(period)) = (&mut v, p.json()) {
+        page.extend(period);
+    }
     Ok(ok(v))
 }
 

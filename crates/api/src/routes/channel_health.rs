@@ -12,19 +12,18 @@ use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde_json::{json, Value};
 use std::time::UNIX_EPOCH;
-use switchboard_domain::options::OptionValues;
 
 /// `{circuit_breaker_enabled, latency_aware_routing, pairs: [{channel_id, model, state,
 /// opened_at, error_ratio, requests, failures, latency_ms, in_flight}]}`, pairs ordered by
 /// channel and model; `opened_at` in unix seconds (null while closed), `latency_ms` null before
 /// the first measured attempt.
 pub async fn health(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<HttpResponse> {
-    let snap = state.view();
-    let o = View(&snap);
+    // The breaker's settings apply to the list whether or not the breaker is on.
+    let (snap, relay) = state.settings.snapshot_and_relay_options();
     let pairs: Vec<Value> = state
         .relay
         .health
-        .list(&breaker_config(&o))
+        .list(&breaker_config(&View(&snap)))
         .into_iter()
         .map(|p| {
             json!({
@@ -43,8 +42,8 @@ pub async fn health(state: web::Data<AppState>, _a: AdminUser) -> ApiResult<Http
         })
         .collect();
     Ok(ok(json!({
-        "circuit_breaker_enabled": o.bool("CircuitBreakerEnabled"),
-        "latency_aware_routing": o.bool("LatencyAwareRouting"),
+        "circuit_breaker_enabled": relay.breaker.is_some(),
+        "latency_aware_routing": relay.latency_aware,
         "pairs": pairs,
     })))
 }

@@ -17,7 +17,7 @@
 //! other channels' destinations through the outbound URL policy's public-only client
 //! ([`crate::relay::channel_client`]).
 
-use super::users::{order_param, page_json, page_req};
+use super::paging::{self, found_or, Search};
 use crate::auth::AdminUser;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -28,7 +28,6 @@ use serde_json::{json, Value};
 use switchboard_domain::channel::{
     destination_changes, destination_urls, validate_channel, validate_channel_key, ChannelInput,
 };
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::Role;
 use switchboard_domain::DomainError;
 use switchboard_domain::ErrorCode;
@@ -86,19 +85,16 @@ pub fn channel_json(c: &ChannelRow, with_key: Option<&AppState>) -> Value {
     v
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "ChannelListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    #[serde(rename = "type")]
-    channel_type: Option<i32>,
-    status: Option<i32>,
-    group: Option<String>,
-    tag: Option<String>,
-    model: Option<String>,
+paging::list_query! {
+    #[schemars(rename = "ChannelListQuery")]
+    pub struct ListQuery {
+        #[serde(rename = "type")]
+        channel_type: Option<i32>,
+        status: Option<i32>,
+        group: Option<String>,
+        tag: Option<String>,
+        model: Option<String>,
+    }
 }
 
 pub async fn list(
@@ -106,24 +102,21 @@ pub async fn list(
     _a: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let page = page_req(q.page, q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
-    let result = state
-        .db(move |c| {
-            let f = ChannelFilter {
-                keyword: q.keyword.as_deref().map(str::trim),
-                channel_type: q.channel_type,
-                status: q.status,
-                group: q.group.as_deref(),
-                tag: q.tag.as_deref(),
-                model: q.model.as_deref(),
-            };
-            Ok(channels::list(c, &f, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(|c| channel_json(c, None)).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    let mut q = q.into_inner();
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "-id")?;
+    let render = |c: &ChannelRow| channel_json(c, None);
+    paging::list(&state, s.page, render, move |c| {
+        let f = ChannelFilter {
+            keyword: s.keyword(),
+            channel_type: q.channel_type,
+            status: q.status,
+            group: q.group.as_deref(),
+            tag: q.tag.as_deref(),
+            model: q.model.as_deref(),
+        };
+        Ok(channels::list(c, &f, &s.order, s.page)?)
+    })
+    .await
 }
 
 pub(crate) fn not_found() -> ApiError {
@@ -153,15 +146,7 @@ pub async fn get(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     let row = state
-        .db(move |c| {
-            channels::find(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found_or(channels::find(c, id), not_found))
         .await?;
     Ok(ok(channel_json(
         &row,
@@ -263,7 +248,7 @@ async fn check_saved_destinations(
     input: &ChannelInput,
     keys: &[String],
 ) -> ApiResult<()> {
-    if crate::settings::View(&state.settings.snapshot()).bool("AllowPrivateOutbound") {
+    if state.settings.operation().allow_private_outbound {
         return Ok(());
     }
     let mut urls: Vec<String> = Vec::new();
@@ -389,13 +374,7 @@ pub async fn update(
     // Read and check: the row as it will be written, computed from the row as read now.
     let (input, status, cur, moved) = state
         .db(move |c| {
-            let cur = channels::find(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    ApiError::from(e)
-                }
-            })?;
+            let cur = found_or(channels::find(c, id), not_found)?;
             // The key is validated open and stored sealed; a stored key that cannot be opened
             // can only be replaced.
             let cur_key = if new_key {
@@ -446,13 +425,7 @@ pub async fn update(
             let mut f = fields(&input, status, sealed, by_root);
             f.pre_cost = cur.pre_cost;
             f.auto_ban = cur.auto_ban;
-            channels::update(c, id, &f).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    ApiError::from(e)
-                }
-            })?;
+            found_or(channels::update(c, id, &f), not_found)?;
             Ok(channels::find(c, id)?)
         })
         .await?;
@@ -467,15 +440,7 @@ pub async fn delete(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state
-        .db(move |c| {
-            channels::delete(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found_or(channels::delete(c, id), not_found))
         .await?;
     state.relay.channels_changed(&state).await?;
     Ok(ok_message("channel deleted"))
@@ -502,15 +467,7 @@ pub async fn set_status(
         ));
     }
     state
-        .db(move |c| {
-            channels::set_status(c, b.id, b.status).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found_or(channels::set_status(c, b.id, b.status), not_found))
         .await?;
     state.relay.channels_changed(&state).await?;
     Ok(ok(json!({"id": b.id, "status": b.status})))

@@ -5,7 +5,7 @@
 //!
 //! Every change reloads the relay's pricing snapshot, which caches ratios and API rates.
 
-use super::users::{order_param, page_json, page_req};
+use super::paging::{self, found_or, Search};
 use crate::auth::AdminUser;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -43,13 +43,7 @@ fn not_found() -> ApiError {
 }
 
 fn load(c: &mut DbConn, id: i64) -> ApiResult<UserGroupRow> {
-    user_groups::find(c, id).map_err(|e| {
-        if e.is_not_found() {
-            not_found()
-        } else {
-            e.into()
-        }
-    })
+    found_or(user_groups::find(c, id), not_found)
 }
 
 fn symbol_taken() -> ApiError {
@@ -81,15 +75,12 @@ fn check_unused(c: &mut DbConn, g: &UserGroupRow, action: &str) -> ApiResult<()>
     Ok(())
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "GroupListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    enabled: Option<bool>,
-    promotion: Option<bool>,
+paging::list_query! {
+    #[schemars(rename = "GroupListQuery")]
+    pub struct ListQuery {
+        enabled: Option<bool>,
+        promotion: Option<bool>,
+    }
 }
 
 /// `GET /api/user_group`: paged; `keyword` (symbol, name or id), `enabled`, `promotion`, `order`.
@@ -98,22 +89,17 @@ pub async fn list(
     _a: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let page = page_req(q.page, q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "id")?;
-    let keyword = q.keyword.map(|k| k.trim().to_owned());
-    let result = state
-        .db(move |c| {
-            let f = UserGroupFilter {
-                keyword: keyword.as_deref(),
-                enabled: q.enabled,
-                promotion: q.promotion,
-            };
-            Ok(user_groups::list(c, &f, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(group_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    let mut q = q.into_inner();
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "id")?;
+    paging::list(&state, s.page, group_json, move |c| {
+        let f = UserGroupFilter {
+            keyword: s.keyword(),
+            enabled: q.enabled,
+            promotion: q.promotion,
+        };
+        Ok(user_groups::list(c, &f, &s.order, s.page)?)
+    })
+    .await
 }
 
 pub async fn get(
@@ -122,8 +108,7 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let g = state.db(move |c| load(c, id)).await?;
-    Ok(ok(group_json(&g)))
+    paging::one(&state, group_json, move |c| load(c, id)).await
 }
 
 /// Fields of a group; on update everything but `id` is optional.

@@ -12,19 +12,17 @@
 //!   for the caller all answer 404: the month names a resource, and another user's invoice is
 //!   indistinguishable from a missing one.
 
-use super::users::{page_json, page_req};
+use super::paging::{self, page_req};
 use crate::auth::{AuthUser, RootUser};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::invoice_pdf::{self, InvoiceDoc};
-use crate::settings::View;
 use crate::AppState;
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use switchboard_domain::invoice::Month;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::ErrorCode;
 use switchboard_store::invoices::{self, InvoiceRow};
 use switchboard_store::{now, users};
@@ -57,7 +55,7 @@ pub fn invoice_json(r: &InvoiceRow, with_models: bool) -> Value {
 }
 
 fn check_enabled(state: &AppState) -> ApiResult<()> {
-    if View(&state.view()).bool("UserInvoiceMonth") {
+    if state.settings.site().user_invoice_month {
         Ok(())
     } else {
         Err(ApiError::forbidden(
@@ -102,11 +100,11 @@ pub async fn list_self(
 ) -> ApiResult<HttpResponse> {
     check_enabled(&state)?;
     let page = page_req(q.page, q.size)?;
-    let p = state
-        .db(move |c| Ok(invoices::list_for_user(c, me.id, page)?))
-        .await?;
-    let items = p.items.iter().map(|r| invoice_json(r, false)).collect();
-    Ok(ok(page_json(items, page, p.total)))
+    let render = |r: &_| invoice_json(r, false);
+    paging::list(&state, page, render, move |c| {
+        Ok(invoices::list_for_user(c, me.id, page)?)
+    })
+    .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -162,10 +160,9 @@ pub async fn pdf_self(
     let inv = load_own(&state, me.id, month).await?;
     let user_id = me.id;
     let user = state.db(move |c| Ok(users::find(c, user_id)?)).await?;
-    let settings = state.view();
-    let view = View(&settings);
+    let site = state.settings.site();
     let doc = InvoiceDoc {
-        system_name: view.text("SystemName"),
+        system_name: site.system_name.clone(),
         month: inv.month.clone(),
         user_id: inv.user_id,
         username: user.username,
@@ -178,7 +175,7 @@ pub async fn pdf_self(
         request_time_ms: inv.request_time_ms,
         models: inv.models(),
         created_at: inv.created_at,
-        quota_per_unit: view.int("QuotaPerUnit"),
+        quota_per_unit: site.quota_per_unit,
     };
     let bytes = web::block(move || -> ApiResult<Vec<u8>> {
         let (path, face) = invoice_pdf::font_location();

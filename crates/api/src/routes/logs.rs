@@ -21,17 +21,15 @@
 //! - Dead letters (`/api/log/dead_letters`, administrators): consume records the database
 //!   refused even sanitised, parked by the ledger flush so that they block nobody else's.
 
-use super::users::{page_json, page_req};
+use super::paging::{self, int, page_req, text};
 use crate::auth::{AdminUser, AuthUser, RootUser};
 use crate::error::{ok, ApiError, ApiResult};
-use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use switchboard_domain::log::{day_start, LogType, DAY_SECS};
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::ErrorCode;
 use switchboard_store::dead_letters::{self, DeadLetterRow};
 use switchboard_store::logs::{self, LogFilter, LogRow};
@@ -70,25 +68,6 @@ pub struct LogQuery {
     username: Option<String>,
     user_id: Option<String>,
     channel: Option<String>,
-}
-
-fn text(v: &Option<String>) -> Option<String> {
-    v.as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
-
-fn int(name: &str, v: &Option<String>) -> ApiResult<Option<i64>> {
-    match text(v) {
-        None => Ok(None),
-        Some(s) => s.parse::<i64>().map(Some).map_err(|_| {
-            ApiError::bad_request(
-                ErrorCode::InvalidQuery,
-                format!("{name} must be an integer, not {s:?}"),
-            )
-        }),
-    }
 }
 
 /// Turns the query into a store filter. `user_id` is the caller's id on the self routes (which
@@ -370,11 +349,10 @@ pub async fn dead_letters(
     q: web::Query<DeadLetterQuery>,
 ) -> ApiResult<HttpResponse> {
     let page = page_req(q.page, q.size)?;
-    let r = state
-        .db(move |c| Ok(dead_letters::list_page(c, page)?))
-        .await?;
-    let data: Vec<Value> = r.items.iter().map(dead_letter_json).collect();
-    Ok(ok(page_json(data, page, r.total)))
+    paging::list(&state, page, dead_letter_json, move |c| {
+        Ok(dead_letters::list_page(c, page)?)
+    })
+    .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -422,7 +400,7 @@ pub async fn delete_before(
 /// Retention: deletes the logs older than the `LogCleanupDays` setting (0 keeps them forever);
 /// returns how many went. Meant for the maintenance loop (one node at a time).
 pub async fn cleanup_logs(state: &AppState) -> ApiResult<u64> {
-    let days = View(&state.view()).int("LogCleanupDays");
+    let days = state.settings.operation().log_cleanup_days;
     if days <= 0 {
         return Ok(0);
     }

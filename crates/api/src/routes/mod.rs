@@ -12,6 +12,7 @@ pub mod logs;
 pub mod oauth;
 pub mod openapi;
 pub mod option;
+pub mod paging;
 pub mod payments;
 pub mod pricing;
 pub mod redemptions;
@@ -25,7 +26,7 @@ pub mod users;
 use crate::error::ApiError;
 use crate::extract::client_ip;
 use crate::AppState;
-use actix_web::body::MessageBody;
+use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, ResponseError};
@@ -103,9 +104,11 @@ macro_rules! api_routes {
         }
     };
     (@gate Public, $route:expr) => { $route };
-    (@gate User, $route:expr) => { $route.wrap(from_fn(gate_user)) };
-    (@gate Admin, $route:expr) => { $route.wrap(from_fn(gate_admin)) };
-    (@gate Root, $route:expr) => { $route.wrap(from_fn(gate_root)) };
+    (@gate $access:ident, $route:expr) => {
+        $route.wrap(from_fn(|req: ServiceRequest, next: Next<BoxBody>| {
+            gate(Access::$access, req, next)
+        }))
+    };
     (@schema) => { None };
     (@schema $t:ty) => {
         Some((|g: &mut schemars::SchemaGenerator| g.subschema_for::<$t>()) as SchemaFn)
@@ -304,27 +307,6 @@ async fn admit(access: Access, req: &ServiceRequest) -> Result<crate::auth::Curr
     Ok(user)
 }
 
-async fn gate_user(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    gate(Access::User, req, next).await
-}
-
-async fn gate_admin(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    gate(Access::Admin, req, next).await
-}
-
-async fn gate_root(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    gate(Access::Root, req, next).await
-}
-
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(|err, _| {
         ApiError::bad_request(
@@ -488,30 +470,22 @@ pub fn too_many_requests() -> ApiError {
 /// This site's public origin, for links that leave it and come back (sign-in redirects, payment
 /// returns and notifications): the `ServerAddress` setting without a trailing slash, else the
 /// origin this request was made to.
-pub fn site_origin(o: &crate::settings::View<'_>, req: &HttpRequest) -> String {
-    server_address(o).unwrap_or_else(|| {
+pub fn site_origin(site: &crate::settings::Site, req: &HttpRequest) -> String {
+    site.origin().unwrap_or_else(|| {
         let info = req.connection_info();
         format!("{}://{}", info.scheme(), info.host())
     })
-}
-
-/// The `ServerAddress` setting without a trailing slash; `None` when it is not set.
-fn server_address(o: &crate::settings::View<'_>) -> Option<String> {
-    use switchboard_domain::options::OptionValues;
-    let text = o.text("ServerAddress");
-    let base = text.trim().trim_end_matches('/');
-    (!base.is_empty()).then(|| base.to_owned())
 }
 
 /// The absolute origin of links in e-mails (a password reset): the `ServerAddress` setting
 /// without a trailing slash, else the address this request was made to ([`request_origin`]).
 /// `None` when neither gives a usable host.
 pub fn mail_origin(
-    o: &crate::settings::View<'_>,
+    site: &crate::settings::Site,
     req: &HttpRequest,
     trusted: &switchboard_domain::token::IpAllowList,
 ) -> Option<String> {
-    server_address(o).or_else(|| request_origin(req, trusted))
+    site.origin().or_else(|| request_origin(req, trusted))
 }
 
 /// The origin this request was made to, `scheme://host[:port]`. Forwarding headers

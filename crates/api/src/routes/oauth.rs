@@ -21,14 +21,13 @@ use crate::auth::{self, AuthUser};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::client_ip;
 use crate::oauth::{self, Identity, OidcExpect, OidcRequest, Provider};
-use crate::settings::View;
+use crate::settings::{Named, SignIn, Site};
 use crate::AppState;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use serde_json::json;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::user::UserStatus;
 use switchboard_domain::validate;
 use switchboard_domain::ErrorCode;
@@ -71,8 +70,18 @@ fn parse_provider(name: &str) -> ApiResult<Provider> {
     Provider::parse(name).ok_or_else(|| invalid_provider(name))
 }
 
-fn require_enabled(o: &View<'_>, p: Provider) -> ApiResult<()> {
-    if o.bool(p.enabled_option()) {
+/// Whether the settings switch provider `p` on.
+fn enabled(s: &SignIn, p: Provider) -> bool {
+    match p {
+        Provider::GitHub => s.github.enabled,
+        Provider::Oidc => s.oidc.enabled,
+        Provider::Lark => s.lark.enabled,
+        Provider::WeChat => s.wechat.enabled,
+    }
+}
+
+fn require_enabled(s: &SignIn, p: Provider) -> ApiResult<()> {
+    if enabled(s, p) {
         Ok(())
     } else {
         Err(ApiError::forbidden(
@@ -82,19 +91,16 @@ fn require_enabled(o: &View<'_>, p: Provider) -> ApiResult<()> {
     }
 }
 
-fn setting(o: &View<'_>, key: &str) -> ApiResult<String> {
-    let v = o.text(key).trim().to_owned();
-    if v.is_empty() {
-        Err(oauth::not_configured(&format!("{key} is empty")))
-    } else {
-        Ok(v)
-    }
+/// A setting the provider needs, trimmed; `oauth_not_configured` naming it when it is empty.
+fn setting(n: &Named) -> ApiResult<String> {
+    n.non_empty()
+        .ok_or_else(|| oauth::not_configured(&format!("{} is empty", n.key)))
 }
 
 /// Where the provider sends the browser back: `{ServerAddress}/oauth/{provider}`, or this
 /// request's own origin when no server address is set.
-fn redirect_uri(o: &View<'_>, req: &HttpRequest, p: Provider) -> String {
-    format!("{}/oauth/{}", super::site_origin(o, req), p.name())
+fn redirect_uri(site: &Site, req: &HttpRequest, p: Provider) -> String {
+    format!("{}/oauth/{}", super::site_origin(site, req), p.name())
 }
 
 fn state_cookie(state: &AppState, value: String, max_age: i64) -> Cookie<'static> {
@@ -181,24 +187,24 @@ pub async fn endpoint(
 ) -> ApiResult<HttpResponse> {
     check_critical(&state, &req)?;
     let p = parse_provider(q.provider.as_deref().unwrap_or("oidc"))?;
-    let snap = state.view();
-    let o = View(&snap);
-    require_enabled(&o, p)?;
-    let redirect = redirect_uri(&o, &req, p);
+    let t = state.settings.typed();
+    let o = &t.sign_in;
+    require_enabled(o, p)?;
+    let redirect = redirect_uri(&t.site, &req, p);
     // Checked before a state is issued: nothing is stored for a flow that cannot start.
     let discovery = match p {
         Provider::GitHub => {
-            setting(&o, "GitHubClientId")?;
+            setting(&o.github.client_id)?;
             None
         }
         Provider::Lark => {
-            setting(&o, "LarkClientId")?;
+            setting(&o.lark.client_id)?;
             None
         }
         Provider::Oidc => {
-            setting(&o, "OIDCClientId")?;
+            setting(&o.oidc.client_id)?;
             let client = state.relay.clients.get(None).map_err(ApiError::internal)?;
-            Some(oauth::discover(&client, &setting(&o, "OIDCIssuer")?).await?)
+            Some(oauth::discover(&client, &setting(&o.oidc.issuer)?).await?)
         }
         Provider::WeChat => {
             return Err(ApiError::bad_request(
@@ -211,12 +217,12 @@ pub async fn endpoint(
     let url = match (p, discovery) {
         (Provider::GitHub, _) => oauth::github_authorize_url(
             &state.config.oauth,
-            &o.text("GitHubClientId"),
+            &o.github.client_id.value,
             &s,
             &redirect,
         )?,
         (Provider::Lark, _) => {
-            oauth::lark_authorize_url(&state.config.oauth, &o.text("LarkClientId"), &s, &redirect)?
+            oauth::lark_authorize_url(&state.config.oauth, &o.lark.client_id.value, &s, &redirect)?
         }
         (_, Some(d)) => {
             let (nonce, verifier) =
@@ -224,9 +230,9 @@ pub async fn endpoint(
             oauth::oidc_authorize_url(
                 &d,
                 &OidcRequest {
-                    client_id: o.text("OIDCClientId").trim(),
+                    client_id: o.oidc.client_id.value.trim(),
                     redirect_uri: &redirect,
-                    scopes: &o.text("OIDCScopes"),
+                    scopes: &o.oidc.scopes,
                     state: &s,
                     nonce: &nonce,
                     pkce_verifier: &verifier,
@@ -262,9 +268,9 @@ pub async fn callback(
     let p = parse_provider(&path)?;
     check_critical(&state, &req)?;
     crate::csrf::check_signed_in_get(&req)?;
-    let snap = state.view();
-    let o = View(&snap);
-    require_enabled(&o, p)?;
+    let t = state.settings.typed();
+    let o = &t.sign_in;
+    require_enabled(o, p)?;
     let code = required_code(&q.code)?;
     // Every provider's sign-in carries a state issued to this browser. WeChat has no redirect
     // leg (the user types the code the official account answered), so the console takes a state
@@ -272,15 +278,15 @@ pub async fn callback(
     // author's code cannot sign the visitor in to the author's account (login CSRF).
     take_state(&state, &req, q.state.trim()).await?;
     let client = state.relay.clients.get(None).map_err(ApiError::internal)?;
-    let redirect = redirect_uri(&o, &req, p);
+    let redirect = redirect_uri(&t.site, &req, p);
     let ep = &state.config.oauth;
     let identity = match p {
         Provider::GitHub => {
             oauth::github_identity(
                 &client,
                 ep,
-                &setting(&o, "GitHubClientId")?,
-                &setting(&o, "GitHubClientSecret")?,
+                &setting(&o.github.client_id)?,
+                &setting(&o.github.client_secret)?,
                 code,
                 &redirect,
             )
@@ -290,27 +296,26 @@ pub async fn callback(
             oauth::lark_identity(
                 &client,
                 ep,
-                &setting(&o, "LarkClientId")?,
-                &setting(&o, "LarkClientSecret")?,
+                &setting(&o.lark.client_id)?,
+                &setting(&o.lark.client_secret)?,
                 code,
                 &redirect,
             )
             .await?
         }
         Provider::Oidc => {
-            let issuer = setting(&o, "OIDCIssuer")?;
-            let client_id = setting(&o, "OIDCClientId")?;
+            let issuer = setting(&o.oidc.issuer)?;
+            let client_id = setting(&o.oidc.client_id)?;
             let s = q.state.trim();
             let (nonce, verifier) = oauth::oidc_nonce_and_verifier(&state.config.session_secret, s);
             let d = oauth::discover(&client, &issuer).await?;
-            let scopes = o.text("OIDCScopes");
             oauth::oidc_identity(
                 &client,
                 &d,
                 &OidcRequest {
                     client_id: &client_id,
                     redirect_uri: &redirect,
-                    scopes: &scopes,
+                    scopes: &o.oidc.scopes,
                     state: s,
                     nonce: &nonce,
                     pkce_verifier: &verifier,
@@ -318,10 +323,10 @@ pub async fn callback(
                 &OidcExpect {
                     issuer: &issuer,
                     client_id: &client_id,
-                    client_secret: &setting(&o, "OIDCClientSecret")?,
+                    client_secret: &setting(&o.oidc.client_secret)?,
                     nonce: &nonce,
-                    username_claims: &o.text("OIDCUsernameClaims"),
-                    email_claims: &o.text("OIDCEmailClaims"),
+                    username_claims: &o.oidc.username_claims,
+                    email_claims: &o.oidc.email_claims,
                     now: now(),
                 },
                 code,
@@ -333,8 +338,8 @@ pub async fn callback(
         Provider::WeChat => {
             oauth::wechat_identity(
                 &client,
-                &setting(&o, "WeChatServerAddress")?,
-                &o.text("WeChatServerToken"),
+                &setting(&o.wechat.server_address)?,
+                &o.wechat.server_token,
                 code,
             )
             .await?
@@ -392,12 +397,11 @@ async fn sign_in_or_bind(
     aff: &str,
 ) -> ApiResult<HttpResponse> {
     let current = auth::authenticate(req.clone()).await.ok();
-    let snap = state.view();
-    let o = View(&snap);
-    let register_open = o.bool("RegisterEnabled");
-    let quota_new = o.int("QuotaForNewUser");
-    let quota_invitee = o.int("QuotaForInvitee");
-    let quota_inviter = o.int("QuotaForInviter");
+    let reg = state.settings.registration();
+    let register_open = reg.enabled;
+    let quota_new = reg.quota_for_new_user;
+    let quota_invitee = reg.quota_for_invitee;
+    let quota_inviter = reg.quota_for_inviter;
     let ip = client_ip(req, &state.config.trusted_proxies);
     let ua = user_agent(req);
     let ttl = state.config.session_ttl_secs;

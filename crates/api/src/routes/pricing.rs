@@ -1,17 +1,16 @@
 //! Model prices (read by everyone, edited by administrators), the models a user can use with
 //! their prices, pricing warnings, and model owners.
 
+use super::paging::found_or;
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ApiError, ApiResult};
 use crate::extract::Body;
-use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::time::Duration;
-use switchboard_domain::options::OptionValues;
 use switchboard_domain::price::{
     plan_sync, validate_price, ExtraRatios, Price, PriceType, SyncMode,
 };
@@ -350,7 +349,7 @@ pub async fn sync(
         Some(v) => v,
         None => {
             let url = if b.url.is_empty() {
-                View(&state.settings.snapshot()).text("PriceSyncUrl")
+                state.settings.operation().price_sync_url.clone()
             } else {
                 b.url
             };
@@ -360,7 +359,7 @@ pub async fn sync(
                     "give a price server URL, or set PriceSyncUrl in the settings",
                 ));
             }
-            let allow_private = View(&state.settings.snapshot()).bool("AllowPrivateOutbound");
+            let allow_private = state.settings.operation().allow_private_outbound;
             switchboard_relay::remote::fetch_json(
                 &state.relay.clients,
                 &url,
@@ -482,6 +481,10 @@ pub struct OwnerBody {
     icon: String,
 }
 
+fn owner_not_found() -> ApiError {
+    ApiError::not_found("model owner not found")
+}
+
 fn check_owner(b: &OwnerBody) -> ApiResult<()> {
     if b.name.is_empty() {
         return Err(DomainError::Required { field: "name" }.into());
@@ -534,13 +537,10 @@ pub async fn update_owner(
     check_owner(&b)?;
     state
         .db(move |c| {
-            model_owners::update(c, b.id, &b.name, &b.icon).map_err(|e| {
-                if e.is_not_found() {
-                    ApiError::not_found("model owner not found")
-                } else {
-                    e.into()
-                }
-            })
+            found_or(
+                model_owners::update(c, b.id, &b.name, &b.icon),
+                owner_not_found,
+            )
         })
         .await?;
     Ok(ok(json!({"id": b.id})))
@@ -564,13 +564,7 @@ pub async fn delete_owner(
                     format!("{used} prices name this owner; change them first"),
                 ));
             }
-            model_owners::delete(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    ApiError::not_found("model owner not found")
-                } else {
-                    e.into()
-                }
-            })
+            found_or(model_owners::delete(c, id), owner_not_found)
         })
         .await?;
     Ok(ok(json!({"id": id})))

@@ -1,7 +1,7 @@
 //! Redemption codes: administrators create and manage them (`/api/redemption`), users redeem
 //! them for quota (`POST /api/user/topup`). The rules live in `switchboard_domain::redemption`.
 
-use super::users::{order_param, page_json, page_req};
+use super::paging::{self, found_or, Search};
 use crate::auth::{AdminUser, AuthUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
@@ -53,13 +53,7 @@ fn not_found() -> ApiError {
 }
 
 fn load(c: &mut DbConn, id: i64) -> ApiResult<RedemptionRow> {
-    redemptions::find(c, id).map_err(|e| {
-        if e.is_not_found() {
-            not_found()
-        } else {
-            e.into()
-        }
-    })
+    found_or(redemptions::find(c, id), not_found)
 }
 
 fn used() -> ApiError {
@@ -76,14 +70,11 @@ fn invalid_status() -> ApiError {
     )
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "RedemptionListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    status: Option<i32>,
+paging::list_query! {
+    #[schemars(rename = "RedemptionListQuery")]
+    pub struct ListQuery {
+        status: Option<i32>,
+    }
 }
 
 /// `GET /api/redemption`: paged; `keyword` (name, code or id), `status`, `order`.
@@ -92,21 +83,16 @@ pub async fn list(
     _a: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let page = page_req(q.page, q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
-    let keyword = q.keyword.map(|k| k.trim().to_owned());
-    let result = state
-        .db(move |c| {
-            let f = RedemptionFilter {
-                keyword: keyword.as_deref(),
-                status: q.status,
-            };
-            Ok(redemptions::list(c, &f, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(redemption_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    let mut q = q.into_inner();
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "-id")?;
+    paging::list(&state, s.page, redemption_json, move |c| {
+        let f = RedemptionFilter {
+            keyword: s.keyword(),
+            status: q.status,
+        };
+        Ok(redemptions::list(c, &f, &s.order, s.page)?)
+    })
+    .await
 }
 
 pub async fn get(
@@ -115,8 +101,7 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let r = state.db(move |c| load(c, id)).await?;
-    Ok(ok(redemption_json(&r)))
+    paging::one(&state, redemption_json, move |c| load(c, id)).await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -238,13 +223,7 @@ pub async fn update(
                 status: b.status,
             };
             // Re-checked in the statement: a redemption in between wins over the edit.
-            let changed = redemptions::update_unused(c, id, &ch).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })?;
+            let changed = found_or(redemptions::update_unused(c, id, &ch), not_found)?;
             if !changed {
                 return Err(used());
             }
@@ -261,15 +240,7 @@ pub async fn delete(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state
-        .db(move |c| {
-            redemptions::delete(c, id).map_err(|e| {
-                if e.is_not_found() {
-                    not_found()
-                } else {
-                    e.into()
-                }
-            })
-        })
+        .db(move |c| found_or(redemptions::delete(c, id), not_found))
         .await?;
     Ok(ok_message("redemption code deleted"))
 }
@@ -334,11 +305,7 @@ pub async fn redeem_for(
     key: &str,
 ) -> ApiResult<Redeemed> {
     let code = rules::normalize_code(key).ok_or_else(invalid_code)?;
-    let snap = state.view();
-    let per_unit = switchboard_domain::options::OptionValues::int(
-        &crate::settings::View(&snap),
-        "QuotaPerUnit",
-    );
+    let per_unit = state.settings.site().quota_per_unit;
     let username = username.to_owned();
     let (credited, balance, group, promoted) = state
         .db(move |c| {

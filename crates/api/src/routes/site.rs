@@ -2,75 +2,72 @@
 
 use crate::auth::AuthUser;
 use crate::error::{ok, ApiResult};
-use crate::settings::View;
+use crate::settings::Site;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde_json::{json, Map, Value};
 use switchboard_domain::html;
-use switchboard_domain::options::OptionValues;
 use switchboard_store::{model_owners, user_groups};
 
 /// `GET /api/status`: every site-info field the console needs (spec section 3).
 pub async fn status(state: web::Data<AppState>) -> HttpResponse {
-    let snap = state.view();
-    let o = View(&snap);
-    let chat_links: Value =
-        serde_json::from_str(&o.text("ChatLinks")).unwrap_or_else(|_| json!([]));
+    let t = state.settings.typed();
+    let (o, reg, s) = (&t.site, &t.registration, &t.sign_in);
+    let chat_links: Value = o.chat_links.clone().unwrap_or_else(|| json!([]));
     ok(json!({
-        "system_name": o.text("SystemName"),
-        "logo": o.text("Logo"),
+        "system_name": o.system_name,
+        "logo": o.logo,
         // Administrator-written HTML is served cleaned (switchboard_domain::html), whatever
         // is stored (an imported or hand-edited value too).
-        "footer_html": html::sanitize(&o.text("Footer")),
-        "server_address": o.text("ServerAddress"),
+        "footer_html": html::sanitize(&o.footer),
+        "server_address": o.server_address,
         "version": switchboard_domain::VERSION,
         "start_time": state.start_time,
-        "language": o.text("Language"),
-        "quota_per_unit": o.int("QuotaPerUnit"),
-        "display_in_currency": o.bool("DisplayInCurrencyEnabled"),
-        "top_up_link": o.text("TopUpLink"),
-        "payment_min_amount": o.int("PaymentMinAmount"),
-        "chat_link": o.text("ChatLink"),
+        "language": o.language,
+        "quota_per_unit": o.quota_per_unit,
+        "display_in_currency": o.display_in_currency,
+        "top_up_link": o.top_up_link,
+        "payment_min_amount": t.payment.min_amount,
+        "chat_link": o.chat_link,
         "chat_links": chat_links,
-        "UptimeEnabled": o.bool("UptimeKumaEnabled"),
-        "UptimeDomain": o.text("UptimeKumaUrl"),
-        "UptimePageName": o.text("UptimeKumaStatusPageName"),
-        "UserInvoiceMonth": o.bool("UserInvoiceMonth"),
-        "register_enabled": o.bool("RegisterEnabled"),
-        "password_login_enabled": o.bool("PasswordLoginEnabled"),
-        "password_register_enabled": o.bool("PasswordRegisterEnabled"),
-        "email_verification": o.bool("EmailVerificationEnabled"),
-        "github_oauth": o.bool("GitHubOAuthEnabled"),
-        "github_client_id": o.text("GitHubClientId"),
-        "oidc_auth": o.bool("OIDCAuthEnabled"),
-        "lark_login": o.bool("LarkAuthEnabled"),
-        "lark_client_id": o.text("LarkClientId"),
-        "wechat_login": o.bool("WeChatAuthEnabled"),
-        "wechat_qrcode": o.text("WeChatAccountQRCodeImageURL"),
-        "turnstile_check": o.bool("TurnstileCheckEnabled"),
-        "turnstile_site_key": o.text("TurnstileSiteKey"),
-        "telegram_bot": o.text("TelegramBotName"),
+        "UptimeEnabled": o.uptime_kuma_enabled,
+        "UptimeDomain": o.uptime_kuma_url,
+        "UptimePageName": o.uptime_kuma_status_page_name,
+        "UserInvoiceMonth": o.user_invoice_month,
+        "register_enabled": reg.enabled,
+        "password_login_enabled": s.password_login,
+        "password_register_enabled": reg.password,
+        "email_verification": reg.email_verification,
+        "github_oauth": s.github.enabled,
+        "github_client_id": s.github.client_id.value,
+        "oidc_auth": s.oidc.enabled,
+        "lark_login": s.lark.enabled,
+        "lark_client_id": s.lark.client_id.value,
+        "wechat_login": s.wechat.enabled,
+        "wechat_qrcode": s.wechat.qrcode_image_url,
+        "turnstile_check": s.turnstile.enabled,
+        "turnstile_site_key": s.turnstile.site_key,
+        "telegram_bot": t.telegram.bot_name,
     }))
 }
 
-fn text_option(state: &AppState, key: &str, clean: fn(&str) -> String) -> HttpResponse {
-    let snap = state.view();
-    ok(clean(&View(&snap).text(key)))
+fn site_text(state: &AppState, text: fn(&Site) -> &str, clean: fn(&str) -> String) -> HttpResponse {
+    ok(clean(text(&state.settings.site())))
 }
 
 /// `GET /api/notice`: the notice, as cleaned HTML.
 pub async fn notice(state: web::Data<AppState>) -> HttpResponse {
-    text_option(&state, "Notice", html::sanitize)
+    site_text(&state, |s| &s.notice, html::sanitize)
 }
 
 /// `GET /api/about`: an `http(s)://` address to frame, or cleaned HTML.
 pub async fn about(state: web::Data<AppState>) -> HttpResponse {
-    text_option(&state, "About", html::page_content)
+    site_text(&state, |s| &s.about, html::page_content)
 }
 
 /// `GET /api/home_page_content`: an `http(s)://` address to frame, or cleaned HTML.
 pub async fn home_page_content(state: web::Data<AppState>) -> HttpResponse {
-    text_option(&state, "HomePageContent", html::page_content)
+    site_text(&state, |s| &s.home_page_content, html::page_content)
 }
 
 /// `GET /api/model_ownedby`: the model owners with their ids and icons.

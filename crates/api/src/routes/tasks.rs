@@ -5,9 +5,9 @@
 //! the administrators' filters (`user_id`, `channel_id`) on a self route answer 403. Users never
 //! see the channel of a task. Paging: `page` (1-based) and `size` (1..=100), newest first.
 
-use super::users::{page_json, page_req};
+use super::paging::{self, int, page_req, text};
 use crate::auth::{AdminUser, AuthUser};
-use crate::error::{ok, ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult};
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -38,25 +38,6 @@ pub struct TaskQuery {
     // Administrators only.
     user_id: Option<String>,
     channel_id: Option<String>,
-}
-
-fn text(v: &Option<String>) -> Option<String> {
-    v.as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
-
-fn int(name: &str, v: &Option<String>) -> ApiResult<Option<i64>> {
-    match text(v) {
-        None => Ok(None),
-        Some(s) => s.parse::<i64>().map(Some).map_err(|_| {
-            ApiError::bad_request(
-                ErrorCode::InvalidQuery,
-                format!("{name} must be an integer, not {s:?}"),
-            )
-        }),
-    }
 }
 
 fn filter(q: &TaskQuery, own: Option<i64>, platform: Option<&str>) -> ApiResult<TaskFilter> {
@@ -145,10 +126,9 @@ async fn list(
 ) -> ApiResult<HttpResponse> {
     let f = filter(&q, own, platform)?;
     let page = page_req(int("page", &q.page)?, int("size", &q.size)?)?;
-    let r = state.db(move |c| Ok(tasks::list(c, &f, page)?)).await?;
     let admin = own.is_none();
-    let data = r.items.iter().map(|t| task_json(t, admin)).collect();
-    Ok(ok(page_json(data, page, r.total)))
+    let render = |t: &_| task_json(t, admin);
+    paging::list(state, page, render, move |c| Ok(tasks::list(c, &f, page)?)).await
 }
 
 /// `GET /api/mj`: every Midjourney task (administrators).

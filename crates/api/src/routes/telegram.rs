@@ -2,7 +2,7 @@
 //! the reload that registers the command list with Telegram, and the webhook Telegram calls
 //! (`/api/telegram/{token}`). The bot itself is `crate::telegram`.
 
-use super::users::{page_json, page_req};
+use super::paging::{self, found_or, Search};
 use crate::auth::RootUser;
 use crate::crypto::constant_time_eq;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
@@ -49,11 +49,8 @@ fn taken(command: &str) -> ApiError {
     )
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
+paging::keyword_query! {
+    pub struct ListQuery;
 }
 
 /// `GET /api/option/telegram`: the menu, by command.
@@ -62,13 +59,11 @@ pub async fn list(
     _r: RootUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let page = page_req(q.page, q.size)?;
-    let result = state
-        .db(move |c| Ok(store::list_menus(c, q.keyword.as_deref(), page)?))
-        .await?;
-    let data = result.items.iter().map(menu_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    let s = Search::unsorted(&mut q.into_inner())?;
+    paging::list(&state, s.page, menu_json, move |c| {
+        Ok(store::list_menus(c, s.keyword(), s.page)?)
+    })
+    .await
 }
 
 /// `GET /api/option/telegram/{id}`.
@@ -78,14 +73,10 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let m = state
-        .db(move |c| match store::find_menu(c, id) {
-            Ok(m) => Ok(m),
-            Err(e) if e.is_not_found() => Err(not_found()),
-            Err(e) => Err(e.into()),
-        })
-        .await?;
-    Ok(ok(menu_json(&m)))
+    paging::one(&state, menu_json, move |c| {
+        found_or(store::find_menu(c, id), not_found)
+    })
+    .await
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -110,6 +101,17 @@ struct Checked {
     description: String,
     parse_mode: String,
     reply_message: String,
+}
+
+impl Checked {
+    fn fields(&self) -> MenuFields<'_> {
+        MenuFields {
+            command: &self.command,
+            description: &self.description,
+            parse_mode: &self.parse_mode,
+            reply_message: &self.reply_message,
+        }
+    }
 }
 
 fn check(b: MenuBody) -> ApiResult<Checked> {
@@ -182,16 +184,7 @@ pub async fn create(
     let command = e.command.clone();
     let m = state
         .db(move |c| {
-            let r = store::insert_menu(
-                c,
-                &MenuFields {
-                    command: &e.command,
-                    description: &e.description,
-                    parse_mode: &e.parse_mode,
-                    reply_message: &e.reply_message,
-                },
-            )
-            .and_then(|id| store::find_menu(c, id));
+            let r = store::insert_menu(c, &e.fields()).and_then(|id| store::find_menu(c, id));
             saved(r, &e.command)
         })
         .await?;
@@ -210,17 +203,7 @@ pub async fn update(
     let e = check(b)?;
     let m = state
         .db(move |c| {
-            let r = store::update_menu(
-                c,
-                id,
-                &MenuFields {
-                    command: &e.command,
-                    description: &e.description,
-                    parse_mode: &e.parse_mode,
-                    reply_message: &e.reply_message,
-                },
-            )
-            .and_then(|()| store::find_menu(c, id));
+            let r = store::update_menu(c, id, &e.fields()).and_then(|()| store::find_menu(c, id));
             saved(r, &e.command)
         })
         .await?;
@@ -236,11 +219,7 @@ pub async fn delete(
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
     state
-        .db(move |c| match store::delete_menu(c, id) {
-            Ok(()) => Ok(()),
-            Err(e) if e.is_not_found() => Err(not_found()),
-            Err(e) => Err(e.into()),
-        })
+        .db(move |c| found_or(store::delete_menu(c, id), not_found))
         .await?;
     state.telegram.menu_changed();
     Ok(ok_message("deleted"))

@@ -1,6 +1,6 @@
 //! API keys of the signed-in user (`/api/token`), and an administrators' search across users.
 
-use super::users::{order_param, page_json, page_req};
+use super::paging::{self, found_or, Search};
 use crate::auth::{AdminUser, AuthUser, CurrentUser};
 use crate::crypto::{key_digest, key_hint, new_api_key};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
@@ -57,38 +57,30 @@ pub fn token_json(t: &TokenRow) -> Value {
     })
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "TokenListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    status: Option<i32>,
-    /// Admin search only.
-    user_id: Option<i64>,
+paging::list_query! {
+    #[schemars(rename = "TokenListQuery")]
+    pub struct ListQuery {
+        status: Option<i32>,
+        /// Admin search only.
+        user_id: Option<i64>,
+    }
 }
 
 async fn list_tokens(
     state: &AppState,
-    q: ListQuery,
+    mut q: ListQuery,
     user_id: Option<i64>,
 ) -> ApiResult<HttpResponse> {
-    let page = page_req(q.page, q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
-    let keyword = q.keyword.map(|k| k.trim().to_owned());
-    let result = state
-        .db(move |c| {
-            let f = TokenFilter {
-                user_id,
-                keyword: keyword.as_deref(),
-                status: q.status,
-            };
-            Ok(tokens::list(c, &f, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(token_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "-id")?;
+    paging::list(state, s.page, token_json, move |c| {
+        let f = TokenFilter {
+            user_id,
+            keyword: s.keyword(),
+            status: q.status,
+        };
+        Ok(tokens::list(c, &f, &s.order, s.page)?)
+    })
+    .await
 }
 
 /// `GET /api/token`: the user's own keys (masked), paged, with keyword/status filters.
@@ -116,13 +108,7 @@ fn not_found() -> ApiError {
 }
 
 fn load_owned(c: &mut DbConn, id: i64, user_id: i64) -> ApiResult<TokenRow> {
-    tokens::find_owned(c, id, user_id).map_err(|e| {
-        if e.is_not_found() {
-            not_found()
-        } else {
-            e.into()
-        }
-    })
+    found_or(tokens::find_owned(c, id, user_id), not_found)
 }
 
 pub async fn get(
@@ -131,8 +117,7 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let t = state.db(move |c| load_owned(c, id, me.id)).await?;
-    Ok(ok(token_json(&t)))
+    paging::one(&state, token_json, move |c| load_owned(c, id, me.id)).await
 }
 
 /// `GET /api/token/{id}/key`: the full key, to its owner only (copy button, chat-client links).

@@ -1,85 +1,34 @@
 //! User administration (role >= admin): list, get, create, update, delete, manage and quota.
 
-use super::account::{group_exists, load_user, user_json};
+use super::account::{
+    check_email_free, check_profile_edit, check_username_free, group_exists, load_user, user_json,
+    user_not_found,
+};
+use super::paging::{self, found_or, Search};
 use crate::auth::{self, AdminUser, CurrentUser};
 use crate::error::{ok, ok_message, ApiError, ApiResult};
 use crate::extract::Body;
 use crate::AppState;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use switchboard_domain::log::LogType;
 use switchboard_domain::quota;
 use switchboard_domain::user::{may_manage, ManageAction, ManageDenied, Role, UserStatus};
 use switchboard_domain::validate;
 use switchboard_domain::ErrorCode;
 use switchboard_store::users::{NewUser, UserChangeset, UserFilter, UserRow, ORDER_FIELDS};
-use switchboard_store::{logs, now, sessions, tokens, users, DbConn, PageReq};
+use switchboard_store::{logs, now, sessions, tokens, users, DbConn};
 
-pub const DEFAULT_PAGE_SIZE: i64 = 10;
-pub const MAX_PAGE_SIZE: i64 = 100;
-
-#[derive(Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "UserListQuery")]
-pub struct ListQuery {
-    page: Option<i64>,
-    /// one-api's name for the page (0-based there); accepted for old scripts.
-    p: Option<i64>,
-    size: Option<i64>,
-    keyword: Option<String>,
-    order: Option<String>,
-    group: Option<String>,
-    role: Option<i32>,
-    status: Option<i32>,
-}
-
-/// Validates page/size (1-based page; size 1..=100, default 10; the row offset must not overflow).
-pub fn page_req(page: Option<i64>, size: Option<i64>) -> ApiResult<PageReq> {
-    let page = page.unwrap_or(1);
-    let size = size.unwrap_or(DEFAULT_PAGE_SIZE);
-    if page < 1 {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidPage,
-            "page must be 1 or more",
-        ));
+paging::list_query! {
+    #[schemars(rename = "UserListQuery")]
+    pub struct ListQuery {
+        /// one-api's name for the page (0-based there); accepted for old scripts.
+        p: Option<i64>,
+        group: Option<String>,
+        role: Option<i32>,
+        status: Option<i32>,
     }
-    if !(1..=MAX_PAGE_SIZE).contains(&size) {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidSize,
-            format!("size must be between 1 and {MAX_PAGE_SIZE}"),
-        ));
-    }
-    // The row offset, (page - 1) * size, must exist: a huge page would overflow it.
-    if (page - 1).checked_mul(size).is_none() {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidPage,
-            "page is too large",
-        ));
-    }
-    Ok(PageReq { page, size })
-}
-
-/// The list envelope of the API conventions: `{data, page, size, total_count}`.
-pub fn page_json(data: Vec<Value>, page: PageReq, total: i64) -> Value {
-    json!({"data": data, "page": page.page, "size": page.size, "total_count": total})
-}
-
-/// Validates an `order` parameter against an allow-list (`field` or `-field`).
-pub fn order_param(order: Option<String>, allowed: &[&str], default: &str) -> ApiResult<String> {
-    let order = order
-        .filter(|o| !o.is_empty())
-        .unwrap_or_else(|| default.to_owned());
-    let field = order.strip_prefix('-').unwrap_or(&order);
-    if !allowed.contains(&field) {
-        return Err(ApiError::bad_request(
-            ErrorCode::InvalidOrder,
-            format!(
-                "cannot order by {field:?}; use one of {}",
-                allowed.join(", ")
-            ),
-        ));
-    }
-    Ok(order)
 }
 
 pub async fn list(
@@ -87,24 +36,20 @@ pub async fn list(
     _admin: AdminUser,
     q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
-    let q = q.into_inner();
-    let page = page_req(q.page.or(q.p.map(|p| p.saturating_add(1))), q.size)?;
-    let order = order_param(q.order, ORDER_FIELDS, "-id")?;
-    let keyword = q.keyword.map(|k| k.trim().to_owned());
+    let mut q = q.into_inner();
+    q.page = q.page.or(q.p.map(|p| p.saturating_add(1)));
+    let s = Search::sorted(&mut q, ORDER_FIELDS, "-id")?;
     let group = q.group.filter(|g| !g.is_empty());
-    let result = state
-        .db(move |c| {
-            let filter = UserFilter {
-                keyword: keyword.as_deref(),
-                group: group.as_deref(),
-                role: q.role,
-                status: q.status,
-            };
-            Ok(users::list(c, &filter, &order, page)?)
-        })
-        .await?;
-    let data: Vec<_> = result.items.iter().map(user_json).collect();
-    Ok(ok(page_json(data, page, result.total)))
+    paging::list(&state, s.page, user_json, move |c| {
+        let filter = UserFilter {
+            keyword: s.keyword(),
+            group: group.as_deref(),
+            role: q.role,
+            status: q.status,
+        };
+        Ok(users::list(c, &filter, &s.order, s.page)?)
+    })
+    .await
 }
 
 pub async fn get(
@@ -113,8 +58,7 @@ pub async fn get(
     id: web::Path<i64>,
 ) -> ApiResult<HttpResponse> {
     let id = id.into_inner();
-    let user = state.db(move |c| load_user(c, id)).await?;
-    Ok(ok(user_json(&user)))
+    paging::one(&state, user_json, move |c| load_user(c, id)).await
 }
 
 fn denied(d: ManageDenied) -> ApiError {
@@ -213,18 +157,8 @@ pub async fn create(
                         format!("group {group:?} does not exist or is disabled"),
                     ));
                 }
-                if users::username_taken(c, &body.username, 0)? {
-                    return Err(ApiError::conflict(
-                        ErrorCode::UsernameTaken,
-                        "this username is already taken",
-                    ));
-                }
-                if users::email_taken(c, &body.email, 0)? {
-                    return Err(ApiError::conflict(
-                        ErrorCode::EmailTaken,
-                        "this e-mail address is already in use",
-                    ));
-                }
+                check_username_free(c, &body.username, 0)?;
+                check_email_free(c, &body.email, 0)?;
                 let t = now();
                 let display = if body.display_name.is_empty() {
                     &body.username
@@ -289,16 +223,11 @@ pub async fn update(
     AdminUser(me): AdminUser,
     Body(body): Body<UpdateBody>,
 ) -> ApiResult<HttpResponse> {
-    if let Some(u) = &body.username {
-        validate::username(u)?;
-    }
-    if let Some(d) = &body.display_name {
-        validate::display_name(d)?;
-    }
-    let password = body.password.filter(|p| !p.is_empty());
-    if let Some(p) = &password {
-        validate::password(p)?;
-    }
+    let password = check_profile_edit(
+        body.username.as_deref(),
+        body.display_name.as_deref(),
+        body.password,
+    )?;
     if let Some(e) = body.email.as_deref().filter(|e| !e.is_empty()) {
         validate::email(e)?;
     }
@@ -316,21 +245,11 @@ pub async fn update(
                     ..Default::default()
                 };
                 if let Some(u) = body.username.filter(|u| *u != target.username) {
-                    if users::username_taken(c, &u, target.id)? {
-                        return Err(ApiError::conflict(
-                            ErrorCode::UsernameTaken,
-                            "this username is already taken",
-                        ));
-                    }
+                    check_username_free(c, &u, target.id)?;
                     ch.username = Some(u);
                 }
                 if let Some(e) = body.email.filter(|e| *e != target.email) {
-                    if users::email_taken(c, &e, target.id)? {
-                        return Err(ApiError::conflict(
-                            ErrorCode::EmailTaken,
-                            "this e-mail address is already in use",
-                        ));
-                    }
+                    check_email_free(c, &e, target.id)?;
                     ch.email = Some(e);
                 }
                 if let Some(g) = body.group.filter(|g| *g != target.group_name) {
@@ -396,15 +315,7 @@ pub async fn manage(
             let id = match (body.id, body.username) {
                 (Some(id), _) => id,
                 (None, Some(name)) if !name.is_empty() => {
-                    users::find_by_username(c, &name)
-                        .map_err(|e| {
-                            if e.is_not_found() {
-                                ApiError::not_found("user not found")
-                            } else {
-                                e.into()
-                            }
-                        })?
-                        .id
+                    found_or(users::find_by_username(c, &name), user_not_found)?.id
                 }
                 _ => {
                     return Err(ApiError::bad_request(
@@ -537,9 +448,7 @@ pub async fn change_quota(
             "remark must be at most 255 characters",
         ));
     }
-    let snap = state.view();
-    let per_unit = crate::settings::View(&snap);
-    let per_unit = switchboard_domain::options::OptionValues::int(&per_unit, "QuotaPerUnit");
+    let per_unit = state.settings.site().quota_per_unit;
     if body.quota < 0 {
         // The ledger knows what requests in flight hold and what is not written yet: a
         // deduction may take only what is really free.

@@ -42,222 +42,175 @@ impl Lang {
     }
 }
 
-/// Everything the bot says besides data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Msg {
-    NotBound,
-    UseHelp,
-    PrivateOnly,
-    Cancelled,
-    AskToken,
-    Bound,
-    Taken,
-    Disabled,
-    InvalidToken,
-    Failed,
-    Unbound,
-    Balance,
-    AskCode,
-    ToppedUp,
-    CodeInvalid,
-    NotToppedUp,
-    NoKeys,
-    KeysTitle,
-    Remaining,
-    Unlimited,
-    KeyGone,
-    KeyUnavailable,
-    InviteCode,
-    InviteLink,
-    Unknown,
-    Enabled,
-    KeyDisabled,
-    Expired,
-    Exhausted,
+/// Declares [`Msg`], one variant per line with its text in each language (English, Simplified
+/// Chinese, Traditional Chinese, Japanese; the order of [`Lang`]), and [`Msg::ALL`].
+macro_rules! messages {
+    ($($m:ident => $texts:expr,)*) => {
+        /// Everything the bot says besides data.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Msg {
+            $($m,)*
+        }
+
+        impl Msg {
+            /// Every message (the test that each language has each placeholder walks it).
+            pub const ALL: &'static [Msg] = &[$(Msg::$m,)*];
+
+            /// The texts of the message, in the order of [`Lang`].
+            fn texts(self) -> [&'static str; 4] {
+                match self {
+                    $(Msg::$m => $texts,)*
+                }
+            }
+        }
+    };
 }
 
-impl Msg {
-    /// Every message (the test that each language has each placeholder walks it).
-    pub const ALL: [Msg; 29] = {
-        use Msg::*;
-        [
-            NotBound,
-            UseHelp,
-            PrivateOnly,
-            Cancelled,
-            AskToken,
-            Bound,
-            Taken,
-            Disabled,
-            InvalidToken,
-            Failed,
-            Unbound,
-            Balance,
-            AskCode,
-            ToppedUp,
-            CodeInvalid,
-            NotToppedUp,
-            NoKeys,
-            KeysTitle,
-            Remaining,
-            Unlimited,
-            KeyGone,
-            KeyUnavailable,
-            InviteCode,
-            InviteLink,
-            Unknown,
-            Enabled,
-            KeyDisabled,
-            Expired,
-            Exhausted,
-        ]
-    };
+messages! {
+    NotBound => [
+        "This Telegram account is not bound to an account yet: send /bind.",
+        "此 Telegram 账号尚未绑定本站账号：请发送 /bind。",
+        "此 Telegram 帳號尚未綁定本站帳號：請發送 /bind。",
+        "この Telegram アカウントはまだ連携されていません：/bind を送信してください。",
+    ],
+    UseHelp => [
+        "Send /help to see what I can do.",
+        "发送 /help 查看可用命令。",
+        "發送 /help 查看可用指令。",
+        "/help で使えるコマンドを確認できます。",
+    ],
+    PrivateOnly => [
+        "Please talk to me in a private chat for that.",
+        "请在与机器人的私聊中使用此命令。",
+        "請在與機械人的私人對話中使用此指令。",
+        "このコマンドはボットとの個別チャットで使ってください。",
+    ],
+    Cancelled => ["Cancelled.", "已取消。", "已取消。", "キャンセルしました。"],
+    AskToken => [
+        "Send me your access token (Profile → Access token on the site), or /cancel.",
+        "请发送你的访问令牌（本站 个人设置 → 访问令牌），或发送 /cancel 取消。",
+        "請發送你的存取令牌（本站 個人設定 → 存取令牌），或發送 /cancel 取消。",
+        "アクセストークン（サイトのプロフィール → アクセストークン）を送信してください。/cancel で中止します。",
+    ],
+    Bound => [
+        "Bound to {0}. Your message with the token was deleted.",
+        "已绑定到 {0}。含令牌的消息已删除。",
+        "已綁定到 {0}。含令牌的訊息已刪除。",
+        "{0} と連携しました。トークンを含むメッセージは削除しました。",
+    ],
+    Taken => [
+        "This Telegram account is bound to another account: /unbind it there first.",
+        "此 Telegram 账号已绑定其他账号：请先用该账号 /unbind 解绑。",
+        "此 Telegram 帳號已綁定其他帳號：請先用該帳號 /unbind 解除綁定。",
+        "この Telegram アカウントは別のアカウントと連携済みです：先にそちらで /unbind してください。",
+    ],
+    Disabled => [
+        "That account is disabled.",
+        "该账号已被禁用。",
+        "該帳號已被停用。",
+        "そのアカウントは無効化されています。",
+    ],
+    InvalidToken => [
+        "That access token is not valid: generate one under Profile → Access token and /bind again.",
+        "访问令牌无效：请在 个人设置 → 访问令牌 中生成后重新 /bind。",
+        "存取令牌無效：請在 個人設定 → 存取令牌 中產生後重新 /bind。",
+        "アクセストークンが無効です：プロフィール → アクセストークンで発行し、もう一度 /bind してください。",
+    ],
+    Failed => [
+        "Something went wrong; try again later.",
+        "出错了，请稍后再试。",
+        "出錯了，請稍後再試。",
+        "エラーが発生しました。しばらくしてからもう一度お試しください。",
+    ],
+    Unbound => [
+        "Unbound from {0}.",
+        "已解除与 {0} 的绑定。",
+        "已解除與 {0} 的綁定。",
+        "{0} との連携を解除しました。",
+    ],
+    Balance => [
+        "{0}\nBalance: {1}\nUsed: {2}\nRequests: {3}",
+        "{0}\n余额：{1}\n已用：{2}\n请求次数：{3}",
+        "{0}\n餘額：{1}\n已用：{2}\n請求次數：{3}",
+        "{0}\n残高：{1}\n使用済み：{2}\nリクエスト数：{3}",
+    ],
+    AskCode => [
+        "Send me the redemption code, or /cancel.",
+        "请发送兑换码，或发送 /cancel 取消。",
+        "請發送兌換碼，或發送 /cancel 取消。",
+        "引き換えコードを送信してください。/cancel で中止します。",
+    ],
+    ToppedUp => [
+        "Topped up {0}. Balance: {1}",
+        "充值成功：{0}。当前余额：{1}",
+        "增值成功：{0}。目前餘額：{1}",
+        "{0} をチャージしました。残高：{1}",
+    ],
+    CodeInvalid => [
+        "Not topped up: the code is invalid or has already been used.",
+        "充值失败：兑换码无效或已被使用。",
+        "增值失敗：兌換碼無效或已被使用。",
+        "チャージできません：コードが無効か、使用済みです。",
+    ],
+    NotToppedUp => [
+        "Not topped up: {0}",
+        "充值失败：{0}",
+        "增值失敗：{0}",
+        "チャージできません：{0}",
+    ],
+    NoKeys => [
+        "You have no API keys yet: create one on the site.",
+        "你还没有令牌：请在本站创建。",
+        "你還沒有令牌：請在本站建立。",
+        "API キーがまだありません：サイトで作成してください。",
+    ],
+    KeysTitle => [
+        "API keys ({0}/{1})",
+        "令牌（{0}/{1}）",
+        "令牌（{0}/{1}）",
+        "API キー（{0}/{1}）",
+    ],
+    Remaining => ["remaining {0}", "剩余 {0}", "剩餘 {0}", "残り {0}"],
+    Unlimited => ["unlimited", "无限", "無限", "無制限"],
+    KeyGone => [
+        "That key is gone.",
+        "该令牌已不存在。",
+        "該令牌已不存在。",
+        "そのキーはもうありません。",
+    ],
+    KeyUnavailable => [
+        "This key cannot be shown again: create a new one on the site.",
+        "该令牌无法再次显示：请在本站新建一个。",
+        "該令牌無法再次顯示：請在本站新建一個。",
+        "このキーは再表示できません：サイトで新しく作成してください。",
+    ],
+    InviteCode => [
+        "Your invite code: {0}",
+        "你的邀请码：{0}",
+        "你的邀請碼：{0}",
+        "あなたの招待コード：{0}",
+    ],
+    InviteLink => [
+        "Your invite link:\n{0}",
+        "你的邀请链接：\n{0}",
+        "你的邀請連結：\n{0}",
+        "あなたの招待リンク：\n{0}",
+    ],
+    Unknown => [
+        "Unknown command. Send /help to see what I can do.",
+        "未知命令。发送 /help 查看可用命令。",
+        "未知指令。發送 /help 查看可用指令。",
+        "不明なコマンドです。/help で使えるコマンドを確認できます。",
+    ],
+    Enabled => ["enabled", "已启用", "已啟用", "有効"],
+    KeyDisabled => ["disabled", "已禁用", "已停用", "無効"],
+    Expired => ["expired", "已过期", "已過期", "期限切れ"],
+    Exhausted => ["used up", "已耗尽", "已用盡", "使い切り"],
 }
 
 /// The template of `m` in `lang` (plain text; `{n}` placeholders).
 pub fn template(lang: Lang, m: Msg) -> &'static str {
-    use Msg::*;
-    lang.pick(match m {
-        NotBound => [
-            "This Telegram account is not bound to an account yet: send /bind.",
-            "此 Telegram 账号尚未绑定本站账号：请发送 /bind。",
-            "此 Telegram 帳號尚未綁定本站帳號：請發送 /bind。",
-            "この Telegram アカウントはまだ連携されていません：/bind を送信してください。",
-        ],
-        UseHelp => [
-            "Send /help to see what I can do.",
-            "发送 /help 查看可用命令。",
-            "發送 /help 查看可用指令。",
-            "/help で使えるコマンドを確認できます。",
-        ],
-        PrivateOnly => [
-            "Please talk to me in a private chat for that.",
-            "请在与机器人的私聊中使用此命令。",
-            "請在與機械人的私人對話中使用此指令。",
-            "このコマンドはボットとの個別チャットで使ってください。",
-        ],
-        Cancelled => ["Cancelled.", "已取消。", "已取消。", "キャンセルしました。"],
-        AskToken => [
-            "Send me your access token (Profile → Access token on the site), or /cancel.",
-            "请发送你的访问令牌（本站 个人设置 → 访问令牌），或发送 /cancel 取消。",
-            "請發送你的存取令牌（本站 個人設定 → 存取令牌），或發送 /cancel 取消。",
-            "アクセストークン（サイトのプロフィール → アクセストークン）を送信してください。/cancel で中止します。",
-        ],
-        Bound => [
-            "Bound to {0}. Your message with the token was deleted.",
-            "已绑定到 {0}。含令牌的消息已删除。",
-            "已綁定到 {0}。含令牌的訊息已刪除。",
-            "{0} と連携しました。トークンを含むメッセージは削除しました。",
-        ],
-        Taken => [
-            "This Telegram account is bound to another account: /unbind it there first.",
-            "此 Telegram 账号已绑定其他账号：请先用该账号 /unbind 解绑。",
-            "此 Telegram 帳號已綁定其他帳號：請先用該帳號 /unbind 解除綁定。",
-            "この Telegram アカウントは別のアカウントと連携済みです：先にそちらで /unbind してください。",
-        ],
-        Disabled => [
-            "That account is disabled.",
-            "该账号已被禁用。",
-            "該帳號已被停用。",
-            "そのアカウントは無効化されています。",
-        ],
-        InvalidToken => [
-            "That access token is not valid: generate one under Profile → Access token and /bind again.",
-            "访问令牌无效：请在 个人设置 → 访问令牌 中生成后重新 /bind。",
-            "存取令牌無效：請在 個人設定 → 存取令牌 中產生後重新 /bind。",
-            "アクセストークンが無効です：プロフィール → アクセストークンで発行し、もう一度 /bind してください。",
-        ],
-        Failed => [
-            "Something went wrong; try again later.",
-            "出错了，请稍后再试。",
-            "出錯了，請稍後再試。",
-            "エラーが発生しました。しばらくしてからもう一度お試しください。",
-        ],
-        Unbound => [
-            "Unbound from {0}.",
-            "已解除与 {0} 的绑定。",
-            "已解除與 {0} 的綁定。",
-            "{0} との連携を解除しました。",
-        ],
-        Balance => [
-            "{0}\nBalance: {1}\nUsed: {2}\nRequests: {3}",
-            "{0}\n余额：{1}\n已用：{2}\n请求次数：{3}",
-            "{0}\n餘額：{1}\n已用：{2}\n請求次數：{3}",
-            "{0}\n残高：{1}\n使用済み：{2}\nリクエスト数：{3}",
-        ],
-        AskCode => [
-            "Send me the redemption code, or /cancel.",
-            "请发送兑换码，或发送 /cancel 取消。",
-            "請發送兌換碼，或發送 /cancel 取消。",
-            "引き換えコードを送信してください。/cancel で中止します。",
-        ],
-        ToppedUp => [
-            "Topped up {0}. Balance: {1}",
-            "充值成功：{0}。当前余额：{1}",
-            "增值成功：{0}。目前餘額：{1}",
-            "{0} をチャージしました。残高：{1}",
-        ],
-        CodeInvalid => [
-            "Not topped up: the code is invalid or has already been used.",
-            "充值失败：兑换码无效或已被使用。",
-            "增值失敗：兌換碼無效或已被使用。",
-            "チャージできません：コードが無効か、使用済みです。",
-        ],
-        NotToppedUp => [
-            "Not topped up: {0}",
-            "充值失败：{0}",
-            "增值失敗：{0}",
-            "チャージできません：{0}",
-        ],
-        NoKeys => [
-            "You have no API keys yet: create one on the site.",
-            "你还没有令牌：请在本站创建。",
-            "你還沒有令牌：請在本站建立。",
-            "API キーがまだありません：サイトで作成してください。",
-        ],
-        KeysTitle => [
-            "API keys ({0}/{1})",
-            "令牌（{0}/{1}）",
-            "令牌（{0}/{1}）",
-            "API キー（{0}/{1}）",
-        ],
-        Remaining => ["remaining {0}", "剩余 {0}", "剩餘 {0}", "残り {0}"],
-        Unlimited => ["unlimited", "无限", "無限", "無制限"],
-        KeyGone => [
-            "That key is gone.",
-            "该令牌已不存在。",
-            "該令牌已不存在。",
-            "そのキーはもうありません。",
-        ],
-        KeyUnavailable => [
-            "This key cannot be shown again: create a new one on the site.",
-            "该令牌无法再次显示：请在本站新建一个。",
-            "該令牌無法再次顯示：請在本站新建一個。",
-            "このキーは再表示できません：サイトで新しく作成してください。",
-        ],
-        InviteCode => [
-            "Your invite code: {0}",
-            "你的邀请码：{0}",
-            "你的邀請碼：{0}",
-            "あなたの招待コード：{0}",
-        ],
-        InviteLink => [
-            "Your invite link:\n{0}",
-            "你的邀请链接：\n{0}",
-            "你的邀請連結：\n{0}",
-            "あなたの招待リンク：\n{0}",
-        ],
-        Unknown => [
-            "Unknown command. Send /help to see what I can do.",
-            "未知命令。发送 /help 查看可用命令。",
-            "未知指令。發送 /help 查看可用指令。",
-            "不明なコマンドです。/help で使えるコマンドを確認できます。",
-        ],
-        Enabled => ["enabled", "已启用", "已啟用", "有効"],
-        KeyDisabled => ["disabled", "已禁用", "已停用", "無効"],
-        Expired => ["expired", "已过期", "已過期", "期限切れ"],
-        Exhausted => ["used up", "已耗尽", "已用盡", "使い切り"],
-    })
+    lang.pick(m.texts())
 }
 
 /// A built-in command's description in `lang`.
@@ -381,7 +334,7 @@ mod tests {
 
     #[test]
     fn every_message_has_its_placeholders_in_every_language() {
-        for m in Msg::ALL {
+        for &m in Msg::ALL {
             let holes = |l: Lang| {
                 (0..4)
                     .filter(|n| template(l, m).contains(&format!("{{{n}}}")))

@@ -140,6 +140,10 @@ async fn analytics_equal_the_consume_logs() {
         (Some(1), Some(10))
     );
     assert_eq!(u["total_count"], 2);
+    // The period beside the page.
+    for k in ["start_day", "end_day", "days"] {
+        assert!(u[k].is_i64(), "{k}: {u}");
+    }
     let data = u["data"].as_array().unwrap();
     assert_eq!(data.len(), 2);
     assert!(data[0]["quota"].as_i64() >= data[1]["quota"].as_i64());

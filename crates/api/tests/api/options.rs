@@ -348,3 +348,116 @@ async fn a_reload_that_read_before_a_change_does_not_undo_it() {
     let notice = app.client().get("/api/notice").await;
     assert_eq!(notice.ok(), &json!("maintenance at 9"));
 }
+
+/// Every switch, number and ratio of the catalogue refuses a value of the wrong kind, and an
+/// unknown key is refused, through `PUT /api/option` and `PUT /api/option/batch`: each answer
+/// is `{success: false, message, code}`, nothing reaches the database, and the typed settings
+/// the handlers read keep their defaults.
+#[actix_web::test]
+async fn a_value_of_the_wrong_kind_or_an_unknown_key_is_refused_and_nothing_is_written() {
+    use switchboard_api::settings::Typed;
+    use switchboard_domain::options::{OptionKind, CATALOGUE};
+    let app = TestApp::new().await;
+    let root = app.root();
+    let mut cases = vec![
+        (
+            json!({"key": "NoSuchSetting", "value": "1"}),
+            "unknown_option",
+        ),
+        (json!({"key": "smtpport", "value": "25"}), "unknown_option"),
+        (json!({"key": "SMTP Port", "value": "25"}), "unknown_option"),
+    ];
+    for d in CATALOGUE {
+        let (bad, code) = match d.kind {
+            OptionKind::Bool => ("yes", "invalid"),
+            OptionKind::Int { .. } => ("ten", "invalid"),
+            OptionKind::Float { .. } => ("cheap", "invalid"),
+            OptionKind::Ratio => ("half", "invalid_ratio"),
+            _ => continue,
+        };
+        cases.push((json!({"key": d.key, "value": bad}), code));
+    }
+    // Numbers in a switch, a fraction or a word in a whole number, out-of-range numbers.
+    cases.extend([
+        (
+            json!({"key": "TurnstileCheckEnabled", "value": 2}),
+            "invalid",
+        ),
+        (json!({"key": "RegisterEnabled", "value": "on"}), "invalid"),
+        (json!({"key": "SMTPPort", "value": "587.5"}), "invalid"),
+        (json!({"key": "SMTPPort", "value": 70000}), "out_of_range"),
+        (
+            json!({"key": "QuotaForNewUser", "value": -5}),
+            "out_of_range",
+        ),
+        (json!({"key": "LogCleanupDays", "value": true}), "invalid"),
+        (json!({"key": "PaymentUSDRate", "value": "NaN"}), "invalid"),
+        (
+            json!({"key": "PaymentMinAmount", "value": ["1"]}),
+            "invalid",
+        ),
+    ]);
+    assert!(cases.len() > 50, "{} cases", cases.len());
+    for (body, code) in &cases {
+        let m = root.put("/api/option", body.clone()).await.err(400, code);
+        let key = body["key"].as_str().unwrap();
+        if *code != "unknown_option" {
+            assert!(m.contains(key.trim()), "{key}: {m}");
+        }
+        let batch = json!({"options": [{"key": "SystemName", "value": "Half"}, body]});
+        root.put("/api/option/batch", batch).await.err(400, code);
+    }
+    assert!(
+        switchboard_store::options::all(&mut app.conn())
+            .unwrap()
+            .is_empty(),
+        "a refused value was written"
+    );
+    assert!(app.state.settings.snapshot().is_empty());
+    assert_eq!(*app.state.settings.typed(), Typed::default());
+    assert_eq!(app.state.settings.smtp().port, 587);
+    assert!(app.state.settings.registration().enabled);
+    assert!(!app.state.settings.sign_in().turnstile.enabled);
+    let status = app.client().get("/api/status").await.ok().clone();
+    assert_eq!(status["system_name"], "Switchboard");
+    assert_eq!(status["turnstile_check"], false);
+    assert_eq!(status["quota_per_unit"], 500_000);
+}
+
+/// A change reaches the typed groups the handlers read at once, and the groups follow a reload
+/// from the database (another node's write).
+#[actix_web::test]
+async fn the_typed_settings_follow_writes_and_reloads() {
+    use switchboard_api::settings::Typed;
+    let app = TestApp::new().await;
+    let root = app.root();
+    root.put(
+        "/api/option/batch",
+        json!({"options": [
+            {"key": "SMTPPort", "value": "465"},
+            {"key": "RegisterEnabled", "value": false},
+            {"key": "PaymentUSDRate", "value": 7},
+            {"key": "LogCleanupDays", "value": "30"},
+            {"key": "GitHubClientId", "value": " gh-id "},
+            {"key": "TelegramBotToken", "value": "123:abc"},
+        ]}),
+    )
+    .await
+    .ok();
+    let s = &app.state.settings;
+    assert_eq!(s.smtp().port, 465);
+    assert!(!s.registration().enabled);
+    assert_eq!(s.payment().usd_rate, rust_decimal::Decimal::from(7));
+    assert_eq!(s.operation().log_cleanup_days, 30);
+    assert_eq!(s.sign_in().github.client_id.value, "gh-id");
+    assert_eq!(s.telegram().bot_token, "123:abc");
+    let before = s.typed();
+    s.replace_all(Default::default());
+    assert_eq!(*s.typed(), Typed::default());
+    app.state.reload_settings().await.unwrap();
+    assert_eq!(s.typed(), before);
+    assert_eq!(
+        app.client().get("/api/status").await.ok()["register_enabled"],
+        false
+    );
+}

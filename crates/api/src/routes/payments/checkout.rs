@@ -3,7 +3,7 @@
 //! to pay it.
 
 use super::{
-    dec, gateway_not_found, num, open_config, MAX_OPEN_ORDERS, ORDER_TTL_SECS,
+    dec, gateway_not_found, num, open_config, public_json, MAX_OPEN_ORDERS, ORDER_TTL_SECS,
     STRIPE_ORDER_TTL_SECS,
 };
 use crate::auth::AuthUser;
@@ -26,20 +26,7 @@ use switchboard_store::payments::{self, GatewayRow, NewOrder, OrderStatus};
 /// `GET /api/user/payment`: the enabled gateways (no configuration).
 pub async fn enabled(state: web::Data<AppState>, _u: AuthUser) -> ApiResult<HttpResponse> {
     let rows = state.db(|c| Ok(payments::enabled_gateways(c)?)).await?;
-    let data: Vec<Value> = rows
-        .iter()
-        .map(|g| {
-            json!({
-                "uuid": g.uuid,
-                "name": g.name,
-                "type": g.gateway_type,
-                "icon": g.icon,
-                "fixed_fee": num(dec(&g.fixed_fee)),
-                "percent_fee": num(dec(&g.percent_fee)),
-                "currency": g.currency,
-            })
-        })
-        .collect();
+    let data: Vec<Value> = rows.iter().map(public_json).collect();
     Ok(ok(data))
 }
 

@@ -2,7 +2,7 @@
 //! delete, under the rules of the module docs ([`super`]).
 
 use super::{
-    config_invalid, dec, field_invalid, gateway_not_found, load_gateway, num, open_config,
+    config_invalid, dec, field_invalid, gateway_not_found, load_gateway, open_config, public_json,
 };
 use crate::auth::AdminUser;
 use crate::error::{ok, ok_message, ApiError, ApiResult};
@@ -22,22 +22,20 @@ use switchboard_store::payments::{self, GatewayFields, GatewayRow};
 
 fn gateway_json(state: &AppState, g: &GatewayRow) -> Value {
     let cfg = open_config(state, g).ok();
-    json!({
+    let mut v = public_json(g);
+    let more = json!({
         "id": g.id,
-        "uuid": g.uuid,
-        "name": g.name,
-        "type": g.gateway_type,
-        "icon": g.icon,
         "enable": g.enabled,
-        "fixed_fee": num(dec(&g.fixed_fee)),
-        "percent_fee": num(dec(&g.percent_fee)),
-        "currency": g.currency,
         "notify_domain": g.notify_domain,
         "sort": g.sort,
         "created_at": g.created_at,
         "config": cfg.as_ref().map_or(json!({}), GatewayConfig::public_json),
         "secrets_set": cfg.as_ref().map_or(json!({}), GatewayConfig::secrets_set),
-    })
+    });
+    if let (Value::Object(v), Value::Object(more)) = (&mut v, more) {
+        v.extend(more);
+    }
+    v
 }
 
 paging::keyword_query! {

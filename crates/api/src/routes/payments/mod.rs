@@ -40,7 +40,7 @@ use crate::payment::{self, GatewayConfig};
 use crate::AppState;
 use actix_web::http::StatusCode;
 use rust_decimal::Decimal;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::str::FromStr;
 use switchboard_domain::ErrorCode;
 use switchboard_store::payments::{self, GatewayRow};
@@ -103,6 +103,19 @@ fn open_config(state: &AppState, g: &GatewayRow) -> ApiResult<GatewayConfig> {
 
 fn dec(s: &str) -> Decimal {
     Decimal::from_str(s).unwrap_or_default()
+}
+
+/// A gateway as users see it (no configuration): what it is called and what it costs.
+fn public_json(g: &GatewayRow) -> Value {
+    json!({
+        "uuid": g.uuid,
+        "name": g.name,
+        "type": g.gateway_type,
+        "icon": g.icon,
+        "fixed_fee": num(dec(&g.fixed_fee)),
+        "percent_fee": num(dec(&g.percent_fee)),
+        "currency": g.currency,
+    })
 }
 
 /// A decimal as a JSON number (fees and discounts are short decimals).

@@ -7,6 +7,7 @@
 //! values by key from the [`Snapshot`] ([`View`]).
 
 mod groups;
+mod relay_options;
 
 pub use groups::{
     Named, OAuthApp, Oidc, Operation, Payment, Registration, SignIn, Site, Smtp, Telegram,
@@ -18,7 +19,7 @@ use std::ops::Deref;
 use std::sync::{Arc, RwLock};
 use switchboard_domain::options::OptionValues;
 
-use crate::relay::edge::RelayOptions;
+pub use relay_options::{breaker_config, RelayOptions};
 
 #[derive(Debug, Default, Clone)]
 pub struct Settings {

@@ -6,7 +6,7 @@
 
 use crate::auth::AdminUser;
 use crate::error::{ok, ApiResult};
-use crate::relay::edge::breaker_config;
+use crate::settings::breaker_config;
 use crate::settings::View;
 use crate::AppState;
 use actix_web::{web, HttpResponse};

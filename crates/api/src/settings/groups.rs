@@ -344,7 +344,7 @@ impl Telegram {
     }
 }
 
-/// Operation outside the relay's own requests (which read [`crate::relay::edge::RelayOptions`]):
+/// Operation outside the relay's own requests (which read [`super::RelayOptions`]):
 /// channel tests, log clean-up, price sync and the outbound address policy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Operation {

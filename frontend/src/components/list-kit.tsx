@@ -1,4 +1,4 @@
-import { RotateCwIcon, TriangleAlertIcon } from 'lucide-react'
+import { PencilIcon, PowerIcon, PowerOffIcon, RotateCwIcon, Trash2Icon, TriangleAlertIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
@@ -35,6 +35,51 @@ export function RowAction({
     >
       {children}
     </Button>
+  )
+}
+
+/** A row's edit button. */
+export function EditAction({ onClick, testId }: { onClick: () => void; testId: string }) {
+  const { t } = useTranslation()
+  return (
+    <RowAction label={t('common:actions.edit')} onClick={onClick} testId={testId}>
+      <PencilIcon />
+    </RowAction>
+  )
+}
+
+/** A row's delete button (it asks first: `onClick` opens the question). */
+export function DeleteAction({ onClick, testId }: { onClick: () => void; testId: string }) {
+  const { t } = useTranslation()
+  return (
+    <RowAction label={t('common:actions.delete')} onClick={onClick} testId={testId} className="text-destructive hover:text-destructive">
+      <Trash2Icon />
+    </RowAction>
+  )
+}
+
+/** A row's enable/disable button: what it does is the opposite of `enabled`. */
+export function ToggleAction({
+  enabled,
+  onClick,
+  disabled,
+  testId,
+}: {
+  enabled: boolean
+  onClick: () => void
+  disabled?: boolean
+  testId: string
+}) {
+  const { t } = useTranslation()
+  return (
+    <RowAction
+      label={enabled ? t('common:actions.disable') : t('common:actions.enable')}
+      onClick={onClick}
+      disabled={disabled}
+      testId={testId}
+    >
+      {enabled ? <PowerOffIcon /> : <PowerIcon />}
+    </RowAction>
   )
 }
 
@@ -94,11 +139,14 @@ export interface ConfirmDialogProps {
   onOpenChange: (open: boolean) => void
   title: string
   description: ReactNode
-  confirmLabel: string
+  /** The confirm button's text: "Delete" unless told. */
+  confirmLabel?: string
   onConfirm: () => void
   pending?: boolean
   /** Prefix of the test ids: `${testId}` on the dialog, `${testId}-confirm` on the button. */
   testId: string
+  /** The confirm button's test id, when not `${testId}-confirm`. */
+  confirmTestId?: string
   destructive?: boolean
 }
 
@@ -112,6 +160,7 @@ export function ConfirmDialog({
   onConfirm,
   pending,
   testId,
+  confirmTestId = `${testId}-confirm`,
   destructive = true,
 }: ConfirmDialogProps) {
   const { t } = useTranslation()
@@ -130,10 +179,10 @@ export function ConfirmDialog({
             variant={destructive ? 'destructive' : 'default'}
             onClick={onConfirm}
             disabled={pending}
-            data-testid={`${testId}-confirm`}
+            data-testid={confirmTestId}
           >
             {pending && <Spinner />}
-            {confirmLabel}
+            {confirmLabel ?? t('common:actions.delete')}
           </Button>
         </DialogFooter>
       </DialogContent>

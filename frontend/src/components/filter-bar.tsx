@@ -19,7 +19,7 @@ export interface FilterBarProps {
    * (role search) with the actions at its right.
    */
   label?: string
-  /** Classes of the form (its grid). */
+  /** Classes of the form: added to a card's grid, instead of the row's own. */
   className?: string
   /** Classes of the buttons' cell of a card's grid. */
   buttonsClassName?: string
@@ -86,8 +86,9 @@ export function FilterBar({
       </>
     )
   }
+  const rowClass = className ?? 'flex min-w-0 flex-1 gap-2 sm:max-w-md'
   const form = onSearch ? (
-    <form onSubmit={onSearch} className={cn('flex min-w-0 flex-1 gap-2 sm:max-w-md', className)} role="search" data-testid={testId}>
+    <form onSubmit={onSearch} className={rowClass} role="search" data-testid={testId}>
       {children}
       {submit}
       {reset}
@@ -95,7 +96,7 @@ export function FilterBar({
       {notice}
     </form>
   ) : (
-    <div className={cn('flex min-w-0 flex-1 gap-2 sm:max-w-md', className)} role="search" data-testid={testId}>
+    <div className={rowClass} role="search" data-testid={testId}>
       {children}
     </div>
   )

@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react'
 import { useSearchParams } from 'react-router'
 import { PAGE_SIZES, type DataPaginationProps } from '@/components/data-pagination'
+import { notify } from '@/lib/toast'
 
 export type FilterValues = Record<string, string | number | boolean>
 
@@ -47,7 +48,8 @@ export function useListScreen<T, F extends FilterValues = Record<never, never>>(
   const [search, setSearch] = useSearchParams()
   const ownKeys = useMemo(() => [...Object.keys(defaults), 'page', 'size'].map((k) => prefix + k), [defaults, prefix])
   // This list's part of the address bar: what its state follows.
-  const key = ownKeys.map((k) => `${k}=${search.get(k) ?? ''}`).join('&')
+  const keyOf = (s: URLSearchParams) => ownKeys.map((k) => `${k}=${s.get(k) ?? ''}`).join('&')
+  const key = keyOf(search)
   const filters = useMemo(
     () => readFilters(new URLSearchParams(key), defaults, prefix),
     [key, defaults, prefix],
@@ -61,21 +63,24 @@ export function useListScreen<T, F extends FilterValues = Record<never, never>>(
   if (draftState.key !== key) setDraftState({ key, draft: filters })
   const draft = draftState.key === key ? draftState.draft : filters
 
+  /** The address bar with this list's part replaced: only what differs from the defaults. */
+  const searchWith = (prev: URLSearchParams, next: F, nextPage: number, nextSize: number) => {
+    const s = new URLSearchParams(prev)
+    for (const k of ownKeys) s.delete(k)
+    for (const [k, v] of Object.entries(next)) {
+      if (v === defaults[k]) continue
+      s.set(prefix + k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v))
+    }
+    if (nextPage !== 1) s.set(`${prefix}page`, String(nextPage))
+    if (nextSize !== defaultSize) s.set(`${prefix}size`, String(nextSize))
+    return s
+  }
   const go = (next: F, nextPage: number, nextSize: number, replace = false) =>
-    setSearch(
-      (prev) => {
-        const s = new URLSearchParams(prev)
-        for (const k of ownKeys) s.delete(k)
-        for (const [k, v] of Object.entries(next)) {
-          if (v === defaults[k]) continue
-          s.set(prefix + k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v))
-        }
-        if (nextPage !== 1) s.set(`${prefix}page`, String(nextPage))
-        if (nextSize !== defaultSize) s.set(`${prefix}size`, String(nextSize))
-        return s
-      },
-      { replace },
-    )
+    setSearch((prev) => searchWith(prev, next, nextPage, nextSize), { replace })
+
+  const deleted = (count: number, shown: number) => {
+    if (page > 1 && count >= shown) go(filters, page - 1, size)
+  }
 
   const [formOpen, setFormOpen] = useState(false)
   const [editing, setEditing] = useState<T | undefined>()
@@ -114,8 +119,10 @@ export function useListScreen<T, F extends FilterValues = Record<never, never>>(
      * too. `replace` keeps it out of the history (a search as one types).
      */
     setFilters: (patch: Partial<F>, { replace = false } = {}) => {
-      setDraftState({ key, draft: { ...draft, ...patch } })
-      go({ ...filters, ...patch }, 1, size, replace)
+      const next = { ...filters, ...patch }
+      // What else the form holds stays (a search typed, not sent).
+      setDraftState({ key: keyOf(searchWith(search, next, 1, size)), draft: { ...draft, ...patch } })
+      go(next, 1, size, replace)
     },
     setPage: (p: number) => go(filters, p, size),
     /** The paging under the list. */
@@ -127,9 +134,7 @@ export function useListScreen<T, F extends FilterValues = Record<never, never>>(
       onSizeChange: (s) => go(filters, 1, s),
     }),
     /** After deleting `count` of the `shown` rows: back a page when none is left on this one. */
-    deleted: (count: number, shown: number) => {
-      if (page > 1 && count >= shown) go(filters, page - 1, size)
-    },
+    deleted,
     /** The create/edit dialog: `editing` undefined for a new row. */
     form: {
       open: formOpen,
@@ -147,6 +152,20 @@ export function useListScreen<T, F extends FilterValues = Record<never, never>>(
     /** The row the delete dialog asks about. */
     deleting,
     setDeleting,
+    /**
+     * The delete dialog's confirm: `remove` the row; once removed, `message` is told, the dialog
+     * closes, and the list goes back a page if that was the last of the `shown` rows.
+     */
+    confirmDelete: (remove: (row: T, done: { onSuccess: () => void }) => void, message: string, shown: number) => () => {
+      if (!deleting) return
+      remove(deleting, {
+        onSuccess: () => {
+          notify.success(message)
+          setDeleting(null)
+          deleted(1, shown)
+        },
+      })
+    },
     /** The delete dialog's open state. */
     deleteDialog: { open: deleting !== null, onOpenChange: (open: boolean) => !open && setDeleting(null) },
   }

@@ -57,17 +57,6 @@ export function TokensPanel() {
     )
   }
 
-  const confirmDelete = () => {
-    if (!list.deleting) return
-    deleteMutation.mutate(list.deleting.id, {
-      onSuccess: () => {
-        notify.success(t('tokens:toast.deleted'))
-        list.setDeleting(null)
-        list.deleted(1, rows.length)
-      },
-    })
-  }
-
   const columns: Column<Token>[] = [
     {
       id: 'name',
@@ -155,7 +144,7 @@ export function TokensPanel() {
         {...list.deleteDialog}
         title={t('tokens:delete.title')}
         description={t('tokens:delete.description', { name: list.deleting?.name ?? '' })}
-        onConfirm={confirmDelete}
+        onConfirm={list.confirmDelete((row, done) => deleteMutation.mutate(row.id, done), t('tokens:toast.deleted'), rows.length)}
         pending={deleteMutation.isPending}
         testId="token-delete-dialog"
         confirmTestId="token-delete-confirm"

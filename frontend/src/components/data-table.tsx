@@ -57,7 +57,7 @@ export interface Column<T> {
 }
 
 /** A column of selection boxes: one per row, and one that selects the rows shown. */
-export function selectColumn<T>({
+export function selectColumn<T, K extends Key>({
   selected,
   rows,
   keyOf,
@@ -66,10 +66,10 @@ export function selectColumn<T>({
   rowLabel,
   testId,
 }: {
-  selected: ReadonlySet<Key>
+  selected: ReadonlySet<K>
   rows: readonly T[]
-  keyOf: (row: T) => Key
-  onChange: (next: Set<Key>) => void
+  keyOf: (row: T) => K
+  onChange: (next: Set<K>) => void
   allLabel: string
   rowLabel: (row: T) => string
   /** data-testid of the row boxes; `${testId}-page` on the heading's box. */
@@ -84,7 +84,7 @@ export function selectColumn<T>({
     }
     onChange(next)
   }
-  const toggle = (key: Key) => {
+  const toggle = (key: K) => {
     const next = new Set(selected)
     if (!next.delete(key)) next.add(key)
     onChange(next)

@@ -3,9 +3,11 @@ import { useSearchParams } from 'react-router'
 import { PAGE_SIZES, type DataPaginationProps } from '@/components/data-pagination'
 import { notify } from '@/lib/toast'
 
-export type FilterValues = Record<string, string | number | boolean>
+/** Filters: each a text, a number or a yes/no. */
+export type FilterValues<F = Record<string, unknown>> = { [K in keyof F]: string | number | boolean }
+type AnyFilters = Record<string, string | number | boolean>
 
-export interface ListScreenOptions<F extends FilterValues> {
+export interface ListScreenOptions<F extends FilterValues<F>> {
   /** Every filter with its default (what an empty address bar means); the default's type is the filter's. */
   filters: F
   /** Before every key in the address bar, for two lists on one screen. */
@@ -23,9 +25,9 @@ const wholeNumber = (v: string | null, fallback: number, min = 0) => {
 }
 
 /** The filters an address bar names; anything missing or malformed takes its default. */
-function readFilters<F extends FilterValues>(search: URLSearchParams, defaults: F, prefix: string): F {
-  const out: FilterValues = {}
-  for (const [key, fallback] of Object.entries(defaults)) {
+function readFilters<F extends FilterValues<F>>(search: URLSearchParams, defaults: F, prefix: string): F {
+  const out: AnyFilters = {}
+  for (const [key, fallback] of Object.entries(defaults as AnyFilters)) {
     const raw = search.get(prefix + key)
     if (typeof fallback === 'number') out[key] = wholeNumber(raw, fallback)
     else if (typeof fallback === 'boolean') out[key] = raw === null ? fallback : raw === '1'
@@ -34,7 +36,7 @@ function readFilters<F extends FilterValues>(search: URLSearchParams, defaults: 
   return out as F
 }
 
-const trimmed = <F extends FilterValues>(f: F): F =>
+const trimmed = <F extends FilterValues<F>>(f: F): F =>
   Object.fromEntries(Object.entries(f).map(([k, v]) => [k, typeof v === 'string' ? v.trim() : v])) as F
 
 /**
@@ -43,8 +45,9 @@ const trimmed = <F extends FilterValues>(f: F): F =>
  * written), the filter form's draft beside them; paging, going back a page when a deletion
  * empties it, and the create/edit and delete dialogs' state.
  */
-export function useListScreen<T, F extends FilterValues = Record<never, never>>(options: ListScreenOptions<F>) {
+export function useListScreen<T, F extends FilterValues<F> = Record<never, never>>(options: ListScreenOptions<F>) {
   const { filters: defaults, prefix = '', orderKeys = [], size: defaultSize = 10 } = options
+  const base = defaults as AnyFilters
   const [search, setSearch] = useSearchParams()
   const ownKeys = useMemo(() => [...Object.keys(defaults), 'page', 'size'].map((k) => prefix + k), [defaults, prefix])
   // This list's part of the address bar: what its state follows.
@@ -67,8 +70,8 @@ export function useListScreen<T, F extends FilterValues = Record<never, never>>(
   const searchWith = (prev: URLSearchParams, next: F, nextPage: number, nextSize: number) => {
     const s = new URLSearchParams(prev)
     for (const k of ownKeys) s.delete(k)
-    for (const [k, v] of Object.entries(next)) {
-      if (v === defaults[k]) continue
+    for (const [k, v] of Object.entries(next as AnyFilters)) {
+      if (v === base[k]) continue
       s.set(prefix + k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v))
     }
     if (nextPage !== 1) s.set(`${prefix}page`, String(nextPage))
@@ -95,7 +98,7 @@ export function useListScreen<T, F extends FilterValues = Record<never, never>>(
     /** The filters in force with the page: what the list's query takes. */
     params: { ...filters, page, size },
     /** Whether any filter (not the order) differs from its default. */
-    filtered: Object.keys(defaults).some((k) => !orderKeys.includes(k) && filters[k] !== defaults[k]),
+    filtered: Object.keys(base).some((k) => !(orderKeys as readonly string[]).includes(k) && (filters as AnyFilters)[k] !== base[k]),
     draft,
     setDraft: (patch: Partial<F>) => setDraftState({ key, draft: { ...draft, ...patch } }),
     /** A form control's value and change handler for a text or number filter of the draft. */
@@ -104,7 +107,7 @@ export function useListScreen<T, F extends FilterValues = Record<never, never>>(
       onChange: (e: { target: { value: string } }) =>
         setDraftState({
           key,
-          draft: { ...draft, [k]: typeof defaults[k] === 'number' ? Number(e.target.value) : e.target.value },
+          draft: { ...draft, [k]: typeof base[k] === 'number' ? Number(e.target.value) : e.target.value },
         }),
     }),
     /** The form's submit: the draft (trimmed) in force, from page 1. */
@@ -177,3 +180,6 @@ export function pageOf<R>(all: readonly R[], page: number, size: number) {
   const at = Math.min(page, pages)
   return { rows: all.slice((at - 1) * size, at * size), page: at }
 }
+
+/** What useListScreen gives a screen. */
+export type ListScreen<T, F extends FilterValues<F>> = ReturnType<typeof useListScreen<T, F>>

@@ -19,6 +19,7 @@ import { MOBILE_MAX_WIDTH } from '@/config'
 import { useMediaQuery } from '@/hooks/use-media-query'
 import { readJSON, removeKey, writeJSON } from '@/lib/storage'
 import { cn } from '@/lib/utils'
+import type { Page } from '@/types/api'
 
 /**
  * One column of a list: its heading, how a row fills its cell, and its part on a phone card.
@@ -283,27 +284,41 @@ function RowCard<T>({ row, columns, rowProps }: { row: T; columns: readonly Colu
 
 export interface DataTableProps<T> {
   columns: readonly Column<T>[]
-  rows: readonly T[]
-  rowKey: (row: T) => Key
-  /** data-testid of the table (of the card list on a phone). */
-  testId: string
-  /** More attributes of a row (its test id, a selected state, a colour). */
-  rowProps?: (row: T) => HTMLAttributes<HTMLElement> & { 'data-testid'?: string; 'data-state'?: string }
-  /** The list's query: a spinner while pending, its error with a retry when it failed. */
-  query: { isPending: boolean; isError: boolean; error: unknown; refetch: () => unknown }
+  /**
+   * The list's query: a spinner while pending, its error with a retry when it failed. A page of
+   * rows (`{data, total_count}`) gives the rows and, with `list`, the paging.
+   */
+  query: { isPending: boolean; isError: boolean; error: unknown; refetch: () => unknown; data?: Page<T> | readonly T[] }
+  /** The rows shown, when not the query's page. */
+  rows?: readonly T[]
+  /** A row's key: its `id` unless told. */
+  rowKey?: (row: T) => Key
+  /**
+   * Test ids from a name: `${name}s-table`, `${name}-row-${key}`, `${name}s-empty`, and
+   * `${name}-column…` for the column settings.
+   */
+  name?: string
+  testId?: string
+  rowTestId?: string
+  emptyTestId?: string
+  /** More attributes of a row (a selected state, a colour). */
+  rowProps?: (row: T) => HTMLAttributes<HTMLElement> & { 'data-state'?: string }
   emptyText: string
-  emptyTestId: string
   /** The order in force and how to change it (columns with `sortBy` sort on a click). */
   sort?: { value: string; onChange: (sort: string) => void }
-  /** A menu to hide and show columns, remembered on this browser. */
-  settings?: ColumnSettings
-  /** Paging under the card (nothing when there is no row at all). */
+  /** A menu to hide and show columns, remembered on this browser (`true`: keyed by the name). */
+  settings?: ColumnSettings | boolean
+  /** The list screen whose page the paging under the card shows (nothing when there is no row at all). */
+  list?: { pagination: (total: number) => DataPaginationProps }
+  /** The paging, when not the list's of the query's total. */
   pagination?: DataPaginationProps
   /** A phone's card of a row, when not the one the columns make. */
   card?: (row: T) => ReactNode
   /** Testid of the card list on a phone (the table's by default). */
   cardsTestId?: string
 }
+
+const idOf = (row: unknown) => (row as { id: Key }).id
 
 /**
  * A list's card: the table on wider screens, one card per row on a phone, both from the same
@@ -312,21 +327,29 @@ export interface DataTableProps<T> {
  */
 export function DataTable<T>({
   columns,
-  rows,
-  rowKey,
-  testId,
-  rowProps,
   query,
+  rows: givenRows,
+  rowKey = idOf,
+  name,
+  testId = `${name}s-table`,
+  rowTestId = `${name}-row`,
+  emptyTestId = `${name}s-empty`,
+  rowProps,
   emptyText,
-  emptyTestId,
   sort,
-  settings,
-  pagination,
+  settings: givenSettings,
+  list,
+  pagination: givenPagination,
   card,
   cardsTestId,
 }: DataTableProps<T>) {
   const isPhone = useMediaQuery(`(max-width: ${MOBILE_MAX_WIDTH}px)`)
+  const settings = givenSettings === true ? { storageKey: `columns.${name}`, testId: `${name}-column` } : givenSettings || undefined
   const { visible, shown, toggle, reset } = useShownColumns(columns, settings)
+  const page = query.data && !Array.isArray(query.data) ? (query.data as Page<T>) : undefined
+  const rows = givenRows ?? page?.data ?? []
+  const pagination = givenPagination ?? (list && page ? list.pagination(page.total_count ?? 0) : undefined)
+  const propsOf = (row: T) => ({ 'data-testid': `${rowTestId}-${rowKey(row)}`, ...rowProps?.(row) })
   return (
     <>
       <Card>
@@ -339,7 +362,7 @@ export function DataTable<T>({
                   card ? (
                     <Fragment key={rowKey(row)}>{card(row)}</Fragment>
                   ) : (
-                    <RowCard key={rowKey(row)} row={row} columns={visible} rowProps={rowProps?.(row)} />
+                    <RowCard key={rowKey(row)} row={row} columns={visible} rowProps={propsOf(row)} />
                   ),
                 )}
               </ul>
@@ -364,7 +387,7 @@ export function DataTable<T>({
                 </TableHeader>
                 <TableBody>
                   {rows.map((row) => (
-                    <TableRow key={rowKey(row)} {...rowProps?.(row)}>
+                    <TableRow key={rowKey(row)} {...propsOf(row)}>
                       {rowCells(row, visible).map(({ column, span }) => (
                         <TableCell key={column.id} colSpan={span} data-card={column.card} className={cellClass(column)} data-testid={column.testId}>
                           {column.cell(row)}

@@ -1,8 +1,8 @@
-import { ChevronDownIcon, CloudIcon, EraserIcon, LayersIcon, PlusIcon, TagsIcon, Trash2Icon, ZapIcon } from 'lucide-react'
+import { ChevronDownIcon, CloudIcon, EraserIcon, LayersIcon, TagsIcon, Trash2Icon, ZapIcon } from 'lucide-react'
 import { useState, type Key } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DataTable } from '@/components/data-table'
-import { ConfirmDialog } from '@/components/list-kit'
+import { ConfirmDialog, CreateButton } from '@/components/list-kit'
 import { Button } from '@/components/ui/button'
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigger } from '@/components/ui/dropdown-menu'
 import { Spinner } from '@/components/ui/spinner'
@@ -72,10 +72,7 @@ export function ChannelsPanel() {
 
   const toolbar = (
     <>
-      <Button onClick={list.form.create} data-testid="channel-create">
-        <PlusIcon />
-        {t('channels:create')}
-      </Button>
+      <CreateButton label={t('channels:create')} onClick={list.form.create} testId="channel-create" />
       <Button variant="outline" onClick={actions.testAll} disabled={actions.testAllPending} data-testid="channel-test-all">
         {actions.testAllPending ? <Spinner /> : <ZapIcon />}
         {actions.testAllPending ? t('channels:actions.testingAll') : t('channels:actions.testAll')}
@@ -121,17 +118,14 @@ export function ChannelsPanel() {
       <ChannelFilterBar list={list} onSearch={() => select(new Set())} actions={toolbar} />
 
       <DataTable
-        testId="channels-table"
+        name="channel"
         columns={columns}
-        rows={rows}
-        rowKey={(c) => c.id}
-        rowProps={(c) => ({ 'data-testid': `channel-row-${c.id}`, 'data-state': selected.has(c.id) ? 'selected' : undefined })}
         query={channels}
-        emptyText={list.filtered ? t('channels:noMatch') : t('channels:empty')}
-        emptyTestId="channels-empty"
+        list={list}
+        rowProps={(c) => ({ 'data-state': selected.has(c.id) ? 'selected' : undefined })}
         sort={{ value: list.filters.order, onChange: (order) => list.setFilters({ order }) }}
-        settings={{ storageKey: 'columns.channels', testId: 'channel-column' }}
-        pagination={list.pagination(channels.data?.total_count ?? 0)}
+        settings
+        emptyText={list.filtered ? t('channels:noMatch') : t('channels:empty')}
       />
 
       <BatchEditDialog key={batchMode ?? 'closed'} mode={batchMode} onClose={() => setBatchMode(null)} ids={selectedIds} />

@@ -1,11 +1,9 @@
-import { PlusIcon } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { actionsColumn, DataTable, type Column } from '@/components/data-table'
 import { FilterBar, SearchInput } from '@/components/filter-bar'
-import { ConfirmDialog, DeleteAction, EditAction } from '@/components/list-kit'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction, TitleCell } from '@/components/list-kit'
 import { Badge } from '@/components/ui/badge'
-import { Button } from '@/components/ui/button'
 import { Switch } from '@/components/ui/switch'
 import { useListScreen } from '@/hooks/use-list-screen'
 import { renderQuota } from '@/lib/format'
@@ -58,14 +56,7 @@ export function GroupsPanel() {
       header: t('groups:columns.group'),
       card: 'title',
       essential: true,
-      cell: (g) => (
-        <>
-          <div className="font-medium" data-testid="group-name">
-            {g.name}
-          </div>
-          <div className="font-mono text-xs text-muted-foreground">{g.symbol}</div>
-        </>
-      ),
+      cell: (g) => <TitleCell text={g.name} testId="group-name" sub={g.symbol} />,
     },
     { id: 'ratio', header: t('groups:columns.ratio'), right: true, cellClassName: 'tabular-nums', testId: 'group-ratio', cell: (g) => g.ratio },
     {
@@ -107,28 +98,12 @@ export function GroupsPanel() {
     <div className="grid grid-cols-1 gap-4">
       <FilterBar
         onSearch={list.search}
-        actions={
-          <Button onClick={list.form.create} data-testid="group-create">
-            <PlusIcon />
-            {t('groups:create')}
-          </Button>
-        }
+        actions={<CreateButton label={t('groups:create')} onClick={list.form.create} testId="group-create" />}
       >
         <SearchInput {...list.bind('keyword')} placeholder={t('groups:search.placeholder')} data-testid="group-search" />
       </FilterBar>
 
-      <DataTable
-        testId="groups-table"
-        columns={columns}
-        rows={rows}
-        rowKey={(g) => g.id}
-        rowProps={(g) => ({ 'data-testid': `group-row-${g.id}` })}
-        query={groups}
-        emptyText={list.filtered ? t('groups:noMatch') : t('groups:empty')}
-        emptyTestId="groups-empty"
-        settings={{ storageKey: 'columns.groups', testId: 'group-column' }}
-        pagination={list.pagination(groups.data?.total_count ?? 0)}
-      />
+      <DataTable name="group" columns={columns} query={groups} list={list} settings emptyText={list.filtered ? t('groups:noMatch') : t('groups:empty')} />
 
       <GroupFormDialog open={list.form.open} onOpenChange={list.form.onOpenChange} group={list.form.editing} />
       <ConfirmDialog

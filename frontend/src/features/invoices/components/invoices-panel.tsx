@@ -61,15 +61,12 @@ export function InvoicesPanel({ canGenerate = false }: { canGenerate?: boolean }
         </div>
       )}
       <DataTable
-        testId="invoices-table"
+        name="invoice"
         columns={columns}
-        rows={invoices.data?.data ?? []}
-        rowKey={(inv) => inv.id}
-        rowProps={(inv) => ({ 'data-testid': `invoice-row-${inv.date}` })}
         query={invoices}
+        list={list}
+        rowKey={(inv) => inv.date}
         emptyText={invoices.isError ? t('invoices:loadFailed') : t('invoices:empty')}
-        emptyTestId="invoices-empty"
-        pagination={list.pagination(invoices.data?.total_count ?? 0)}
       />
       <p className="text-xs text-muted-foreground">{t('invoices:note')}</p>
       {canGenerate && <GenerateInvoicesDialog open={generating} onOpenChange={setGenerating} />}

@@ -47,7 +47,6 @@ export function LogsPanel({ admin }: { admin: boolean }) {
   const stat = useLogStat(scope, filters)
   const [detail, setDetail] = useState<LogEntry | null>(null)
 
-  const rows = logs.data?.data ?? []
   const money = (quota: number) => renderQuota(quota, display)
 
   const field = (key: 'model_name' | 'token_name' | 'group' | 'source_ip' | 'username' | 'channel', label: string, placeholder?: string) => (
@@ -225,21 +224,15 @@ export function LogsPanel({ admin }: { admin: boolean }) {
       )}
 
       <DataTable
-        testId="logs-table"
+        name="log"
         cardsTestId="logs-cards"
         columns={columns}
-        rows={rows}
-        rowKey={(l) => l.id}
-        rowProps={(l) => ({
-          'data-testid': `log-row-${l.id}`,
-          className: l.type === 5 ? 'bg-red-50/60 dark:bg-red-950/20' : undefined,
-        })}
-        card={card}
         query={logs}
-        emptyText={t('logs:empty')}
-        emptyTestId="logs-empty"
+        list={list}
+        rowProps={(l) => ({ className: l.type === 5 ? 'bg-red-50/60 dark:bg-red-950/20' : undefined })}
+        card={card}
         settings={{ storageKey: `logColumns.${scope}`, testId: 'log-column' }}
-        pagination={list.pagination(logs.data?.total_count ?? 0)}
+        emptyText={t('logs:empty')}
       />
 
       <LogDetailSheet

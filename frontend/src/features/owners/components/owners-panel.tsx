@@ -1,10 +1,8 @@
-import { PlusIcon } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { actionsColumn, DataTable, type Column } from '@/components/data-table'
 import { FilterBar, SearchInput } from '@/components/filter-bar'
-import { ConfirmDialog, DeleteAction, EditAction } from '@/components/list-kit'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction } from '@/components/list-kit'
 import { Badge } from '@/components/ui/badge'
-import { Button } from '@/components/ui/button'
 import { pageOf, useListScreen } from '@/hooks/use-list-screen'
 import { useDeleteOwner } from '../api/delete-owner'
 import { useOwners } from '../api/get-owners'
@@ -74,12 +72,7 @@ export function OwnersPanel() {
   return (
     <div className="grid grid-cols-1 gap-4">
       <FilterBar
-        actions={
-          <Button onClick={list.form.create} data-testid="owner-create">
-            <PlusIcon />
-            {t('owners:create')}
-          </Button>
-        }
+        actions={<CreateButton label={t('owners:create')} onClick={list.form.create} testId="owner-create" />}
       >
         <SearchInput
           icon
@@ -92,15 +85,12 @@ export function OwnersPanel() {
       </FilterBar>
 
       <DataTable
-        testId="owners-table"
+        name="owner"
         columns={columns}
-        rows={rows}
-        rowKey={(owner) => owner.id}
-        rowProps={(owner) => ({ 'data-testid': `owner-row-${owner.id}` })}
         query={owners}
-        emptyText={needle ? t('owners:noMatch') : t('owners:empty')}
-        emptyTestId="owners-empty"
+        rows={rows}
         pagination={{ ...list.pagination(matched.length), page }}
+        emptyText={needle ? t('owners:noMatch') : t('owners:empty')}
       />
 
       <OwnerFormDialog open={list.form.open} onOpenChange={list.form.onOpenChange} owner={list.form.editing} />

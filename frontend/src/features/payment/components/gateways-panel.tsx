@@ -1,12 +1,11 @@
-import { PlusIcon, WebhookIcon } from 'lucide-react'
+import { WebhookIcon } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { actionsColumn, DataTable, type Column } from '@/components/data-table'
 import { FilterBar, SearchInput } from '@/components/filter-bar'
 import { GatewayIcon } from '@/components/gateway-icon'
-import { ConfirmDialog, DeleteAction, EditAction, RowAction } from '@/components/list-kit'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction, RowAction, TitleCell } from '@/components/list-kit'
 import { Badge } from '@/components/ui/badge'
-import { Button } from '@/components/ui/button'
 import { Switch } from '@/components/ui/switch'
 import { useListScreen } from '@/hooks/use-list-screen'
 import { formatFees } from '@/lib/money'
@@ -20,6 +19,7 @@ import { GatewayFormDialog } from './gateway-form-dialog'
 import { StripeWebhookDialog } from './stripe-webhook'
 
 const FILTERS = { keyword: '' }
+const TRUNCATED = 'max-w-48 truncate font-mono text-xs text-muted-foreground'
 
 /** Payment gateways: search, paging, create/edit, enable/disable, delete; a Stripe gateway's webhook address. */
 export function GatewaysPanel() {
@@ -48,12 +48,7 @@ export function GatewaysPanel() {
         <div className="flex items-center gap-2">
           <GatewayIcon icon={g.icon} />
           <div className="min-w-0">
-            <div className="font-medium" data-testid="gateway-name">
-              {g.name}
-            </div>
-            <div className="max-w-48 truncate font-mono text-xs text-muted-foreground" title={g.uuid}>
-              {g.uuid}
-            </div>
+            <TitleCell text={g.name} testId="gateway-name" sub={g.uuid} subTitle={g.uuid} subClassName={TRUNCATED} />
           </div>
         </div>
       ),
@@ -105,28 +100,12 @@ export function GatewaysPanel() {
     <div className="grid grid-cols-1 gap-4">
       <FilterBar
         onSearch={list.search}
-        actions={
-          <Button onClick={list.form.create} data-testid="gateway-create">
-            <PlusIcon />
-            {t('payment:create')}
-          </Button>
-        }
+        actions={<CreateButton label={t('payment:create')} onClick={list.form.create} testId="gateway-create" />}
       >
         <SearchInput {...list.bind('keyword')} placeholder={t('payment:search.placeholder')} data-testid="gateway-search" />
       </FilterBar>
 
-      <DataTable
-        testId="gateways-table"
-        columns={columns}
-        rows={rows}
-        rowKey={(g) => g.id}
-        rowProps={(g) => ({ 'data-testid': `gateway-row-${g.id}` })}
-        query={gateways}
-        emptyText={list.filtered ? t('payment:noMatch') : t('payment:empty')}
-        emptyTestId="gateways-empty"
-        settings={{ storageKey: 'columns.gateways', testId: 'gateway-column' }}
-        pagination={list.pagination(gateways.data?.total_count ?? 0)}
-      />
+      <DataTable name="gateway" columns={columns} query={gateways} list={list} settings emptyText={list.filtered ? t('payment:noMatch') : t('payment:empty')} />
 
       <GatewayFormDialog open={list.form.open} onOpenChange={list.form.onOpenChange} gateway={list.form.editing} />
       <StripeWebhookDialog gateway={webhookOf} onOpenChange={(open) => !open && setWebhookOf(null)} />

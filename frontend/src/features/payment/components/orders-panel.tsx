@@ -151,18 +151,7 @@ export function OrdersPanel() {
         </NativeSelect>
       </FilterBar>
 
-      <DataTable
-        testId="orders-table"
-        columns={columns}
-        rows={orders.data?.data ?? []}
-        rowKey={(o) => o.id}
-        rowProps={(o) => ({ 'data-testid': `order-row-${o.id}` })}
-        query={orders}
-        emptyText={list.filtered ? t('payment:orders.noMatch') : t('payment:orders.empty')}
-        emptyTestId="orders-empty"
-        settings={{ storageKey: 'columns.orders', testId: 'order-column' }}
-        pagination={list.pagination(orders.data?.total_count ?? 0)}
-      />
+      <DataTable name="order" columns={columns} query={orders} list={list} settings emptyText={list.filtered ? t('payment:orders.noMatch') : t('payment:orders.empty')} />
     </div>
   )
 }

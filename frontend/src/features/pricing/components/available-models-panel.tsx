@@ -57,14 +57,14 @@ export function AvailableModelsPanel() {
         </p>
       )}
       <DataTable
+        name="available"
         testId="available-table"
+        emptyTestId="available-empty"
         columns={columns}
+        query={models}
         rows={rows}
         rowKey={(m) => m.model}
-        rowProps={(m) => ({ 'data-testid': `available-row-${m.model}` })}
-        query={models}
         emptyText={all.length === 0 ? t('pricing:available.empty') : t('pricing:noMatch')}
-        emptyTestId="available-empty"
       />
     </div>
   )

@@ -1,8 +1,8 @@
-import { CloudDownloadIcon, FileJsonIcon, PlusIcon, Trash2Icon, TriangleAlertIcon } from 'lucide-react'
+import { CloudDownloadIcon, FileJsonIcon, Trash2Icon, TriangleAlertIcon } from 'lucide-react'
 import { useMemo, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { actionsColumn, DataTable, selectColumn, sortRows } from '@/components/data-table'
-import { ConfirmDialog, DeleteAction, EditAction } from '@/components/list-kit'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction } from '@/components/list-kit'
 import { Button } from '@/components/ui/button'
 import { notify } from '@/lib/toast'
 import { useDeletePrices } from '../api/mutations'
@@ -129,24 +129,22 @@ export function PricingPanel() {
             <FileJsonIcon />
             {selected.size > 0 ? t('pricing:batch.editSelected') : t('pricing:batch.open')}
           </Button>
-          <Button onClick={list.form.create} data-testid="price-create">
-            <PlusIcon />
-            {t('pricing:create')}
-          </Button>
+          <CreateButton label={t('pricing:create')} onClick={list.form.create} testId="price-create" />
         </div>
       </div>
 
       <DataTable
+        name="price"
         testId="pricing-table"
+        emptyTestId="pricing-empty"
         columns={columns}
+        query={prices}
         rows={rows}
         rowKey={(p) => p.model}
-        rowProps={(p) => ({ 'data-testid': `price-row-${p.model}`, 'data-state': selected.has(p.model) ? 'selected' : undefined })}
-        query={prices}
-        emptyText={all.length === 0 ? t('pricing:editor.empty') : t('pricing:noMatch')}
-        emptyTestId="pricing-empty"
+        rowProps={(p) => ({ 'data-state': selected.has(p.model) ? 'selected' : undefined })}
         sort={sort}
-        settings={{ storageKey: 'columns.pricing', testId: 'price-column' }}
+        settings
+        emptyText={all.length === 0 ? t('pricing:editor.empty') : t('pricing:noMatch')}
       />
 
       <PriceFormDialog open={list.form.open} onOpenChange={list.form.onOpenChange} price={list.form.editing} owners={owners.data ?? []} />

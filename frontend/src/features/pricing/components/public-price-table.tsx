@@ -25,15 +25,15 @@ export function PublicPriceTable() {
     <div className="grid grid-cols-1 gap-4">
       <PriceToolbar {...toolbar} owners={usedOwners} />
       <DataTable
+        name="public-price"
         testId="public-price-table"
+        emptyTestId="public-price-empty"
         columns={columns}
+        query={prices}
         rows={rows}
         rowKey={(p) => p.model}
-        rowProps={(p) => ({ 'data-testid': `public-price-row-${p.model}` })}
-        query={prices}
-        emptyText={all.length === 0 ? t('pricing:public.empty') : t('pricing:noMatch')}
-        emptyTestId="public-price-empty"
         sort={sort}
+        emptyText={all.length === 0 ? t('pricing:public.empty') : t('pricing:noMatch')}
       />
     </div>
   )

@@ -1,9 +1,9 @@
-import { CopyIcon, PlusIcon, Trash2Icon } from 'lucide-react'
+import { CopyIcon, Trash2Icon } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { actionsColumn, DataTable, type Column } from '@/components/data-table'
 import { FilterBar, SearchInput } from '@/components/filter-bar'
-import { ConfirmDialog, DeleteAction, EditAction, RowAction, ToggleAction } from '@/components/list-kit'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction, flipStatus, RowAction, TitleCell, ToggleAction } from '@/components/list-kit'
 import { Badge, type BadgeVariant } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
 import { NativeSelect } from '@/components/ui/native-select'
@@ -46,18 +46,8 @@ export function RedemptionsPanel() {
     else setCreated([r.code])
   }
 
-  const toggleStatus = (r: Redemption) => {
-    const status = r.status === REDEMPTION_STATUS.enabled ? REDEMPTION_STATUS.disabled : REDEMPTION_STATUS.enabled
-    updateMutation.mutate(
-      { id: r.id, status },
-      {
-        onSuccess: () =>
-          notify.success(
-            status === REDEMPTION_STATUS.enabled ? t('redemptions:toast.enabled') : t('redemptions:toast.disabled'),
-          ),
-      },
-    )
-  }
+  const toggleStatus = (r: Redemption) =>
+    flipStatus(updateMutation, r, REDEMPTION_STATUS, { enabled: t('redemptions:toast.enabled'), disabled: t('redemptions:toast.disabled') })
 
   const confirmPurge = () => {
     purgeMutation.mutate(undefined, {
@@ -77,14 +67,7 @@ export function RedemptionsPanel() {
       card: 'title',
       essential: true,
       cell: (r) => (
-        <>
-          <div className="font-medium" data-testid="redemption-name">
-            {r.name}
-          </div>
-          <div className="max-w-48 truncate font-mono text-xs text-muted-foreground" title={r.code}>
-            {r.code}
-          </div>
-        </>
+        <TitleCell text={r.name} testId="redemption-name" sub={r.code} subTitle={r.code} subClassName="max-w-48 truncate font-mono text-xs text-muted-foreground" />
       ),
     },
     {
@@ -139,10 +122,7 @@ export function RedemptionsPanel() {
               <Trash2Icon />
               {t('redemptions:purge.button')}
             </Button>
-            <Button onClick={list.form.create} data-testid="redemption-create">
-              <PlusIcon />
-              {t('redemptions:create')}
-            </Button>
+            <CreateButton label={t('redemptions:create')} onClick={list.form.create} testId="redemption-create" />
           </>
         }
       >
@@ -167,16 +147,12 @@ export function RedemptionsPanel() {
       </FilterBar>
 
       <DataTable
-        testId="redemptions-table"
+        name="redemption"
         columns={columns}
-        rows={rows}
-        rowKey={(r) => r.id}
-        rowProps={(r) => ({ 'data-testid': `redemption-row-${r.id}` })}
         query={redemptions}
+        list={list}
+        settings
         emptyText={list.filtered ? t('redemptions:noMatch') : t('redemptions:empty')}
-        emptyTestId="redemptions-empty"
-        settings={{ storageKey: 'columns.redemptions', testId: 'redemption-column' }}
-        pagination={list.pagination(redemptions.data?.total_count ?? 0)}
       />
 
       <RedemptionFormDialog open={list.form.open} onOpenChange={list.form.onOpenChange} redemption={list.form.editing} onCreated={setCreated} />

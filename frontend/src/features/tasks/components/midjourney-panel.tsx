@@ -12,7 +12,7 @@ export const mjImageUrl = (taskId: string) => `/mj/image/${encodeURIComponent(ta
 /** Midjourney tasks: everyone's for administrators (GET /api/mj), else the user's own (/api/mj/self). */
 export function MidjourneyPanel({ admin }: { admin: boolean }) {
   const { t } = useTranslation()
-  const { list, tasks, rows, opened, setOpened } = useTaskList('mj', admin)
+  const { list, tasks, opened, setOpened } = useTaskList('mj', admin)
 
   const c = taskColumns(t, admin)
   const columns: Column<Task>[] = [
@@ -75,16 +75,14 @@ export function MidjourneyPanel({ admin }: { admin: boolean }) {
       <TaskFilterForm admin={admin} list={list} actions={MJ_ACTIONS.map((a) => ({ value: a, label: a }))} />
 
       <DataTable
+        name="mj"
         testId="mj-table"
-        columns={columns}
-        rows={rows}
-        rowKey={(task) => task.id}
-        rowProps={(task) => ({ 'data-testid': `mj-row-${task.id}` })}
-        query={tasks}
-        emptyText={t('tasks:mj.empty')}
         emptyTestId="mj-empty"
-        settings={{ storageKey: 'columns.mj', testId: 'mj-column' }}
-        pagination={list.pagination(tasks.data?.total_count ?? 0)}
+        columns={columns}
+        query={tasks}
+        list={list}
+        settings
+        emptyText={t('tasks:mj.empty')}
       />
 
       <TaskResultDialog task={opened} onOpenChange={(open) => !open && setOpened(null)} />

@@ -21,7 +21,7 @@ const PLATFORM_ACTIONS: Record<TaskPlatform, readonly string[]> = {
  */
 export function TasksPanel({ admin }: { admin: boolean }) {
   const { t } = useTranslation()
-  const { list, platform, tasks, rows, opened, setOpened } = useTaskList('task', admin)
+  const { list, platform, tasks, opened, setOpened } = useTaskList('task', admin)
 
   const actionLabel = (a: string) => (isTranslatedAction(a) ? t(`tasks:action.${a}`) : a || '-')
   const platformLabel = (p: string) => (isPlatform(p) ? t(`tasks:platform.${p}`) : p)
@@ -63,18 +63,7 @@ export function TasksPanel({ admin }: { admin: boolean }) {
         }
       />
 
-      <DataTable
-        testId="tasks-table"
-        columns={columns}
-        rows={rows}
-        rowKey={(task) => task.id}
-        rowProps={(task) => ({ 'data-testid': `task-row-${task.id}` })}
-        query={tasks}
-        emptyText={t('tasks:task.empty')}
-        emptyTestId="tasks-empty"
-        settings={{ storageKey: 'columns.tasks', testId: 'task-column' }}
-        pagination={list.pagination(tasks.data?.total_count ?? 0)}
-      />
+      <DataTable name="task" columns={columns} query={tasks} list={list} settings emptyText={t('tasks:task.empty')} />
 
       <TaskResultDialog task={opened} onOpenChange={(open) => !open && setOpened(null)} />
     </div>

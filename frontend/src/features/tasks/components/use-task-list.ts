@@ -29,7 +29,6 @@ export function useTaskList(kind: TaskKind, admin: boolean) {
     list,
     platform: isPlatform(platform) ? platform : 'suno',
     tasks,
-    rows: tasks.data?.data ?? [],
     opened,
     setOpened,
   }

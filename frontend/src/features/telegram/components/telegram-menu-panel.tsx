@@ -1,10 +1,8 @@
-import { PlusIcon } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { actionsColumn, DataTable, type Column } from '@/components/data-table'
 import { FilterBar, SearchInput } from '@/components/filter-bar'
-import { ConfirmDialog, DeleteAction, EditAction } from '@/components/list-kit'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction } from '@/components/list-kit'
 import { Badge } from '@/components/ui/badge'
-import { Button } from '@/components/ui/button'
 import { useListScreen } from '@/hooks/use-list-screen'
 import { useDeleteTelegramMenu } from '../api/delete-menu'
 import { useTelegramMenus } from '../api/get-menus'
@@ -73,27 +71,12 @@ export function TelegramMenuPanel({ onChanged }: { onChanged: () => void }) {
       </div>
       <FilterBar
         onSearch={list.search}
-        actions={
-          <Button onClick={list.form.create} data-testid="telegram-create">
-            <PlusIcon />
-            {t('telegram:create')}
-          </Button>
-        }
+        actions={<CreateButton label={t('telegram:create')} onClick={list.form.create} testId="telegram-create" />}
       >
         <SearchInput {...list.bind('keyword')} placeholder={t('telegram:search.placeholder')} data-testid="telegram-search" />
       </FilterBar>
 
-      <DataTable
-        testId="telegram-menus-table"
-        columns={columns}
-        rows={rows}
-        rowKey={(m) => m.id}
-        rowProps={(m) => ({ 'data-testid': `telegram-menu-row-${m.id}` })}
-        query={menus}
-        emptyText={list.filtered ? t('telegram:noMatch') : t('telegram:empty')}
-        emptyTestId="telegram-menus-empty"
-        pagination={list.pagination(menus.data?.total_count ?? 0)}
-      />
+      <DataTable name="telegram-menu" columns={columns} query={menus} list={list} emptyText={list.filtered ? t('telegram:noMatch') : t('telegram:empty')} />
 
       <TelegramMenuFormDialog open={list.form.open} onOpenChange={list.form.onOpenChange} menu={list.form.editing} onSaved={onChanged} />
       <ConfirmDialog

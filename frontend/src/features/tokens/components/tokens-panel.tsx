@@ -1,15 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { CopyIcon, PlusIcon } from 'lucide-react'
+import { CopyIcon } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { actionsColumn, DataTable, type Column } from '@/components/data-table'
 import { FilterBar, SearchInput } from '@/components/filter-bar'
-import { ConfirmDialog, DeleteAction, EditAction, RowAction, ToggleAction } from '@/components/list-kit'
-import { Button } from '@/components/ui/button'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction, flipStatus, RowAction, TitleCell, ToggleAction } from '@/components/list-kit'
 import { useListScreen } from '@/hooks/use-list-screen'
 import { copyText } from '@/lib/clipboard'
 import { formatTimestamp, renderQuota } from '@/lib/format'
-import { notify, notifyCopied } from '@/lib/toast'
+import { notifyCopied } from '@/lib/toast'
 import { useQuotaDisplay } from '@/stores/site'
 import { TOKEN_STATUS, type Token } from '@/types/api'
 import { useDeleteToken } from '../api/delete-token'
@@ -46,16 +45,8 @@ export function TokensPanel() {
     else setShownKey({ key, mode: 'manual' })
   }
 
-  const toggleStatus = (token: Token) => {
-    const status = token.status === TOKEN_STATUS.enabled ? TOKEN_STATUS.disabled : TOKEN_STATUS.enabled
-    updateMutation.mutate(
-      { id: token.id, status },
-      {
-        onSuccess: () =>
-          notify.success(status === TOKEN_STATUS.enabled ? t('tokens:toast.enabled') : t('tokens:toast.disabled')),
-      },
-    )
-  }
+  const toggleStatus = (token: Token) =>
+    flipStatus(updateMutation, token, TOKEN_STATUS, { enabled: t('tokens:toast.enabled'), disabled: t('tokens:toast.disabled') })
 
   const columns: Column<Token>[] = [
     {
@@ -63,14 +54,7 @@ export function TokensPanel() {
       header: t('tokens:columns.name'),
       card: 'title',
       essential: true,
-      cell: (token) => (
-        <>
-          <div className="font-medium" data-testid="token-name">
-            {token.name}
-          </div>
-          <div className="font-mono text-xs text-muted-foreground">{token.key}</div>
-        </>
-      ),
+      cell: (token) => <TitleCell text={token.name} testId="token-name" sub={token.key} />,
     },
     { id: 'status', header: t('tokens:columns.status'), cell: (token) => <TokenStatusBadge status={token.status} /> },
     {
@@ -110,28 +94,12 @@ export function TokensPanel() {
     <div className="grid grid-cols-1 gap-4">
       <FilterBar
         onSearch={list.search}
-        actions={
-          <Button onClick={list.form.create} data-testid="token-create">
-            <PlusIcon />
-            {t('tokens:create')}
-          </Button>
-        }
+        actions={<CreateButton label={t('tokens:create')} onClick={list.form.create} testId="token-create" />}
       >
         <SearchInput {...list.bind('keyword')} placeholder={t('tokens:search.placeholder')} data-testid="token-search" />
       </FilterBar>
 
-      <DataTable
-        testId="tokens-table"
-        columns={columns}
-        rows={rows}
-        rowKey={(token) => token.id}
-        rowProps={(token) => ({ 'data-testid': `token-row-${token.id}` })}
-        query={tokens}
-        emptyText={list.filtered ? t('tokens:noMatch') : t('tokens:empty')}
-        emptyTestId="tokens-empty"
-        settings={{ storageKey: 'columns.tokens', testId: 'token-column' }}
-        pagination={list.pagination(tokens.data?.total_count ?? 0)}
-      />
+      <DataTable name="token" columns={columns} query={tokens} list={list} settings emptyText={list.filtered ? t('tokens:noMatch') : t('tokens:empty')} />
 
       <TokenFormDialog
         open={list.form.open}

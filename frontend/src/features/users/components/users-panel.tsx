@@ -1,11 +1,10 @@
-import { CoinsIcon, PlusIcon, ShieldMinusIcon, ShieldPlusIcon } from 'lucide-react'
+import { CoinsIcon, ShieldMinusIcon, ShieldPlusIcon } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { actionsColumn, DataTable, type Column } from '@/components/data-table'
 import { FilterBar, FilterInput, FilterSelect } from '@/components/filter-bar'
-import { ConfirmDialog, DeleteAction, EditAction, RowAction, ToggleAction } from '@/components/list-kit'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction, RowAction, TitleCell, ToggleAction } from '@/components/list-kit'
 import { Badge, type BadgeVariant } from '@/components/ui/badge'
-import { Button } from '@/components/ui/button'
 import { useListScreen } from '@/hooks/use-list-screen'
 import { formatTimestamp, renderNumber, renderQuota } from '@/lib/format'
 import { roleKey } from '@/lib/roles'
@@ -117,12 +116,12 @@ export function UsersPanel() {
       essential: true,
       sortBy: ['username'],
       cell: (u) => (
-        <>
-          <div className="font-medium" data-testid="user-username">
-            {u.username}
-          </div>
-          <div className="max-w-48 truncate text-xs text-muted-foreground">{[u.display_name, u.email].filter(Boolean).join(' · ')}</div>
-        </>
+        <TitleCell
+          text={u.username}
+          testId="user-username"
+          sub={[u.display_name, u.email].filter(Boolean).join(' · ')}
+          subClassName="max-w-48 truncate text-xs text-muted-foreground"
+        />
       ),
     },
     { id: 'group', header: t('users:columns.group'), cell: (u) => <Badge variant="outline">{u.group}</Badge> },
@@ -196,10 +195,7 @@ export function UsersPanel() {
         testId="user-filters"
         searchTestId="user-search"
         buttons={
-          <Button type="button" onClick={list.form.create} className="ml-auto" data-testid="user-create">
-            <PlusIcon />
-            {t('users:create')}
-          </Button>
+          <CreateButton label={t('users:create')} onClick={list.form.create} className="ml-auto" testId="user-create" />
         }
       >
         <FilterInput
@@ -231,17 +227,13 @@ export function UsersPanel() {
       </FilterBar>
 
       <DataTable
-        testId="users-table"
+        name="user"
         columns={columns}
-        rows={rows}
-        rowKey={(u) => u.id}
-        rowProps={(u) => ({ 'data-testid': `user-row-${u.id}` })}
         query={users}
-        emptyText={list.filtered ? t('users:noMatch') : t('users:empty')}
-        emptyTestId="users-empty"
+        list={list}
         sort={{ value: list.filters.order, onChange: (order) => list.setFilters({ order }) }}
-        settings={{ storageKey: 'columns.users', testId: 'user-column' }}
-        pagination={list.pagination(users.data?.total_count ?? 0)}
+        settings
+        emptyText={list.filtered ? t('users:noMatch') : t('users:empty')}
       />
 
       <UserFormDialog open={list.form.open} onOpenChange={list.form.onOpenChange} user={list.form.editing} canCreateAdmin={isRoot} />

@@ -17,6 +17,7 @@ export interface FieldProps<V extends FieldValues, N extends FieldPath<V>, T> {
   description?: ReactNode
   className?: string
   labelClassName?: string
+  descriptionClassName?: string
 }
 
 /**
@@ -30,6 +31,7 @@ export function FieldItem<V extends FieldValues, N extends FieldPath<V>, T = V>(
   description,
   className,
   labelClassName,
+  descriptionClassName,
   children,
 }: FieldProps<V, N, T> & { children: (field: ControllerRenderProps<V, N>) => ReactElement }) {
   return (
@@ -40,7 +42,7 @@ export function FieldItem<V extends FieldValues, N extends FieldPath<V>, T = V>(
         <FormItem className={className}>
           <FormLabel className={labelClassName}>{label}</FormLabel>
           <FormControl>{children(field)}</FormControl>
-          {description !== undefined && <FormDescription>{description}</FormDescription>}
+          {description !== undefined && <FormDescription className={descriptionClassName}>{description}</FormDescription>}
           <FormMessage />
         </FormItem>
       )}
@@ -56,11 +58,13 @@ export function TextField<V extends FieldValues, N extends FieldPath<V>, T = V>(
   description,
   className,
   labelClassName,
+  descriptionClassName,
+  inputClassName,
   ...input
-}: FieldProps<V, N, T> & Omit<ComponentProps<typeof Input>, 'name'>) {
+}: FieldProps<V, N, T> & Omit<ComponentProps<typeof Input>, 'name'> & { inputClassName?: string }) {
   return (
-    <FieldItem control={control} name={name} label={label} description={description} className={className} labelClassName={labelClassName}>
-      {(field) => <Input {...input} {...field} />}
+    <FieldItem {...{ control, name, label, description, className, labelClassName, descriptionClassName }}>
+      {(field) => <Input className={inputClassName} {...input} {...field} />}
     </FieldItem>
   )
 }
@@ -73,24 +77,30 @@ export function SelectField<V extends FieldValues, N extends FieldPath<V>, T = V
   description,
   className,
   labelClassName,
+  descriptionClassName,
   ...select
 }: FieldProps<V, N, T> & Omit<ComponentProps<typeof NativeSelect>, 'name'>) {
   return (
-    <FieldItem control={control} name={name} label={label} description={description} className={className} labelClassName={labelClassName}>
+    <FieldItem {...{ control, name, label, description, className, labelClassName, descriptionClassName }}>
       {(field) => <NativeSelect {...field} {...select} />}
     </FieldItem>
   )
 }
 
-/** A yes/no field: a switch beside its label and hint, in a bordered box. */
+/**
+ * A yes/no field: a switch beside its label and hint, in a bordered box; `inline`, a switch
+ * followed by its label alone.
+ */
 export function SwitchField<V extends FieldValues, N extends FieldPath<V>, T = V>({
   control,
   name,
   label,
   description,
-  className = 'flex items-start gap-3 rounded-lg border p-3',
+  inline = false,
+  className = inline ? 'flex items-center gap-2' : 'flex items-start gap-3 rounded-lg border p-3',
+  descriptionClassName = 'text-xs',
   testId,
-}: FieldProps<V, N, T> & { testId?: string }) {
+}: FieldProps<V, N, T> & { testId?: string; inline?: boolean }) {
   return (
     <FormField
       control={control}
@@ -100,10 +110,14 @@ export function SwitchField<V extends FieldValues, N extends FieldPath<V>, T = V
           <FormControl>
             <Switch checked={field.value} onCheckedChange={field.onChange} data-testid={testId} />
           </FormControl>
-          <div className="grid gap-1">
+          {inline ? (
             <FormLabel>{label}</FormLabel>
-            {description !== undefined && <FormDescription className="text-xs">{description}</FormDescription>}
-          </div>
+          ) : (
+            <div className="grid gap-1">
+              <FormLabel>{label}</FormLabel>
+              {description !== undefined && <FormDescription className={descriptionClassName}>{description}</FormDescription>}
+            </div>
+          )}
         </FormItem>
       )}
     />

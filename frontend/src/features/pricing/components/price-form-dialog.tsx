@@ -2,9 +2,7 @@ import { zodResolver } from '@hookform/resolvers/zod'
 import { useEffect, useMemo } from 'react'
 import { useForm, useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { FormDialog, SelectField, TextField } from '@/components/form-kit'
-import { FormControl, FormField, FormItem, FormLabel } from '@/components/ui/form'
-import { Switch } from '@/components/ui/switch'
+import { FormDialog, SelectField, SwitchField, TextField } from '@/components/form-kit'
 import { notify } from '@/lib/toast'
 import { useCreatePrice, useUpdatePrice } from '../api/mutations'
 import { priceValue } from '../price-format'
@@ -112,18 +110,7 @@ export function PriceFormDialog({ open, onOpenChange, price, owners }: PriceForm
           ))}
         </div>
       </fieldset>
-      <FormField
-        control={form.control}
-        name="locked"
-        render={({ field }) => (
-          <FormItem className="flex items-center gap-2">
-            <FormControl>
-              <Switch checked={field.value} onCheckedChange={field.onChange} />
-            </FormControl>
-            <FormLabel>{t('pricing:form.locked')}</FormLabel>
-          </FormItem>
-        )}
-      />
+      <SwitchField control={form.control} name="locked" label={t('pricing:form.locked')} inline />
       <p className="-mt-2 text-xs text-muted-foreground">{t('pricing:form.lockedHint')}</p>
     </FormDialog>
   )

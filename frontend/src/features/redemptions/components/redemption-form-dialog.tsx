@@ -2,11 +2,9 @@ import { zodResolver } from '@hookform/resolvers/zod'
 import { useEffect, useMemo } from 'react'
 import { useForm, useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { Button } from '@/components/ui/button'
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { FormDialog, TextField } from '@/components/form-kit'
+import { FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
-import { Spinner } from '@/components/ui/spinner'
 import { parseQuotaText, renderQuota, type QuotaUnit } from '@/lib/format'
 import { notify } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
@@ -73,27 +71,18 @@ export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated
   })
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t('common:actions.close')} data-testid="redemption-form-dialog">
-        <DialogHeader>
-          <DialogTitle>{redemption ? t('redemptions:form.editTitle') : t('redemptions:form.createTitle')}</DialogTitle>
-          <DialogDescription>{t('redemptions:form.description')}</DialogDescription>
-        </DialogHeader>
-        <Form {...form}>
-          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="redemption-form">
-            <FormField
-              control={form.control}
-              name="name"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('redemptions:form.name')}</FormLabel>
-                  <FormControl>
-                    <Input autoComplete="off" placeholder={t('redemptions:form.namePlaceholder')} {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
+    <FormDialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title={redemption ? t('redemptions:form.editTitle') : t('redemptions:form.createTitle')}
+      description={t('redemptions:form.description')}
+      form={form}
+      onSubmit={onSubmit}
+      pending={pending}
+      testId="redemption-form"
+      submitLabel={redemption ? t('common:actions.save') : t('redemptions:form.submitCreate')}
+    >
+      <TextField control={form.control} name="name" label={t('redemptions:form.name')} autoComplete="off" placeholder={t('redemptions:form.namePlaceholder')} />
             <FormField
               control={form.control}
               name="quota"
@@ -123,33 +112,18 @@ export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated
               )}
             />
             {!redemption && (
-              <FormField
+              <TextField
                 control={form.control}
                 name="count"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('redemptions:form.count')}</FormLabel>
-                    <FormControl>
-                      <Input type="number" min={1} max={COUNT_MAX} step={1} inputMode="numeric" {...field} />
-                    </FormControl>
-                    <FormDescription>{t('redemptions:form.countHint', { max: COUNT_MAX })}</FormDescription>
-                    <FormMessage />
-                  </FormItem>
-                )}
+                label={t('redemptions:form.count')}
+                description={t('redemptions:form.countHint', { max: COUNT_MAX })}
+                type="number"
+                min={1}
+                max={COUNT_MAX}
+                step={1}
+                inputMode="numeric"
               />
             )}
-            <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
-                {t('common:actions.cancel')}
-              </Button>
-              <Button type="submit" disabled={pending} data-testid="redemption-form-submit">
-                {pending && <Spinner />}
-                {redemption ? t('common:actions.save') : t('redemptions:form.submitCreate')}
-              </Button>
-            </DialogFooter>
-          </form>
-        </Form>
-      </DialogContent>
-    </Dialog>
+    </FormDialog>
   )
 }

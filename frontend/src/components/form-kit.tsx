@@ -1,5 +1,5 @@
-import type { ComponentProps, FormEventHandler, ReactElement, ReactNode } from 'react'
-import type { Control, ControllerRenderProps, FieldPath, FieldValues, UseFormReturn } from 'react-hook-form'
+import { useEffect, useRef, type ComponentProps, type FormEventHandler, type ReactElement, type ReactNode } from 'react'
+import { useForm, type Control, type ControllerRenderProps, type DefaultValues, type FieldPath, type FieldValues, type Resolver, type UseFormReturn } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
@@ -8,6 +8,7 @@ import { Input } from '@/components/ui/input'
 import { NativeSelect } from '@/components/ui/native-select'
 import { Spinner } from '@/components/ui/spinner'
 import { Switch } from '@/components/ui/switch'
+import { notify } from '@/lib/toast'
 
 export interface FieldProps<V extends FieldValues, N extends FieldPath<V>, T> {
   control: Control<V, unknown, T>
@@ -188,4 +189,53 @@ export function FormDialog<V extends FieldValues, T>({
       </DialogContent>
     </Dialog>
   )
+}
+
+/**
+ * The form of a create/edit dialog: filled from `defaults` each time the dialog opens (or the
+ * row it edits changes), checked by `resolver`; on submit, `save` runs, `told` is said, and the
+ * dialog closes, or stays open when saving failed (the central error handler says why). Gives
+ * the form and what FormDialog takes.
+ */
+export function useFormDialog<V extends FieldValues, T, R = unknown>({
+  open,
+  onOpenChange,
+  resolver,
+  defaults,
+  source,
+  also,
+  save,
+  told,
+  pending,
+}: {
+  open: boolean
+  onOpenChange: (open: boolean) => void
+  resolver: Resolver<V, unknown, T>
+  defaults: () => DefaultValues<V>
+  /** The row edited (undefined for a new one): the form is filled again when it changes. */
+  source: unknown
+  /** Something else the defaults depend on (a unit). */
+  also?: unknown
+  save: (values: T) => Promise<R>
+  told?: string | ((result: R) => string)
+  pending: boolean
+}) {
+  const form = useForm<V, unknown, T>({ resolver, defaultValues: defaults() })
+  const initial = useRef(defaults)
+  useEffect(() => {
+    initial.current = defaults
+  })
+  useEffect(() => {
+    if (open) form.reset(initial.current())
+  }, [open, source, also, form])
+  const onSubmit = form.handleSubmit(async (values) => {
+    try {
+      const result = await save(values)
+      if (told) notify.success(typeof told === 'string' ? told : told(result))
+      onOpenChange(false)
+    } catch {
+      // Shown by the central error handler.
+    }
+  })
+  return { form, dialog: { open, onOpenChange, form, onSubmit, pending } }
 }

@@ -1,10 +1,9 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { FormDialog, SwitchField, TextField } from '@/components/form-kit'
+import { FormDialog, SwitchField, TextField, useFormDialog } from '@/components/form-kit'
 import { renderQuota } from '@/lib/format'
-import { notify } from '@/lib/toast'
 import { useQuotaDisplay } from '@/stores/site'
 import { useCreateGroup, useUpdateGroup } from '../api/save-group'
 import { API_RATE_MAX, createGroupSchema, groupFormDefaults, type GroupFormValues, type GroupPayload } from '../schemas'
@@ -24,39 +23,26 @@ export function GroupFormDialog({ open, onOpenChange, group }: GroupFormDialogPr
   const { t } = useTranslation()
   const display = useQuotaDisplay()
   const schema = useMemo(() => createGroupSchema(t), [t])
-  const form = useForm<GroupFormValues, unknown, GroupPayload>({
-    resolver: zodResolver(schema),
-    defaultValues: groupFormDefaults(group),
-  })
   const createMutation = useCreateGroup()
   const updateMutation = useUpdateGroup()
-  const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(groupFormDefaults(group))
-  }, [open, group, form])
+  const { form, dialog } = useFormDialog<GroupFormValues, GroupPayload>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => groupFormDefaults(group),
+    source: group,
+    // The symbol is sent unchanged (the server refuses a different one).
+    save: (payload) =>
+      group ? updateMutation.mutateAsync({ id: group.id, ...payload, symbol: group.symbol }) : createMutation.mutateAsync(payload),
+    told: group ? t('groups:toast.updated') : t('groups:toast.created'),
+    pending: createMutation.isPending || updateMutation.isPending,
+  })
 
   const [promotion, minText, maxText] = useWatch({
     control: form.control,
     name: ['promotion', 'min_topup', 'max_topup'],
   })
   const amount = (text: string) => (/^\d+$/.test(text.trim()) ? renderQuota(Number(text), display) : undefined)
-
-  const onSubmit = form.handleSubmit(async (payload) => {
-    try {
-      if (group) {
-        // The symbol is sent unchanged (the server refuses a different one).
-        await updateMutation.mutateAsync({ id: group.id, ...payload, symbol: group.symbol })
-        notify.success(t('groups:toast.updated'))
-      } else {
-        await createMutation.mutateAsync(payload)
-        notify.success(t('groups:toast.created'))
-      }
-      onOpenChange(false)
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
 
   const switchField = (name: SwitchName, label: string, hint: string) => (
     <SwitchField control={form.control} name={name} label={label} description={hint} />
@@ -81,13 +67,9 @@ export function GroupFormDialog({ open, onOpenChange, group }: GroupFormDialogPr
 
   return (
     <FormDialog
-      open={open}
-      onOpenChange={onOpenChange}
+      {...dialog}
       title={group ? t('groups:form.editTitle') : t('groups:form.createTitle')}
       description={t('groups:form.description')}
-      form={form}
-      onSubmit={onSubmit}
-      pending={pending}
       testId="group-form"
       className="max-w-xl"
     >

@@ -1,9 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
-import { useForm } from 'react-hook-form'
+import { useMemo } from 'react'
 import { useTranslation } from 'react-i18next'
-import { FormDialog, TextField } from '@/components/form-kit'
-import { notify } from '@/lib/toast'
+import { FormDialog, TextField, useFormDialog } from '@/components/form-kit'
 import { useCreateOwner, useUpdateOwner } from '../api/save-owner'
 import { createOwnerSchema, OWNER_MIN_ID, ownerFormDefaults, type OwnerFormValues } from '../schemas'
 import type { ModelOwner } from '../types'
@@ -20,42 +18,24 @@ export function OwnerFormDialog({ open, onOpenChange, owner }: OwnerFormDialogPr
   const { t } = useTranslation()
   const editing = owner !== undefined
   const schema = useMemo(() => createOwnerSchema(t, editing), [t, editing])
-  const form = useForm<OwnerFormValues, unknown, ModelOwner>({
-    resolver: zodResolver(schema),
-    defaultValues: ownerFormDefaults(owner),
-  })
   const createMutation = useCreateOwner()
   const updateMutation = useUpdateOwner()
-  const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(ownerFormDefaults(owner))
-  }, [open, owner, form])
-
-  const onSubmit = form.handleSubmit(async (payload) => {
-    try {
-      if (owner) {
-        await updateMutation.mutateAsync({ ...payload, id: owner.id })
-        notify.success(t('owners:toast.updated'))
-      } else {
-        await createMutation.mutateAsync(payload)
-        notify.success(t('owners:toast.created'))
-      }
-      onOpenChange(false)
-    } catch {
-      // Shown by the central error handler.
-    }
+  const { form, dialog } = useFormDialog<OwnerFormValues, ModelOwner>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => ownerFormDefaults(owner),
+    source: owner,
+    save: (payload) => (owner ? updateMutation.mutateAsync({ ...payload, id: owner.id }) : createMutation.mutateAsync(payload)),
+    told: owner ? t('owners:toast.updated') : t('owners:toast.created'),
+    pending: createMutation.isPending || updateMutation.isPending,
   })
 
   return (
     <FormDialog
-      open={open}
-      onOpenChange={onOpenChange}
+      {...dialog}
       title={owner ? t('owners:form.editTitle') : t('owners:form.createTitle')}
       description={t('owners:form.description')}
-      form={form}
-      onSubmit={onSubmit}
-      pending={pending}
       testId="owner-form"
     >
       <TextField

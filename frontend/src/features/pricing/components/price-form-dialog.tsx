@@ -1,9 +1,8 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { FormDialog, SelectField, SwitchField, TextField } from '@/components/form-kit'
-import { notify } from '@/lib/toast'
+import { FormDialog, SelectField, SwitchField, TextField, useFormDialog } from '@/components/form-kit'
 import { useCreatePrice, useUpdatePrice } from '../api/mutations'
 import { priceValue } from '../price-format'
 import { createPriceSchema, priceFormDefaults, type PriceFormValues } from '../schemas'
@@ -21,17 +20,18 @@ export interface PriceFormDialogProps {
 export function PriceFormDialog({ open, onOpenChange, price, owners }: PriceFormDialogProps) {
   const { t } = useTranslation()
   const schema = useMemo(() => createPriceSchema(t), [t])
-  const form = useForm<PriceFormValues, unknown, PricePayload>({
-    resolver: zodResolver(schema),
-    defaultValues: priceFormDefaults(price),
-  })
   const createMutation = useCreatePrice()
   const updateMutation = useUpdatePrice()
-  const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(priceFormDefaults(price))
-  }, [open, price, form])
+  const { form, dialog } = useFormDialog<PriceFormValues, PricePayload>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => priceFormDefaults(price),
+    source: price,
+    save: (payload) => (price ? updateMutation.mutateAsync({ model: price.model, price: payload }) : createMutation.mutateAsync(payload)),
+    told: price ? t('pricing:toast.updated') : t('pricing:toast.created'),
+    pending: createMutation.isPending || updateMutation.isPending,
+  })
 
   const [type, input, output] = useWatch({ control: form.control, name: ['type', 'input', 'output'] })
   const hint = (ratio: string) => {
@@ -40,27 +40,12 @@ export function PriceFormDialog({ open, onOpenChange, price, owners }: PriceForm
     return priceValue(n, 'usd', false) ?? t('pricing:free')
   }
 
-  const onSubmit = form.handleSubmit(async (payload) => {
-    try {
-      if (price) await updateMutation.mutateAsync({ model: price.model, price: payload })
-      else await createMutation.mutateAsync(payload)
-      notify.success(price ? t('pricing:toast.updated') : t('pricing:toast.created'))
-      onOpenChange(false)
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
-
   const ratioInput = { type: 'number', min: 0, step: 'any', inputMode: 'decimal' } as const
   return (
     <FormDialog
-      open={open}
-      onOpenChange={onOpenChange}
+      {...dialog}
       title={price ? t('pricing:form.editTitle') : t('pricing:form.createTitle')}
       description={t('pricing:form.description')}
-      form={form}
-      onSubmit={onSubmit}
-      pending={pending}
       testId="price-form"
       className="max-h-[90dvh] max-w-2xl overflow-y-auto"
       formClassName="grid grid-cols-1 gap-4"

@@ -1,11 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { FieldItem, FormDialog, SelectField, TextField } from '@/components/form-kit'
+import { FieldItem, FormDialog, SelectField, TextField, useFormDialog } from '@/components/form-kit'
 import { Textarea } from '@/components/ui/textarea'
 import { cn } from '@/lib/utils'
-import { notify } from '@/lib/toast'
 import { useCreateTelegramMenu } from '../api/create-menu'
 import { useUpdateTelegramMenu } from '../api/update-menu'
 import {
@@ -32,47 +31,32 @@ export interface TelegramMenuFormDialogProps {
 export function TelegramMenuFormDialog({ open, onOpenChange, menu, onSaved }: TelegramMenuFormDialogProps) {
   const { t } = useTranslation()
   const schema = useMemo(() => createTelegramMenuSchema(t), [t])
-  const form = useForm<TelegramMenuFormValues, unknown, TelegramMenuPayload>({
-    resolver: zodResolver(schema),
-    defaultValues: telegramMenuFormDefaults(menu),
-  })
   const createMutation = useCreateTelegramMenu()
   const updateMutation = useUpdateTelegramMenu()
-  const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(telegramMenuFormDefaults(menu))
-  }, [open, menu, form])
+  const { form, dialog } = useFormDialog<TelegramMenuFormValues, TelegramMenuPayload>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => telegramMenuFormDefaults(menu),
+    source: menu,
+    save: async (payload) => {
+      if (menu) await updateMutation.mutateAsync({ id: menu.id, ...payload })
+      else await createMutation.mutateAsync(payload)
+      onSaved?.()
+    },
+    told: menu ? t('telegram:toast.updated') : t('telegram:toast.created'),
+    pending: createMutation.isPending || updateMutation.isPending,
+  })
 
   const [description, reply] = useWatch({ control: form.control, name: ['description', 'reply_message'] })
   const replyCount = charCount(reply)
 
-  const onSubmit = form.handleSubmit(async (payload) => {
-    try {
-      if (menu) {
-        await updateMutation.mutateAsync({ id: menu.id, ...payload })
-        notify.success(t('telegram:toast.updated'))
-      } else {
-        await createMutation.mutateAsync(payload)
-        notify.success(t('telegram:toast.created'))
-      }
-      onSaved?.()
-      onOpenChange(false)
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
-
   const counted = 'flex flex-wrap justify-between gap-x-3'
   return (
     <FormDialog
-      open={open}
-      onOpenChange={onOpenChange}
+      {...dialog}
       title={menu ? t('telegram:form.editTitle') : t('telegram:form.createTitle')}
       description={t('telegram:form.description')}
-      form={form}
-      onSubmit={onSubmit}
-      pending={pending}
       testId="telegram-form"
       submitLabel={menu ? t('common:actions.save') : t('telegram:form.submitCreate')}
       className="max-w-2xl"

@@ -1,13 +1,12 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { FieldItem, FormDialog, SwitchField, TextField } from '@/components/form-kit'
+import { FieldItem, FormDialog, SwitchField, TextField, useFormDialog } from '@/components/form-kit'
 import { FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
 import { NativeSelect } from '@/components/ui/native-select'
 import { renderQuota } from '@/lib/format'
-import { notify } from '@/lib/toast'
 import { useUser, useUserGroups } from '@/stores/session'
 import { useSiteInfo } from '@/stores/site'
 import type { Token } from '@/types/api'
@@ -40,20 +39,26 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
   const schema = useMemo(() => createTokenSchema(t, Date.now, unit), [t, unit])
-  const form = useForm<TokenFormValues, unknown, TokenPayload>({
-    resolver: zodResolver(schema),
-    defaultValues: tokenFormDefaults(token, unit),
-  })
   // The groups the owner may bill a key to (GET /api/user_group_map, loaded at sign-in).
   const groups = useUserGroups()
   const ownGroup = useUser()?.group ?? ''
   const createMutation = useCreateToken()
   const updateMutation = useUpdateToken()
   const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(tokenFormDefaults(token, unit))
-  }, [open, token, form, unit])
+  const { form, dialog } = useFormDialog<TokenFormValues, TokenPayload>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => tokenFormDefaults(token, unit),
+    source: token,
+    also: unit,
+    save: async (payload) => {
+      if (token) await updateMutation.mutateAsync({ id: token.id, ...payload })
+      else onCreated?.(await createMutation.mutateAsync(payload))
+    },
+    told: token ? t('tokens:toast.updated') : t('tokens:toast.created'),
+    pending,
+  })
 
   const [unlimited, neverExpires, heartbeat, quotaText] = useWatch({
     control: form.control,
@@ -68,33 +73,12 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
           amount: renderQuota(typed, { displayInCurrency: true, quotaPerUnit: quota_per_unit }),
         })
 
-  const onSubmit = form.handleSubmit(async (payload) => {
-    try {
-      if (token) {
-        await updateMutation.mutateAsync({ id: token.id, ...payload })
-        notify.success(t('tokens:toast.updated'))
-        onOpenChange(false)
-      } else {
-        const created = await createMutation.mutateAsync(payload)
-        notify.success(t('tokens:toast.created'))
-        onOpenChange(false)
-        onCreated?.(created)
-      }
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
-
   const beside = 'flex items-center gap-2 sm:pt-7'
   return (
     <FormDialog
-      open={open}
-      onOpenChange={onOpenChange}
+      {...dialog}
       title={token ? t('tokens:form.editTitle') : t('tokens:form.createTitle')}
       description={t('tokens:form.description')}
-      form={form}
-      onSubmit={onSubmit}
-      pending={pending}
       testId="token-form"
       submitLabel={pending ? t('tokens:form.submitting') : t('tokens:form.submit')}
       className="max-w-xl"

@@ -1,12 +1,11 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useId, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useId, useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { FormDialog, SelectField, TextField } from '@/components/form-kit'
+import { FormDialog, SelectField, TextField, useFormDialog } from '@/components/form-kit'
 import { FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
 import { parseQuotaText, renderQuota, type QuotaUnit } from '@/lib/format'
-import { notify } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { ROLE } from '@/types/api'
 import { useGroupMap } from '../api/get-group-map'
@@ -39,18 +38,20 @@ export function UserFormDialog({ open, onOpenChange, user, canCreateAdmin }: Use
   const editing = user !== undefined
   const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
   const schema = useMemo(() => createUserSchema(t, editing, unit), [t, editing, unit])
-  const form = useForm<UserFormValues, unknown, UserFormOutput>({
-    resolver: zodResolver(schema),
-    defaultValues: userFormDefaults(user),
-  })
   const groups = useGroupMap()
   const createMutation = useCreateUser()
   const updateMutation = useUpdateUser()
-  const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(userFormDefaults(user))
-  }, [open, user, form])
+  const { form, dialog } = useFormDialog<UserFormValues, UserFormOutput>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => userFormDefaults(user),
+    source: user,
+    save: (values) =>
+      user ? updateMutation.mutateAsync({ id: user.id, ...toUpdatePayload(values) }) : createMutation.mutateAsync(toCreatePayload(values, unit)),
+    told: user ? t('users:toast.updated') : t('users:toast.created'),
+    pending: createMutation.isPending || updateMutation.isPending,
+  })
 
   const typed = parseQuotaText(useWatch({ control: form.control, name: 'quota' }), unit)
   const quotaHint = Number.isNaN(typed)
@@ -58,21 +59,6 @@ export function UserFormDialog({ open, onOpenChange, user, canCreateAdmin }: Use
     : unit.dollars
       ? t('users:form.quotaUnits', { units: typed.toLocaleString() })
       : t('users:form.quotaHint', { amount: renderQuota(typed, { displayInCurrency: true, quotaPerUnit: quota_per_unit }) })
-
-  const onSubmit = form.handleSubmit(async (values) => {
-    try {
-      if (user) {
-        await updateMutation.mutateAsync({ id: user.id, ...toUpdatePayload(values) })
-        notify.success(t('users:toast.updated'))
-      } else {
-        await createMutation.mutateAsync(toCreatePayload(values, unit))
-        notify.success(t('users:toast.created'))
-      }
-      onOpenChange(false)
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
 
   const text = (
     name: 'username' | 'password' | 'display_name' | 'email' | 'remark',
@@ -92,13 +78,9 @@ export function UserFormDialog({ open, onOpenChange, user, canCreateAdmin }: Use
 
   return (
     <FormDialog
-      open={open}
-      onOpenChange={onOpenChange}
+      {...dialog}
       title={user ? t('users:form.editTitle', { name: user.username }) : t('users:form.createTitle')}
       description={user ? t('users:form.editDescription') : t('users:form.createDescription')}
-      form={form}
-      onSubmit={onSubmit}
-      pending={pending}
       testId="user-form"
       className="max-w-xl"
     >

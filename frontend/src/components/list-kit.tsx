@@ -1,10 +1,11 @@
-import { RotateCwIcon, TriangleAlertIcon } from 'lucide-react'
+import { PencilIcon, PlusIcon, PowerIcon, PowerOffIcon, RotateCwIcon, Trash2Icon, TriangleAlertIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
 import { Spinner } from '@/components/ui/spinner'
 import { errorText } from '@/lib/errors'
+import { notify } from '@/lib/toast'
 import { cn } from '@/lib/utils'
 
 /** An icon button of a table row, labelled for screen readers and with a tooltip. */
@@ -35,6 +36,104 @@ export function RowAction({
     >
       {children}
     </Button>
+  )
+}
+
+/** A list's "new …" button. */
+export function CreateButton({ label, onClick, testId, className }: { label: string; onClick: () => void; testId: string; className?: string }) {
+  return (
+    <Button type="button" onClick={onClick} className={className} data-testid={testId}>
+      <PlusIcon />
+      {label}
+    </Button>
+  )
+}
+
+/** A row's title cell: its name (with a test id) over a smaller line (a key, a code, a symbol). */
+export function TitleCell({
+  text,
+  testId,
+  sub,
+  subClassName = 'font-mono text-xs text-muted-foreground',
+  subTitle,
+}: {
+  text: ReactNode
+  testId: string
+  sub?: ReactNode
+  subClassName?: string
+  /** The smaller line's tooltip (when it is cut short). */
+  subTitle?: string
+}) {
+  return (
+    <>
+      <div className="font-medium" data-testid={testId}>
+        {text}
+      </div>
+      {sub && (
+        <div className={subClassName} title={subTitle}>
+          {sub}
+        </div>
+      )}
+    </>
+  )
+}
+
+/**
+ * Turns a row with an enabled/disabled status the other way through `mutation`, and says which
+ * way it went.
+ */
+export function flipStatus<S extends number>(
+  mutation: { mutate: (vars: { id: number; status: S }, opts: { onSuccess: () => void }) => void },
+  row: { id: number; status: number },
+  codes: { enabled: S; disabled: S },
+  told: { enabled: string; disabled: string },
+) {
+  const status = row.status === codes.enabled ? codes.disabled : codes.enabled
+  mutation.mutate({ id: row.id, status }, { onSuccess: () => notify.success(status === codes.enabled ? told.enabled : told.disabled) })
+}
+
+/** A row's edit button. */
+export function EditAction({ onClick, testId }: { onClick: () => void; testId: string }) {
+  const { t } = useTranslation()
+  return (
+    <RowAction label={t('common:actions.edit')} onClick={onClick} testId={testId}>
+      <PencilIcon />
+    </RowAction>
+  )
+}
+
+/** A row's delete button (it asks first: `onClick` opens the question). */
+export function DeleteAction({ onClick, testId }: { onClick: () => void; testId: string }) {
+  const { t } = useTranslation()
+  return (
+    <RowAction label={t('common:actions.delete')} onClick={onClick} testId={testId} className="text-destructive hover:text-destructive">
+      <Trash2Icon />
+    </RowAction>
+  )
+}
+
+/** A row's enable/disable button: what it does is the opposite of `enabled`. */
+export function ToggleAction({
+  enabled,
+  onClick,
+  disabled,
+  testId,
+}: {
+  enabled: boolean
+  onClick: () => void
+  disabled?: boolean
+  testId: string
+}) {
+  const { t } = useTranslation()
+  return (
+    <RowAction
+      label={enabled ? t('common:actions.disable') : t('common:actions.enable')}
+      onClick={onClick}
+      disabled={disabled}
+      testId={testId}
+    >
+      {enabled ? <PowerOffIcon /> : <PowerIcon />}
+    </RowAction>
   )
 }
 
@@ -94,11 +193,14 @@ export interface ConfirmDialogProps {
   onOpenChange: (open: boolean) => void
   title: string
   description: ReactNode
-  confirmLabel: string
+  /** The confirm button's text: "Delete" unless told. */
+  confirmLabel?: string
   onConfirm: () => void
   pending?: boolean
   /** Prefix of the test ids: `${testId}` on the dialog, `${testId}-confirm` on the button. */
   testId: string
+  /** The confirm button's test id, when not `${testId}-confirm`. */
+  confirmTestId?: string
   destructive?: boolean
 }
 
@@ -112,6 +214,7 @@ export function ConfirmDialog({
   onConfirm,
   pending,
   testId,
+  confirmTestId = `${testId}-confirm`,
   destructive = true,
 }: ConfirmDialogProps) {
   const { t } = useTranslation()
@@ -130,10 +233,10 @@ export function ConfirmDialog({
             variant={destructive ? 'destructive' : 'default'}
             onClick={onConfirm}
             disabled={pending}
-            data-testid={`${testId}-confirm`}
+            data-testid={confirmTestId}
           >
             {pending && <Spinner />}
-            {confirmLabel}
+            {confirmLabel ?? t('common:actions.delete')}
           </Button>
         </DialogFooter>
       </DialogContent>

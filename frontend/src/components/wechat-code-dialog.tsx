@@ -5,8 +5,8 @@ import { useTranslation } from 'react-i18next'
 import { z } from 'zod'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form } from '@/components/ui/form'
 import { Spinner } from '@/components/ui/spinner'
 
 export interface WechatCodeDialogProps {
@@ -71,19 +71,7 @@ function WechatCodeForm({ onSubmit, pending, submitLabel }: Pick<WechatCodeDialo
   return (
     <Form {...form}>
       <form onSubmit={submit} noValidate className="grid gap-4" data-testid="wechat-form">
-        <FormField
-          control={form.control}
-          name="code"
-          render={({ field }) => (
-            <FormItem>
-              <FormLabel>{t('auth:wechat.code')}</FormLabel>
-              <FormControl>
-                <Input autoComplete="one-time-code" placeholder={t('auth:wechat.codePlaceholder')} {...field} />
-              </FormControl>
-              <FormMessage />
-            </FormItem>
-          )}
-        />
+        <TextField control={form.control} name="code" label={t('auth:wechat.code')} autoComplete="one-time-code" placeholder={t('auth:wechat.codePlaceholder')} />
         <DialogFooter>
           <Button type="submit" disabled={pending} data-testid="wechat-submit">
             {pending && <Spinner />}

@@ -135,3 +135,17 @@ export function formatBytes(bytes: number): string {
   }
   return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`
 }
+
+/** Unix seconds as the value of a datetime-local input (local time); '' for 0. */
+export function toLocalInput(unix: number): string {
+  if (!unix) return ''
+  const d = new Date(unix * 1000)
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`
+}
+
+/** A datetime-local value as unix seconds; 0 for empty or invalid. */
+export function fromLocalInput(v: string): number {
+  if (!v) return 0
+  const ms = new Date(v).getTime()
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : 0
+}

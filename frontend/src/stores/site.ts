@@ -1,5 +1,6 @@
 import { DEFAULT_QUOTA_PER_UNIT, DEFAULT_SYSTEM_NAME, STORAGE_KEYS } from '@/config'
 import { readJSON, writeJSON, writeString } from '@/lib/storage'
+import type { QuotaDisplay } from '@/lib/format'
 import type { SiteInfo, SiteModelOwner } from '@/types/api'
 import { createStore, useStore } from './create-store'
 
@@ -83,4 +84,10 @@ export function useSite(): SiteState {
 
 export function useSiteInfo(): SiteInfo {
   return useStore(siteStore).info
+}
+
+/** How the site shows quota amounts (renderQuota's second argument). */
+export function useQuotaDisplay(): QuotaDisplay {
+  const { display_in_currency, quota_per_unit } = useSiteInfo()
+  return { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
 }

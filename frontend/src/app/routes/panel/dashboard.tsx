@@ -6,19 +6,14 @@ import { QuickStartCard } from '@/features/dashboard/components/quick-start-card
 import { SiteStatusPanel } from '@/features/dashboard/components/site-status-panel'
 import { UsageOverview } from '@/features/dashboard/components/usage-overview'
 import { useUser } from '@/stores/session'
+import { Screen } from '@/components/screen'
 
 export default function DashboardRoute() {
   const { t } = useTranslation()
   const user = useUser()
   if (!user) return null // the route guard redirects
   return (
-    <div className="grid grid-cols-1 gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{t('panel:dashboard.title')}</h1>
-        <p className="text-muted-foreground">
-          {t('panel:dashboard.welcome', { name: user.display_name || user.username })}
-        </p>
-      </div>
+    <Screen title={t('panel:dashboard.title')} description={t('panel:dashboard.welcome', { name: user.display_name || user.username })}>
       <Tabs defaultValue="overview">
         <TabsList>
           <TabsTrigger value="overview" data-testid="tab-overview">
@@ -39,6 +34,6 @@ export default function DashboardRoute() {
           <SiteStatusPanel />
         </TabsContent>
       </Tabs>
-    </div>
+    </Screen>
   )
 }

@@ -1,17 +1,14 @@
 import { useTranslation } from 'react-i18next'
 import { useParams } from 'react-router'
 import { InvoiceDetail } from '@/features/invoices/components/invoice-detail'
+import { Screen } from '@/components/screen'
 
 export default function InvoiceDetailRoute() {
   const { t } = useTranslation()
   const { date = '' } = useParams()
   return (
-    <div className="grid grid-cols-1 gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{t('invoices:title')}</h1>
-        <p className="text-muted-foreground">{t('invoices:description')}</p>
-      </div>
+    <Screen title={t('invoices:title')} description={t('invoices:description')}>
       <InvoiceDetail key={date} date={date} />
-    </div>
+    </Screen>
   )
 }

@@ -1,18 +1,15 @@
 import { useTranslation } from 'react-i18next'
 import { OwnersPanel } from '@/features/owners/components/owners-panel'
 import { AdminOnly } from './admin-only'
+import { Screen } from '@/components/screen'
 
 export default function ModelOwnedbyRoute() {
   const { t } = useTranslation()
   return (
     <AdminOnly>
-      <div className="grid grid-cols-1 gap-6">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">{t('owners:title')}</h1>
-          <p className="text-muted-foreground">{t('owners:description')}</p>
-        </div>
+      <Screen title={t('owners:title')} description={t('owners:description')}>
         <OwnersPanel />
-      </div>
+      </Screen>
     </AdminOnly>
   )
 }

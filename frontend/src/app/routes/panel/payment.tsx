@@ -1,18 +1,15 @@
 import { useTranslation } from 'react-i18next'
 import { PaymentPanel } from '@/features/payment/components/payment-panel'
 import { AdminOnly } from './admin-only'
+import { Screen } from '@/components/screen'
 
 export default function PaymentRoute() {
   const { t } = useTranslation()
   return (
     <AdminOnly>
-      <div className="grid grid-cols-1 gap-6">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">{t('payment:title')}</h1>
-          <p className="text-muted-foreground">{t('payment:description')}</p>
-        </div>
+      <Screen title={t('payment:title')} description={t('payment:description')}>
         <PaymentPanel />
-      </div>
+      </Screen>
     </AdminOnly>
   )
 }

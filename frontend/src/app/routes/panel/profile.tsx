@@ -7,6 +7,7 @@ import { PasswordForm } from '@/features/profile/components/password-form'
 import { ProfileInfoForm } from '@/features/profile/components/profile-info-form'
 import { TelegramBotCard } from '@/features/profile/components/telegram-bot-card'
 import { useUser } from '@/stores/session'
+import { Screen } from '@/components/screen'
 
 export default function ProfileRoute() {
   const { t } = useTranslation()
@@ -14,11 +15,7 @@ export default function ProfileRoute() {
   if (!user) return null // the route guard redirects
   const hasToken = (user as { has_access_token?: boolean }).has_access_token === true
   return (
-    <div className="grid grid-cols-1 gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{t('profile:title')}</h1>
-        <p className="text-muted-foreground">{t('profile:description')}</p>
-      </div>
+    <Screen title={t('profile:title')} description={t('profile:description')}>
       <ProfileInfoForm user={user} />
       <AccountBindingCard user={user} />
       <EmailBindingCard user={user} />
@@ -26,6 +23,6 @@ export default function ProfileRoute() {
       <PasswordForm />
       <InviteCard user={user} />
       <AccessTokenCard hasToken={hasToken} />
-    </div>
+    </Screen>
   )
 }

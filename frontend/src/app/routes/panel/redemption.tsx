@@ -1,18 +1,15 @@
 import { useTranslation } from 'react-i18next'
 import { RedemptionsPanel } from '@/features/redemptions/components/redemptions-panel'
 import { AdminOnly } from './admin-only'
+import { Screen } from '@/components/screen'
 
 export default function RedemptionRoute() {
   const { t } = useTranslation()
   return (
     <AdminOnly>
-      <div className="grid grid-cols-1 gap-6">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">{t('redemptions:title')}</h1>
-          <p className="text-muted-foreground">{t('redemptions:description')}</p>
-        </div>
+      <Screen title={t('redemptions:title')} description={t('redemptions:description')}>
         <RedemptionsPanel />
-      </div>
+      </Screen>
     </AdminOnly>
   )
 }

@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { SettingsPanel } from '@/features/settings/components/settings-panel'
 import { ROLE } from '@/types/api'
 import { AdminOnly } from './admin-only'
+import { Screen } from '@/components/screen'
 
 /**
  * Settings: administrators (the server lists and accepts only what the caller manages; root
@@ -11,13 +12,9 @@ export default function SettingRoute() {
   const { t } = useTranslation()
   return (
     <AdminOnly min={ROLE.admin}>
-      <div className="grid grid-cols-1 gap-6">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">{t('settings:title')}</h1>
-          <p className="text-muted-foreground">{t('settings:description')}</p>
-        </div>
+      <Screen title={t('settings:title')} description={t('settings:description')}>
         <SettingsPanel />
-      </div>
+      </Screen>
     </AdminOnly>
   )
 }

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useTranslation } from 'react-i18next'
 import { authKeys } from '@/features/auth/api/keys'
 import { TopupPanel } from '@/features/topup/components/topup-panel'
+import { Screen } from '@/components/screen'
 
 export default function TopupRoute() {
   const { t } = useTranslation()
@@ -9,12 +10,8 @@ export default function TopupRoute() {
   // The signed-in user is refetched, so every balance on screen (header, dashboard) follows.
   const refreshUser = () => void queryClient.invalidateQueries({ queryKey: authKeys.self() })
   return (
-    <div className="grid grid-cols-1 gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{t('topup:title')}</h1>
-        <p className="text-muted-foreground">{t('topup:description')}</p>
-      </div>
+    <Screen title={t('topup:title')} description={t('topup:description')}>
       <TopupPanel onRedeemed={refreshUser} onPaid={refreshUser} />
-    </div>
+    </Screen>
   )
 }

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it, vi } from 'vitest'
 import { siteStore } from '@/stores/site'
+import { ok, openScreen, recordBodies } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { RESET_PASSWORD } from '../mocks/handlers'
@@ -14,22 +15,15 @@ vi.setConfig({ testTimeout: 30_000 })
 function withEmailVerification() {
   server.use(
     http.get('*/api/status', () =>
-      HttpResponse.json({ success: true, message: '', data: { system_name: 'Switchboard Test', email_verification: true } }),
+      ok({ system_name: 'Switchboard Test', email_verification: true }),
     ),
   )
 }
 
 describe('register screen', () => {
   it('validates, then posts the account and goes to /login', async () => {
-    let body: unknown
-    server.use(
-      http.post('*/api/user/register', async ({ request }) => {
-        body = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: { id: 5 } }, { status: 201 })
-      }),
-    )
-    renderApp('/register?aff=INV1')
-    const user = userEvent.setup()
+    const body = recordBodies('post', '*/api/user/register', { id: 5 }, 201)
+    const { user } = openScreen('/register?aff=INV1')
     await user.click(await screen.findByTestId('register-submit'))
     expect(await screen.findByText('用户名不能为空')).toBeInTheDocument()
     expect(screen.getByText('密码不能为空')).toBeInTheDocument()
@@ -41,14 +35,14 @@ describe('register screen', () => {
     await user.click(screen.getByTestId('register-submit'))
     expect(await screen.findByText('两次输入的密码不一致')).toBeInTheDocument()
     expect(screen.getByText('邮箱格式不正确')).toBeInTheDocument()
-    expect(body).toBeUndefined()
+    expect(body.at(-1)).toBeUndefined()
 
     await user.clear(screen.getByLabelText('确认密码'))
     await user.type(screen.getByLabelText('确认密码'), 'password-1')
     await user.clear(screen.getByLabelText('邮箱（可选）'))
     await user.click(screen.getByTestId('register-submit'))
     await waitFor(() =>
-      expect(body).toEqual({ username: 'newbie', password: 'password-1', email: '', verification_code: '', aff_code: 'INV1' }),
+      expect(body.at(-1)).toEqual({ username: 'newbie', password: 'password-1', email: '', verification_code: '', aff_code: 'INV1' }),
     )
     await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/login'))
     expect(localStorage.getItem('aff')).toBe('INV1')
@@ -79,8 +73,7 @@ describe('register screen', () => {
   })
 
   it('a taken username is reported by the central handler', async () => {
-    renderApp('/register')
-    const user = userEvent.setup()
+    const { user } = openScreen('/register')
     await user.type(await screen.findByLabelText('用户名'), 'taken')
     await user.type(screen.getByLabelText('密码'), 'password-1')
     await user.type(screen.getByLabelText('确认密码'), 'password-1')
@@ -100,8 +93,7 @@ describe('password reset', () => {
         return HttpResponse.json({ success: true, message: 'ok' })
       }),
     )
-    renderApp('/reset')
-    const user = userEvent.setup()
+    const { user } = openScreen('/reset')
     await user.type(await screen.findByLabelText('邮箱'), 'bad')
     await user.click(screen.getByTestId('reset-submit'))
     expect(await screen.findByText('邮箱格式不正确')).toBeInTheDocument()
@@ -127,8 +119,7 @@ describe('password reset', () => {
   })
 
   it('an expired token shows the server message and a hint', async () => {
-    renderApp('/user/reset?email=me%40example.com&token=old')
-    const user = userEvent.setup()
+    const { user } = openScreen('/user/reset?email=me%40example.com&token=old')
     await user.click(await screen.findByTestId('reset-confirm'))
     expect(await screen.findByText('错误：重置链接无效或已过期。')).toBeInTheDocument()
     expect(screen.getByTestId('reset-failed')).toBeInTheDocument()
@@ -142,11 +133,11 @@ describe('about page', () => {
   })
 
   it('renders the operator HTML, or a URL in a frame', async () => {
-    server.use(http.get('*/api/about', () => HttpResponse.json({ success: true, message: '', data: '<p>Hello <b>there</b></p>' })))
+    server.use(http.get('*/api/about', () => ok('<p>Hello <b>there</b></p>')))
     const view = renderApp('/about')
     expect(await screen.findByTestId('about-content')).toHaveTextContent('Hello there')
     view.unmount()
-    server.use(http.get('*/api/about', () => HttpResponse.json({ success: true, message: '', data: 'https://example.com/about' })))
+    server.use(http.get('*/api/about', () => ok('https://example.com/about')))
     await act(async () => {
       renderApp('/about')
     })

@@ -3,6 +3,7 @@ import { useMemo } from 'react'
 import { useForm } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
+import { TextField } from '@/components/form-kit'
 import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
 import { useTurnstile } from '@/components/turnstile'
@@ -60,19 +61,7 @@ export function RegisterForm({ emailVerification, affCode, onSuccess }: Register
   })
 
   const text = (name: 'username' | 'email', label: string, auto: string, type = 'text') => (
-    <FormField
-      control={form.control}
-      name={name}
-      render={({ field }) => (
-        <FormItem>
-          <FormLabel>{label}</FormLabel>
-          <FormControl>
-            <Input type={type} autoComplete={auto} {...field} />
-          </FormControl>
-          <FormMessage />
-        </FormItem>
-      )}
-    />
+    <TextField control={form.control} name={name} label={label} type={type} autoComplete={auto} />
   )
 
   return (

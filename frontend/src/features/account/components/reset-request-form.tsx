@@ -3,8 +3,8 @@ import { useMemo, useState } from 'react'
 import { useForm } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
-import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form } from '@/components/ui/form'
 import { useTurnstile } from '@/components/turnstile'
 import { Spinner } from '@/components/ui/spinner'
 import { useSendReset } from '../api/account'
@@ -34,19 +34,7 @@ export function ResetRequestForm() {
   return (
     <Form {...form}>
       <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="reset-form">
-        <FormField
-          control={form.control}
-          name="email"
-          render={({ field }) => (
-            <FormItem>
-              <FormLabel>{t('public:reset.email')}</FormLabel>
-              <FormControl>
-                <Input type="email" autoComplete="email" {...field} />
-              </FormControl>
-              <FormMessage />
-            </FormItem>
-          )}
-        />
+        <TextField control={form.control} name="email" label={t('public:reset.email')} type="email" autoComplete="email" />
         {sentTo && (
           <p className="rounded-md bg-muted p-3 text-sm" role="status" data-testid="reset-sent">
             {t('public:reset.sent', { email: sentTo })}

@@ -8,8 +8,8 @@ import { DataPagination } from '@/components/data-pagination'
 import { ListState } from '@/components/list-kit'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '@/components/ui/card'
-import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form } from '@/components/ui/form'
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
 import { formatDay, renderNumber, renderQuota } from '@/lib/format'
 import { useSiteInfo } from '@/stores/site'
@@ -65,32 +65,8 @@ export function AnalyticsPanel() {
       <Card className="p-4">
         <Form {...form}>
           <form onSubmit={apply} noValidate className="flex flex-wrap items-start gap-3" data-testid="analytics-period">
-            <FormField
-              control={form.control}
-              name="start"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('analytics:period.start')}</FormLabel>
-                  <FormControl>
-                    <Input type="date" className="w-40" {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
-            <FormField
-              control={form.control}
-              name="end"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('analytics:period.end')}</FormLabel>
-                  <FormControl>
-                    <Input type="date" className="w-40" {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
+            <TextField control={form.control} name="start" label={t('analytics:period.start')} type="date" inputClassName="w-40" />
+            <TextField control={form.control} name="end" label={t('analytics:period.end')} type="date" inputClassName="w-40" />
             <div className="flex flex-wrap gap-2 sm:pt-[1.375rem]">
               <Button type="submit" data-testid="analytics-apply">
                 {t('analytics:period.apply')}

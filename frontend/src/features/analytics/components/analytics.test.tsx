@@ -4,6 +4,7 @@ import { http, HttpResponse } from 'msw'
 import { describe, expect, it, vi } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
+import { ok, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { mockPeriod } from '../mocks/handlers'
@@ -13,10 +14,7 @@ import { fromDateInput, lastDays, toDateInput } from '../period'
 configure({ asyncUtilTimeout: 4_000 })
 vi.setConfig({ testTimeout: 30_000 })
 
-function signIn() {
-  resetAuthMocks(mockRoot)
-  setUser(mockRoot)
-}
+const signIn = () => signInAs(mockRoot)
 
 describe('analytics period', () => {
   it('converts dates to UTC days', () => {
@@ -78,10 +76,10 @@ describe('analytics screen', () => {
   it('shows the empty state without traffic', async () => {
     server.use(
       http.get('*/api/analytics/period', () =>
-        HttpResponse.json({ success: true, message: '', data: mockPeriod({ by_model: [], series: [] }) }),
+        ok(mockPeriod({ by_model: [], series: [] })),
       ),
       http.get('*/api/analytics/users', () =>
-        HttpResponse.json({ success: true, message: '', data: { ...mockPeriod(), data: [], page: 1, size: 10, total_count: 0 } }),
+        ok({ ...mockPeriod(), data: [], page: 1, size: 10, total_count: 0 }),
       ),
     )
     signIn()

@@ -3,8 +3,8 @@ import { useMemo } from 'react'
 import { useForm } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
-import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form } from '@/components/ui/form'
 import { useTurnstile } from '@/components/turnstile'
 import { Spinner } from '@/components/ui/spinner'
 import { notify } from '@/lib/toast'
@@ -46,37 +46,8 @@ export function LoginForm({ onSuccess }: LoginFormProps) {
   return (
     <Form {...form}>
       <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="login-form">
-        <FormField
-          control={form.control}
-          name="username"
-          render={({ field }) => (
-            <FormItem>
-              <FormLabel>{t('auth:login.username')}</FormLabel>
-              <FormControl>
-                <Input autoComplete="username" placeholder={t('auth:login.usernamePlaceholder')} {...field} />
-              </FormControl>
-              <FormMessage />
-            </FormItem>
-          )}
-        />
-        <FormField
-          control={form.control}
-          name="password"
-          render={({ field }) => (
-            <FormItem>
-              <FormLabel>{t('auth:login.password')}</FormLabel>
-              <FormControl>
-                <Input
-                  type="password"
-                  autoComplete="current-password"
-                  placeholder={t('auth:login.passwordPlaceholder')}
-                  {...field}
-                />
-              </FormControl>
-              <FormMessage />
-            </FormItem>
-          )}
-        />
+        <TextField control={form.control} name="username" label={t('auth:login.username')} autoComplete="username" placeholder={t('auth:login.usernamePlaceholder')} />
+        <TextField control={form.control} name="password" label={t('auth:login.password')} type="password" autoComplete="current-password" placeholder={t('auth:login.passwordPlaceholder')} />
         {turnstile.widget}
         <Button type="submit" className="w-full" disabled={loginMutation.isPending || !turnstile.ready}>
           {loginMutation.isPending ? (

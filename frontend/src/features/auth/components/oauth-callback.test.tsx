@@ -1,17 +1,15 @@
 import { screen, waitFor } from '@testing-library/react'
 import { delay, http, HttpResponse } from 'msw'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { MOCK_IDENTITY, MOCK_OAUTH_CODE, mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { MOCK_IDENTITY, MOCK_OAUTH_CODE, mockRoot } from '@/features/auth/mocks/handlers'
 import { mockStatus } from '@/features/site/mocks/handlers'
-import { sessionStore, setUser } from '@/stores/session'
+import { sessionStore } from '@/stores/session'
+import { ok, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { oauthTiming } from '../api/oauth'
 
-function signIn(user = mockRoot) {
-  resetAuthMocks(user)
-  setUser(user)
-}
+const signIn = (user = mockRoot) => signInAs(user)
 
 /** Every call of GET /api/oauth/{provider}, in order (then on to the handlers below it). */
 function recordCalls(provider: string) {
@@ -51,7 +49,7 @@ describe('third-party sign-in callback', () => {
   })
 
   it('a signed-in browser binds the identity: "bound" and on to /panel with the binding in the session', async () => {
-    server.use(http.get('*/api/status', () => HttpResponse.json({ success: true, message: '', data: { ...mockStatus, oidc_auth: true } })))
+    server.use(http.get('*/api/status', () => ok({ ...mockStatus, oidc_auth: true })))
     signIn()
     const calls = recordCalls('oidc')
     renderApp(`/oauth/oidc?code=${MOCK_OAUTH_CODE}&state=st-2`)

@@ -1,21 +1,15 @@
 import { configure, screen, waitFor, within } from '@testing-library/react'
-import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
-import { setUser } from '@/stores/session'
-import { renderApp } from '@/test/render'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { ok, openDialog, openScreen, signInAs } from '@/test/helpers'
 import { server } from '@/test/server'
 import { channelHandlers, mockChannel, MOCK_SWITCHES, resetChannelMocks } from '../mocks/handlers'
 
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
 
-function signIn() {
-  resetAuthMocks(mockRoot)
-  setUser(mockRoot)
-  server.use(...channelHandlers)
-}
+const signIn = () => signInAs(mockRoot, channelHandlers)
 
 /** Records the bodies of POST and PUT /api/channel (answered as the server would). */
 function recordSaves() {
@@ -23,12 +17,12 @@ function recordSaves() {
   server.use(
     http.post('*/api/channel', async ({ request }) => {
       saved.push({ method: 'POST', body: (await request.json()) as Record<string, unknown> })
-      return HttpResponse.json({ success: true, message: '', data: { ids: [9], count: 1 } }, { status: 201 })
+      return ok({ ids: [9], count: 1 }, 201)
     }),
     http.put('*/api/channel', async ({ request }) => {
       const body = (await request.json()) as Record<string, unknown>
       saved.push({ method: 'PUT', body })
-      return HttpResponse.json({ success: true, message: '', data: mockChannel(body) })
+      return ok(mockChannel(body))
     }),
   )
   return saved
@@ -47,13 +41,10 @@ describe('channel form: provider switches', { timeout: 30_000 }, () => {
     server.use(
       http.get('*/api/channel/switches', () => {
         reads++
-        return HttpResponse.json({ success: true, message: '', data: MOCK_SWITCHES })
+        return ok(MOCK_SWITCHES)
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     const type = within(dialog).getByTestId('channel-form-type')
     // OpenAI has none: no section once the list is in.
     await waitFor(() => expect(reads).toBe(1))
@@ -92,10 +83,7 @@ describe('channel form: provider switches', { timeout: 30_000 }, () => {
     resetChannelMocks([])
     signIn()
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     await user.type(within(dialog).getByLabelText('名称'), 'claude')
     await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '14')
     await user.type(within(dialog).getByLabelText('密钥'), 'sk-ant')
@@ -125,8 +113,7 @@ describe('channel form: provider switches', { timeout: 30_000 }, () => {
     ])
     signIn()
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-7')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     expect(await within(dialog).findByRole('switch', { name: '联网搜索' })).toBeChecked()
@@ -148,8 +135,7 @@ describe('channel form: provider switches', { timeout: 30_000 }, () => {
     resetChannelMocks([mockChannel({ id: 8, type: 25, name: 'gemini', models: 'gemini-*', config: { web_search: true, code_execution: true } })])
     signIn()
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-8')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     await user.click(await within(dialog).findByRole('switch', { name: '代码执行' }))
@@ -162,10 +148,7 @@ describe('channel form: provider switches', { timeout: 30_000 }, () => {
     resetChannelMocks([])
     signIn()
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     await user.type(within(dialog).getByLabelText('名称'), 'openrouter')
     await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '20')
     await user.type(within(dialog).getByLabelText('密钥'), 'sk-or')
@@ -196,10 +179,7 @@ describe('channel form: provider switches', { timeout: 30_000 }, () => {
     resetChannelMocks([])
     signIn()
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     await user.type(within(dialog).getByLabelText('名称'), 'zhipu')
     await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '16')
     await user.type(within(dialog).getByLabelText('密钥'), 'k')
@@ -238,8 +218,7 @@ describe('channel form: provider switches', { timeout: 30_000 }, () => {
     signIn()
     server.use(http.get('*/api/channel/switches', () => HttpResponse.json({ success: false, message: 'boom' }, { status: 500 })))
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-4')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     expect(await within(dialog).findByTestId('channel-form-switches-error')).toHaveTextContent('供应商开关列表加载失败')
@@ -256,10 +235,7 @@ describe('channel form: anthropic-beta flags', { timeout: 30_000 }, () => {
   it('are offered only for the types of Anthropic\'s protocol (Anthropic, AWS Bedrock, Vertex AI)', async () => {
     resetChannelMocks([])
     signIn()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     const type = within(dialog).getByTestId('channel-form-type')
     expect(within(dialog).queryByTestId('channel-form-anthropic-beta')).toBeNull()
     expect(within(dialog).queryByLabelText(ADD)).toBeNull()
@@ -280,10 +256,7 @@ describe('channel form: anthropic-beta flags', { timeout: 30_000 }, () => {
     resetChannelMocks([])
     signIn()
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     await user.type(within(dialog).getByLabelText('名称'), 'claude')
     await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '14')
     await user.type(within(dialog).getByLabelText('密钥'), 'sk-ant')
@@ -318,10 +291,7 @@ describe('channel form: anthropic-beta flags', { timeout: 30_000 }, () => {
     resetChannelMocks([])
     signIn()
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     await user.type(within(dialog).getByLabelText('名称'), 'bedrock')
     await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '32')
     await user.type(within(dialog).getByLabelText('密钥'), 'AKIA|secret|us-east-1')
@@ -374,8 +344,7 @@ describe('channel form: anthropic-beta flags', { timeout: 30_000 }, () => {
     ])
     signIn()
     const saved = recordSaves()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-7')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     const add = within(dialog).getByLabelText(ADD)

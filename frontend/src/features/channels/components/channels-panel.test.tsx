@@ -4,6 +4,7 @@ import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
+import { ok, openDialog, openScreen, recordBodies, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { channelHandlers, mockChannel, resetChannelMocks, setChannelHealthMock } from '../mocks/handlers'
@@ -11,11 +12,7 @@ import { channelHandlers, mockChannel, resetChannelMocks, setChannelHealthMock }
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
 
-function signIn() {
-  resetAuthMocks(mockRoot)
-  setUser(mockRoot)
-  server.use(...channelHandlers)
-}
+const signIn = () => signInAs(mockRoot, channelHandlers)
 
 const fast = mockChannel({ id: 1, name: 'openai-main', response_time: 420, test_time: 1_735_689_600, used_quota: 1_000_000 })
 const claude = mockChannel({
@@ -146,13 +143,10 @@ describe('channels screen', { timeout: 20_000 }, () => {
     server.use(
       http.post('*/api/channel', () => {
         posted = true
-        return HttpResponse.json({ success: true, message: '', data: { ids: [1], count: 1 } })
+        return ok({ ids: [1], count: 1 })
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '8')
     await user.clear(within(dialog).getByLabelText('分组'))
     await user.type(within(dialog).getByLabelText('模型'), 'gpt-4o,*')
@@ -176,17 +170,8 @@ describe('channels screen', { timeout: 20_000 }, () => {
   it('creates one channel per key line with every field', async () => {
     resetChannelMocks([])
     signIn()
-    let posted: unknown
-    server.use(
-      http.post('*/api/channel', async ({ request }) => {
-        posted = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: { ids: [1, 2], count: 2 } }, { status: 201 })
-      }),
-    )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const posted = recordBodies('post', '*/api/channel', { ids: [1, 2], count: 2 }, 201)
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     await user.type(within(dialog).getByLabelText('名称'), 'deepseek')
     await user.selectOptions(within(dialog).getByTestId('channel-form-type'), '28')
     await user.type(within(dialog).getByLabelText('密钥'), 'sk-one{Enter}{Enter} sk-two ')
@@ -205,7 +190,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
     await user.type(within(dialog).getByLabelText('自定义请求头'), '{{"X-Org":"acme"}')
     await user.click(within(dialog).getByTestId('channel-form-submit'))
     await waitFor(() =>
-      expect(posted).toEqual({
+      expect(posted.at(-1)).toEqual({
         name: 'deepseek',
         type: 28,
         key: 'sk-one\nsk-two',
@@ -231,11 +216,10 @@ describe('channels screen', { timeout: 20_000 }, () => {
     server.use(
       http.put('*/api/channel', async ({ request }) => {
         put = (await request.json()) as Record<string, unknown>
-        return HttpResponse.json({ success: true, message: '', data: fast })
+        return ok(fast)
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     expect(within(dialog).getByLabelText('名称')).toHaveValue('openai-main')
@@ -253,16 +237,15 @@ describe('channels screen', { timeout: 20_000 }, () => {
   it('removes a prefix from fetched models and maps the short names to the upstream ids', async () => {
     resetChannelMocks([{ ...fast, model_mapping: '{"gpt-4":"gpt-4o"}' }])
     signIn()
-    server.use(http.get('*/api/channel/fetch_models/:id', () => HttpResponse.json({ success: true, message: '', data: ['openai/gpt-4.1', 'openai/o3-mini', 'mistral-large'] })))
+    server.use(http.get('*/api/channel/fetch_models/:id', () => ok(['openai/gpt-4.1', 'openai/o3-mini', 'mistral-large'])))
     let put: Record<string, unknown> | undefined
     server.use(
       http.put('*/api/channel', async ({ request }) => {
         put = (await request.json()) as Record<string, unknown>
-        return HttpResponse.json({ success: true, message: '', data: fast })
+        return ok(fast)
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     expect(within(dialog).getByTestId('channel-affix-mode')).toHaveValue('prefix')
@@ -299,8 +282,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
         )
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     expect(within(dialog).getByTestId('channel-form-destination-hint')).toHaveTextContent('必须重新填写密钥')
@@ -324,11 +306,10 @@ describe('channels screen', { timeout: 20_000 }, () => {
     server.use(
       http.put('*/api/channel', async ({ request }) => {
         put = (await request.json()) as Record<string, unknown>
-        return HttpResponse.json({ success: true, message: '', data: azure })
+        return ok(azure)
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-3')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     const version = within(dialog).getByLabelText('API 版本')
@@ -350,11 +331,10 @@ describe('channels screen', { timeout: 20_000 }, () => {
     server.use(
       http.put('*/api/channel', async ({ request }) => {
         put = (await request.json()) as Record<string, unknown>
-        return HttpResponse.json({ success: true, message: '', data: fast })
+        return ok(fast)
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-edit'))
     const dialog = await screen.findByTestId('channel-form-dialog')
     const noStream = within(dialog).getByLabelText('禁用流式的模型')
@@ -402,10 +382,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
         ),
       ),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     const type = within(dialog).getByTestId('channel-form-type')
     // OpenAI: voices and other parameters; no region or API version.
     expect(within(dialog).getByTestId('channel-form-voices')).toBeInTheDocument()
@@ -444,13 +421,10 @@ describe('channels screen', { timeout: 20_000 }, () => {
     server.use(
       http.post('*/api/channel', async ({ request }) => {
         posted = (await request.json()) as Record<string, unknown>
-        return HttpResponse.json({ success: true, message: '', data: { ids: [1], count: 1 } }, { status: 201 })
+        return ok({ ids: [1], count: 1 }, 201)
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-create'))
-    const dialog = await screen.findByTestId('channel-form-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-create', 'channel-form-dialog')
     const type = within(dialog).getByTestId('channel-form-type')
     // OpenAI: a plain key, chat-only offered.
     expect(within(dialog).queryByTestId('channel-form-key-format')).toBeNull()
@@ -501,8 +475,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
       // The breaker marks (GET /api/channel/health) refresh on their own.
       if (url.pathname.startsWith('/api/channel/') && url.pathname !== '/api/channel/health') calls.push(`${request.method} ${url.pathname}`)
     })
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     const one = await screen.findByTestId('channel-row-1')
     await user.click(within(one).getByTestId('channel-test'))
     expect(await screen.findByText('渠道“openai-main”测试成功（gpt-4o-mini），耗时 1.23 s。')).toBeInTheDocument()
@@ -561,11 +534,11 @@ describe('channels screen', { timeout: 20_000 }, () => {
     server.use(
       http.post('*/api/channel/batch_delete', async ({ request }) => {
         batch = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: { deleted: 2 } })
+        return ok({ deleted: 2 })
       }),
       http.delete('*/api/channel/disabled', () => {
         disabledCalled = true
-        return HttpResponse.json({ success: true, message: '', data: { deleted: 1 } })
+        return ok({ deleted: 1 })
       }),
       http.get('*/api/channel/test', () =>
         HttpResponse.json({
@@ -575,8 +548,7 @@ describe('channels screen', { timeout: 20_000 }, () => {
         }),
       ),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-3')).getByTestId('channel-select'))
     await user.click(within(screen.getByTestId('channel-row-1')).getByTestId('channel-select'))
     await user.click(screen.getByTestId('channel-batch-delete'))
@@ -607,13 +579,10 @@ describe('channels screen', { timeout: 20_000 }, () => {
     server.use(
       http.put('*/api/channel/tag', async ({ request }) => {
         edits.push(await request.json())
-        return HttpResponse.json({ success: true, message: '', data: { updated: 2 } })
+        return ok({ updated: 2 })
       }),
     )
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('channel-tags'))
-    const dialog = await screen.findByTestId('channel-tags-dialog')
+    const { user, dialog } = await openDialog('/panel/channel', 'channel-tags', 'channel-tags-dialog')
     const row = await within(dialog).findByTestId('channel-tag-team-a')
     expect(row).toHaveTextContent('2')
     await user.type(within(row).getByLabelText('标签 team-a 的优先级'), '7')
@@ -639,8 +608,7 @@ describe('channels batch edits', { timeout: 20_000 }, () => {
     resetChannelMocks([fast, claude, azure])
     signIn()
     const bodies = watchBatch()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await screen.findByTestId('channel-row-3')
     await user.click(screen.getByTestId('channel-batch'))
     await user.click(await screen.findByTestId('channel-batch-azure'))
@@ -666,8 +634,7 @@ describe('channels batch edits', { timeout: 20_000 }, () => {
     resetChannelMocks([fast, claude, azure, solo])
     signIn()
     const bodies = watchBatch()
-    renderApp('/panel/channel')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/channel')
     await user.click(within(await screen.findByTestId('channel-row-4')).getByTestId('channel-select'))
     await user.click(within(screen.getByTestId('channel-row-1')).getByTestId('channel-select'))
     await user.click(screen.getByTestId('channel-batch'))

@@ -2,9 +2,9 @@ import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it, vi } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { mockRoot } from '@/features/auth/mocks/handlers'
 import { usageLevel, usagePercent } from '@/lib/format'
-import { setUser } from '@/stores/session'
+import { ok, openScreen, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { cacheHitRate, formatCacheHitRate } from '../cache-hit-rate'
@@ -14,10 +14,7 @@ import { mockDashboard, PLAYGROUND_KEY } from '../mocks/handlers'
 configure({ asyncUtilTimeout: 4_000 })
 vi.setConfig({ testTimeout: 30_000 })
 
-function signIn(user = mockRoot) {
-  resetAuthMocks(user)
-  setUser(user)
-}
+const signIn = (user = mockRoot) => signInAs(user)
 
 describe('usage colour', () => {
   it('is green under 60 %, orange under 85 %, red otherwise', () => {
@@ -48,7 +45,7 @@ describe('dashboard screen', () => {
     server.use(
       http.get('*/api/user/dashboard', ({ request }) => {
         seen.push(new URL(request.url).searchParams.get('days') ?? '')
-        return HttpResponse.json({ success: true, message: '', data: mockDashboard() })
+        return ok(mockDashboard())
       }),
     )
     signIn({ ...mockRoot, quota: 100_000, used_quota: 300_000, request_count: 42 })
@@ -78,7 +75,7 @@ describe('dashboard screen', () => {
   it('shows the empty state without usage', async () => {
     server.use(
       http.get('*/api/user/dashboard', () =>
-        HttpResponse.json({ success: true, message: '', data: mockDashboard({ series: [], by_model: [] }) }),
+        ok(mockDashboard({ series: [], by_model: [] })),
       ),
     )
     signIn()
@@ -91,7 +88,7 @@ describe('dashboard screen', () => {
     let totals = zero
     server.use(
       http.get('*/api/user/dashboard', () =>
-        HttpResponse.json({ success: true, message: '', data: mockDashboard({ series: [], by_model: [], totals }) }),
+        ok(mockDashboard({ series: [], by_model: [], totals })),
       ),
     )
     signIn()
@@ -111,12 +108,11 @@ describe('dashboard screen', () => {
     server.use(
       http.post('*/api/token/playground', () => {
         calls++
-        return HttpResponse.json({ success: true, message: '', data: { id: 3, key: PLAYGROUND_KEY, created: true } })
+        return ok({ id: 3, key: PLAYGROUND_KEY, created: true })
       }),
     )
     signIn()
-    renderApp('/panel/dashboard')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/dashboard')
     await user.click(await screen.findByTestId('quick-start-create'))
     expect(await screen.findByTestId('quick-start-key')).toHaveValue(PLAYGROUND_KEY)
     expect(calls).toBe(1)
@@ -133,8 +129,7 @@ describe('dashboard screen', () => {
       ),
     )
     signIn()
-    renderApp('/panel/dashboard')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/dashboard')
     await user.click(await screen.findByTestId('quick-start-create'))
     expect(await screen.findByText('错误：quota exhausted')).toBeInTheDocument()
     expect(screen.queryByTestId('quick-start-key')).not.toBeInTheDocument()
@@ -142,8 +137,7 @@ describe('dashboard screen', () => {
 
   it('the status tab shows the site status', async () => {
     signIn()
-    renderApp('/panel/dashboard')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/dashboard')
     await user.click(await screen.findByTestId('tab-status'))
     expect(await screen.findByTestId('site-status')).toBeInTheDocument()
     await waitFor(() => expect(screen.getByTestId('status-name')).toHaveTextContent('Switchboard Test'))

@@ -1,16 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { Button } from '@/components/ui/button'
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
-import { Spinner } from '@/components/ui/spinner'
-import { Switch } from '@/components/ui/switch'
+import { FormDialog, SwitchField, TextField, useFormDialog } from '@/components/form-kit'
 import { renderQuota } from '@/lib/format'
-import { notify } from '@/lib/toast'
-import { useSiteInfo } from '@/stores/site'
+import { useQuotaDisplay } from '@/stores/site'
 import { useCreateGroup, useUpdateGroup } from '../api/save-group'
 import { API_RATE_MAX, createGroupSchema, groupFormDefaults, type GroupFormValues, type GroupPayload } from '../schemas'
 import type { UserGroup } from '../types'
@@ -27,20 +21,22 @@ type SwitchName = 'public' | 'promotion' | 'enabled'
 /** Create or edit a user group; the symbol is fixed once created. */
 export function GroupFormDialog({ open, onOpenChange, group }: GroupFormDialogProps) {
   const { t } = useTranslation()
-  const { display_in_currency, quota_per_unit } = useSiteInfo()
-  const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
+  const display = useQuotaDisplay()
   const schema = useMemo(() => createGroupSchema(t), [t])
-  const form = useForm<GroupFormValues, unknown, GroupPayload>({
-    resolver: zodResolver(schema),
-    defaultValues: groupFormDefaults(group),
-  })
   const createMutation = useCreateGroup()
   const updateMutation = useUpdateGroup()
-  const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(groupFormDefaults(group))
-  }, [open, group, form])
+  const { form, dialog } = useFormDialog<GroupFormValues, GroupPayload>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => groupFormDefaults(group),
+    source: group,
+    // The symbol is sent unchanged (the server refuses a different one).
+    save: (payload) =>
+      group ? updateMutation.mutateAsync({ id: group.id, ...payload, symbol: group.symbol }) : createMutation.mutateAsync(payload),
+    told: group ? t('groups:toast.updated') : t('groups:toast.created'),
+    pending: createMutation.isPending || updateMutation.isPending,
+  })
 
   const [promotion, minText, maxText] = useWatch({
     control: form.control,
@@ -48,163 +44,91 @@ export function GroupFormDialog({ open, onOpenChange, group }: GroupFormDialogPr
   })
   const amount = (text: string) => (/^\d+$/.test(text.trim()) ? renderQuota(Number(text), display) : undefined)
 
-  const onSubmit = form.handleSubmit(async (payload) => {
-    try {
-      if (group) {
-        // The symbol is sent unchanged (the server refuses a different one).
-        await updateMutation.mutateAsync({ id: group.id, ...payload, symbol: group.symbol })
-        notify.success(t('groups:toast.updated'))
-      } else {
-        await createMutation.mutateAsync(payload)
-        notify.success(t('groups:toast.created'))
-      }
-      onOpenChange(false)
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
-
   const switchField = (name: SwitchName, label: string, hint: string) => (
-    <FormField
-      control={form.control}
-      name={name}
-      render={({ field }) => (
-        <FormItem className="flex items-start gap-3 rounded-lg border p-3">
-          <FormControl>
-            <Switch checked={field.value} onCheckedChange={field.onChange} />
-          </FormControl>
-          <div className="grid gap-1">
-            <FormLabel>{label}</FormLabel>
-            <FormDescription className="text-xs">{hint}</FormDescription>
-          </div>
-        </FormItem>
-      )}
-    />
+    <SwitchField control={form.control} name={name} label={label} description={hint} />
   )
 
-  const topupField = (name: 'min_topup' | 'max_topup', label: string, extraHint?: string) => (
-    <FormField
-      control={form.control}
-      name={name}
-      render={({ field }) => {
-        const shown = amount(field.value)
-        return (
-          <FormItem>
-            <FormLabel>{label}</FormLabel>
-            <FormControl>
-              <Input type="number" min={0} step={1} inputMode="numeric" disabled={!promotion} {...field} />
-            </FormControl>
-            <FormDescription>
-              {[shown && t('groups:form.quotaHint', { amount: shown }), extraHint].filter(Boolean).join(' ')}
-            </FormDescription>
-            <FormMessage />
-          </FormItem>
-        )
-      }}
-    />
-  )
+  const topupField = (name: 'min_topup' | 'max_topup', label: string, extraHint?: string) => {
+    const shown = amount(name === 'min_topup' ? minText : maxText)
+    return (
+      <TextField
+        control={form.control}
+        name={name}
+        label={label}
+        description={[shown && t('groups:form.quotaHint', { amount: shown }), extraHint].filter(Boolean).join(' ')}
+        type="number"
+        min={0}
+        step={1}
+        inputMode="numeric"
+        disabled={!promotion}
+      />
+    )
+  }
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t('common:actions.close')} className="max-w-xl" data-testid="group-form-dialog">
-        <DialogHeader>
-          <DialogTitle>{group ? t('groups:form.editTitle') : t('groups:form.createTitle')}</DialogTitle>
-          <DialogDescription>{t('groups:form.description')}</DialogDescription>
-        </DialogHeader>
-        <Form {...form}>
-          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="group-form">
-            <div className="grid gap-4 sm:grid-cols-2">
-              <FormField
-                control={form.control}
-                name="symbol"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('groups:form.symbol')}</FormLabel>
-                    <FormControl>
-                      <Input autoComplete="off" placeholder="vip" disabled={group !== undefined} {...field} />
-                    </FormControl>
-                    <FormDescription>{t('groups:form.symbolHint')}</FormDescription>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-              <FormField
-                control={form.control}
-                name="name"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('groups:form.name')}</FormLabel>
-                    <FormControl>
-                      <Input autoComplete="off" placeholder={t('groups:form.namePlaceholder')} {...field} />
-                    </FormControl>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-              <FormField
-                control={form.control}
-                name="ratio"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('groups:form.ratio')}</FormLabel>
-                    <FormControl>
-                      <Input type="number" min={0} step="any" inputMode="decimal" {...field} />
-                    </FormControl>
-                    <FormDescription>{t('groups:form.ratioHint')}</FormDescription>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-              <FormField
-                control={form.control}
-                name="api_rate"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('groups:form.apiRate')}</FormLabel>
-                    <FormControl>
-                      <Input type="number" min={0} max={API_RATE_MAX} step={1} inputMode="numeric" {...field} />
-                    </FormControl>
-                    <FormDescription>{t('groups:form.apiRateHint')}</FormDescription>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-            </div>
-            <div className="grid gap-3 sm:grid-cols-2">
-              {switchField('public', t('groups:form.public'), t('groups:form.publicHint'))}
-              {switchField('enabled', t('groups:form.enabled'), t('groups:form.enabledHint'))}
-            </div>
-            {switchField('promotion', t('groups:form.promotion'), t('groups:form.promotionHint'))}
-            <div className="grid gap-4 sm:grid-cols-2">
-              {topupField('min_topup', t('groups:form.minTopup'))}
-              {topupField(
-                'max_topup',
-                t('groups:form.maxTopup'),
-                maxText.trim() === '0' ? t('groups:form.noUpperBound') : undefined,
-              )}
-            </div>
-            {promotion && /^\d+$/.test(minText.trim()) && (
-              <p className="text-sm text-muted-foreground" data-testid="group-promotion-summary">
-                {maxText.trim() === '0' || !/^\d+$/.test(maxText.trim())
-                  ? t('groups:range.from', { min: renderQuota(Number(minText), display) })
-                  : t('groups:range.between', {
-                      min: renderQuota(Number(minText), display),
-                      max: renderQuota(Number(maxText), display),
-                    })}
-              </p>
-            )}
-            <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
-                {t('common:actions.cancel')}
-              </Button>
-              <Button type="submit" disabled={pending} data-testid="group-form-submit">
-                {pending && <Spinner />}
-                {t('common:actions.save')}
-              </Button>
-            </DialogFooter>
-          </form>
-        </Form>
-      </DialogContent>
-    </Dialog>
+    <FormDialog
+      {...dialog}
+      title={group ? t('groups:form.editTitle') : t('groups:form.createTitle')}
+      description={t('groups:form.description')}
+      testId="group-form"
+      className="max-w-xl"
+    >
+      <div className="grid gap-4 sm:grid-cols-2">
+        <TextField
+          control={form.control}
+          name="symbol"
+          label={t('groups:form.symbol')}
+          description={t('groups:form.symbolHint')}
+          autoComplete="off"
+          placeholder="vip"
+          disabled={group !== undefined}
+        />
+        <TextField control={form.control} name="name" label={t('groups:form.name')} autoComplete="off" placeholder={t('groups:form.namePlaceholder')} />
+        <TextField
+          control={form.control}
+          name="ratio"
+          label={t('groups:form.ratio')}
+          description={t('groups:form.ratioHint')}
+          type="number"
+          min={0}
+          step="any"
+          inputMode="decimal"
+        />
+        <TextField
+          control={form.control}
+          name="api_rate"
+          label={t('groups:form.apiRate')}
+          description={t('groups:form.apiRateHint')}
+          type="number"
+          min={0}
+          max={API_RATE_MAX}
+          step={1}
+          inputMode="numeric"
+        />
+      </div>
+      <div className="grid gap-3 sm:grid-cols-2">
+        {switchField('public', t('groups:form.public'), t('groups:form.publicHint'))}
+        {switchField('enabled', t('groups:form.enabled'), t('groups:form.enabledHint'))}
+      </div>
+      {switchField('promotion', t('groups:form.promotion'), t('groups:form.promotionHint'))}
+      <div className="grid gap-4 sm:grid-cols-2">
+        {topupField('min_topup', t('groups:form.minTopup'))}
+        {topupField(
+          'max_topup',
+          t('groups:form.maxTopup'),
+          maxText.trim() === '0' ? t('groups:form.noUpperBound') : undefined,
+        )}
+      </div>
+      {promotion && /^\d+$/.test(minText.trim()) && (
+        <p className="text-sm text-muted-foreground" data-testid="group-promotion-summary">
+          {maxText.trim() === '0' || !/^\d+$/.test(maxText.trim())
+            ? t('groups:range.from', { min: renderQuota(Number(minText), display) })
+            : t('groups:range.between', {
+                min: renderQuota(Number(minText), display),
+                max: renderQuota(Number(maxText), display),
+              })}
+        </p>
+      )}
+    </FormDialog>
   )
 }

@@ -1,9 +1,8 @@
 import { configure, screen, waitFor, within } from '@testing-library/react'
-import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
-import { setUser } from '@/stores/session'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { ok, openDialog, openScreen, recordBodies, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { groupHandlers, mockGroup, resetGroupMocks } from '../mocks/handlers'
@@ -11,11 +10,7 @@ import { groupHandlers, mockGroup, resetGroupMocks } from '../mocks/handlers'
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
 
-function signIn() {
-  resetAuthMocks(mockRoot)
-  setUser(mockRoot)
-  server.use(...groupHandlers)
-}
+const signIn = () => signInAs(mockRoot, groupHandlers)
 
 describe('user groups screen', { timeout: 20_000 }, () => {
   it('lists groups with ratio, rate, visibility and promotion range', async () => {
@@ -49,17 +44,8 @@ describe('user groups screen', { timeout: 20_000 }, () => {
   it('validates the form and creates with the right body', async () => {
     resetGroupMocks([])
     signIn()
-    let posted: unknown
-    server.use(
-      http.post('*/api/user_group', async ({ request }) => {
-        posted = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: mockGroup({ id: 9 }) }, { status: 201 })
-      }),
-    )
-    renderApp('/panel/user_group')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('group-create'))
-    const dialog = await screen.findByTestId('group-form-dialog')
+    const posted = recordBodies('post', '*/api/user_group', mockGroup({ id: 9 }), 201)
+    const { user, dialog } = await openDialog('/panel/user_group', 'group-create', 'group-form-dialog')
     await user.type(within(dialog).getByLabelText('标识'), '9vip')
     await user.clear(within(dialog).getByLabelText('倍率'))
     await user.click(within(dialog).getByLabelText('自动升级'))
@@ -72,7 +58,7 @@ describe('user groups screen', { timeout: 20_000 }, () => {
     expect(within(dialog).getByText('名称不能为空')).toBeInTheDocument()
     expect(within(dialog).getByText('倍率必须是不小于 0 的数字')).toBeInTheDocument()
     expect(within(dialog).getByText('最高累计充值必须大于最低值，或填 0 表示无上限')).toBeInTheDocument()
-    expect(posted).toBeUndefined()
+    expect(posted.at(-1)).toBeUndefined()
 
     await user.clear(within(dialog).getByLabelText('标识'))
     await user.type(within(dialog).getByLabelText('标识'), 'vip')
@@ -84,7 +70,7 @@ describe('user groups screen', { timeout: 20_000 }, () => {
     await user.type(within(dialog).getByLabelText('最高累计充值（额度，不含）'), '0')
     await user.click(within(dialog).getByTestId('group-form-submit'))
     await waitFor(() =>
-      expect(posted).toEqual({
+      expect(posted.at(-1)).toEqual({
         symbol: 'vip',
         name: 'VIP',
         ratio: 0.8,
@@ -107,11 +93,11 @@ describe('user groups screen', { timeout: 20_000 }, () => {
     server.use(
       http.put('*/api/user_group', async ({ request }) => {
         puts.push(await request.json())
-        return HttpResponse.json({ success: true, message: '', data: mockGroup({ id: 4 }) })
+        return ok(mockGroup({ id: 4 }))
       }),
       http.put('*/api/user_group/status', async ({ request }) => {
         puts.push(await request.json())
-        return HttpResponse.json({ success: true, message: '', data: mockGroup({ id: 4, enabled: false }) })
+        return ok(mockGroup({ id: 4, enabled: false }))
       }),
       http.delete('*/api/user_group/:id', ({ params }) => {
         deleted = String(params.id)
@@ -121,8 +107,7 @@ describe('user groups screen', { timeout: 20_000 }, () => {
         )
       }),
     )
-    renderApp('/panel/user_group')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/user_group')
     const row = await screen.findByTestId('group-row-4')
     await user.click(within(row).getByTestId('group-edit'))
     const dialog = await screen.findByTestId('group-form-dialog')

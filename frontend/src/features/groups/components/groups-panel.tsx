@@ -1,51 +1,32 @@
-import { PencilIcon, PlusIcon, SearchIcon, Trash2Icon } from 'lucide-react'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { DataPagination } from '@/components/data-pagination'
-import { ConfirmDialog, ListState, RowAction } from '@/components/list-kit'
+import { actionsColumn, DataTable, type Column } from '@/components/data-table'
+import { FilterBar, SearchInput } from '@/components/filter-bar'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction, TitleCell } from '@/components/list-kit'
 import { Badge } from '@/components/ui/badge'
-import { Button } from '@/components/ui/button'
-import { Card, CardContent } from '@/components/ui/card'
-import { Input } from '@/components/ui/input'
 import { Switch } from '@/components/ui/switch'
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
+import { useListScreen } from '@/hooks/use-list-screen'
 import { renderQuota } from '@/lib/format'
 import { notify } from '@/lib/toast'
-import { useSiteInfo } from '@/stores/site'
+import { useQuotaDisplay } from '@/stores/site'
 import { useDeleteGroup } from '../api/delete-group'
 import { useGroups } from '../api/get-groups'
 import { useSetGroupStatus } from '../api/set-group-status'
 import type { UserGroup } from '../types'
 import { GroupFormDialog } from './group-form-dialog'
 
+const FILTERS = { keyword: '' }
+
 /** User groups: search, paging, create/edit, enable/disable, delete. */
 export function GroupsPanel() {
   const { t } = useTranslation()
-  const { display_in_currency, quota_per_unit } = useSiteInfo()
-  const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
-
-  const [params, setParams] = useState({ page: 1, size: 10, keyword: '' })
-  const [keywordInput, setKeywordInput] = useState('')
-  const groups = useGroups(params)
-
-  const [formOpen, setFormOpen] = useState(false)
-  const [editing, setEditing] = useState<UserGroup | undefined>()
-  const [deleting, setDeleting] = useState<UserGroup | null>(null)
+  const display = useQuotaDisplay()
+  const list = useListScreen<UserGroup, typeof FILTERS>({ filters: FILTERS })
+  const groups = useGroups(list.params)
+  const rows = groups.data?.data ?? []
   const statusMutation = useSetGroupStatus()
   const deleteMutation = useDeleteGroup()
 
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault()
-    setParams((p) => ({ ...p, page: 1, keyword: keywordInput.trim() }))
-  }
-  const openCreate = () => {
-    setEditing(undefined)
-    setFormOpen(true)
-  }
-  const openEdit = (g: UserGroup) => {
-    setEditing(g)
-    setFormOpen(true)
-  }
   // Disabling a group affects everyone in it: asked first. Enabling is not.
   const [disabling, setDisabling] = useState<UserGroup | null>(null)
   const setEnabled = (g: UserGroup, enabled: boolean, after?: () => void) => {
@@ -60,16 +41,6 @@ export function GroupsPanel() {
     )
   }
   const toggle = (g: UserGroup, enabled: boolean) => (enabled ? setEnabled(g, true) : setDisabling(g))
-  const confirmDelete = () => {
-    if (!deleting) return
-    deleteMutation.mutate(deleting.id, {
-      onSuccess: () => {
-        notify.success(t('groups:toast.deleted'))
-        setDeleting(null)
-        if (params.page > 1 && groups.data?.data.length === 1) setParams((p) => ({ ...p, page: p.page - 1 }))
-      },
-    })
-  }
 
   const range = (g: UserGroup) => {
     if (!g.promotion) return t('groups:range.none')
@@ -79,117 +50,62 @@ export function GroupsPanel() {
       : t('groups:range.between', { min, max: renderQuota(g.max_topup, display) })
   }
 
-  const rows = groups.data?.data ?? []
-  const total = groups.data?.total_count ?? 0
+  const columns: Column<UserGroup>[] = [
+    {
+      id: 'group',
+      header: t('groups:columns.group'),
+      card: 'title',
+      essential: true,
+      cell: (g) => <TitleCell text={g.name} testId="group-name" sub={g.symbol} />,
+    },
+    { id: 'ratio', header: t('groups:columns.ratio'), right: true, cellClassName: 'tabular-nums', testId: 'group-ratio', cell: (g) => g.ratio },
+    {
+      id: 'apiRate',
+      header: t('groups:columns.apiRate'),
+      right: true,
+      cellClassName: 'tabular-nums',
+      testId: 'group-api-rate',
+      cell: (g) => (g.api_rate === 0 ? t('groups:unlimited') : g.api_rate),
+    },
+    {
+      id: 'public',
+      header: t('groups:columns.public'),
+      cell: (g) => <Badge variant={g.public ? 'success' : 'secondary'}>{g.public ? t('groups:public.yes') : t('groups:public.no')}</Badge>,
+    },
+    { id: 'promotion', header: t('groups:columns.promotion'), className: 'whitespace-nowrap', testId: 'group-promotion', cell: range },
+    {
+      id: 'enabled',
+      header: t('groups:columns.enabled'),
+      cell: (g) => (
+        <Switch
+          checked={g.enabled}
+          onCheckedChange={(checked) => toggle(g, checked)}
+          disabled={statusMutation.isPending}
+          aria-label={g.enabled ? t('common:actions.disable') : t('common:actions.enable')}
+          data-testid="group-toggle"
+        />
+      ),
+    },
+    actionsColumn(t('groups:columns.actions'), (g) => (
+      <>
+        <EditAction onClick={() => list.form.edit(g)} testId="group-edit" />
+        <DeleteAction onClick={() => list.setDeleting(g)} testId="group-delete" />
+      </>
+    )),
+  ]
 
   return (
     <div className="grid grid-cols-1 gap-4">
-      <div className="flex flex-wrap items-center gap-2">
-        <form onSubmit={onSearch} className="flex min-w-0 flex-1 gap-2 sm:max-w-md" role="search">
-          <Input
-            value={keywordInput}
-            onChange={(e) => setKeywordInput(e.target.value)}
-            placeholder={t('groups:search.placeholder')}
-            aria-label={t('groups:search.placeholder')}
-            data-testid="group-search"
-          />
-          <Button type="submit" variant="outline">
-            <SearchIcon />
-            {t('common:actions.search')}
-          </Button>
-        </form>
-        <Button onClick={openCreate} className="ml-auto" data-testid="group-create">
-          <PlusIcon />
-          {t('groups:create')}
-        </Button>
-      </div>
+      <FilterBar
+        onSearch={list.search}
+        actions={<CreateButton label={t('groups:create')} onClick={list.form.create} testId="group-create" />}
+      >
+        <SearchInput {...list.bind('keyword')} placeholder={t('groups:search.placeholder')} data-testid="group-search" />
+      </FilterBar>
 
-      <Card>
-        <CardContent className="p-0">
-          <ListState
-            loading={groups.isPending} query={groups}
-            empty={rows.length === 0}
-            emptyText={params.keyword ? t('groups:noMatch') : t('groups:empty')}
-            emptyTestId="groups-empty"
-          >
-            <Table cards data-testid="groups-table">
-              <TableHeader>
-                <TableRow>
-                  <TableHead>{t('groups:columns.group')}</TableHead>
-                  <TableHead className="text-right">{t('groups:columns.ratio')}</TableHead>
-                  <TableHead className="text-right">{t('groups:columns.apiRate')}</TableHead>
-                  <TableHead>{t('groups:columns.public')}</TableHead>
-                  <TableHead>{t('groups:columns.promotion')}</TableHead>
-                  <TableHead>{t('groups:columns.enabled')}</TableHead>
-                  <TableHead data-card="actions" className="text-right">{t('groups:columns.actions')}</TableHead>
-                </TableRow>
-              </TableHeader>
-              <TableBody>
-                {rows.map((g) => (
-                  <TableRow key={g.id} data-testid={`group-row-${g.id}`}>
-                    <TableCell data-card="title">
-                      <div className="font-medium" data-testid="group-name">
-                        {g.name}
-                      </div>
-                      <div className="font-mono text-xs text-muted-foreground">{g.symbol}</div>
-                    </TableCell>
-                    <TableCell className="text-right tabular-nums" data-testid="group-ratio">
-                      {g.ratio}
-                    </TableCell>
-                    <TableCell className="text-right tabular-nums" data-testid="group-api-rate">
-                      {g.api_rate === 0 ? t('groups:unlimited') : g.api_rate}
-                    </TableCell>
-                    <TableCell>
-                      <Badge variant={g.public ? 'success' : 'secondary'}>
-                        {g.public ? t('groups:public.yes') : t('groups:public.no')}
-                      </Badge>
-                    </TableCell>
-                    <TableCell className="whitespace-nowrap" data-testid="group-promotion">
-                      {range(g)}
-                    </TableCell>
-                    <TableCell>
-                      <Switch
-                        checked={g.enabled}
-                        onCheckedChange={(checked) => toggle(g, checked)}
-                        disabled={statusMutation.isPending}
-                        aria-label={g.enabled ? t('common:actions.disable') : t('common:actions.enable')}
-                        data-testid="group-toggle"
-                      />
-                    </TableCell>
-                    <TableCell data-card="actions">
-                      <div className="flex justify-end gap-1">
-                        <RowAction label={t('common:actions.edit')} onClick={() => openEdit(g)} testId="group-edit">
-                          <PencilIcon />
-                        </RowAction>
-                        <RowAction
-                          label={t('common:actions.delete')}
-                          onClick={() => setDeleting(g)}
-                          testId="group-delete"
-                          className="text-destructive hover:text-destructive"
-                        >
-                          <Trash2Icon />
-                        </RowAction>
-                      </div>
-                    </TableCell>
-                  </TableRow>
-                ))}
-              </TableBody>
-            </Table>
-          </ListState>
-        </CardContent>
-      </Card>
+      <DataTable name="group" columns={columns} query={groups} list={list} settings emptyText={list.filtered ? t('groups:noMatch') : t('groups:empty')} />
 
-      {total > 0 && (
-        <DataPagination
-          page={params.page}
-          size={params.size}
-          total={total}
-          onPageChange={(page) => setParams((p) => ({ ...p, page }))}
-          onSizeChange={(size) => setParams((p) => ({ ...p, size, page: 1 }))}
-        />
-      )}
-
-      <GroupFormDialog open={formOpen} onOpenChange={setFormOpen} group={editing} />
+      <GroupFormDialog open={list.form.open} onOpenChange={list.form.onOpenChange} group={list.form.editing} />
       <ConfirmDialog
         open={disabling !== null}
         onOpenChange={(open) => !open && setDisabling(null)}
@@ -201,12 +117,10 @@ export function GroupsPanel() {
         testId="group-disable-dialog"
       />
       <ConfirmDialog
-        open={deleting !== null}
-        onOpenChange={(open) => !open && setDeleting(null)}
+        {...list.deleteDialog}
         title={t('groups:delete.title')}
-        description={t('groups:delete.description', { name: deleting?.name ?? '', symbol: deleting?.symbol ?? '' })}
-        confirmLabel={t('common:actions.delete')}
-        onConfirm={confirmDelete}
+        description={t('groups:delete.description', { name: list.deleting?.name ?? '', symbol: list.deleting?.symbol ?? '' })}
+        onConfirm={list.confirmDelete((row, done) => deleteMutation.mutate(row.id, done), t('groups:toast.deleted'), rows.length)}
         pending={deleteMutation.isPending}
         testId="group-delete-dialog"
       />

@@ -4,8 +4,8 @@ import { useForm } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel } from '@/components/ui/form'
 import { Spinner } from '@/components/ui/spinner'
 import { Switch } from '@/components/ui/switch'
 import { notify } from '@/lib/toast'
@@ -42,19 +42,7 @@ export function GenerateInvoicesDialog({ open, onOpenChange }: { open: boolean; 
         </DialogHeader>
         <Form {...form}>
           <form onSubmit={onSubmit} noValidate className="grid gap-4">
-            <FormField
-              control={form.control}
-              name="month"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('invoices:generate.month')}</FormLabel>
-                  <FormControl>
-                    <Input placeholder="2025-01" autoComplete="off" {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
+            <TextField control={form.control} name="month" label={t('invoices:generate.month')} placeholder="2025-01" autoComplete="off" />
             <FormField
               control={form.control}
               name="regenerate"

@@ -1,21 +1,16 @@
 import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { http, HttpResponse } from 'msw'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
-import { setUser } from '@/stores/session'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { openDialog, recordBodies, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
-import { server } from '@/test/server'
 import { mockInvoice, resetInvoiceMocks } from '../mocks/handlers'
 
 // These flows type a lot; give them room on a busy machine.
 configure({ asyncUtilTimeout: 4_000 })
 vi.setConfig({ testTimeout: 30_000 })
 
-function signIn(user = mockRoot) {
-  resetAuthMocks(user)
-  setUser(user)
-}
+const signIn = (user = mockRoot) => signInAs(user)
 
 beforeEach(() => resetInvoiceMocks())
 
@@ -57,18 +52,9 @@ describe('invoices screen', () => {
   })
 
   it('root generates a month: the month must be YYYY-MM and ended', async () => {
-    let body: unknown
-    server.use(
-      http.post('*/api/invoice/generate', async ({ request }) => {
-        body = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: { generated: 3 } })
-      }),
-    )
+    const body = recordBodies('post', '*/api/invoice/generate', { generated: 3 })
     signIn()
-    renderApp('/panel/invoice')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('invoice-generate'))
-    const dialog = await screen.findByTestId('invoice-generate-dialog')
+    const { user, dialog } = await openDialog('/panel/invoice', 'invoice-generate', 'invoice-generate-dialog')
     const month = within(dialog).getByLabelText('月份（YYYY-MM）')
     await user.clear(month)
     await user.type(month, '2024-13')
@@ -78,12 +64,12 @@ describe('invoices screen', () => {
     await user.type(month, '2999-01')
     await user.click(within(dialog).getByTestId('invoice-generate-submit'))
     expect(await within(dialog).findByText('只能生成已结束的月份')).toBeInTheDocument()
-    expect(body).toBeUndefined()
+    expect(body.at(-1)).toBeUndefined()
     await user.clear(month)
     await user.type(month, '2024-11')
     await user.click(within(dialog).getByRole('switch', { name: '重新生成' }))
     await user.click(within(dialog).getByTestId('invoice-generate-submit'))
-    await waitFor(() => expect(body).toEqual({ month: '2024-11', regenerate: true }))
+    await waitFor(() => expect(body.at(-1)).toEqual({ month: '2024-11', regenerate: true }))
     expect(await screen.findByText('已生成 2024-11 的 3 份账单')).toBeInTheDocument()
   })
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { formatTimestamp } from '@/lib/format'
 import { setUser } from '@/stores/session'
+import { ok } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import type { LogEntry } from '@/types/api'
@@ -299,7 +300,7 @@ describe('logs screen: totals, address bar, columns, detail, errors, phones', ()
       http.get('*/api/log/self', () =>
         fail
           ? HttpResponse.json({ success: false, message: 'database is down' }, { status: 503 })
-          : HttpResponse.json({ success: true, message: '', data: { data: [mockLog({ id: 8 })], page: 1, size: 10, total_count: 1 } }),
+          : ok({ data: [mockLog({ id: 8 })], page: 1, size: 10, total_count: 1 }),
       ),
     )
     resetAuthMocks(plainUser)

@@ -1,80 +1,25 @@
-import { Columns3Icon, RotateCcwIcon, SearchIcon } from 'lucide-react'
-import { useId, useMemo, useState, type FormEvent, type ReactNode } from 'react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useSearchParams } from 'react-router'
-import { DataPagination } from '@/components/data-pagination'
-import { ListState } from '@/components/list-kit'
+import { DataTable, type Column } from '@/components/data-table'
+import { FilterBar, FilterInput, FilterSelect, FilterTime } from '@/components/filter-bar'
 import { Badge } from '@/components/ui/badge'
-import { Button } from '@/components/ui/button'
-import { Card, CardContent } from '@/components/ui/card'
-import {
-  DropdownMenu,
-  DropdownMenuCheckboxItem,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuLabel,
-  DropdownMenuSeparator,
-  DropdownMenuTrigger,
-} from '@/components/ui/dropdown-menu'
-import { Input } from '@/components/ui/input'
-import { Label } from '@/components/ui/label'
-import { NativeSelect } from '@/components/ui/native-select'
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
-import { MOBILE_MAX_WIDTH } from '@/config'
-import { useMediaQuery } from '@/hooks/use-media-query'
+import { useListScreen } from '@/hooks/use-list-screen'
 import { formatDuration, formatTimestamp, renderNumber, renderQuota } from '@/lib/format'
-import { useSiteInfo } from '@/stores/site'
+import { useQuotaDisplay } from '@/stores/site'
 import type { LogEntry } from '@/types/api'
 import { useLogStat, useLogs } from '../api/get-logs'
-import type { LogListParams, LogScope } from '../api/keys'
+import type { LogFilters, LogScope } from '../api/keys'
 import { logMessage } from '../log-message'
-import { columnsFor, ESSENTIAL, loadVisible, resetVisible, saveVisible, type LogColumn } from '../columns'
-import { fromLocalInput, paramsFromSearch, searchFromParams, toLocalInput } from '../url-state'
 import { LogDetailSheet } from './log-detail-sheet'
 import { CacheHitBadge, LOG_TYPES, LogTypeBadge } from './log-type-badge'
 
-/** Form state of the filters: times as datetime-local text. */
-interface FilterDraft {
-  type: string
-  model_name: string
-  token_name: string
-  group: string
-  source_ip: string
-  username: string
-  channel: string
-  start: string
-  end: string
-}
+/* The filters as they live in the address bar (reload and share keep them); times in unix seconds. */
+const SELF_FILTERS = { type: 0, model_name: '', token_name: '', group: '', source_ip: '', start: 0, end: 0 }
+const ALL_FILTERS = { ...SELF_FILTERS, username: '', channel: '' }
+type Filters = typeof SELF_FILTERS & Partial<Pick<typeof ALL_FILTERS, 'username' | 'channel'>>
 
-function draftOf(p: LogListParams): FilterDraft {
-  return {
-    type: String(p.type),
-    model_name: p.model_name,
-    token_name: p.token_name,
-    group: p.group,
-    source_ip: p.source_ip,
-    username: p.username,
-    channel: p.channel,
-    start: toLocalInput(p.start_timestamp),
-    end: toLocalInput(p.end_timestamp),
-  }
-}
-
-function paramsOf(d: FilterDraft, size: number): LogListParams {
-  return {
-    type: Number(d.type) || 0,
-    model_name: d.model_name.trim(),
-    token_name: d.token_name.trim(),
-    group: d.group.trim(),
-    source_ip: d.source_ip.trim(),
-    username: d.username.trim(),
-    channel: d.channel.trim(),
-    start_timestamp: fromLocalInput(d.start),
-    end_timestamp: fromLocalInput(d.end),
-    page: 1,
-    size,
-  }
-}
+/** Only administrators have the user and channel columns. */
+const ADMIN_COLUMNS = new Set(['user', 'channel'])
 
 /**
  * Logs with totals, filters kept in the address bar, column settings, a detail view with the
@@ -83,64 +28,32 @@ function paramsOf(d: FilterDraft, size: number): LogListParams {
  */
 export function LogsPanel({ admin }: { admin: boolean }) {
   const { t } = useTranslation()
-  const id = useId()
-  const { display_in_currency, quota_per_unit } = useSiteInfo()
-  const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
+  const display = useQuotaDisplay()
   // Recharge, management and system logs in the reader's language (see log-message.ts).
   const contentText = (l: LogEntry) => logMessage(l, t, display)
   const scope: LogScope = admin ? 'all' : 'self'
-  const isPhone = useMediaQuery(`(max-width: ${MOBILE_MAX_WIDTH}px)`)
 
-  const [search, setSearch] = useSearchParams()
-  const searchKey = search.toString()
-  const params = useMemo(() => paramsFromSearch(new URLSearchParams(searchKey), scope), [searchKey, scope])
-  const { page, size, ...filters } = params
-  const logs = useLogs(scope, params)
+  const list = useListScreen<LogEntry, Filters>({ filters: admin ? ALL_FILTERS : SELF_FILTERS })
+  const { start, end, ...rest } = list.filters
+  const filters: LogFilters = {
+    username: '',
+    channel: '',
+    ...rest,
+    type: rest.type <= 5 ? rest.type : 0,
+    start_timestamp: start,
+    end_timestamp: end,
+  }
+  const logs = useLogs(scope, { ...filters, page: list.page, size: list.size })
   const stat = useLogStat(scope, filters)
-
-  // The form follows the address bar (a reload, back/forward); typing changes only the form.
-  const [draft, setDraft] = useState<FilterDraft>(() => draftOf(params))
-  const [draftFor, setDraftFor] = useState(searchKey)
-  if (draftFor !== searchKey) {
-    setDraftFor(searchKey)
-    setDraft(draftOf(params))
-  }
-
-  const [visible, setVisible] = useState<LogColumn[]>(() => loadVisible(scope))
-  const shown = (c: LogColumn) => visible.includes(c)
-  const toggleColumn = (c: LogColumn, on: boolean) => {
-    const next = columnsFor(scope).filter((x) => (x === c ? on : visible.includes(x)))
-    setVisible(next)
-    saveVisible(scope, next)
-  }
-
   const [detail, setDetail] = useState<LogEntry | null>(null)
 
-  const go = (p: LogListParams) => setSearch(searchFromParams(p))
-  const set = (key: keyof FilterDraft) => (e: { target: { value: string } }) =>
-    setDraft((d) => ({ ...d, [key]: e.target.value }))
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault()
-    go(paramsOf(draft, size))
-  }
-  const onReset = () => go(paramsOf(draftOf(paramsFromSearch(new URLSearchParams(), scope)), size))
-
-  const rows = logs.data?.data ?? []
-  const total = logs.data?.total_count ?? 0
   const money = (quota: number) => renderQuota(quota, display)
 
-  const field = (key: keyof FilterDraft, label: string, type = 'text', placeholder?: string) => (
-    <div className="grid gap-1.5">
-      <Label htmlFor={`${id}-${key}`}>{label}</Label>
-      <Input
-        id={`${id}-${key}`}
-        type={type}
-        value={draft[key]}
-        onChange={set(key)}
-        placeholder={placeholder}
-        data-testid={`log-filter-${key}`}
-      />
-    </div>
+  const field = (key: 'model_name' | 'token_name' | 'group' | 'source_ip' | 'username' | 'channel', label: string, placeholder?: string) => (
+    <FilterInput label={label} {...list.bind(key)} placeholder={placeholder} data-testid={`log-filter-${key}`} />
+  )
+  const time = (key: 'start' | 'end', label: string) => (
+    <FilterTime label={label} value={list.draft[key]} onChange={(v) => list.setDraft({ [key]: v })} data-testid={`log-filter-${key}`} />
   )
 
   const duration = (log: LogEntry) => (
@@ -159,42 +72,68 @@ export function LogsPanel({ admin }: { admin: boolean }) {
     </span>
   )
 
-  const cell: Record<LogColumn, { head: string; right?: boolean; render: (l: LogEntry) => ReactNode }> = {
-    time: { head: t('logs:columns.time'), render: (l) => <span className="whitespace-nowrap">{formatTimestamp(l.created_at)}</span> },
-    user: { head: t('logs:columns.user'), render: (l) => l.username || '-' },
-    channel: {
-      head: t('logs:columns.channel'),
-      render: (l) => (l.channel_id ? `${l.channel_id} ${l.channel_name ?? ''}`.trim() : '-'),
+  // Time, model, cost and detail are never hidden: without them a row means nothing (and the
+  // detail holds everything else).
+  const allColumns: Column<LogEntry>[] = [
+    {
+      id: 'time',
+      header: t('logs:columns.time'),
+      essential: true,
+      cell: (l) => <span className="whitespace-nowrap">{formatTimestamp(l.created_at)}</span>,
     },
-    type: { head: t('logs:columns.type'), render: (l) => <LogTypeBadge log={l} /> },
-    model: {
-      head: t('logs:columns.model'),
+    { id: 'user', header: t('logs:columns.user'), cell: (l) => l.username || '-' },
+    {
+      id: 'channel',
+      header: t('logs:columns.channel'),
+      cell: (l) => (l.channel_id ? `${l.channel_id} ${l.channel_name ?? ''}`.trim() : '-'),
+    },
+    { id: 'type', header: t('logs:columns.type'), cell: (l) => <LogTypeBadge log={l} /> },
+    {
+      id: 'model',
+      header: t('logs:columns.model'),
+      essential: true,
       // The model column is never hidden, so the cache mark always shows.
-      render: (l) => (
+      cell: (l) => (
         <span className="flex flex-wrap items-center gap-1.5">
           <span className="break-all">{l.model_name || '-'}</span>
           <CacheHitBadge log={l} />
         </span>
       ),
     },
-    token: { head: t('logs:columns.token'), render: (l) => l.token_name || '-' },
-    group: { head: t('logs:columns.group'), render: (l) => l.group || '-' },
-    promptTokens: { head: t('logs:columns.promptTokens'), right: true, render: (l) => renderNumber(l.prompt_tokens) },
-    completionTokens: { head: t('logs:columns.completionTokens'), right: true, render: (l) => renderNumber(l.completion_tokens) },
-    quota: {
-      head: t('logs:columns.quota'),
+    { id: 'token', header: t('logs:columns.token'), cell: (l) => l.token_name || '-' },
+    { id: 'group', header: t('logs:columns.group'), cell: (l) => l.group || '-' },
+    { id: 'promptTokens', header: t('logs:columns.promptTokens'), right: true, cellClassName: 'tabular-nums', cell: (l) => renderNumber(l.prompt_tokens) },
+    {
+      id: 'completionTokens',
+      header: t('logs:columns.completionTokens'),
       right: true,
-      render: (l) => (
+      cellClassName: 'tabular-nums',
+      cell: (l) => renderNumber(l.completion_tokens),
+    },
+    {
+      id: 'quota',
+      header: t('logs:columns.quota'),
+      right: true,
+      cellClassName: 'tabular-nums',
+      essential: true,
+      cell: (l) => (
         <span className="whitespace-nowrap" data-testid="log-quota">
           {money(l.quota)}
         </span>
       ),
     },
-    duration: { head: t('logs:columns.duration'), right: true, render: duration },
-    ip: { head: t('logs:columns.ip'), render: (l) => <span className="font-mono text-xs">{l.source_ip || '-'}</span> },
-    detail: {
-      head: t('logs:columns.detail'),
-      render: (l) => (
+    { id: 'duration', header: t('logs:columns.duration'), right: true, cellClassName: 'tabular-nums', cell: duration },
+    {
+      id: 'ip',
+      header: t('logs:columns.ip'),
+      hiddenByDefault: true,
+      cell: (l) => <span className="font-mono text-xs">{l.source_ip || '-'}</span>,
+    },
+    {
+      id: 'detail',
+      header: t('logs:columns.detail'),
+      essential: true,
+      cell: (l) => (
         <button
           type="button"
           className="line-clamp-2 max-w-sm min-w-40 text-left text-xs break-words text-muted-foreground hover:text-foreground hover:underline"
@@ -205,8 +144,30 @@ export function LogsPanel({ admin }: { admin: boolean }) {
         </button>
       ),
     },
-  }
-  const columns = columnsFor(scope).filter(shown)
+  ]
+  const columns = allColumns.filter((c) => admin || !ADMIN_COLUMNS.has(c.id))
+
+  const card = (l: LogEntry) => (
+    <li key={l.id} data-testid={`log-card-${l.id}`}>
+      <button type="button" className="grid w-full gap-1 p-4 text-left" onClick={() => setDetail(l)}>
+        <span className="flex items-center justify-between gap-2">
+          <span className="flex items-center gap-1.5">
+            <LogTypeBadge log={l} />
+            <CacheHitBadge log={l} />
+          </span>
+          <span className="font-medium tabular-nums" data-testid="log-quota">
+            {money(l.quota)}
+          </span>
+        </span>
+        <span className="text-sm font-medium break-all">{l.model_name || contentText(l) || '-'}</span>
+        <span className="text-xs text-muted-foreground">
+          {formatTimestamp(l.created_at)}
+          {l.type === 2 &&
+            ` · ${renderNumber(l.prompt_tokens)} / ${renderNumber(l.completion_tokens)} · ${formatDuration(l.use_time_ms)}`}
+        </span>
+      </button>
+    </li>
+  )
 
   const totals = stat.data
   const totalItems: { id: string; label: string; value: string }[] = totals
@@ -222,45 +183,31 @@ export function LogsPanel({ admin }: { admin: boolean }) {
 
   return (
     <div className="grid grid-cols-1 gap-4">
-      <Card>
-        <CardContent className="p-4">
-          <form
-            onSubmit={onSearch}
-            aria-label={t('logs:filters.label')}
-            className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4"
-            data-testid="log-filters"
-          >
-            <div className="grid gap-1.5">
-              <Label htmlFor={`${id}-type`}>{t('logs:filters.type')}</Label>
-              <NativeSelect id={`${id}-type`} value={draft.type} onChange={set('type')} data-testid="log-filter-type">
-                {LOG_TYPES.map((x) => (
-                  <option key={x.value} value={x.value}>
-                    {t(`logs:types.${x.key}`)}
-                  </option>
-                ))}
-              </NativeSelect>
-            </div>
-            {field('model_name', t('logs:filters.modelName'), 'text', t('logs:filters.prefixHint'))}
-            {field('token_name', t('logs:filters.tokenName'), 'text', t('logs:filters.prefixHint'))}
-            {field('group', t('logs:filters.group'))}
-            {field('source_ip', t('logs:filters.sourceIp'))}
-            {admin && field('username', t('logs:filters.username'))}
-            {admin && field('channel', t('logs:filters.channel'))}
-            {field('start', t('logs:filters.start'), 'datetime-local')}
-            {field('end', t('logs:filters.end'), 'datetime-local')}
-            <div className="flex items-end gap-2">
-              <Button type="submit" data-testid="log-search">
-                <SearchIcon />
-                {t('common:actions.search')}
-              </Button>
-              <Button type="button" variant="outline" onClick={onReset} data-testid="log-reset">
-                <RotateCcwIcon />
-                {t('common:actions.reset')}
-              </Button>
-            </div>
-          </form>
-        </CardContent>
-      </Card>
+      <FilterBar
+        label={t('logs:filters.label')}
+        onSearch={list.search}
+        onReset={list.reset}
+        className="sm:grid-cols-2 lg:grid-cols-4"
+        testId="log-filters"
+        searchTestId="log-search"
+        resetTestId="log-reset"
+      >
+        <FilterSelect label={t('logs:filters.type')} {...list.bind('type')} data-testid="log-filter-type">
+          {LOG_TYPES.map((x) => (
+            <option key={x.value} value={x.value}>
+              {t(`logs:types.${x.key}`)}
+            </option>
+          ))}
+        </FilterSelect>
+        {field('model_name', t('logs:filters.modelName'), t('logs:filters.prefixHint'))}
+        {field('token_name', t('logs:filters.tokenName'), t('logs:filters.prefixHint'))}
+        {field('group', t('logs:filters.group'))}
+        {field('source_ip', t('logs:filters.sourceIp'))}
+        {admin && field('username', t('logs:filters.username'))}
+        {admin && field('channel', t('logs:filters.channel'))}
+        {time('start', t('logs:filters.start'))}
+        {time('end', t('logs:filters.end'))}
+      </FilterBar>
 
       {totals && (
         <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6" data-testid="log-totals" aria-label={t('logs:totals.label')}>
@@ -276,105 +223,17 @@ export function LogsPanel({ admin }: { admin: boolean }) {
         </dl>
       )}
 
-      <Card>
-        <div className="flex items-center justify-end border-b px-3 py-2">
-          <DropdownMenu>
-            <DropdownMenuTrigger asChild>
-              <Button variant="ghost" size="sm" data-testid="log-columns">
-                <Columns3Icon />
-                {t('logs:columnSettings.open')}
-              </Button>
-            </DropdownMenuTrigger>
-            <DropdownMenuContent align="end">
-              <DropdownMenuLabel>{t('logs:columnSettings.title')}</DropdownMenuLabel>
-              {columnsFor(scope).map((c) => (
-                <DropdownMenuCheckboxItem
-                  key={c}
-                  checked={shown(c)}
-                  disabled={ESSENTIAL.has(c)}
-                  onCheckedChange={(on) => toggleColumn(c, on === true)}
-                  onSelect={(e) => e.preventDefault()}
-                  data-testid={`log-column-${c}`}
-                >
-                  {cell[c].head}
-                </DropdownMenuCheckboxItem>
-              ))}
-              <DropdownMenuSeparator />
-              <DropdownMenuItem onSelect={() => setVisible(resetVisible(scope))} data-testid="log-columns-reset">
-                {t('logs:columnSettings.reset')}
-              </DropdownMenuItem>
-            </DropdownMenuContent>
-          </DropdownMenu>
-        </div>
-        <CardContent className="p-0">
-          <ListState
-            loading={logs.isPending}
-            empty={rows.length === 0}
-            emptyText={t('logs:empty')}
-            emptyTestId="logs-empty"
-            query={logs}
-          >
-            {isPhone ? (
-              <ul className="divide-y" data-testid="logs-cards">
-                {rows.map((l) => (
-                  <li key={l.id} data-testid={`log-card-${l.id}`}>
-                    <button type="button" className="grid w-full gap-1 p-4 text-left" onClick={() => setDetail(l)}>
-                      <span className="flex items-center justify-between gap-2">
-                        <span className="flex items-center gap-1.5">
-                          <LogTypeBadge log={l} />
-                          <CacheHitBadge log={l} />
-                        </span>
-                        <span className="font-medium tabular-nums" data-testid="log-quota">
-                          {money(l.quota)}
-                        </span>
-                      </span>
-                      <span className="text-sm font-medium break-all">{l.model_name || contentText(l) || '-'}</span>
-                      <span className="text-xs text-muted-foreground">
-                        {formatTimestamp(l.created_at)}
-                        {l.type === 2 &&
-                          ` · ${renderNumber(l.prompt_tokens)} / ${renderNumber(l.completion_tokens)} · ${formatDuration(l.use_time_ms)}`}
-                      </span>
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <Table data-testid="logs-table">
-                <TableHeader>
-                  <TableRow>
-                    {columns.map((c) => (
-                      <TableHead key={c} className={cell[c].right ? 'text-right' : undefined}>
-                        {cell[c].head}
-                      </TableHead>
-                    ))}
-                  </TableRow>
-                </TableHeader>
-                <TableBody>
-                  {rows.map((l) => (
-                    <TableRow key={l.id} data-testid={`log-row-${l.id}`} className={l.type === 5 ? 'bg-red-50/60 dark:bg-red-950/20' : undefined}>
-                      {columns.map((c) => (
-                        <TableCell key={c} className={cell[c].right ? 'text-right tabular-nums' : undefined}>
-                          {cell[c].render(l)}
-                        </TableCell>
-                      ))}
-                    </TableRow>
-                  ))}
-                </TableBody>
-              </Table>
-            )}
-          </ListState>
-        </CardContent>
-      </Card>
-
-      {total > 0 && (
-        <DataPagination
-          page={page}
-          size={size}
-          total={total}
-          onPageChange={(p) => go({ ...params, page: p })}
-          onSizeChange={(s) => go({ ...params, size: s, page: 1 })}
-        />
-      )}
+      <DataTable
+        name="log"
+        cardsTestId="logs-cards"
+        columns={columns}
+        query={logs}
+        list={list}
+        rowProps={(l) => ({ className: l.type === 5 ? 'bg-red-50/60 dark:bg-red-950/20' : undefined })}
+        card={card}
+        settings={{ storageKey: `logColumns.${scope}`, testId: 'log-column' }}
+        emptyText={t('logs:empty')}
+      />
 
       <LogDetailSheet
         log={detail}

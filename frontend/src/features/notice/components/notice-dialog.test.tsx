@@ -1,10 +1,11 @@
 import { act, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { http, HttpResponse } from 'msw'
+import { http } from 'msw'
 import { afterEach, describe, expect, it } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { isVersionMismatch } from '@/features/site/components/site-status-loader'
 import { setUser } from '@/stores/session'
+import { ok } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { noticeStore } from '../api/notice'
@@ -69,7 +70,7 @@ describe('version check', () => {
   it('a server of another version shows the refresh tip', async () => {
     server.use(
       http.get('*/api/status', () =>
-        HttpResponse.json({ success: true, message: '', data: { system_name: 'Switchboard', version: 'v0.18.0', quota_per_unit: 500000, display_in_currency: true, language: 'zh_CN' } }),
+        ok({ system_name: 'Switchboard', version: 'v0.18.0', quota_per_unit: 500000, display_in_currency: true, language: 'zh_CN' }),
       ),
     )
     renderApp('/')

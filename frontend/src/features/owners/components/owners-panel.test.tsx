@@ -4,6 +4,7 @@ import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
+import { ok, openDialog, openScreen } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { mockOwners, ownerHandlers, resetOwnerMocks } from '../mocks/handlers'
@@ -70,10 +71,7 @@ describe('model owners screen', { timeout: 20_000 }, () => {
         return HttpResponse.json({ success: true, message: '' }, { status: 201 })
       }),
     )
-    renderApp('/panel/model_ownedby')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('owner-create'))
-    const dialog = await screen.findByTestId('owner-form-dialog')
+    const { user, dialog } = await openDialog('/panel/model_ownedby', 'owner-create', 'owner-form-dialog')
     await user.type(within(dialog).getByLabelText('ID'), '999')
     await user.type(within(dialog).getByLabelText('图标地址'), 'ftp://x')
     await user.click(within(dialog).getByTestId('owner-form-submit'))
@@ -99,7 +97,7 @@ describe('model owners screen', { timeout: 20_000 }, () => {
     server.use(
       http.put('*/api/model_ownedby', async ({ request }) => {
         put = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: { id: 1000 } })
+        return ok({ id: 1000 })
       }),
       http.delete('*/api/model_ownedby/:id', () =>
         HttpResponse.json(
@@ -108,8 +106,7 @@ describe('model owners screen', { timeout: 20_000 }, () => {
         ),
       ),
     )
-    renderApp('/panel/model_ownedby')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/model_ownedby')
     const row = await screen.findByTestId('owner-row-1000')
     await user.click(within(row).getByTestId('owner-edit'))
     const dialog = await screen.findByTestId('owner-form-dialog')

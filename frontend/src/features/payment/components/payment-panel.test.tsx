@@ -4,6 +4,7 @@ import { http, HttpResponse } from 'msw'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
+import { ok, openDialog, openScreen } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { mockStatus } from '@/features/site/mocks/handlers'
@@ -94,8 +95,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
     expect(await screen.findByTestId('gateways-empty')).toHaveTextContent('还没有支付方式')
     await user.click(screen.getByTestId('gateway-create'))
     const dialog = await screen.findByTestId('gateway-form-dialog')
@@ -169,8 +169,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
         return HttpResponse.json({ success: true, message: '' })
       }),
     )
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
 
     await user.click(within(await screen.findByTestId('gateway-row-2')).getByTestId('gateway-edit'))
     const dialog = await screen.findByTestId('gateway-form-dialog')
@@ -221,8 +220,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
   it('shows a server refusal in Chinese, from its error code', async () => {
     resetPaymentMocks([mockGateway({ config: {} })])
     signIn()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
     // The configuration could not be opened (listed as {}): switching sends an empty address.
     await user.click(within(await screen.findByTestId('gateway-row-1')).getByTestId('gateway-toggle'))
     expect(await screen.findByText(CONFIG_INVALID)).toBeInTheDocument()
@@ -233,10 +231,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('gateway-create'))
-    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const { user, dialog } = await openDialog('/panel/payment', 'gateway-create', 'gateway-form-dialog')
     const field = (label: string) => within(dialog).getByLabelText(label)
 
     // Epay fields typed before switching are neither checked nor sent.
@@ -309,8 +304,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([mockStripeGateway({ notify_domain: 'https://cb.example.com' })])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
 
     await user.click(within(await screen.findByTestId('gateway-row-3')).getByTestId('gateway-edit'))
     const dialog = await screen.findByTestId('gateway-form-dialog')
@@ -360,8 +354,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([mockGateway()])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
     await user.click(within(await screen.findByTestId('gateway-row-1')).getByTestId('gateway-edit'))
     const dialog = await screen.findByTestId('gateway-form-dialog')
     await user.selectOptions(within(dialog).getByLabelText('类型'), 'stripe')
@@ -379,9 +372,8 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([mockGateway(), mockStripeGateway()])
     signIn()
     const status = { ...mockStatus, server_address: 'https://api.example.com/' }
-    server.use(http.get('*/api/status', () => HttpResponse.json({ success: true, message: '', data: status })))
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    server.use(http.get('*/api/status', () => ok(status)))
+    const { user } = openScreen('/panel/payment')
     const writeText = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue()
 
     expect(within(await screen.findByTestId('gateway-row-1')).queryByTestId('gateway-webhook')).not.toBeInTheDocument()
@@ -410,8 +402,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
         ),
       ),
     )
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
 
     await user.click(within(await screen.findByTestId('gateway-row-3')).getByTestId('gateway-edit'))
     const dialog = await screen.findByTestId('gateway-form-dialog')
@@ -427,10 +418,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('gateway-create'))
-    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const { user, dialog } = await openDialog('/panel/payment', 'gateway-create', 'gateway-form-dialog')
     const field = (label: string) => within(dialog).getByLabelText(label)
 
     // A currency chosen before the type: Alipay charges in yuan only.
@@ -511,8 +499,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([mockAlipayGateway()])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
 
     const row = await screen.findByTestId('gateway-row-4')
     expect(row).toHaveTextContent('支付宝')
@@ -568,10 +555,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('gateway-create'))
-    const dialog = await screen.findByTestId('gateway-form-dialog')
+    const { user, dialog } = await openDialog('/panel/payment', 'gateway-create', 'gateway-form-dialog')
     const field = (label: string) => within(dialog).getByLabelText(label)
 
     await user.selectOptions(field('类型'), 'wxpay')
@@ -664,8 +648,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([mockWxpayGateway({ secrets_set: { private_key: true, api_v3_key: false } })])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
     await user.click(within(await screen.findByTestId('gateway-row-5')).getByTestId('gateway-edit'))
     const dialog = await screen.findByTestId('gateway-form-dialog')
     const field = (label: string) => within(dialog).getByLabelText(label)
@@ -714,8 +697,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
       const url = new URL(request.url)
       if (url.pathname === '/api/payment/order') queries.push(Object.fromEntries(url.searchParams))
     })
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
     await user.click(await screen.findByTestId('payment-tab-orders'))
     const table = await screen.findByTestId('orders-table')
     expect(within(table).getAllByTestId(/^order-row-/).map((r) => r.dataset.testid)).toEqual(['order-row-3', 'order-row-2', 'order-row-1'])
@@ -750,8 +732,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
   it('shows an order paid late as such, and filters by it', async () => {
     resetPaymentMocks([mockGateway()], [mockOrder({ id: 4, trade_no: 'SB004', status: 'paid_late', paid_at: 1_735_690_000, gateway_no: 'EP-LATE' })])
     signIn()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
     await user.click(await screen.findByTestId('payment-tab-orders'))
     const row = await screen.findByTestId('order-row-4')
     expect(within(row).getByTestId('order-status')).toHaveTextContent('逾期已支付')
@@ -778,8 +759,7 @@ describe('payment screen', { timeout: 30_000 }, () => {
     resetPaymentMocks([mockWxpayGateway()])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/payment')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/payment')
     await user.click(within(await screen.findByTestId('gateway-row-5')).getByTestId('gateway-edit'))
     const dialog = await screen.findByTestId('gateway-form-dialog')
     const domain = within(dialog).getByLabelText('回调地址')

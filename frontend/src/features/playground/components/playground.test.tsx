@@ -2,16 +2,13 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
-import { setUser } from '@/stores/session'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { ok, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { PLAYGROUND_KEY, playgroundHandlers, relayCalls } from '../mocks/handlers'
 
-function signIn() {
-  resetAuthMocks(mockRoot)
-  setUser(mockRoot)
-}
+const signIn = () => signInAs(mockRoot)
 
 describe('chat playground', { timeout: 20_000 }, () => {
   beforeEach(() => {
@@ -74,7 +71,7 @@ describe('chat playground', { timeout: 20_000 }, () => {
   })
 
   it('says so when the group has no priced model', async () => {
-    server.use(http.get('*/api/available_model', () => HttpResponse.json({ success: true, message: '', data: [{ model: 'x', price: null, group_ratio: 1 }] })))
+    server.use(http.get('*/api/available_model', () => ok([{ model: 'x', price: null, group_ratio: 1 }])))
     signIn()
     renderApp('/panel/playground')
     expect(await screen.findByText('当前分组没有可用（已定价）的模型。')).toBeInTheDocument()

@@ -1,7 +1,7 @@
-import { SearchIcon } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { Input } from '@/components/ui/input'
+import { SearchInput } from '@/components/filter-bar'
 import { NativeSelect } from '@/components/ui/native-select'
+import { useListScreen } from '@/hooks/use-list-screen'
 import type { PriceCurrency } from '../price-format'
 import type { ModelOwner } from '../types'
 
@@ -12,7 +12,29 @@ export interface PriceView {
   per1M: boolean
 }
 
-export const DEFAULT_VIEW: PriceView = { keyword: '', owner: '', currency: 'usd', per1M: false }
+/** The price pages' filters in the address bar, and their order (by model name). */
+const PRICE_FILTERS = { keyword: '', owner: '', currency: 'usd', per1M: false, order: 'model' }
+
+const viewOf = (f: typeof PRICE_FILTERS): PriceView => ({
+  keyword: f.keyword,
+  owner: f.owner,
+  currency: f.currency === 'cny' ? 'cny' : 'usd',
+  per1M: f.per1M,
+})
+
+/**
+ * A price page's state: its view (search, owner, currency, unit) and order kept in the address
+ * bar as they change, what the toolbar takes, and the list screen's dialogs.
+ */
+export function usePriceList<T>() {
+  const list = useListScreen<T, typeof PRICE_FILTERS>({ filters: PRICE_FILTERS, orderKeys: ['order'] })
+  return {
+    list,
+    view: viewOf(list.filters),
+    toolbar: { view: viewOf(list.draft), onChange: (v: PriceView) => list.setFilters(v, { replace: true }) },
+    sort: { value: list.filters.order, onChange: (order: string) => list.setFilters({ order }) },
+  }
+}
 
 /** Search, owner filter, currency and unit: shared by the price pages. */
 export function PriceToolbar({
@@ -27,17 +49,14 @@ export function PriceToolbar({
   const { t } = useTranslation()
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <div className="relative w-full min-w-0 sm:w-auto sm:max-w-xs sm:flex-1">
-        <SearchIcon className="pointer-events-none absolute top-2.5 left-2.5 size-4 text-muted-foreground" />
-        <Input
-          className="pl-8"
-          value={view.keyword}
-          onChange={(e) => onChange({ ...view, keyword: e.target.value })}
-          placeholder={t('pricing:search')}
-          aria-label={t('pricing:search')}
-          data-testid="price-search"
-        />
-      </div>
+      <SearchInput
+        icon
+        className="w-full sm:w-auto sm:max-w-xs sm:flex-1"
+        value={view.keyword}
+        onChange={(e) => onChange({ ...view, keyword: e.target.value })}
+        placeholder={t('pricing:search')}
+        data-testid="price-search"
+      />
       <NativeSelect
         className="w-auto"
         value={view.owner}

@@ -2,8 +2,8 @@ import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
-import { setUser } from '@/stores/session'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { ok, openDialog, openScreen, recordBodies, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { MOCK_OWNERS, mockPrice, resetPricingMocks } from '../mocks/handlers'
@@ -16,14 +16,11 @@ vi.setConfig({ testTimeout: 30_000 })
 
 const plainUser = { ...mockRoot, id: 2, username: 'alice', role: 1 }
 
-function signIn(user = mockRoot) {
-  resetAuthMocks(user)
-  setUser(user)
-}
+const signIn = (user = mockRoot) => signInAs(user)
 
 beforeEach(() => {
   resetPricingMocks()
-  server.use(http.get('*/api/model_ownedby', () => HttpResponse.json({ success: true, message: '', data: MOCK_OWNERS })))
+  server.use(http.get('*/api/model_ownedby', () => ok(MOCK_OWNERS)))
 })
 
 describe('price rules', () => {
@@ -102,16 +99,10 @@ describe('pricing editor', () => {
   it('shows warnings and the rows; creating validates then posts the price', async () => {
     server.use(
       http.get('*/api/prices/warnings', () =>
-        HttpResponse.json({ success: true, message: '', data: { unpriced_models: ['gpt-5'], unknown_owner: ['odd-model'] } }),
+        ok({ unpriced_models: ['gpt-5'], unknown_owner: ['odd-model'] }),
       ),
     )
-    let body: unknown
-    server.use(
-      http.post('*/api/prices', async ({ request }) => {
-        body = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: mockPrice() }, { status: 201 })
-      }),
-    )
+    const body = recordBodies('post', '*/api/prices', mockPrice(), 201)
     resetPricingMocks([mockPrice({ locked: true })])
     signIn()
     renderApp('/panel/pricing')
@@ -129,7 +120,7 @@ describe('pricing editor', () => {
     expect(await within(dialog).findByText('通配符 * 只能放在末尾，且前面至少有一个字符')).toBeInTheDocument()
     expect(within(dialog).getByText('供应商类型不能为空')).toBeInTheDocument()
     expect(within(dialog).getAllByText('请输入不小于 0 的数字')).toHaveLength(2)
-    expect(body).toBeUndefined()
+    expect(body.at(-1)).toBeUndefined()
 
     await user.clear(within(dialog).getByLabelText('模型名称'))
     await user.type(within(dialog).getByLabelText('模型名称'), 'dall-e-*')
@@ -140,7 +131,7 @@ describe('pricing editor', () => {
     await user.click(within(dialog).getByRole('switch', { name: '锁定价格' }))
     await user.click(within(dialog).getByTestId('price-form-submit'))
     await waitFor(() =>
-      expect(body).toEqual({
+      expect(body.at(-1)).toEqual({
         model: 'dall-e-*',
         type: 'times',
         channel_type: 1,
@@ -173,20 +164,19 @@ describe('pricing editor', () => {
     server.use(
       http.put('*/api/prices', async ({ request }) => {
         puts.push(await request.json())
-        return HttpResponse.json({ success: true, message: '', data: mockPrice() })
+        return ok(mockPrice())
       }),
       http.post('*/api/prices/delete', async ({ request }) => {
         deletes.push(await request.json())
-        return HttpResponse.json({ success: true, message: '', data: { deleted: 2 } })
+        return ok({ deleted: 2 })
       }),
       http.post('*/api/prices/batch', async ({ request }) => {
         batches.push(await request.json())
-        return HttpResponse.json({ success: true, message: '', data: { count: 1 } })
+        return ok({ count: 1 })
       }),
     )
     signIn()
-    renderApp('/panel/pricing')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/pricing')
     const row = await screen.findByTestId('price-row-gpt-4o')
     await user.click(within(row).getByTestId('price-edit'))
     const dialog = await screen.findByTestId('price-form-dialog')
@@ -231,12 +221,11 @@ describe('pricing editor', () => {
     server.use(
       http.put('*/api/prices', async ({ request }) => {
         puts.push((await request.json()) as (typeof puts)[number])
-        return HttpResponse.json({ success: true, message: '', data: mockPrice() })
+        return ok(mockPrice())
       }),
     )
     signIn()
-    renderApp('/panel/pricing')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/pricing')
     const row = await screen.findByTestId('price-row-gpt-image-1')
     await user.click(within(row).getByTestId('price-edit'))
     const dialog = await screen.findByTestId('price-form-dialog')
@@ -288,10 +277,7 @@ describe('pricing editor', () => {
       }),
     )
     signIn()
-    renderApp('/panel/pricing')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('price-sync'))
-    const dialog = await screen.findByTestId('price-sync-dialog')
+    const { user, dialog } = await openDialog('/panel/pricing', 'price-sync', 'price-sync-dialog')
     expect(within(dialog).getByTestId('price-sync-apply')).toBeDisabled()
     await user.type(within(dialog).getByLabelText('价格服务器地址'), 'ftp://x')
     await user.click(within(dialog).getByTestId('price-sync-preview-button'))

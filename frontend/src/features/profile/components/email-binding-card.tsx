@@ -8,8 +8,8 @@ import { useTurnstile } from '@/components/turnstile'
 import { Badge } from '@/components/ui/badge'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
-import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form } from '@/components/ui/form'
 import { Spinner } from '@/components/ui/spinner'
 import { useCountdown } from '@/hooks/use-countdown'
 import { notify } from '@/lib/toast'
@@ -93,19 +93,7 @@ export function EmailBindingCard({ user }: { user: User }) {
         </p>
         <Form {...form}>
           <form onSubmit={onSubmit} noValidate className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start" data-testid="email-binding-form">
-            <FormField
-              control={form.control}
-              name="email"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{user.email ? t('profile:email.newAddress') : t('profile:email.address')}</FormLabel>
-                  <FormControl>
-                    <Input type="email" autoComplete="email" {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
+            <TextField control={form.control} name="email" label={user.email ? t('profile:email.newAddress') : t('profile:email.address')} type="email" autoComplete="email" />
             <Button
               type="button"
               variant="outline"
@@ -117,19 +105,7 @@ export function EmailBindingCard({ user }: { user: User }) {
               {send.isPending ? <Spinner /> : <SendIcon />}
               {left > 0 ? t('profile:email.resendIn', { s: left }) : t('profile:email.send')}
             </Button>
-            <FormField
-              control={form.control}
-              name="code"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('profile:email.code')}</FormLabel>
-                  <FormControl>
-                    <Input inputMode="numeric" autoComplete="one-time-code" {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
+            <TextField control={form.control} name="code" label={t('profile:email.code')} inputMode="numeric" autoComplete="one-time-code" />
             <Button type="submit" className="sm:mt-[1.375rem]" disabled={bind.isPending} data-testid="email-bind">
               {bind.isPending && <Spinner />}
               {t('profile:email.bind')}

@@ -4,8 +4,8 @@ import { useForm } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
-import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form } from '@/components/ui/form'
 import { Spinner } from '@/components/ui/spinner'
 import { notify } from '@/lib/toast'
 import type { User } from '@/types/api'
@@ -47,32 +47,8 @@ export function ProfileInfoForm({ user }: { user: User }) {
         <Form {...form}>
           <form onSubmit={onSubmit} noValidate className="grid grid-cols-1 gap-4" data-testid="profile-info-form">
             <div className="grid gap-4 sm:grid-cols-2">
-              <FormField
-                control={form.control}
-                name="username"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('profile:info.username')}</FormLabel>
-                    <FormControl>
-                      <Input autoComplete="username" {...field} />
-                    </FormControl>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-              <FormField
-                control={form.control}
-                name="display_name"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('profile:info.displayName')}</FormLabel>
-                    <FormControl>
-                      <Input autoComplete="nickname" {...field} />
-                    </FormControl>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
+              <TextField control={form.control} name="username" label={t('profile:info.username')} autoComplete="username" />
+              <TextField control={form.control} name="display_name" label={t('profile:info.displayName')} autoComplete="nickname" />
             </div>
             <div className="grid gap-1 text-sm sm:grid-cols-2">
               <div>

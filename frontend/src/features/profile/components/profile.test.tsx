@@ -5,8 +5,9 @@ import { describe, expect, it, vi } from 'vitest'
 import { MOCK_IDENTITY, MOCK_WECHAT_CODE, mockAuthorizeUrl, mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { mockStatus } from '@/features/site/mocks/handlers'
 import { browser } from '@/lib/oauth'
-import { sessionStore, setUser } from '@/stores/session'
+import { sessionStore } from '@/stores/session'
 import type { SiteInfo, User } from '@/types/api'
+import { ok, openDialog, recordBodies, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { ACCESS_TOKEN } from '../mocks/handlers'
@@ -15,10 +16,7 @@ import { ACCESS_TOKEN } from '../mocks/handlers'
 configure({ asyncUtilTimeout: 4_000 })
 vi.setConfig({ testTimeout: 30_000 })
 
-function signIn(user: User = mockRoot) {
-  resetAuthMocks(user)
-  setUser(user)
-}
+const signIn = (user: User = mockRoot) => signInAs(user)
 
 describe('profile screen', () => {
   it('binds an e-mail address with the code sent there; a wrong code is told in Chinese', async () => {
@@ -38,7 +36,7 @@ describe('profile screen', () => {
             { status: 400 },
           )
         }
-        return HttpResponse.json({ success: true, message: '', data: { ...mockRoot, email: body.email } })
+        return ok({ ...mockRoot, email: body.email })
       }),
     )
     signIn()
@@ -82,13 +80,7 @@ describe('profile screen', () => {
   })
 
   it('shows the user and saves the personal information', async () => {
-    let body: unknown
-    server.use(
-      http.put('*/api/user/self', async ({ request }) => {
-        body = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: { ...mockRoot, username: 'rooty', display_name: 'R' } })
-      }),
-    )
+    const body = recordBodies('put', '*/api/user/self', { ...mockRoot, username: 'rooty', display_name: 'R' })
     signIn()
     renderApp('/panel/profile')
     const form = await screen.findByTestId('profile-info-form')
@@ -102,26 +94,20 @@ describe('profile screen', () => {
     await user.type(username, 'ab')
     await user.click(within(form).getByTestId('profile-info-submit'))
     expect(await within(form).findByText('用户名至少 3 个字符')).toBeInTheDocument()
-    expect(body).toBeUndefined()
+    expect(body.at(-1)).toBeUndefined()
 
     await user.clear(username)
     await user.type(username, ' rooty ')
     await user.clear(within(form).getByLabelText('显示名称'))
     await user.type(within(form).getByLabelText('显示名称'), 'R')
     await user.click(within(form).getByTestId('profile-info-submit'))
-    await waitFor(() => expect(body).toEqual({ username: 'rooty', display_name: 'R' }))
+    await waitFor(() => expect(body.at(-1)).toEqual({ username: 'rooty', display_name: 'R' }))
     expect(await screen.findByText('个人信息已保存')).toBeInTheDocument()
     await waitFor(() => expect(sessionStore.get().user?.username).toBe('rooty'))
   })
 
   it('changes the password with the current one; mismatch and short passwords are refused', async () => {
-    let body: unknown
-    server.use(
-      http.put('*/api/user/self', async ({ request }) => {
-        body = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: mockRoot })
-      }),
-    )
+    const body = recordBodies('put', '*/api/user/self', mockRoot)
     signIn()
     renderApp('/panel/profile')
     const form = await screen.findByTestId('profile-password-form')
@@ -132,7 +118,7 @@ describe('profile screen', () => {
     expect(await within(form).findByText('请输入当前密码')).toBeInTheDocument()
     expect(within(form).getByText('密码至少 8 个字符')).toBeInTheDocument()
     expect(within(form).getByText('两次输入的密码不一致')).toBeInTheDocument()
-    expect(body).toBeUndefined()
+    expect(body.at(-1)).toBeUndefined()
 
     await user.type(within(form).getByLabelText('当前密码'), 'old-password')
     await user.clear(within(form).getByLabelText('新密码'))
@@ -140,7 +126,7 @@ describe('profile screen', () => {
     await user.clear(within(form).getByLabelText('确认新密码'))
     await user.type(within(form).getByLabelText('确认新密码'), 'new-password-1')
     await user.click(within(form).getByTestId('profile-password-submit'))
-    await waitFor(() => expect(body).toEqual({ password: 'new-password-1', original_password: 'old-password' }))
+    await waitFor(() => expect(body.at(-1)).toEqual({ password: 'new-password-1', original_password: 'old-password' }))
     expect(await screen.findByText('密码已修改')).toBeInTheDocument()
     await waitFor(() => expect(within(form).getByLabelText('当前密码')).toHaveValue(''))
   })
@@ -173,7 +159,7 @@ describe('profile screen', () => {
 
 /** The site status with some sign-in methods switched on. */
 function withStatus(flags: Partial<SiteInfo>) {
-  server.use(http.get('*/api/status', () => HttpResponse.json({ success: true, message: '', data: { ...mockStatus, ...flags } })))
+  server.use(http.get('*/api/status', () => ok({ ...mockStatus, ...flags })))
 }
 
 const ALL_ON: Partial<SiteInfo> = {
@@ -291,10 +277,7 @@ describe('account binding', () => {
   it('Telegram: the steps lead to the access token section', async () => {
     signIn({ ...mockRoot, telegram_id: 0 })
     withStatus({ telegram_bot: '@switchboard_bot' })
-    renderApp('/panel/profile')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('binding-telegram-bind'))
-    const dialog = await screen.findByTestId('telegram-bind-dialog')
+    const { user, dialog } = await openDialog('/panel/profile', 'binding-telegram-bind', 'telegram-bind-dialog')
     expect(within(dialog).getByTestId('telegram-bind-open')).toHaveAttribute('href', 'https://t.me/switchboard_bot')
     await user.click(within(dialog).getByTestId('telegram-bind-token'))
     await waitFor(() => expect(screen.queryByTestId('telegram-bind-dialog')).not.toBeInTheDocument())

@@ -1,14 +1,11 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { Button } from '@/components/ui/button'
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { FormDialog, TextField, useFormDialog } from '@/components/form-kit'
+import { FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
-import { Spinner } from '@/components/ui/spinner'
 import { parseQuotaText, renderQuota, type QuotaUnit } from '@/lib/format'
-import { notify } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { useCreateRedemptions } from '../api/create-redemptions'
 import { useUpdateRedemption } from '../api/update-redemption'
@@ -36,17 +33,27 @@ export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
   const schema = useMemo(() => createRedemptionSchema(t, unit), [t, unit])
-  const form = useForm<RedemptionFormValues, unknown, RedemptionCreatePayload>({
-    resolver: zodResolver(schema),
-    defaultValues: redemptionFormDefaults(redemption, unit),
-  })
   const createMutation = useCreateRedemptions()
   const updateMutation = useUpdateRedemption()
-  const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(redemptionFormDefaults(redemption, unit))
-  }, [open, redemption, form, unit])
+  const { form, dialog } = useFormDialog<RedemptionFormValues, RedemptionCreatePayload, number>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => redemptionFormDefaults(redemption, unit),
+    source: redemption,
+    also: unit,
+    save: async (payload) => {
+      if (redemption) {
+        await updateMutation.mutateAsync({ id: redemption.id, name: payload.name, quota: payload.quota })
+        return 0
+      }
+      const { codes } = await createMutation.mutateAsync(payload)
+      onCreated?.(codes)
+      return codes.length
+    },
+    told: (count) => (redemption ? t('redemptions:toast.updated') : t('redemptions:toast.created', { count })),
+    pending: createMutation.isPending || updateMutation.isPending,
+  })
 
   const typed = parseQuotaText(useWatch({ control: form.control, name: 'quota' }), unit)
   const quotaHint = Number.isNaN(typed)
@@ -55,45 +62,15 @@ export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated
       ? t('redemptions:form.quotaUnits', { units: typed.toLocaleString() })
       : t('redemptions:form.quotaHint', { amount: renderQuota(typed, { displayInCurrency: true, quotaPerUnit: quota_per_unit }) })
 
-  const onSubmit = form.handleSubmit(async (payload) => {
-    try {
-      if (redemption) {
-        await updateMutation.mutateAsync({ id: redemption.id, name: payload.name, quota: payload.quota })
-        notify.success(t('redemptions:toast.updated'))
-        onOpenChange(false)
-      } else {
-        const { codes } = await createMutation.mutateAsync(payload)
-        notify.success(t('redemptions:toast.created', { count: codes.length }))
-        onOpenChange(false)
-        onCreated?.(codes)
-      }
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
-
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t('common:actions.close')} data-testid="redemption-form-dialog">
-        <DialogHeader>
-          <DialogTitle>{redemption ? t('redemptions:form.editTitle') : t('redemptions:form.createTitle')}</DialogTitle>
-          <DialogDescription>{t('redemptions:form.description')}</DialogDescription>
-        </DialogHeader>
-        <Form {...form}>
-          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="redemption-form">
-            <FormField
-              control={form.control}
-              name="name"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('redemptions:form.name')}</FormLabel>
-                  <FormControl>
-                    <Input autoComplete="off" placeholder={t('redemptions:form.namePlaceholder')} {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
+    <FormDialog
+      {...dialog}
+      title={redemption ? t('redemptions:form.editTitle') : t('redemptions:form.createTitle')}
+      description={t('redemptions:form.description')}
+      testId="redemption-form"
+      submitLabel={redemption ? t('common:actions.save') : t('redemptions:form.submitCreate')}
+    >
+      <TextField control={form.control} name="name" label={t('redemptions:form.name')} autoComplete="off" placeholder={t('redemptions:form.namePlaceholder')} />
             <FormField
               control={form.control}
               name="quota"
@@ -123,33 +100,18 @@ export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated
               )}
             />
             {!redemption && (
-              <FormField
+              <TextField
                 control={form.control}
                 name="count"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('redemptions:form.count')}</FormLabel>
-                    <FormControl>
-                      <Input type="number" min={1} max={COUNT_MAX} step={1} inputMode="numeric" {...field} />
-                    </FormControl>
-                    <FormDescription>{t('redemptions:form.countHint', { max: COUNT_MAX })}</FormDescription>
-                    <FormMessage />
-                  </FormItem>
-                )}
+                label={t('redemptions:form.count')}
+                description={t('redemptions:form.countHint', { max: COUNT_MAX })}
+                type="number"
+                min={1}
+                max={COUNT_MAX}
+                step={1}
+                inputMode="numeric"
               />
             )}
-            <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
-                {t('common:actions.cancel')}
-              </Button>
-              <Button type="submit" disabled={pending} data-testid="redemption-form-submit">
-                {pending && <Spinner />}
-                {redemption ? t('common:actions.save') : t('redemptions:form.submitCreate')}
-              </Button>
-            </DialogFooter>
-          </form>
-        </Form>
-      </DialogContent>
-    </Dialog>
+    </FormDialog>
   )
 }

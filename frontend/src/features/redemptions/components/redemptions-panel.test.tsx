@@ -2,8 +2,8 @@ import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
-import { setUser } from '@/stores/session'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { ok, openDialog, openScreen, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { codeOf, mockRedemption, redemptionHandlers, resetRedemptionMocks } from '../mocks/handlers'
@@ -11,11 +11,7 @@ import { codeOf, mockRedemption, redemptionHandlers, resetRedemptionMocks } from
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
 
-function signIn() {
-  resetAuthMocks(mockRoot)
-  setUser(mockRoot)
-  server.use(...redemptionHandlers)
-}
+const signIn = () => signInAs(mockRoot, redemptionHandlers)
 
 describe('redemption codes screen', { timeout: 20_000 }, () => {
   it('lists codes with status and quota; filters by status; pages', async () => {
@@ -64,10 +60,7 @@ describe('redemption codes screen', { timeout: 20_000 }, () => {
         )
       }),
     )
-    renderApp('/panel/redemption')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('redemption-create'))
-    const dialog = await screen.findByTestId('redemption-form-dialog')
+    const { user, dialog } = await openDialog('/panel/redemption', 'redemption-create', 'redemption-form-dialog')
     await user.clear(within(dialog).getByLabelText('生成数量'))
     await user.type(within(dialog).getByLabelText('生成数量'), '101')
     await user.clear(within(dialog).getByLabelText('额度'))
@@ -112,15 +105,14 @@ describe('redemption codes screen', { timeout: 20_000 }, () => {
       http.put('*/api/redemption', async ({ request }) => {
         const body = (await request.json()) as Record<string, unknown>
         puts.push(body)
-        return HttpResponse.json({ success: true, message: '', data: { ...mockRedemption({ id: 7 }), ...body } })
+        return ok({ ...mockRedemption({ id: 7 }), ...body })
       }),
       http.delete('*/api/redemption/:id', ({ params }) => {
         deleted = String(params.id)
         return HttpResponse.json({ success: true, message: '' })
       }),
     )
-    renderApp('/panel/redemption')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/redemption')
     const row = await screen.findByTestId('redemption-row-7')
     await user.click(within(row).getByTestId('redemption-edit'))
     const dialog = await screen.findByTestId('redemption-form-dialog')

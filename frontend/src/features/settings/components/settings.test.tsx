@@ -4,6 +4,7 @@ import { http, HttpResponse } from 'msw'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
+import { ok, openScreen } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { mockOptions, resetSettingsMocks } from '../mocks/handlers'
@@ -24,7 +25,7 @@ function recordBatches() {
     http.put('*/api/option/batch', async ({ request }) => {
       const body = (await request.json()) as { options: { key: string; value: unknown }[] }
       batches.push(body.options)
-      return HttpResponse.json({ success: true, message: '', data: body.options })
+      return ok(body.options)
     }),
   )
   return batches
@@ -83,8 +84,7 @@ describe('settings screen', () => {
   it('discard puts back what is stored; what was typed survives switching tabs', async () => {
     const batches = recordBatches()
     signIn()
-    renderApp('/panel/setting')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/setting')
     const retry = within(await screen.findByTestId('settings-section-channels')).getByLabelText('重试次数')
     await user.clear(retry)
     await user.type(retry, '3')
@@ -141,8 +141,7 @@ describe('settings screen', () => {
   it('the default language is chosen from the four', async () => {
     const batches = recordBatches()
     signIn()
-    renderApp('/panel/setting')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/setting')
     await user.click(await screen.findByTestId('settings-tab-other'))
     const language = within(screen.getByTestId('settings-section-site')).getByLabelText('默认语言')
     expect(language).toHaveValue('zh_CN')
@@ -154,8 +153,7 @@ describe('settings screen', () => {
   it('secrets are write-only: blank, marked as set, sent only when typed; unknown keys show under other', async () => {
     const batches = recordBatches()
     signIn()
-    renderApp('/panel/setting')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/setting')
     await user.click(await screen.findByTestId('settings-tab-system'))
     const smtp = await screen.findByTestId('settings-section-smtp')
     const secret = within(smtp).getByLabelText('SMTP 密码')

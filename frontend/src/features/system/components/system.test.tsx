@@ -2,8 +2,8 @@ import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it, vi } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
-import { setUser } from '@/stores/session'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { ok, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { formatTimestamp } from '@/lib/format'
@@ -13,10 +13,7 @@ import { mockLease, mockLine, mockSystemInfo } from '../mocks/handlers'
 configure({ asyncUtilTimeout: 4_000 })
 vi.setConfig({ testTimeout: 30_000 })
 
-function signIn(user = mockRoot) {
-  resetAuthMocks(user)
-  setUser(user)
-}
+const signIn = (user = mockRoot) => signInAs(user)
 
 describe('system info screen', () => {
   it('shows CPU and memory use and the log; polls the log after the last line', async () => {
@@ -26,9 +23,9 @@ describe('system info screen', () => {
         const after = new URL(request.url).searchParams.get('after')
         afters.push(after)
         if (after === null) {
-          return HttpResponse.json({ success: true, message: '', data: { lines: [mockLine(1), mockLine(2, 'boom', 'ERROR')], next: 2, truncated: false, capacity: 10 } })
+          return ok({ lines: [mockLine(1), mockLine(2, 'boom', 'ERROR')], next: 2, truncated: false, capacity: 10 })
         }
-        return HttpResponse.json({ success: true, message: '', data: { lines: [mockLine(3, 'fresh')], next: 3, truncated: false, capacity: 10 } })
+        return ok({ lines: [mockLine(3, 'fresh')], next: 3, truncated: false, capacity: 10 })
       }),
     )
     signIn()

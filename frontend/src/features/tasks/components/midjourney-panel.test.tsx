@@ -2,9 +2,9 @@ import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { mockRoot } from '@/features/auth/mocks/handlers'
 import { formatTimestamp } from '@/lib/format'
-import { setUser } from '@/stores/session'
+import { openScreen, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { mockTask, taskListHandlers } from '../mocks/handlers'
@@ -15,10 +15,7 @@ configure({ asyncUtilTimeout: 5_000 })
 
 const plainUser = { ...mockRoot, id: 2, username: 'alice', role: 1 }
 
-function signIn(user = mockRoot) {
-  resetAuthMocks(user)
-  setUser(user)
-}
+const signIn = (user = mockRoot) => signInAs(user)
 
 /** Records the query of every call to `path`. */
 function watch(path: string) {
@@ -176,8 +173,7 @@ describe('midjourney screen', { timeout: 20_000 }, () => {
   it('clicking the status shows the full result', async () => {
     signIn()
     server.use(...taskListHandlers([failed, done]))
-    renderApp('/panel/midjourney')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/midjourney')
     await user.click(within(await screen.findByTestId('mj-row-1')).getByTestId('task-status'))
     const dialog = await screen.findByTestId('task-result-dialog')
     expect(dialog).toHaveTextContent('任务 mj-1 的上游返回结果。')

@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next'
+import type { Column } from '@/components/data-table'
 import { Badge, type BadgeVariant } from '@/components/ui/badge'
 import { formatTimestamp } from '@/lib/format'
 import { progressPercent, TASK_STATUSES, taskDuration, type Task } from '../types'
@@ -62,4 +63,42 @@ export function TaskDuration({ task }: { task: Task }) {
   const { t } = useTranslation()
   const seconds = taskDuration(task)
   return <span data-testid="task-duration">{seconds === undefined ? '-' : t('tasks:seconds', { value: seconds })}</span>
+}
+
+type ColumnKey = 'submitTime' | 'finishTime' | 'taskId' | 'user' | 'channel' | 'failReason' | 'duration'
+
+/** The columns both task lists show; the user and channel ones for administrators only. */
+export function taskColumns(t: (key: `tasks:columns.${ColumnKey}`) => string, admin: boolean) {
+  const submitTime: Column<Task> = { id: 'submitTime', header: t('tasks:columns.submitTime'), cell: (task) => <TaskTime value={task.submit_time} /> }
+  const finishTime: Column<Task> = { id: 'finishTime', header: t('tasks:columns.finishTime'), cell: (task) => <TaskTime value={task.finish_time} /> }
+  const taskId: Column<Task> = {
+    id: 'taskId',
+    header: t('tasks:columns.taskId'),
+    card: 'title',
+    essential: true,
+    className: 'font-mono text-xs',
+    testId: 'task-id',
+    cell: (task) => task.task_id,
+  }
+  const owners: Column<Task>[] = admin
+    ? [
+        { id: 'user', header: t('tasks:columns.user'), cellClassName: 'tabular-nums', cell: (task) => task.user_id },
+        { id: 'channel', header: t('tasks:columns.channel'), cellClassName: 'tabular-nums', cell: (task) => task.channel_id ?? '-' },
+      ]
+    : []
+  const failReason: Column<Task> = {
+    id: 'failReason',
+    header: t('tasks:columns.failReason'),
+    cellClassName: 'max-w-48 text-xs break-words text-destructive',
+    cell: (task) => task.fail_reason || '-',
+  }
+  const duration: Column<Task> = {
+    id: 'duration',
+    header: t('tasks:columns.duration'),
+    right: true,
+    className: 'whitespace-nowrap',
+    cellClassName: 'tabular-nums',
+    cell: (task) => <TaskDuration task={task} />,
+  }
+  return { submitTime, finishTime, taskId, owners, failReason, duration }
 }

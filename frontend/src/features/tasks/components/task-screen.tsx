@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { isAdmin } from '@/lib/roles'
 import { useUser } from '@/stores/session'
 import { TasksPanel } from './tasks-panel'
+import { Screen } from '@/components/screen'
 
 /** /panel/task: administrators see every async task, anyone else their own (like the log screen). */
 export default function TaskScreen() {
@@ -9,12 +10,8 @@ export default function TaskScreen() {
   const user = useUser()
   if (!user) return null // the route guard redirects
   return (
-    <div className="grid grid-cols-1 gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{t('tasks:task.title')}</h1>
-        <p className="text-muted-foreground">{t('tasks:task.description')}</p>
-      </div>
+    <Screen title={t('tasks:task.title')} description={t('tasks:task.description')}>
       <TasksPanel admin={isAdmin(user.role)} />
-    </div>
+    </Screen>
   )
 }

@@ -1,9 +1,9 @@
 import { cleanup, configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { describe, expect, it } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
+import { mockRoot } from '@/features/auth/mocks/handlers'
 import { formatTimestamp } from '@/lib/format'
-import { setUser } from '@/stores/session'
+import { openScreen, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { mockKlingTask, mockTask, taskListHandlers } from '../mocks/handlers'
@@ -14,10 +14,7 @@ configure({ asyncUtilTimeout: 5_000 })
 
 const plainUser = { ...mockRoot, id: 2, username: 'alice', role: 1 }
 
-function signIn(user = mockRoot) {
-  resetAuthMocks(user)
-  setUser(user)
-}
+const signIn = (user = mockRoot) => signInAs(user)
 
 function watch(path: string) {
   const seen: Record<string, string>[] = []
@@ -140,8 +137,7 @@ describe('async tasks screen', { timeout: 20_000 }, () => {
   it('clicking the status shows the result data with its audio and image links', async () => {
     signIn()
     server.use(...taskListHandlers([music]))
-    renderApp('/panel/task')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/task')
     await user.click(within(await screen.findByTestId('task-row-11')).getByTestId('task-status'))
     const dialog = await screen.findByTestId('task-result-dialog')
     expect(within(dialog).getByTestId('task-result-json').textContent).toBe(JSON.stringify(clips, null, 2))
@@ -180,8 +176,7 @@ const failedVideo = mockKlingTask({
 async function openKling(tasks: ReturnType<typeof mockKlingTask>[], id: number) {
   signIn()
   server.use(...taskListHandlers([music, ...tasks]))
-  renderApp('/panel/task')
-  const user = userEvent.setup()
+  const { user } = openScreen('/panel/task')
   await screen.findByTestId('task-row-11')
   await user.selectOptions(screen.getByTestId('task-filter-platform'), 'kling')
   await user.click(within(await screen.findByTestId(`task-row-${id}`)).getByTestId('task-status'))

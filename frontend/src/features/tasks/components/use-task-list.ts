@@ -1,35 +1,37 @@
 import { useState } from 'react'
+import { useListScreen } from '@/hooks/use-list-screen'
 import { useTasks } from '../api/get-tasks'
-import type { TaskKind, TaskListParams } from '../api/keys'
+import type { TaskKind } from '../api/keys'
 import type { Task, TaskPlatform } from '../types'
-import { EMPTY_TASK_DRAFT, toTaskFilters, type TaskFilterDraft } from './task-filters'
 
-/** Filter draft, applied filters, paging and the opened result of a task list screen. */
-export function useTaskList(kind: TaskKind, admin: boolean, platform?: TaskPlatform) {
-  const [draft, setDraft] = useState<TaskFilterDraft>(EMPTY_TASK_DRAFT)
-  const [params, setParams] = useState<TaskListParams>({ ...toTaskFilters(EMPTY_TASK_DRAFT), page: 1, size: 10 })
+/** The filters of a task list as they live in the address bar; times in unix seconds. */
+const TASK_FILTERS = { task_id: '', action: '', status: '', user_id: '', channel_id: '', start: 0, end: 0 }
+/** The async tasks' list also picks a platform (Suno by default). */
+const PLATFORM_FILTERS = { ...TASK_FILTERS, platform: 'suno' }
+export type TaskFilterValues = typeof TASK_FILTERS & { platform?: string }
+
+export const PLATFORMS: readonly TaskPlatform[] = ['suno', 'kling', 'midjourney']
+export const isPlatform = (p: string): p is TaskPlatform => (PLATFORMS as readonly string[]).includes(p)
+
+/** Filters and page (in the address bar), the query and the opened result of a task list screen. */
+export function useTaskList(kind: TaskKind, admin: boolean) {
+  const list = useListScreen<Task, TaskFilterValues>({ filters: kind === 'task' ? PLATFORM_FILTERS : TASK_FILTERS })
+  const { start, end, platform = '', ...filters } = list.filters
   const [opened, setOpened] = useState<Task | null>(null)
-  const tasks = useTasks(kind, admin ? 'all' : 'self', platform, params)
+  const tasks = useTasks(kind, admin ? 'all' : 'self', kind === 'task' ? (isPlatform(platform) ? platform : 'suno') : undefined, {
+    ...filters,
+    start_timestamp: start,
+    end_timestamp: end,
+    page: list.page,
+    size: list.size,
+  })
   return {
-    draft,
-    setDraft,
-    params,
+    list,
+    platform: isPlatform(platform) ? platform : 'suno',
     tasks,
-    rows: tasks.data?.data ?? [],
-    total: tasks.data?.total_count ?? 0,
     opened,
     setOpened,
-    search: () => setParams((p) => ({ ...p, ...toTaskFilters(draft), page: 1 })),
-    reset: () => {
-      setDraft(EMPTY_TASK_DRAFT)
-      setParams((p) => ({ ...p, ...toTaskFilters(EMPTY_TASK_DRAFT), page: 1 }))
-    },
-    setPage: (page: number) => setParams((p) => ({ ...p, page })),
-    setSize: (size: number) => setParams((p) => ({ ...p, size, page: 1 })),
-    /** Back to page 1 without an action filter (the platform changed: its actions are others). */
-    clearAction: () => {
-      setDraft((d) => ({ ...d, action: '' }))
-      setParams((p) => ({ ...p, action: '', page: 1 }))
-    },
   }
 }
+
+export type TaskList = ReturnType<typeof useTaskList>

@@ -4,6 +4,7 @@ import { http, HttpResponse } from 'msw'
 import { afterEach, describe, expect, it } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { setUser } from '@/stores/session'
+import { ok, openDialog, openScreen } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { mockTelegramMenu, resetTelegramMocks, telegramHandlers } from '../mocks/handlers'
@@ -113,10 +114,7 @@ describe('Telegram bot screen', { timeout: 30_000 }, () => {
     resetTelegramMocks([])
     signIn()
     const writes = recordWrites()
-    renderApp('/panel/telegram')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('telegram-create'))
-    const dialog = await screen.findByTestId('telegram-form-dialog')
+    const { user, dialog } = await openDialog('/panel/telegram', 'telegram-create', 'telegram-form-dialog')
     const command = within(dialog).getByLabelText('命令')
     await user.type(within(dialog).getByLabelText('描述'), '帮助')
     await user.type(within(dialog).getByLabelText('回复内容'), 'hi')
@@ -140,10 +138,7 @@ describe('Telegram bot screen', { timeout: 30_000 }, () => {
   it('a command taken on the server is told in Chinese', async () => {
     resetTelegramMocks([pricing])
     signIn()
-    renderApp('/panel/telegram')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('telegram-create'))
-    const dialog = await screen.findByTestId('telegram-form-dialog')
+    const { user, dialog } = await openDialog('/panel/telegram', 'telegram-create', 'telegram-form-dialog')
     await user.type(within(dialog).getByLabelText('命令'), 'pricing')
     await user.type(within(dialog).getByLabelText('描述'), '重复')
     await user.type(within(dialog).getByLabelText('回复内容'), 'x')
@@ -163,8 +158,7 @@ describe('Telegram bot screen', { timeout: 30_000 }, () => {
         return HttpResponse.json({ success: true, message: '' })
       }),
     )
-    renderApp('/panel/telegram')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/telegram')
     await user.click(within(await screen.findByTestId('telegram-menu-row-2')).getByTestId('telegram-menu-edit'))
     const dialog = await screen.findByTestId('telegram-form-dialog')
     expect(within(dialog).getByLabelText('命令')).toHaveValue('support')
@@ -226,7 +220,7 @@ describe('Telegram bot status', { timeout: 30_000 }, () => {
     server.use(
       http.put('*/api/option/telegram/reload', () => {
         reloads++
-        return HttpResponse.json({ success: true, message: '', data: { commands: 11 } })
+        return ok({ commands: 11 })
       }),
       http.get('*/api/option/telegram/status', () =>
         HttpResponse.json({

@@ -1,9 +1,10 @@
 import { screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { http, HttpResponse } from 'msw'
+import { http } from 'msw'
 import { useLocation } from 'react-router'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { mockStatus } from '@/features/site/mocks/handlers'
+import { ok } from '@/test/helpers'
 import { renderWithProviders } from '@/test/render'
 import { server } from '@/test/server'
 import { fullKeyOf, mockToken, resetTokenMocks } from '../mocks/handlers'
@@ -19,7 +20,7 @@ afterEach(() => vi.restoreAllMocks())
 
 /** The site status the app loads at start, with these chat links. */
 const setSiteInfo = (extra: Record<string, unknown>) =>
-  server.use(http.get('*/api/status', () => HttpResponse.json({ success: true, message: '', data: { ...mockStatus, ...extra } })))
+  server.use(http.get('*/api/status', () => ok({ ...mockStatus, ...extra })))
 
 function SearchProbe() {
   const { search } = useLocation()

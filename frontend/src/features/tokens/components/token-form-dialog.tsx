@@ -1,16 +1,12 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { Button } from '@/components/ui/button'
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { FieldItem, FormDialog, SwitchField, TextField, useFormDialog } from '@/components/form-kit'
+import { FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
 import { NativeSelect } from '@/components/ui/native-select'
-import { Spinner } from '@/components/ui/spinner'
-import { Switch } from '@/components/ui/switch'
 import { renderQuota } from '@/lib/format'
-import { notify } from '@/lib/toast'
 import { useUser, useUserGroups } from '@/stores/session'
 import { useSiteInfo } from '@/stores/site'
 import type { Token } from '@/types/api'
@@ -43,20 +39,26 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
   const { display_in_currency, quota_per_unit } = useSiteInfo()
   const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
   const schema = useMemo(() => createTokenSchema(t, Date.now, unit), [t, unit])
-  const form = useForm<TokenFormValues, unknown, TokenPayload>({
-    resolver: zodResolver(schema),
-    defaultValues: tokenFormDefaults(token, unit),
-  })
   // The groups the owner may bill a key to (GET /api/user_group_map, loaded at sign-in).
   const groups = useUserGroups()
   const ownGroup = useUser()?.group ?? ''
   const createMutation = useCreateToken()
   const updateMutation = useUpdateToken()
   const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(tokenFormDefaults(token, unit))
-  }, [open, token, form, unit])
+  const { form, dialog } = useFormDialog<TokenFormValues, TokenPayload>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => tokenFormDefaults(token, unit),
+    source: token,
+    also: unit,
+    save: async (payload) => {
+      if (token) await updateMutation.mutateAsync({ id: token.id, ...payload })
+      else onCreated?.(await createMutation.mutateAsync(payload))
+    },
+    told: token ? t('tokens:toast.updated') : t('tokens:toast.created'),
+    pending,
+  })
 
   const [unlimited, neverExpires, heartbeat, quotaText] = useWatch({
     control: form.control,
@@ -71,45 +73,17 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
           amount: renderQuota(typed, { displayInCurrency: true, quotaPerUnit: quota_per_unit }),
         })
 
-  const onSubmit = form.handleSubmit(async (payload) => {
-    try {
-      if (token) {
-        await updateMutation.mutateAsync({ id: token.id, ...payload })
-        notify.success(t('tokens:toast.updated'))
-        onOpenChange(false)
-      } else {
-        const created = await createMutation.mutateAsync(payload)
-        notify.success(t('tokens:toast.created'))
-        onOpenChange(false)
-        onCreated?.(created)
-      }
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
-
+  const beside = 'flex items-center gap-2 sm:pt-7'
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t('common:actions.close')} className="max-w-xl" data-testid="token-form-dialog">
-        <DialogHeader>
-          <DialogTitle>{token ? t('tokens:form.editTitle') : t('tokens:form.createTitle')}</DialogTitle>
-          <DialogDescription>{t('tokens:form.description')}</DialogDescription>
-        </DialogHeader>
-        <Form {...form}>
-          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="token-form">
-            <FormField
-              control={form.control}
-              name="name"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('tokens:form.name')}</FormLabel>
-                  <FormControl>
-                    <Input placeholder={t('tokens:form.namePlaceholder')} autoComplete="off" {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
+    <FormDialog
+      {...dialog}
+      title={token ? t('tokens:form.editTitle') : t('tokens:form.createTitle')}
+      description={t('tokens:form.description')}
+      testId="token-form"
+      submitLabel={pending ? t('tokens:form.submitting') : t('tokens:form.submit')}
+      className="max-w-xl"
+    >
+      <TextField control={form.control} name="name" label={t('tokens:form.name')} placeholder={t('tokens:form.namePlaceholder')} autoComplete="off" />
             <div className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start">
               <FormField
                 control={form.control}
@@ -140,82 +114,26 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
                   </FormItem>
                 )}
               />
-              <FormField
-                control={form.control}
-                name="unlimited_quota"
-                render={({ field }) => (
-                  <FormItem className="flex items-center gap-2 sm:pt-7">
-                    <FormControl>
-                      <Switch checked={field.value} onCheckedChange={field.onChange} />
-                    </FormControl>
-                    <FormLabel>{t('tokens:form.unlimited')}</FormLabel>
-                  </FormItem>
-                )}
-              />
+              <SwitchField control={form.control} name="unlimited_quota" label={t('tokens:form.unlimited')} inline className={beside} />
             </div>
             <div className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start">
-              <FormField
-                control={form.control}
-                name="expired_at"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('tokens:form.expiredAt')}</FormLabel>
-                    <FormControl>
-                      <Input type="datetime-local" disabled={neverExpires} {...field} />
-                    </FormControl>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-              <FormField
-                control={form.control}
-                name="never_expires"
-                render={({ field }) => (
-                  <FormItem className="flex items-center gap-2 sm:pt-7">
-                    <FormControl>
-                      <Switch checked={field.value} onCheckedChange={field.onChange} />
-                    </FormControl>
-                    <FormLabel>{t('tokens:form.neverExpires')}</FormLabel>
-                  </FormItem>
-                )}
-              />
+              <TextField control={form.control} name="expired_at" label={t('tokens:form.expiredAt')} type="datetime-local" disabled={neverExpires} />
+              <SwitchField control={form.control} name="never_expires" label={t('tokens:form.neverExpires')} inline className={beside} />
             </div>
-            <FormField
-              control={form.control}
-              name="models"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('tokens:form.models')}</FormLabel>
-                  <FormControl>
-                    <Input placeholder={t('tokens:form.modelsPlaceholder')} autoComplete="off" {...field} />
-                  </FormControl>
-                  <FormDescription>{t('tokens:form.modelsHint')}</FormDescription>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
-            <FormField
-              control={form.control}
-              name="subnet"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('tokens:form.subnet')}</FormLabel>
-                  <FormControl>
-                    <Input placeholder={t('tokens:form.subnetPlaceholder')} autoComplete="off" {...field} />
-                  </FormControl>
-                  <FormDescription>{t('tokens:form.subnetHint')}</FormDescription>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
-            <div className="grid gap-4 sm:grid-cols-2 sm:items-start">
-              <FormField
+            {(['models', 'subnet'] as const).map((name) => (
+              <TextField
+                key={name}
                 control={form.control}
-                name="group"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('tokens:form.group')}</FormLabel>
-                    <FormControl>
+                name={name}
+                label={t(`tokens:form.${name}`)}
+                description={t(`tokens:form.${name}Hint`)}
+                placeholder={t(`tokens:form.${name}Placeholder`)}
+                autoComplete="off"
+              />
+            ))}
+            <div className="grid gap-4 sm:grid-cols-2 sm:items-start">
+              <FieldItem control={form.control} name="group" label={t('tokens:form.group')} description={t('tokens:form.groupHint')}>
+                {(field) => (
                       <NativeSelect {...field} data-testid="token-form-group">
                         <option value="">{t('tokens:form.groupOwn', { group: groups?.[ownGroup]?.name ?? ownGroup })}</option>
                         {Object.entries(groups ?? {})
@@ -228,96 +146,45 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
                         {/* A group no longer offered stays visible on the key that has it. */}
                         {field.value && field.value !== ownGroup && !groups?.[field.value] && <option value={field.value}>{field.value}</option>}
                       </NativeSelect>
-                    </FormControl>
-                    <FormDescription>{t('tokens:form.groupHint')}</FormDescription>
-                    <FormMessage />
-                  </FormItem>
                 )}
-              />
-              <FormField
+              </FieldItem>
+              <TextField
                 control={form.control}
                 name="api_rate"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('tokens:form.apiRate')}</FormLabel>
-                    <FormControl>
-                      <Input type="number" min={0} max={API_RATE_MAX} step={1} inputMode="numeric" data-testid="token-form-api-rate" {...field} />
-                    </FormControl>
-                    <FormDescription>{t('tokens:form.apiRateHint')}</FormDescription>
-                    <FormMessage />
-                  </FormItem>
-                )}
+                label={t('tokens:form.apiRate')}
+                description={t('tokens:form.apiRateHint')}
+                type="number"
+                min={0}
+                max={API_RATE_MAX}
+                step={1}
+                inputMode="numeric"
+                data-testid="token-form-api-rate"
               />
             </div>
             <div className="grid gap-4 sm:grid-cols-[auto_1fr] sm:items-start">
-              <FormField
-                control={form.control}
-                name="heartbeat_enabled"
-                render={({ field }) => (
-                  <FormItem className="flex items-center gap-2 sm:pt-7">
-                    <FormControl>
-                      <Switch checked={field.value} onCheckedChange={field.onChange} />
-                    </FormControl>
-                    <FormLabel>{t('tokens:form.heartbeat')}</FormLabel>
-                  </FormItem>
-                )}
-              />
-              <FormField
+              <SwitchField control={form.control} name="heartbeat_enabled" label={t('tokens:form.heartbeat')} inline className={beside} />
+              <TextField
                 control={form.control}
                 name="heartbeat_timeout"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('tokens:form.heartbeatTimeout')}</FormLabel>
-                    <FormControl>
-                      <Input
-                        type="number"
-                        min={HEARTBEAT_MIN}
-                        max={HEARTBEAT_MAX}
-                        step={1}
-                        inputMode="numeric"
-                        disabled={!heartbeat}
-                        {...field}
-                      />
-                    </FormControl>
-                    <FormDescription>{t('tokens:form.heartbeatHint')}</FormDescription>
-                    <FormMessage />
-                  </FormItem>
-                )}
+                label={t('tokens:form.heartbeatTimeout')}
+                description={t('tokens:form.heartbeatHint')}
+                type="number"
+                min={HEARTBEAT_MIN}
+                max={HEARTBEAT_MAX}
+                step={1}
+                inputMode="numeric"
+                disabled={!heartbeat}
               />
             </div>
-            <FormField
+            <SwitchField
               control={form.control}
               name="cache_enabled"
-              render={({ field }) => (
-                <FormItem className="flex items-start gap-2">
-                  <FormControl>
-                    <Switch checked={field.value} onCheckedChange={field.onChange} data-testid="token-form-cache" />
-                  </FormControl>
-                  <div className="grid gap-1">
-                    <FormLabel>{t('tokens:form.cache')}</FormLabel>
-                    <FormDescription>{t('tokens:form.cacheHint')}</FormDescription>
-                  </div>
-                </FormItem>
-              )}
+              label={t('tokens:form.cache')}
+              description={t('tokens:form.cacheHint')}
+              className="flex items-start gap-2"
+              descriptionClassName=""
+              testId="token-form-cache"
             />
-            <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
-                {t('common:actions.cancel')}
-              </Button>
-              <Button type="submit" disabled={pending} data-testid="token-form-submit">
-                {pending ? (
-                  <>
-                    <Spinner />
-                    {t('tokens:form.submitting')}
-                  </>
-                ) : (
-                  t('tokens:form.submit')
-                )}
-              </Button>
-            </DialogFooter>
-          </form>
-        </Form>
-      </DialogContent>
-    </Dialog>
+    </FormDialog>
   )
 }

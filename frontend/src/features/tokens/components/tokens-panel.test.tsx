@@ -6,6 +6,7 @@ import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { formatTimestamp } from '@/lib/format'
 import { mockGroupMap } from '@/features/users/mocks/handlers'
 import { setUser, setUserGroups } from '@/stores/session'
+import { ok, openDialog, openScreen } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { fullKeyOf, mockToken, resetTokenMocks } from '../mocks/handlers'
@@ -81,10 +82,7 @@ describe('tokens screen', { timeout: 20_000 }, () => {
       }),
     )
     signIn()
-    renderApp('/panel/token')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('token-create'))
-    const dialog = await screen.findByTestId('token-form-dialog')
+    const { user, dialog } = await openDialog('/panel/token', 'token-create', 'token-form-dialog')
 
     // A new key starts unlimited (usable at once); a limit is typed in dollars.
     expect(within(dialog).getByRole('switch', { name: '无限额度' })).toBeChecked()
@@ -160,14 +158,11 @@ describe('tokens screen', { timeout: 20_000 }, () => {
     server.use(
       http.post('*/api/token', async ({ request }) => {
         body = (await request.json()) as typeof body
-        return HttpResponse.json({ success: true, message: '', data: mockToken({ key: fullKeyOf(1) }) }, { status: 201 })
+        return ok(mockToken({ key: fullKeyOf(1) }), 201)
       }),
     )
     signIn()
-    renderApp('/panel/token')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('token-create'))
-    const dialog = await screen.findByTestId('token-form-dialog')
+    const { user, dialog } = await openDialog('/panel/token', 'token-create', 'token-form-dialog')
     await user.type(within(dialog).getByLabelText('名称'), 'expiring')
     await user.click(within(dialog).getByRole('switch', { name: '永不过期' }))
     const expiry = within(dialog).getByLabelText('过期时间')
@@ -192,10 +187,7 @@ describe('tokens screen', { timeout: 20_000 }, () => {
       ),
     )
     signIn()
-    renderApp('/panel/token')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('token-create'))
-    const dialog = await screen.findByTestId('token-form-dialog')
+    const { user, dialog } = await openDialog('/panel/token', 'token-create', 'token-form-dialog')
     await user.type(within(dialog).getByLabelText('名称'), 'bad')
     await user.click(within(dialog).getByTestId('token-form-submit'))
     expect(await screen.findByText('错误：model name "*" is not valid')).toBeInTheDocument()
@@ -206,8 +198,7 @@ describe('tokens screen', { timeout: 20_000 }, () => {
   it('copies a key fetched from /api/token/{id}/key', async () => {
     resetTokenMocks([mockToken({ id: 3, name: 'copy me' })])
     signIn()
-    renderApp('/panel/token')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/token')
     const row = await screen.findByTestId('token-row-3')
     await user.click(within(row).getByTestId('token-copy'))
     expect(await screen.findByText('复制成功！')).toBeInTheDocument()
@@ -219,20 +210,19 @@ describe('tokens screen', { timeout: 20_000 }, () => {
     server.use(
       http.put('*/api/token', async ({ request }) => {
         puts.push(await request.json())
-        return HttpResponse.json({ success: true, message: '', data: mockToken() })
+        return ok(mockToken())
       }),
     )
     let deleted = ''
     server.use(
       http.delete('*/api/token/:id', ({ params }) => {
         deleted = String(params.id)
-        return HttpResponse.json({ success: true, message: '', data: null })
+        return ok(null)
       }),
     )
     resetTokenMocks([mockToken({ id: 5, name: 'five', remain_quota: 42, cache_enabled: true })])
     signIn()
-    renderApp('/panel/token')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/token')
     const row = await screen.findByTestId('token-row-5')
 
     await user.click(within(row).getByTestId('token-toggle'))

@@ -1,18 +1,15 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { CopyIcon, PencilIcon, PlusIcon, PowerIcon, PowerOffIcon, SearchIcon, Trash2Icon } from 'lucide-react'
-import { useState, type FormEvent } from 'react'
+import { CopyIcon } from 'lucide-react'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { DataPagination } from '@/components/data-pagination'
-import { ListState, RowAction } from '@/components/list-kit'
-import { Button } from '@/components/ui/button'
-import { Card, CardContent } from '@/components/ui/card'
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Input } from '@/components/ui/input'
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table'
+import { actionsColumn, DataTable, type Column } from '@/components/data-table'
+import { FilterBar, SearchInput } from '@/components/filter-bar'
+import { ConfirmDialog, CreateButton, DeleteAction, EditAction, flipStatus, RowAction, TitleCell, ToggleAction } from '@/components/list-kit'
+import { useListScreen } from '@/hooks/use-list-screen'
 import { copyText } from '@/lib/clipboard'
 import { formatTimestamp, renderQuota } from '@/lib/format'
-import { notify, notifyCopied } from '@/lib/toast'
-import { useSiteInfo } from '@/stores/site'
+import { notifyCopied } from '@/lib/toast'
+import { useQuotaDisplay } from '@/stores/site'
 import { TOKEN_STATUS, type Token } from '@/types/api'
 import { useDeleteToken } from '../api/delete-token'
 import { ChatLinksMenu } from './chat-links-menu'
@@ -23,38 +20,19 @@ import { TokenFormDialog } from './token-form-dialog'
 import { TokenKeyDialog } from './token-key-dialog'
 import { TokenStatusBadge } from './token-status-badge'
 
+const FILTERS = { keyword: '' }
+
 /** The tokens screen: search, list with paging, create/edit, enable/disable, delete, copy key. */
 export function TokensPanel() {
   const { t } = useTranslation()
   const queryClient = useQueryClient()
-  const { display_in_currency, quota_per_unit } = useSiteInfo()
-  const display = { displayInCurrency: display_in_currency, quotaPerUnit: quota_per_unit }
-
-  const [params, setParams] = useState({ page: 1, size: 10, keyword: '' })
-  const [keywordInput, setKeywordInput] = useState('')
-  const tokens = useTokens(params)
-
-  const [formOpen, setFormOpen] = useState(false)
-  const [editing, setEditing] = useState<Token | undefined>()
+  const display = useQuotaDisplay()
+  const list = useListScreen<Token, typeof FILTERS>({ filters: FILTERS })
+  const tokens = useTokens(list.params)
   const [shownKey, setShownKey] = useState<{ key: string; mode: 'created' | 'manual' } | null>(null)
-  const [deleting, setDeleting] = useState<Token | null>(null)
-
   const updateMutation = useUpdateToken()
   const deleteMutation = useDeleteToken()
-
-  const onSearch = (e: FormEvent) => {
-    e.preventDefault()
-    setParams((p) => ({ ...p, page: 1, keyword: keywordInput.trim() }))
-  }
-
-  const openCreate = () => {
-    setEditing(undefined)
-    setFormOpen(true)
-  }
-  const openEdit = (token: Token) => {
-    setEditing(token)
-    setFormOpen(true)
-  }
+  const rows = tokens.data?.data ?? []
 
   const copyKey = async (token: Token) => {
     let key: string
@@ -67,172 +45,78 @@ export function TokensPanel() {
     else setShownKey({ key, mode: 'manual' })
   }
 
-  const toggleStatus = (token: Token) => {
-    const status = token.status === TOKEN_STATUS.enabled ? TOKEN_STATUS.disabled : TOKEN_STATUS.enabled
-    updateMutation.mutate(
-      { id: token.id, status },
-      {
-        onSuccess: () =>
-          notify.success(status === TOKEN_STATUS.enabled ? t('tokens:toast.enabled') : t('tokens:toast.disabled')),
-      },
-    )
-  }
+  const toggleStatus = (token: Token) =>
+    flipStatus(updateMutation, token, TOKEN_STATUS, { enabled: t('tokens:toast.enabled'), disabled: t('tokens:toast.disabled') })
 
-  const confirmDelete = () => {
-    if (!deleting) return
-    deleteMutation.mutate(deleting.id, {
-      onSuccess: () => {
-        notify.success(t('tokens:toast.deleted'))
-        setDeleting(null)
-        // Deleting the last row of a page goes back one page.
-        if (params.page > 1 && tokens.data?.data.length === 1) setParams((p) => ({ ...p, page: p.page - 1 }))
-      },
-    })
-  }
-
-  const rows = tokens.data?.data ?? []
-  const total = tokens.data?.total_count ?? 0
+  const columns: Column<Token>[] = [
+    {
+      id: 'name',
+      header: t('tokens:columns.name'),
+      card: 'title',
+      essential: true,
+      cell: (token) => <TitleCell text={token.name} testId="token-name" sub={token.key} />,
+    },
+    { id: 'status', header: t('tokens:columns.status'), cell: (token) => <TokenStatusBadge status={token.status} /> },
+    {
+      id: 'remain',
+      header: t('tokens:columns.remainQuota'),
+      testId: 'token-remain',
+      cell: (token) => (token.unlimited_quota ? t('tokens:unlimited') : renderQuota(token.remain_quota, display)),
+    },
+    { id: 'used', header: t('tokens:columns.usedQuota'), testId: 'token-used', cell: (token) => renderQuota(token.used_quota, display) },
+    { id: 'created', header: t('tokens:columns.createdAt'), className: 'whitespace-nowrap', cell: (token) => formatTimestamp(token.created_at) },
+    {
+      id: 'expiry',
+      header: t('tokens:columns.expiredAt'),
+      className: 'whitespace-nowrap',
+      testId: 'token-expiry',
+      cell: (token) => (token.expired_at === -1 ? t('tokens:never') : formatTimestamp(token.expired_at)),
+    },
+    actionsColumn(t('tokens:columns.actions'), (token) => (
+      <>
+        <RowAction label={t('tokens:actions.copyKey')} onClick={() => void copyKey(token)} testId="token-copy">
+          <CopyIcon />
+        </RowAction>
+        <ChatLinksMenu tokenId={token.id} tokenName={token.name} />
+        <EditAction onClick={() => list.form.edit(token)} testId="token-edit" />
+        <ToggleAction
+          enabled={token.status === TOKEN_STATUS.enabled}
+          onClick={() => toggleStatus(token)}
+          disabled={updateMutation.isPending}
+          testId="token-toggle"
+        />
+        <DeleteAction onClick={() => list.setDeleting(token)} testId="token-delete" />
+      </>
+    )),
+  ]
 
   return (
     <div className="grid grid-cols-1 gap-4">
-      <div className="flex flex-wrap items-center gap-2">
-        <form onSubmit={onSearch} className="flex min-w-0 flex-1 gap-2 sm:max-w-md" role="search">
-          <Input
-            value={keywordInput}
-            onChange={(e) => setKeywordInput(e.target.value)}
-            placeholder={t('tokens:search.placeholder')}
-            aria-label={t('tokens:search.placeholder')}
-            data-testid="token-search"
-          />
-          <Button type="submit" variant="outline">
-            <SearchIcon />
-            {t('common:actions.search')}
-          </Button>
-        </form>
-        <Button onClick={openCreate} className="ml-auto" data-testid="token-create">
-          <PlusIcon />
-          {t('tokens:create')}
-        </Button>
-      </div>
+      <FilterBar
+        onSearch={list.search}
+        actions={<CreateButton label={t('tokens:create')} onClick={list.form.create} testId="token-create" />}
+      >
+        <SearchInput {...list.bind('keyword')} placeholder={t('tokens:search.placeholder')} data-testid="token-search" />
+      </FilterBar>
 
-      <Card>
-        <CardContent className="p-0">
-          <ListState
-            loading={tokens.isPending}
-            query={tokens}
-            empty={rows.length === 0}
-            emptyText={params.keyword ? t('tokens:noMatch') : t('tokens:empty')}
-            emptyTestId="tokens-empty"
-          >
-            <Table cards data-testid="tokens-table">
-              <TableHeader>
-                <TableRow>
-                  <TableHead>{t('tokens:columns.name')}</TableHead>
-                  <TableHead>{t('tokens:columns.status')}</TableHead>
-                  <TableHead>{t('tokens:columns.remainQuota')}</TableHead>
-                  <TableHead>{t('tokens:columns.usedQuota')}</TableHead>
-                  <TableHead>{t('tokens:columns.createdAt')}</TableHead>
-                  <TableHead>{t('tokens:columns.expiredAt')}</TableHead>
-                  <TableHead data-card="actions" className="text-right">{t('tokens:columns.actions')}</TableHead>
-                </TableRow>
-              </TableHeader>
-              <TableBody>
-                {rows.map((token) => (
-                  <TableRow key={token.id} data-testid={`token-row-${token.id}`}>
-                    <TableCell data-card="title">
-                      <div className="font-medium" data-testid="token-name">
-                        {token.name}
-                      </div>
-                      <div className="font-mono text-xs text-muted-foreground">{token.key}</div>
-                    </TableCell>
-                    <TableCell>
-                      <TokenStatusBadge status={token.status} />
-                    </TableCell>
-                    <TableCell data-testid="token-remain">
-                      {token.unlimited_quota ? t('tokens:unlimited') : renderQuota(token.remain_quota, display)}
-                    </TableCell>
-                    <TableCell data-testid="token-used">{renderQuota(token.used_quota, display)}</TableCell>
-                    <TableCell className="whitespace-nowrap">{formatTimestamp(token.created_at)}</TableCell>
-                    <TableCell className="whitespace-nowrap" data-testid="token-expiry">
-                      {token.expired_at === -1 ? t('tokens:never') : formatTimestamp(token.expired_at)}
-                    </TableCell>
-                    <TableCell data-card="actions">
-                      <div className="flex justify-end gap-1">
-                        <RowAction label={t('tokens:actions.copyKey')} onClick={() => void copyKey(token)} testId="token-copy">
-                          <CopyIcon />
-                        </RowAction>
-                        <ChatLinksMenu tokenId={token.id} tokenName={token.name} />
-                        <RowAction label={t('common:actions.edit')} onClick={() => openEdit(token)} testId="token-edit">
-                          <PencilIcon />
-                        </RowAction>
-                        <RowAction
-                          label={
-                            token.status === TOKEN_STATUS.enabled ? t('common:actions.disable') : t('common:actions.enable')
-                          }
-                          onClick={() => toggleStatus(token)}
-                          disabled={updateMutation.isPending}
-                          testId="token-toggle"
-                        >
-                          {token.status === TOKEN_STATUS.enabled ? <PowerOffIcon /> : <PowerIcon />}
-                        </RowAction>
-                        <RowAction
-                          label={t('common:actions.delete')}
-                          onClick={() => setDeleting(token)}
-                          testId="token-delete"
-                          className="text-destructive hover:text-destructive"
-                        >
-                          <Trash2Icon />
-                        </RowAction>
-                      </div>
-                    </TableCell>
-                  </TableRow>
-                ))}
-              </TableBody>
-            </Table>
-          </ListState>
-        </CardContent>
-      </Card>
-
-      {total > 0 && (
-        <DataPagination
-          page={params.page}
-          size={params.size}
-          total={total}
-          onPageChange={(page) => setParams((p) => ({ ...p, page }))}
-          onSizeChange={(size) => setParams((p) => ({ ...p, size, page: 1 }))}
-        />
-      )}
+      <DataTable name="token" columns={columns} query={tokens} list={list} settings emptyText={list.filtered ? t('tokens:noMatch') : t('tokens:empty')} />
 
       <TokenFormDialog
-        open={formOpen}
-        onOpenChange={setFormOpen}
-        token={editing}
+        open={list.form.open}
+        onOpenChange={list.form.onOpenChange}
+        token={list.form.editing}
         onCreated={(created) => setShownKey({ key: created.key, mode: 'created' })}
       />
       <TokenKeyDialog tokenKey={shownKey?.key ?? null} mode={shownKey?.mode ?? 'created'} onClose={() => setShownKey(null)} />
-
-      <Dialog open={deleting !== null} onOpenChange={(open) => !open && setDeleting(null)}>
-        <DialogContent closeLabel={t('common:actions.close')} data-testid="token-delete-dialog">
-          <DialogHeader>
-            <DialogTitle>{t('tokens:delete.title')}</DialogTitle>
-            <DialogDescription>{t('tokens:delete.description', { name: deleting?.name ?? '' })}</DialogDescription>
-          </DialogHeader>
-          <DialogFooter>
-            <Button variant="outline" onClick={() => setDeleting(null)}>
-              {t('common:actions.cancel')}
-            </Button>
-            <Button
-              variant="destructive"
-              onClick={confirmDelete}
-              disabled={deleteMutation.isPending}
-              data-testid="token-delete-confirm"
-            >
-              {t('common:actions.delete')}
-            </Button>
-          </DialogFooter>
-        </DialogContent>
-      </Dialog>
+      <ConfirmDialog
+        {...list.deleteDialog}
+        title={t('tokens:delete.title')}
+        description={t('tokens:delete.description', { name: list.deleting?.name ?? '' })}
+        onConfirm={list.confirmDelete((row, done) => deleteMutation.mutate(row.id, done), t('tokens:toast.deleted'), rows.length)}
+        pending={deleteMutation.isPending}
+        testId="token-delete-dialog"
+        confirmTestId="token-delete-confirm"
+      />
     </div>
   )
 }
-

@@ -6,6 +6,7 @@ import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { mockStatus } from '@/features/site/mocks/handlers'
 import { browser } from '@/lib/oauth'
 import { setUser } from '@/stores/session'
+import { ok, openScreen } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { qrCodeImage } from '@/components/qr-code'
 import { server } from '@/test/server'
@@ -50,8 +51,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
   it('shows the gateways and, before paying, the quote: discount, fee and total in the gateway currency', async () => {
     signIn()
     const asked = recordQuotes()
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     const card = await screen.findByTestId('topup-online-card')
     // The first gateway is chosen; each shows its fees.
     expect(await within(card).findByTestId('topup-gateway-gw-alipay')).toHaveAttribute('aria-checked', 'true')
@@ -86,11 +86,10 @@ describe('online top-up', { timeout: 30_000 }, () => {
   })
 
   it('checks the amount as the server does: a positive whole number, the site minimum, at most 1000000', async () => {
-    server.use(http.get('*/api/status', () => HttpResponse.json({ success: true, message: '', data: { ...mockStatus, payment_min_amount: 15 } })))
+    server.use(http.get('*/api/status', () => ok({ ...mockStatus, payment_min_amount: 15 })))
     signIn([alipay], { min: 15 })
     const asked = recordQuotes()
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     const input = await amountField()
     await waitFor(() => expect(input).toHaveAttribute('placeholder', '最低 15 美元'))
     // Presets below the minimum are not offered.
@@ -121,8 +120,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
   it('shows a refused quote in place, translated from its error code', async () => {
     // The server's minimum (PaymentMinAmount 20) is not in this site's status: the server says no.
     signIn([alipay], { min: 20 })
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     await user.type(await amountField(), '10')
     const error = await screen.findByTestId('topup-quote-error')
     expect(error).toHaveTextContent('充值金额无效：须为正整数，且不低于最低充值金额、不超过 1000000 美元。')
@@ -138,8 +136,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
       ),
     )
     const open = vi.spyOn(window, 'open').mockImplementation(() => null)
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     await user.type(await amountField(), '10')
     await screen.findByTestId('topup-quote-total')
     await user.click(screen.getByTestId('topup-pay'))
@@ -174,14 +171,14 @@ describe('online top-up', { timeout: 30_000 }, () => {
       }),
       http.get('*/api/user/order/status', ({ request }) => {
         polls.push(new URL(request.url).searchParams.get('trade_no') ?? '')
-        if (polls.length < 2) return HttpResponse.json({ success: true, message: '', data: { trade_no: MOCK_TRADE_NO, status: 'pending', quota: 5_000_000 } })
+        if (polls.length < 2) return ok({ trade_no: MOCK_TRADE_NO, status: 'pending', quota: 5_000_000 })
         // Paid: the server has credited the user.
         resetAuthMocks({ ...member, quota: 255_000_000 })
-        return HttpResponse.json({ success: true, message: '', data: { trade_no: MOCK_TRADE_NO, status: 'paid', quota: 5_000_000 } })
+        return ok({ trade_no: MOCK_TRADE_NO, status: 'paid', quota: 5_000_000 })
       }),
       http.get('*/api/user/self', () => {
         selfCalls++
-        return HttpResponse.json({ success: true, message: '', data: polls.length >= 2 ? { ...member, quota: 255_000_000 } : member })
+        return ok(polls.length >= 2 ? { ...member, quota: 255_000_000 } : member)
       }),
     )
     const tab = { opener: window } as unknown as Window
@@ -233,7 +230,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
       http.get('*/api/user/order/status', ({ request }) => {
         polls.push(new URL(request.url).searchParams.get('trade_no') ?? '')
         const status = polls.length < 2 ? 'pending' : 'paid'
-        return HttpResponse.json({ success: true, message: '', data: { trade_no: MOCK_TRADE_NO, status, quota: 5_000_000 } })
+        return ok({ trade_no: MOCK_TRADE_NO, status, quota: 5_000_000 })
       }),
     )
     const open = vi.spyOn(window, 'open').mockImplementation(() => null)
@@ -282,8 +279,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
         }),
       ),
     )
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     await user.type(await amountField(), '10')
     await screen.findByTestId('topup-quote-total')
     await user.click(screen.getByTestId('topup-pay'))
@@ -302,8 +298,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
         ),
       ),
     )
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     await user.type(await amountField(), '10')
     await screen.findByTestId('topup-quote-total')
     await user.click(screen.getByTestId('topup-pay'))
@@ -317,8 +312,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
     signIn([alipay])
     const open = vi.spyOn(window, 'open').mockImplementation(() => null)
     const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {})
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     await user.type(await amountField(), '10')
     await screen.findByTestId('topup-quote-total')
     await user.click(screen.getByTestId('topup-pay'))
@@ -333,7 +327,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
     server.use(
       http.get('*/api/user/order/status', () => {
         polls++
-        return HttpResponse.json({ success: true, message: '', data: { trade_no: MOCK_TRADE_NO, status: 'pending', quota: 5_000_000 } })
+        return ok({ trade_no: MOCK_TRADE_NO, status: 'pending', quota: 5_000_000 })
       }),
     )
     vi.spyOn(window, 'open').mockImplementation(() => ({ opener: null }) as unknown as Window)
@@ -410,7 +404,7 @@ describe('online top-up', { timeout: 30_000 }, () => {
     server.use(
       http.get('*/api/user/order/status', ({ request }) =>
         new URL(request.url).searchParams.get('trade_no') === 'SBFAILED'
-          ? HttpResponse.json({ success: true, message: '', data: { trade_no: 'SBFAILED', status: 'failed', quota: 0 } })
+          ? ok({ trade_no: 'SBFAILED', status: 'failed', quota: 0 })
           : HttpResponse.json({ success: false, message: 'order not found', code: 'order_not_found' }, { status: 404 }),
       ),
     )

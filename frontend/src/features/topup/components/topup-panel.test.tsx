@@ -1,10 +1,10 @@
 import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { http, HttpResponse } from 'msw'
+import { http } from 'msw'
 import { describe, expect, it, vi } from 'vitest'
 import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
 import { mockStatus } from '@/features/site/mocks/handlers'
-import { setUser } from '@/stores/session'
+import { ok, openScreen, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import { topupHandlers, VALID_CODE } from '../mocks/handlers'
@@ -14,11 +14,7 @@ configure({ asyncUtilTimeout: 5_000 })
 
 const member = { ...mockRoot, id: 2, username: 'alice', role: 1, quota: 250_000_000, used_quota: 500_000 }
 
-function signIn() {
-  resetAuthMocks(member)
-  setUser(member)
-  server.use(...topupHandlers)
-}
+const signIn = () => signInAs(member, topupHandlers)
 
 describe('top-up screen', { timeout: 20_000 }, () => {
   it('shows the balance; without an online top-up it offers none and says where to go', async () => {
@@ -35,7 +31,7 @@ describe('top-up screen', { timeout: 20_000 }, () => {
   it('without a gateway, opens the operator top-up link when there is one', async () => {
     server.use(
       http.get('*/api/status', () =>
-        HttpResponse.json({ success: true, message: '', data: { ...mockStatus, top_up_link: 'https://pay.example/top-up' } }),
+        ok({ ...mockStatus, top_up_link: 'https://pay.example/top-up' }),
       ),
     )
     const open = vi.spyOn(window, 'open').mockImplementation(() => null)
@@ -52,11 +48,10 @@ describe('top-up screen', { timeout: 20_000 }, () => {
     server.use(
       http.post('*/api/user/topup', () => {
         called = true
-        return HttpResponse.json({ success: true, message: '', data: {} })
+        return ok({})
       }),
     )
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     await user.type(await screen.findByLabelText('兑换码'), '   ')
     await user.click(screen.getByTestId('topup-submit'))
     expect(await screen.findByText('请输入兑换码')).toBeInTheDocument()
@@ -72,15 +67,14 @@ describe('top-up screen', { timeout: 20_000 }, () => {
         body = await request.json()
         // The server has credited the user: /api/user/self now answers the new balance.
         resetAuthMocks({ ...member, quota: 251_000_000 })
-        return HttpResponse.json({ success: true, message: '', data: { quota: 1_000_000, balance: 251_000_000, group: 'vip' } })
+        return ok({ quota: 1_000_000, balance: 251_000_000, group: 'vip' })
       }),
       http.get('*/api/user/self', () => {
         selfCalls++
-        return HttpResponse.json({ success: true, message: '', data: { ...member, quota: 251_000_000 } })
+        return ok({ ...member, quota: 251_000_000 })
       }),
     )
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     await screen.findByTestId('topup-form')
     const before = selfCalls
     await user.type(screen.getByLabelText('兑换码'), ` ${VALID_CODE} `)
@@ -95,8 +89,7 @@ describe('top-up screen', { timeout: 20_000 }, () => {
 
   it('an invalid code is reported by the central handler, and no earlier success banner stays', async () => {
     signIn()
-    renderApp('/panel/topup')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/topup')
     await user.type(await screen.findByLabelText('兑换码'), VALID_CODE)
     await user.click(screen.getByTestId('topup-submit'))
     expect(await screen.findByTestId('topup-result')).toBeInTheDocument()

@@ -5,8 +5,8 @@ import { useForm } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card'
-import { Form, FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form } from '@/components/ui/form'
 import { Spinner } from '@/components/ui/spinner'
 import { renderQuota } from '@/lib/format'
 import { notify } from '@/lib/toast'
@@ -97,25 +97,7 @@ export function TopupPanel({ onRedeemed, onPaid }: TopupPanelProps) {
           <CardContent className="grid gap-4">
             <Form {...form}>
               <form onSubmit={onSubmit} noValidate className="grid gap-3" data-testid="topup-form">
-                <FormField
-                  control={form.control}
-                  name="key"
-                  render={({ field }) => (
-                    <FormItem>
-                      <FormLabel>{t('topup:redeem.code')}</FormLabel>
-                      <FormControl>
-                        <Input
-                          autoComplete="off"
-                          spellCheck={false}
-                          className="font-mono"
-                          placeholder={t('topup:redeem.placeholder')}
-                          {...field}
-                        />
-                      </FormControl>
-                      <FormMessage />
-                    </FormItem>
-                  )}
-                />
+                <TextField control={form.control} name="key" label={t('topup:redeem.code')} autoComplete="off" spellCheck={false} inputClassName="font-mono" placeholder={t('topup:redeem.placeholder')} />
                 <Button type="submit" disabled={redeem.isPending} data-testid="topup-submit">
                   {redeem.isPending && <Spinner />}
                   {redeem.isPending ? t('topup:redeem.submitting') : t('topup:redeem.submit')}

@@ -4,8 +4,8 @@ import { useForm, useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
 import { Button } from '@/components/ui/button'
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
-import { Input } from '@/components/ui/input'
+import { TextField } from '@/components/form-kit'
+import { Form } from '@/components/ui/form'
 import { Spinner } from '@/components/ui/spinner'
 import { renderQuota, type QuotaUnit } from '@/lib/format'
 import { notify } from '@/lib/toast'
@@ -63,33 +63,8 @@ export function QuotaDialog({ user, onClose }: { user: ManagedUser | null; onClo
         </DialogHeader>
         <Form {...form}>
           <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="user-quota-form">
-            <FormField
-              control={form.control}
-              name="amount"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('users:quota.amount')}</FormLabel>
-                  <FormControl>
-                    <Input type="number" step={unit.dollars ? 'any' : 1} inputMode={unit.dollars ? 'decimal' : 'numeric'} {...field} />
-                  </FormControl>
-                  <FormDescription>{preview ?? t('users:quota.amountHint')}</FormDescription>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
-            <FormField
-              control={form.control}
-              name="remark"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('users:quota.remark')}</FormLabel>
-                  <FormControl>
-                    <Input autoComplete="off" placeholder={t('users:quota.remarkPlaceholder')} {...field} />
-                  </FormControl>
-                  <FormMessage />
-                </FormItem>
-              )}
-            />
+            <TextField control={form.control} name="amount" label={t('users:quota.amount')} description={preview ?? t('users:quota.amountHint')} type="number" step={unit.dollars ? 'any' : 1} inputMode={unit.dollars ? 'decimal' : 'numeric'} />
+            <TextField control={form.control} name="remark" label={t('users:quota.remark')} autoComplete="off" placeholder={t('users:quota.remarkPlaceholder')} />
             <DialogFooter>
               <Button type="button" variant="outline" onClick={onClose}>
                 {t('common:actions.cancel')}

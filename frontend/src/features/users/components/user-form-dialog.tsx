@@ -1,15 +1,11 @@
 import { zodResolver } from '@hookform/resolvers/zod'
-import { useEffect, useId, useMemo } from 'react'
-import { useForm, useWatch } from 'react-hook-form'
+import { useId, useMemo } from 'react'
+import { useWatch } from 'react-hook-form'
 import { useTranslation } from 'react-i18next'
-import { Button } from '@/components/ui/button'
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog'
-import { Form, FormControl, FormDescription, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
+import { FormDialog, SelectField, TextField, useFormDialog } from '@/components/form-kit'
+import { FormControl, FormField, FormItem, FormLabel, FormMessage } from '@/components/ui/form'
 import { Input } from '@/components/ui/input'
-import { NativeSelect } from '@/components/ui/native-select'
-import { Spinner } from '@/components/ui/spinner'
 import { parseQuotaText, renderQuota, type QuotaUnit } from '@/lib/format'
-import { notify } from '@/lib/toast'
 import { useSiteInfo } from '@/stores/site'
 import { ROLE } from '@/types/api'
 import { useGroupMap } from '../api/get-group-map'
@@ -42,18 +38,20 @@ export function UserFormDialog({ open, onOpenChange, user, canCreateAdmin }: Use
   const editing = user !== undefined
   const unit = useMemo<QuotaUnit>(() => ({ dollars: display_in_currency, perUnit: quota_per_unit }), [display_in_currency, quota_per_unit])
   const schema = useMemo(() => createUserSchema(t, editing, unit), [t, editing, unit])
-  const form = useForm<UserFormValues, unknown, UserFormOutput>({
-    resolver: zodResolver(schema),
-    defaultValues: userFormDefaults(user),
-  })
   const groups = useGroupMap()
   const createMutation = useCreateUser()
   const updateMutation = useUpdateUser()
-  const pending = createMutation.isPending || updateMutation.isPending
-
-  useEffect(() => {
-    if (open) form.reset(userFormDefaults(user))
-  }, [open, user, form])
+  const { form, dialog } = useFormDialog<UserFormValues, UserFormOutput>({
+    open,
+    onOpenChange,
+    resolver: zodResolver(schema),
+    defaults: () => userFormDefaults(user),
+    source: user,
+    save: (values) =>
+      user ? updateMutation.mutateAsync({ id: user.id, ...toUpdatePayload(values) }) : createMutation.mutateAsync(toCreatePayload(values, unit)),
+    told: user ? t('users:toast.updated') : t('users:toast.created'),
+    pending: createMutation.isPending || updateMutation.isPending,
+  })
 
   const typed = parseQuotaText(useWatch({ control: form.control, name: 'quota' }), unit)
   const quotaHint = Number.isNaN(typed)
@@ -62,133 +60,70 @@ export function UserFormDialog({ open, onOpenChange, user, canCreateAdmin }: Use
       ? t('users:form.quotaUnits', { units: typed.toLocaleString() })
       : t('users:form.quotaHint', { amount: renderQuota(typed, { displayInCurrency: true, quotaPerUnit: quota_per_unit }) })
 
-  const onSubmit = form.handleSubmit(async (values) => {
-    try {
-      if (user) {
-        await updateMutation.mutateAsync({ id: user.id, ...toUpdatePayload(values) })
-        notify.success(t('users:toast.updated'))
-      } else {
-        await createMutation.mutateAsync(toCreatePayload(values, unit))
-        notify.success(t('users:toast.created'))
-      }
-      onOpenChange(false)
-    } catch {
-      // Shown by the central error handler.
-    }
-  })
-
   const text = (
     name: 'username' | 'password' | 'display_name' | 'email' | 'remark',
     label: string,
     extra: { type?: string; placeholder?: string; hint?: string; autoComplete?: string } = {},
   ) => (
-    <FormField
+    <TextField
       control={form.control}
       name={name}
-      render={({ field }) => (
-        <FormItem>
-          <FormLabel>{label}</FormLabel>
-          <FormControl>
-            <Input
-              type={extra.type ?? 'text'}
-              autoComplete={extra.autoComplete ?? 'off'}
-              placeholder={extra.placeholder}
-              {...field}
-            />
-          </FormControl>
-          {extra.hint && <FormDescription>{extra.hint}</FormDescription>}
-          <FormMessage />
-        </FormItem>
-      )}
+      label={label}
+      description={extra.hint || undefined}
+      type={extra.type ?? 'text'}
+      autoComplete={extra.autoComplete ?? 'off'}
+      placeholder={extra.placeholder}
     />
   )
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent closeLabel={t('common:actions.close')} className="max-w-xl" data-testid="user-form-dialog">
-        <DialogHeader>
-          <DialogTitle>{user ? t('users:form.editTitle', { name: user.username }) : t('users:form.createTitle')}</DialogTitle>
-          <DialogDescription>{user ? t('users:form.editDescription') : t('users:form.createDescription')}</DialogDescription>
-        </DialogHeader>
-        <Form {...form}>
-          <form onSubmit={onSubmit} noValidate className="grid gap-4" data-testid="user-form">
-            <div className="grid gap-4 sm:grid-cols-2">
-              {text('username', t('users:form.username'))}
-              {text('display_name', t('users:form.displayName'))}
-              {text('password', t('users:form.password'), {
-                type: 'password',
-                autoComplete: 'new-password',
-                hint: editing ? t('users:form.passwordKeep') : t('users:form.passwordHint', { min: PASSWORD_MIN }),
-              })}
-              {text('email', t('users:form.email'), { type: 'email', placeholder: 'name@example.com' })}
-              <FormField
-                control={form.control}
-                name="group"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('users:form.group')}</FormLabel>
-                    <FormControl>
-                      <Input autoComplete="off" list={`${listId}-groups`} {...field} />
-                    </FormControl>
-                    <datalist id={`${listId}-groups`}>
-                      {Object.entries(groups.data ?? {}).map(([symbol, g]) => (
-                        <option key={symbol} value={symbol}>
-                          {g.name}
-                        </option>
-                      ))}
-                    </datalist>
-                    <FormMessage />
-                  </FormItem>
-                )}
-              />
-              {!editing && (
-                <FormField
-                  control={form.control}
-                  name="quota"
-                  render={({ field }) => (
-                    <FormItem>
-                      <FormLabel>{t('users:form.quota')}</FormLabel>
-                      <FormControl>
-                        <Input type="number" min={0} step={1} inputMode="numeric" {...field} />
-                      </FormControl>
-                      {quotaHint && <FormDescription>{quotaHint}</FormDescription>}
-                      <FormMessage />
-                    </FormItem>
-                  )}
-                />
-              )}
-              {!editing && canCreateAdmin && (
-                <FormField
-                  control={form.control}
-                  name="role"
-                  render={({ field }) => (
-                    <FormItem>
-                      <FormLabel>{t('users:form.role')}</FormLabel>
-                      <FormControl>
-                        <NativeSelect {...field}>
-                          <option value={ROLE.user}>{t('common:role.user')}</option>
-                          <option value={ROLE.admin}>{t('common:role.admin')}</option>
-                        </NativeSelect>
-                      </FormControl>
-                      <FormMessage />
-                    </FormItem>
-                  )}
-                />
-              )}
-            </div>
-            {!editing && text('remark', t('users:form.remark'), { hint: t('users:form.remarkHint') })}
-            <DialogFooter>
-              <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
-                {t('common:actions.cancel')}
-              </Button>
-              <Button type="submit" disabled={pending} data-testid="user-form-submit">
-                {pending && <Spinner />}
-                {t('common:actions.save')}
-              </Button>
-            </DialogFooter>
-          </form>
-        </Form>
-      </DialogContent>
-    </Dialog>
+    <FormDialog
+      {...dialog}
+      title={user ? t('users:form.editTitle', { name: user.username }) : t('users:form.createTitle')}
+      description={user ? t('users:form.editDescription') : t('users:form.createDescription')}
+      testId="user-form"
+      className="max-w-xl"
+    >
+      <div className="grid gap-4 sm:grid-cols-2">
+        {text('username', t('users:form.username'))}
+        {text('display_name', t('users:form.displayName'))}
+        {text('password', t('users:form.password'), {
+          type: 'password',
+          autoComplete: 'new-password',
+          hint: editing ? t('users:form.passwordKeep') : t('users:form.passwordHint', { min: PASSWORD_MIN }),
+        })}
+        {text('email', t('users:form.email'), { type: 'email', placeholder: 'name@example.com' })}
+        <FormField
+          control={form.control}
+          name="group"
+          render={({ field }) => (
+            <FormItem>
+              <FormLabel>{t('users:form.group')}</FormLabel>
+              <FormControl>
+                <Input autoComplete="off" list={`${listId}-groups`} {...field} />
+              </FormControl>
+              <datalist id={`${listId}-groups`}>
+                {Object.entries(groups.data ?? {}).map(([symbol, g]) => (
+                  <option key={symbol} value={symbol}>
+                    {g.name}
+                  </option>
+                ))}
+              </datalist>
+              <FormMessage />
+            </FormItem>
+          )}
+        />
+        {!editing && (
+          <TextField control={form.control} name="quota" label={t('users:form.quota')} description={quotaHint || undefined} type="number" min={0} step={1} inputMode="numeric" />
+        )}
+        {!editing && canCreateAdmin && (
+          <SelectField control={form.control} name="role" label={t('users:form.role')}>
+            <option value={ROLE.user}>{t('common:role.user')}</option>
+            <option value={ROLE.admin}>{t('common:role.admin')}</option>
+          </SelectField>
+        )}
+      </div>
+      {!editing && text('remark', t('users:form.remark'), { hint: t('users:form.remarkHint') })}
+    </FormDialog>
   )
 }

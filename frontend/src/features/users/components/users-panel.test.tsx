@@ -1,9 +1,9 @@
 import { configure, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { http, HttpResponse } from 'msw'
+import { http } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { mockRoot, resetAuthMocks } from '@/features/auth/mocks/handlers'
-import { setUser } from '@/stores/session'
+import { mockRoot } from '@/features/auth/mocks/handlers'
+import { ok, openDialog, openScreen, recordBodies, signInAs } from '@/test/helpers'
 import { renderApp } from '@/test/render'
 import { server } from '@/test/server'
 import type { User } from '@/types/api'
@@ -12,11 +12,7 @@ import { mockManagedUser, resetUserMocks, userHandlers } from '../mocks/handlers
 // The screen is a lazy route: on a busy machine its first render can take more than a second.
 configure({ asyncUtilTimeout: 5_000 })
 
-function signIn(me: User = mockRoot) {
-  resetAuthMocks(me)
-  setUser(me)
-  server.use(...userHandlers)
-}
+const signIn = (me: User = mockRoot) => signInAs(me, userHandlers)
 
 const alice = mockManagedUser()
 const bob = mockManagedUser({ id: 3, username: 'bob', display_name: 'Bob', email: '', role: 10, status: 2, quota: 0, group: 'vip', aff_count: 2, aff_quota: 100 })
@@ -73,17 +69,8 @@ describe('users screen', { timeout: 20_000 }, () => {
   it('validates the create form and posts the right body', async () => {
     resetUserMocks([])
     signIn()
-    let posted: unknown
-    server.use(
-      http.post('*/api/user', async ({ request }) => {
-        posted = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: mockManagedUser({ id: 9 }) }, { status: 201 })
-      }),
-    )
-    renderApp('/panel/user')
-    const user = userEvent.setup()
-    await user.click(await screen.findByTestId('user-create'))
-    const dialog = await screen.findByTestId('user-form-dialog')
+    const posted = recordBodies('post', '*/api/user', mockManagedUser({ id: 9 }), 201)
+    const { user, dialog } = await openDialog('/panel/user', 'user-create', 'user-form-dialog')
     await user.type(within(dialog).getByLabelText('用户名'), 'ab')
     await user.type(within(dialog).getByLabelText('密码'), 'short')
     await user.type(within(dialog).getByLabelText('邮箱'), 'not-an-email')
@@ -93,7 +80,7 @@ describe('users screen', { timeout: 20_000 }, () => {
     expect(within(dialog).getByText('密码至少 8 个字符')).toBeInTheDocument()
     expect(within(dialog).getByText('请输入有效的邮箱地址')).toBeInTheDocument()
     expect(within(dialog).getByText('分组不能为空')).toBeInTheDocument()
-    expect(posted).toBeUndefined()
+    expect(posted.at(-1)).toBeUndefined()
 
     await user.clear(within(dialog).getByLabelText('用户名'))
     await user.type(within(dialog).getByLabelText('用户名'), 'carol')
@@ -108,7 +95,7 @@ describe('users screen', { timeout: 20_000 }, () => {
     await user.type(within(dialog).getByLabelText('备注'), 'welcome')
     await user.click(within(dialog).getByTestId('user-form-submit'))
     await waitFor(() =>
-      expect(posted).toEqual({
+      expect(posted.at(-1)).toEqual({
         username: 'carol',
         password: 'secret-pass',
         display_name: '',
@@ -125,15 +112,8 @@ describe('users screen', { timeout: 20_000 }, () => {
   it('edits a user without sending an empty password', async () => {
     resetUserMocks([alice])
     signIn()
-    let put: unknown
-    server.use(
-      http.put('*/api/user', async ({ request }) => {
-        put = await request.json()
-        return HttpResponse.json({ success: true, message: '', data: alice })
-      }),
-    )
-    renderApp('/panel/user')
-    const user = userEvent.setup()
+    const put = recordBodies('put', '*/api/user', alice)
+    const { user } = openScreen('/panel/user')
     await user.click(within(await screen.findByTestId('user-row-2')).getByTestId('user-edit'))
     const dialog = await screen.findByTestId('user-form-dialog')
     expect(within(dialog).queryByLabelText('初始额度')).not.toBeInTheDocument()
@@ -141,7 +121,7 @@ describe('users screen', { timeout: 20_000 }, () => {
     await user.type(within(dialog).getByLabelText('显示名称'), 'Alice L.')
     await user.click(within(dialog).getByTestId('user-form-submit'))
     await waitFor(() =>
-      expect(put).toEqual({ id: 2, username: 'alice', display_name: 'Alice L.', email: 'alice@example.com', group: 'default' }),
+      expect(put.at(-1)).toEqual({ id: 2, username: 'alice', display_name: 'Alice L.', email: 'alice@example.com', group: 'default' }),
     )
   })
 
@@ -152,11 +132,10 @@ describe('users screen', { timeout: 20_000 }, () => {
     server.use(
       http.post('*/api/user/quota/:id', async ({ request, params }) => {
         call = { id: String(params.id), body: await request.json() }
-        return HttpResponse.json({ success: true, message: '', data: alice })
+        return ok(alice)
       }),
     )
-    renderApp('/panel/user')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/user')
     await user.click(within(await screen.findByTestId('user-row-2')).getByTestId('user-quota-action'))
     const dialog = await screen.findByTestId('user-quota-dialog')
     expect(within(dialog).getByTestId('user-quota-balance')).toHaveTextContent('当前余额 $10.00')
@@ -183,11 +162,10 @@ describe('users screen', { timeout: 20_000 }, () => {
     server.use(
       http.post('*/api/user/manage', async ({ request }) => {
         bodies.push(await request.json())
-        return HttpResponse.json({ success: true, message: '', data: { id: 2, role: 1, status: 1 } })
+        return ok({ id: 2, role: 1, status: 1 })
       }),
     )
-    renderApp('/panel/user')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/user')
     const row = await screen.findByTestId('user-row-2')
     await user.click(within(row).getByTestId('user-toggle'))
     let confirm = await screen.findByTestId('user-confirm-dialog')
@@ -215,8 +193,7 @@ describe('users screen', { timeout: 20_000 }, () => {
   it('an administrator (not root) cannot change roles or create administrators', async () => {
     resetUserMocks([alice])
     signIn({ ...mockRoot, id: 5, username: 'admin', role: 10 })
-    renderApp('/panel/user')
-    const user = userEvent.setup()
+    const { user } = openScreen('/panel/user')
     const row = await screen.findByTestId('user-row-2')
     expect(within(row).queryByTestId('user-promote')).not.toBeInTheDocument()
     expect(within(row).getByTestId('user-toggle')).toBeInTheDocument()

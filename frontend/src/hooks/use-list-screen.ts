@@ -61,10 +61,14 @@ export function useListScreen<T, F extends FilterValues<F> = Record<never, never
   const sizeRead = wholeNumber(search.get(`${prefix}size`), defaultSize, 1)
   const size = (PAGE_SIZES as readonly number[]).includes(sizeRead) ? sizeRead : defaultSize
 
-  // The form follows the address bar (a reload, back/forward); typing changes only the form.
-  const [draftState, setDraftState] = useState({ key, draft: filters })
-  if (draftState.key !== key) setDraftState({ key, draft: filters })
-  const draft = draftState.key === key ? draftState.draft : filters
+  // The form follows the address bar (a reload, back/forward); typing changes only the form. A
+  // change this list makes itself may name the form it leaves (`next`), kept once the address
+  // bar (updated in a transition) shows it.
+  type Draft = { key: string; draft: F; next?: { key: string; draft: F } }
+  const [draftState, setDraftState] = useState<Draft>({ key, draft: filters })
+  if (draftState.key !== key) setDraftState({ key, draft: draftState.next?.key === key ? draftState.next.draft : filters })
+  const draft = draftState.key !== key ? filters : (draftState.next?.draft ?? draftState.draft)
+  const setDraft = (next: F) => setDraftState((s) => (s.next ? { ...s, next: { ...s.next, draft: next } } : { key, draft: next }))
 
   /** The address bar with this list's part replaced: only what differs from the defaults. */
   const searchWith = (prev: URLSearchParams, next: F, nextPage: number, nextSize: number) => {
@@ -100,15 +104,12 @@ export function useListScreen<T, F extends FilterValues<F> = Record<never, never
     /** Whether any filter (not the order) differs from its default. */
     filtered: Object.keys(base).some((k) => !(orderKeys as readonly string[]).includes(k) && (filters as AnyFilters)[k] !== base[k]),
     draft,
-    setDraft: (patch: Partial<F>) => setDraftState({ key, draft: { ...draft, ...patch } }),
+    setDraft: (patch: Partial<F>) => setDraft({ ...draft, ...patch }),
     /** A form control's value and change handler for a text or number filter of the draft. */
     bind: (k: keyof F & string) => ({
       value: draft[k] as string | number,
       onChange: (e: { target: { value: string } }) =>
-        setDraftState({
-          key,
-          draft: { ...draft, [k]: typeof base[k] === 'number' ? Number(e.target.value) : e.target.value },
-        }),
+        setDraft({ ...draft, [k]: typeof base[k] === 'number' ? Number(e.target.value) : e.target.value }),
     }),
     /** The form's submit: the draft (trimmed) in force, from page 1. */
     search: (e?: FormEvent) => {
@@ -124,7 +125,7 @@ export function useListScreen<T, F extends FilterValues<F> = Record<never, never
     setFilters: (patch: Partial<F>, { replace = false } = {}) => {
       const next = { ...filters, ...patch }
       // What else the form holds stays (a search typed, not sent).
-      setDraftState({ key: keyOf(searchWith(search, next, 1, size)), draft: { ...draft, ...patch } })
+      setDraftState({ key, draft, next: { key: keyOf(searchWith(search, next, 1, size)), draft: { ...draft, ...patch } } })
       go(next, 1, size, replace)
     },
     setPage: (p: number) => go(filters, p, size),

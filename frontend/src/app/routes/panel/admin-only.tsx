@@ -2,6 +2,7 @@ import { ShieldOffIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
+import { Screen } from '@/components/screen'
 import { Button } from '@/components/ui/button'
 import { useUser } from '@/stores/session'
 import { ROLE } from '@/types/api'
@@ -32,4 +33,25 @@ export function AdminOnly({ children, min = ROLE.admin }: { children: ReactNode;
   const user = useUser()
   if ((user?.role ?? 0) < min) return <NoPermission />
   return <>{children}</>
+}
+
+/** An administrators' screen: its heading and content, or "no permission" for anyone else. */
+export function AdminScreen({
+  title,
+  description,
+  min,
+  children,
+}: {
+  title: ReactNode
+  description?: ReactNode
+  min?: number
+  children: ReactNode
+}) {
+  return (
+    <AdminOnly min={min}>
+      <Screen title={title} description={description}>
+        {children}
+      </Screen>
+    </AdminOnly>
+  )
 }

@@ -1,15 +1,8 @@
 import { useTranslation } from 'react-i18next'
 import { ChannelsPanel } from '@/features/channels/components/channels-panel'
-import { AdminOnly } from './admin-only'
-import { Screen } from '@/components/screen'
+import { AdminScreen } from './admin-only'
 
 export default function ChannelRoute() {
   const { t } = useTranslation()
-  return (
-    <AdminOnly>
-      <Screen title={t('channels:title')} description={t('channels:description')}>
-        <ChannelsPanel />
-      </Screen>
-    </AdminOnly>
-  )
+  return <AdminScreen title={t('channels:title')} description={t('channels:description')}><ChannelsPanel /></AdminScreen>
 }

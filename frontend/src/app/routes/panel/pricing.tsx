@@ -1,15 +1,8 @@
 import { useTranslation } from 'react-i18next'
 import { PricingPanel } from '@/features/pricing/components/pricing-panel'
-import { AdminOnly } from './admin-only'
-import { Screen } from '@/components/screen'
+import { AdminScreen } from './admin-only'
 
 export default function PricingRoute() {
   const { t } = useTranslation()
-  return (
-    <AdminOnly>
-      <Screen title={t('pricing:editor.title')} description={t('pricing:editor.description')}>
-        <PricingPanel />
-      </Screen>
-    </AdminOnly>
-  )
+  return <AdminScreen title={t('pricing:editor.title')} description={t('pricing:editor.description')}><PricingPanel /></AdminScreen>
 }

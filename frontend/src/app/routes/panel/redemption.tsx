@@ -1,15 +1,8 @@
 import { useTranslation } from 'react-i18next'
 import { RedemptionsPanel } from '@/features/redemptions/components/redemptions-panel'
-import { AdminOnly } from './admin-only'
-import { Screen } from '@/components/screen'
+import { AdminScreen } from './admin-only'
 
 export default function RedemptionRoute() {
   const { t } = useTranslation()
-  return (
-    <AdminOnly>
-      <Screen title={t('redemptions:title')} description={t('redemptions:description')}>
-        <RedemptionsPanel />
-      </Screen>
-    </AdminOnly>
-  )
+  return <AdminScreen title={t('redemptions:title')} description={t('redemptions:description')}><RedemptionsPanel /></AdminScreen>
 }

@@ -1,8 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { SettingsPanel } from '@/features/settings/components/settings-panel'
 import { ROLE } from '@/types/api'
-import { AdminOnly } from './admin-only'
-import { Screen } from '@/components/screen'
+import { AdminScreen } from './admin-only'
 
 /**
  * Settings: administrators (the server lists and accepts only what the caller manages; root
@@ -10,11 +9,5 @@ import { Screen } from '@/components/screen'
  */
 export default function SettingRoute() {
   const { t } = useTranslation()
-  return (
-    <AdminOnly min={ROLE.admin}>
-      <Screen title={t('settings:title')} description={t('settings:description')}>
-        <SettingsPanel />
-      </Screen>
-    </AdminOnly>
-  )
+  return <AdminScreen min={ROLE.admin} title={t('settings:title')} description={t('settings:description')}><SettingsPanel /></AdminScreen>
 }

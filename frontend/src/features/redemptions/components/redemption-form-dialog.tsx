@@ -71,47 +71,47 @@ export function RedemptionFormDialog({ open, onOpenChange, redemption, onCreated
       submitLabel={redemption ? t('common:actions.save') : t('redemptions:form.submitCreate')}
     >
       <TextField control={form.control} name="name" label={t('redemptions:form.name')} autoComplete="off" placeholder={t('redemptions:form.namePlaceholder')} />
-            <FormField
-              control={form.control}
-              name="quota"
-              render={({ field }) => (
-                <FormItem>
-                  <FormLabel>{t('redemptions:form.quota')}</FormLabel>
-                  <div className="relative">
-                    {unit.dollars && (
-                      <span className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-sm text-muted-foreground">
-                        $
-                      </span>
-                    )}
-                    <FormControl>
-                      <Input
-                        type="number"
-                        min={0}
-                        step={unit.dollars ? 'any' : 1}
-                        inputMode={unit.dollars ? 'decimal' : 'numeric'}
-                        className={unit.dollars ? 'pl-7' : undefined}
-                        {...field}
-                      />
-                    </FormControl>
-                  </div>
-                  {quotaHint && <FormDescription>{quotaHint}</FormDescription>}
-                  <FormMessage />
-                </FormItem>
+      <FormField
+        control={form.control}
+        name="quota"
+        render={({ field }) => (
+          <FormItem>
+            <FormLabel>{t('redemptions:form.quota')}</FormLabel>
+            <div className="relative">
+              {unit.dollars && (
+                <span className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-sm text-muted-foreground">
+                  $
+                </span>
               )}
-            />
-            {!redemption && (
-              <TextField
-                control={form.control}
-                name="count"
-                label={t('redemptions:form.count')}
-                description={t('redemptions:form.countHint', { max: COUNT_MAX })}
-                type="number"
-                min={1}
-                max={COUNT_MAX}
-                step={1}
-                inputMode="numeric"
-              />
-            )}
+              <FormControl>
+                <Input
+                  type="number"
+                  min={0}
+                  step={unit.dollars ? 'any' : 1}
+                  inputMode={unit.dollars ? 'decimal' : 'numeric'}
+                  className={unit.dollars ? 'pl-7' : undefined}
+                  {...field}
+                />
+              </FormControl>
+            </div>
+            {quotaHint && <FormDescription>{quotaHint}</FormDescription>}
+            <FormMessage />
+          </FormItem>
+        )}
+      />
+      {!redemption && (
+        <TextField
+          control={form.control}
+          name="count"
+          label={t('redemptions:form.count')}
+          description={t('redemptions:form.countHint', { max: COUNT_MAX })}
+          type="number"
+          min={1}
+          max={COUNT_MAX}
+          step={1}
+          inputMode="numeric"
+        />
+      )}
     </FormDialog>
   )
 }

@@ -84,107 +84,107 @@ export function TokenFormDialog({ open, onOpenChange, token, onCreated }: TokenF
       className="max-w-xl"
     >
       <TextField control={form.control} name="name" label={t('tokens:form.name')} placeholder={t('tokens:form.namePlaceholder')} autoComplete="off" />
-            <div className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start">
-              <FormField
-                control={form.control}
-                name="remain_quota"
-                render={({ field }) => (
-                  <FormItem>
-                    <FormLabel>{t('tokens:form.remainQuota')}</FormLabel>
-                    <div className="relative">
-                      {unit.dollars && (
-                        <span className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-sm text-muted-foreground">
-                          $
-                        </span>
-                      )}
-                      <FormControl>
-                        <Input
-                          type="number"
-                          min={0}
-                          step={unit.dollars ? 'any' : 1}
-                          inputMode={unit.dollars ? 'decimal' : 'numeric'}
-                          disabled={unlimited}
-                          className={unit.dollars ? 'pl-7' : undefined}
-                          {...field}
-                        />
-                      </FormControl>
-                    </div>
-                    {quotaHint && !unlimited && <FormDescription>{quotaHint}</FormDescription>}
-                    <FormMessage />
-                  </FormItem>
+      <div className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start">
+        <FormField
+          control={form.control}
+          name="remain_quota"
+          render={({ field }) => (
+            <FormItem>
+              <FormLabel>{t('tokens:form.remainQuota')}</FormLabel>
+              <div className="relative">
+                {unit.dollars && (
+                  <span className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-sm text-muted-foreground">
+                    $
+                  </span>
                 )}
-              />
-              <SwitchField control={form.control} name="unlimited_quota" label={t('tokens:form.unlimited')} inline className={beside} />
-            </div>
-            <div className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start">
-              <TextField control={form.control} name="expired_at" label={t('tokens:form.expiredAt')} type="datetime-local" disabled={neverExpires} />
-              <SwitchField control={form.control} name="never_expires" label={t('tokens:form.neverExpires')} inline className={beside} />
-            </div>
-            {(['models', 'subnet'] as const).map((name) => (
-              <TextField
-                key={name}
-                control={form.control}
-                name={name}
-                label={t(`tokens:form.${name}`)}
-                description={t(`tokens:form.${name}Hint`)}
-                placeholder={t(`tokens:form.${name}Placeholder`)}
-                autoComplete="off"
-              />
-            ))}
-            <div className="grid gap-4 sm:grid-cols-2 sm:items-start">
-              <FieldItem control={form.control} name="group" label={t('tokens:form.group')} description={t('tokens:form.groupHint')}>
-                {(field) => (
-                      <NativeSelect {...field} data-testid="token-form-group">
-                        <option value="">{t('tokens:form.groupOwn', { group: groups?.[ownGroup]?.name ?? ownGroup })}</option>
-                        {Object.entries(groups ?? {})
-                          .filter(([symbol]) => symbol !== ownGroup)
-                          .map(([symbol, g]) => (
-                            <option key={symbol} value={symbol}>
-                              {t('tokens:form.groupOption', { name: g.name || symbol, ratio: g.ratio })}
-                            </option>
-                          ))}
-                        {/* A group no longer offered stays visible on the key that has it. */}
-                        {field.value && field.value !== ownGroup && !groups?.[field.value] && <option value={field.value}>{field.value}</option>}
-                      </NativeSelect>
-                )}
-              </FieldItem>
-              <TextField
-                control={form.control}
-                name="api_rate"
-                label={t('tokens:form.apiRate')}
-                description={t('tokens:form.apiRateHint')}
-                type="number"
-                min={0}
-                max={API_RATE_MAX}
-                step={1}
-                inputMode="numeric"
-                data-testid="token-form-api-rate"
-              />
-            </div>
-            <div className="grid gap-4 sm:grid-cols-[auto_1fr] sm:items-start">
-              <SwitchField control={form.control} name="heartbeat_enabled" label={t('tokens:form.heartbeat')} inline className={beside} />
-              <TextField
-                control={form.control}
-                name="heartbeat_timeout"
-                label={t('tokens:form.heartbeatTimeout')}
-                description={t('tokens:form.heartbeatHint')}
-                type="number"
-                min={HEARTBEAT_MIN}
-                max={HEARTBEAT_MAX}
-                step={1}
-                inputMode="numeric"
-                disabled={!heartbeat}
-              />
-            </div>
-            <SwitchField
-              control={form.control}
-              name="cache_enabled"
-              label={t('tokens:form.cache')}
-              description={t('tokens:form.cacheHint')}
-              className="flex items-start gap-2"
-              descriptionClassName=""
-              testId="token-form-cache"
-            />
+                <FormControl>
+                  <Input
+                    type="number"
+                    min={0}
+                    step={unit.dollars ? 'any' : 1}
+                    inputMode={unit.dollars ? 'decimal' : 'numeric'}
+                    disabled={unlimited}
+                    className={unit.dollars ? 'pl-7' : undefined}
+                    {...field}
+                  />
+                </FormControl>
+              </div>
+              {quotaHint && !unlimited && <FormDescription>{quotaHint}</FormDescription>}
+              <FormMessage />
+            </FormItem>
+          )}
+        />
+        <SwitchField control={form.control} name="unlimited_quota" label={t('tokens:form.unlimited')} inline className={beside} />
+      </div>
+      <div className="grid gap-4 sm:grid-cols-[1fr_auto] sm:items-start">
+        <TextField control={form.control} name="expired_at" label={t('tokens:form.expiredAt')} type="datetime-local" disabled={neverExpires} />
+        <SwitchField control={form.control} name="never_expires" label={t('tokens:form.neverExpires')} inline className={beside} />
+      </div>
+      {(['models', 'subnet'] as const).map((name) => (
+        <TextField
+          key={name}
+          control={form.control}
+          name={name}
+          label={t(`tokens:form.${name}`)}
+          description={t(`tokens:form.${name}Hint`)}
+          placeholder={t(`tokens:form.${name}Placeholder`)}
+          autoComplete="off"
+        />
+      ))}
+      <div className="grid gap-4 sm:grid-cols-2 sm:items-start">
+        <FieldItem control={form.control} name="group" label={t('tokens:form.group')} description={t('tokens:form.groupHint')}>
+          {(field) => (
+            <NativeSelect {...field} data-testid="token-form-group">
+              <option value="">{t('tokens:form.groupOwn', { group: groups?.[ownGroup]?.name ?? ownGroup })}</option>
+              {Object.entries(groups ?? {})
+                .filter(([symbol]) => symbol !== ownGroup)
+                .map(([symbol, g]) => (
+                  <option key={symbol} value={symbol}>
+                    {t('tokens:form.groupOption', { name: g.name || symbol, ratio: g.ratio })}
+                  </option>
+                ))}
+              {/* A group no longer offered stays visible on the key that has it. */}
+              {field.value && field.value !== ownGroup && !groups?.[field.value] && <option value={field.value}>{field.value}</option>}
+            </NativeSelect>
+          )}
+        </FieldItem>
+        <TextField
+          control={form.control}
+          name="api_rate"
+          label={t('tokens:form.apiRate')}
+          description={t('tokens:form.apiRateHint')}
+          type="number"
+          min={0}
+          max={API_RATE_MAX}
+          step={1}
+          inputMode="numeric"
+          data-testid="token-form-api-rate"
+        />
+      </div>
+      <div className="grid gap-4 sm:grid-cols-[auto_1fr] sm:items-start">
+        <SwitchField control={form.control} name="heartbeat_enabled" label={t('tokens:form.heartbeat')} inline className={beside} />
+        <TextField
+          control={form.control}
+          name="heartbeat_timeout"
+          label={t('tokens:form.heartbeatTimeout')}
+          description={t('tokens:form.heartbeatHint')}
+          type="number"
+          min={HEARTBEAT_MIN}
+          max={HEARTBEAT_MAX}
+          step={1}
+          inputMode="numeric"
+          disabled={!heartbeat}
+        />
+      </div>
+      <SwitchField
+        control={form.control}
+        name="cache_enabled"
+        label={t('tokens:form.cache')}
+        description={t('tokens:form.cacheHint')}
+        className="flex items-start gap-2"
+        descriptionClassName=""
+        testId="token-form-cache"
+      />
     </FormDialog>
   )
 }

@@ -520,10 +520,11 @@ describe('channels screen', { timeout: 20_000 }, () => {
     )
     renderApp('/panel/channel')
     await userEvent.setup().click(within(await screen.findByTestId('channel-row-1')).getByTestId('channel-test'))
-    expect(await screen.findByText('错误：invalid api key')).toBeInTheDocument()
+    // The code's message says in Chinese what failed and carries the upstream's answer.
+    expect(await screen.findByText('错误：渠道测试失败：invalid api key')).toBeInTheDocument()
     const state = within(screen.getByTestId('channel-row-1')).getByTestId('channel-test-state')
     expect(state).toHaveTextContent('测试失败')
-    expect(state).toHaveAttribute('title', 'invalid api key')
+    expect(state).toHaveAttribute('title', '渠道测试失败：invalid api key')
   })
 
   it('batch-deletes the selected rows, deletes disabled channels and tests all', async () => {

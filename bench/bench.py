@@ -365,10 +365,12 @@ def start_single(mock_port, wrapper=(), timeout=30.0):
     env = dict(os.environ, PORT=str(port), HOST="127.0.0.1",
                SQL_DSN=SQL_DSN or "sqlite://" + os.path.join(TMP, "switchboard.db"),
                INITIAL_ROOT_ACCESS_TOKEN=root_token, INITIAL_ROOT_PASSWORD=secrets.token_hex(12),
-               SESSION_SECRET=secrets.token_hex(32), GLOBAL_API_RATE_LIMIT="0",
-               LOG_LEVEL="warn")
-    for k in ("FRONTEND_DIR", "REDIS_CONN_STRING", "RUST_LOG"):
+               SESSION_SECRET=secrets.token_hex(32), GLOBAL_API_RATE_LIMIT="0")
+    # As shipped (LOG_LEVEL unset) unless BENCH_LOG_LEVEL names one, as `main` runs it.
+    for k in ("FRONTEND_DIR", "REDIS_CONN_STRING", "RUST_LOG", "LOG_LEVEL"):
         env.pop(k, None)
+    if LOG_LEVEL:
+        env["LOG_LEVEL"] = LOG_LEVEL
     if REDIS_URL:
         env["REDIS_CONN_STRING"] = REDIS_URL
     proc = subprocess.Popen([*wrapper, SWITCHBOARD_BIN], cwd=TMP, env=env,

@@ -5,7 +5,7 @@ import { createStore, useStore } from './create-store'
 
 export interface SessionState {
   user: User | null
-  /** Why the last session ended: the user signed out, or the server answered 401. */
+  /** Why the user was last signed out: by their own choice, or because the server answered 401. */
   endedBy: 'logout' | 'unauthorized' | null
   /** The groups this user may use (spec 3, account state `userGroup`), loaded at sign-in. */
   userGroup: UserGroupMap | null
@@ -28,7 +28,7 @@ export function setUserGroups(userGroup: UserGroupMap): void {
 
 /**
  * Clears the stored user (localStorage `user`) and the user in app state. A late 401 after a
- * sign-out does not rewrite why the session ended.
+ * sign-out does not rewrite why the user was signed out.
  */
 export function clearUser(reason: 'logout' | 'unauthorized'): void {
   removeKey(STORAGE_KEYS.user)
